@@ -1,0 +1,145 @@
+"""Synthetic per-game result tables for the stats and report tests.
+
+The tables have the columns of a study's tidy result store (see fastmach.sweep) but are
+drawn from simple known models, so that tests do not need the engine.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+PRESET_PARAMS = {
+    "classic": dict(decks=2, jokers=0, jokers_per_meld=1, joker_swap="table", hand_size=13,
+                    ace="low-or-high", may_draw_when_able=True, opening_points=0,
+                    failed_penalty=3, stock_empty="play-on", blocked_winner="none",
+                    hand_points="cards", match="single"),
+    "jokers": dict(decks=2, jokers=4, jokers_per_meld=1, joker_swap="table", hand_size=13,
+                   ace="low-or-high", may_draw_when_able=True, opening_points=0,
+                   failed_penalty=3, stock_empty="play-on", blocked_winner="lowest",
+                   hand_points="face-ace11", match="single"),
+    "ace-low": dict(decks=2, jokers=0, jokers_per_meld=1, joker_swap="table", hand_size=13,
+                    ace="low-only", may_draw_when_able=True, opening_points=0,
+                    failed_penalty=1, stock_empty="ends-hand", blocked_winner="lowest",
+                    hand_points="face-ace1", match="single"),
+    "italian": dict(decks=2, jokers=0, jokers_per_meld=0, joker_swap="table", hand_size=13,
+                    ace="low-or-high", may_draw_when_able=False, opening_points=0,
+                    failed_penalty=3, stock_empty="play-on", blocked_winner="none",
+                    hand_points="face-ace11", match="single"),
+}
+
+MAX_SEATS = 8
+
+
+def row_template(cell: str, rules: str, preset: str, players: int, lineup: list[str],
+                 rotation: int = 0) -> dict:
+    """The descriptive columns of one game (everything but the outcome)."""
+    params = dict(PRESET_PARAMS[preset])
+    if "(" in rules:
+        for item in rules[rules.index("(") + 1:-1].split(","):
+            k, v = item.split("=")
+            params[k] = int(v) if v.isdigit() else v
+    row = {"cell": cell, "rules": rules, "preset": preset, "players": players,
+           "lineup": ",".join(lineup), "rotation": rotation, **params}
+    for i in range(MAX_SEATS):
+        row[f"strategy_{i}"] = lineup[(i + rotation) % len(lineup)] if i < players else None
+    return row
+
+
+def game_rows(rows: list[dict], *, winner, first_player, end, turns, stock_exhausted,
+              replicate, seed: int = 7) -> pd.DataFrame:
+    """Build a full table from descriptive rows and outcome columns (lists/arrays)."""
+    df = pd.DataFrame(rows)
+    n = len(df)
+    df["seed"] = seed
+    df["replicate"] = np.asarray(replicate, dtype=np.int64)
+    df["first_player"] = np.asarray(first_player, dtype=np.int64)
+    df["winner"] = np.asarray(winner, dtype=np.int64)
+    df["end"] = list(end)
+    df["turns"] = np.asarray(turns, dtype=np.int64)
+    df["rounds"] = (df["turns"] + df["players"] - 1) // df["players"]
+    df["stock_exhausted"] = np.asarray(stock_exhausted, dtype=bool)
+    df["stock_exhausted_turn"] = np.where(df["stock_exhausted"], df["turns"] // 2, -1)
+    df["cards_drawn"] = df["turns"] // 2
+    df["plays"] = df["turns"] - df["cards_drawn"]
+    df["failed"] = 0
+    df["max_table"] = 40
+    for i in range(MAX_SEATS):
+        inside = i < df["players"]
+        won = df["winner"] == i
+        df[f"cards_left_{i}"] = np.where(inside, np.where(won, 0, 5), np.nan)
+        df[f"hand_points_{i}"] = np.where(inside, np.where(won, 0, 5 + i), np.nan)
+        df[f"score_{i}"] = np.where(inside, np.where(won, 20, -(5 + i)), np.nan)
+    assert len(df) == n
+    return df
+
+
+def random_study(games: int = 60, seed: int = 1,
+                 presets=("classic", "jokers"), players=(2, 3, 4),
+                 variants=("classic(ace=low-only)", "classic(failed_penalty=1)"),
+                 lineups=(("expert",), ("expert", "beginner"))) -> pd.DataFrame:
+    """A random but plausible study: seat and skill effects, common replicates."""
+    rng = np.random.default_rng(seed)
+    rules_list = list(presets) + list(variants)
+    rows, winner, first, end, turns, stock, rep = [], [], [], [], [], [], []
+    for rules in rules_list:
+        preset = rules.split("(")[0]
+        for p in players:
+            for lineup in lineups:
+                rotations = range(len(lineup)) if len(lineup) > 1 else [0]
+                for rot in rotations:
+                    cell = f"{rules}|players={p}|lineup={','.join(lineup)}|rotate=true"
+                    for r in range(games):
+                        drng = np.random.default_rng([r, rot, p, seed])  # the "deal"
+                        base_len = int(drng.integers(20, 60)) + 8 * p
+                        extra = 6 if "low-only" in rules else 0
+                        t = base_len + extra + int(rng.integers(0, 4))
+                        ex = bool(drng.random() < 0.1 * p + (0.1 if extra else 0))
+                        fp = int(drng.integers(0, p))
+                        weights = np.array([1.6 if k == 0 else 1.0 for k in range(p)])
+                        for k in range(p):
+                            seat = (fp + k) % p
+                            strat = lineup[(seat + rot) % len(lineup)]
+                            if strat == "expert":
+                                weights[k] *= 2.0
+                        if ex and rng.random() < 0.3:
+                            w, e = -1, "blocked"
+                        else:
+                            k = int(rng.choice(p, p=weights / weights.sum()))
+                            w, e = (fp + k) % p, "emptied"
+                        rows.append(row_template(cell, rules, preset, p, list(lineup), rot))
+                        winner.append(w), first.append(fp), end.append(e)
+                        turns.append(t), stock.append(ex), rep.append(r)
+    return game_rows(rows, winner=winner, first_player=first, end=end, turns=turns,
+                     stock_exhausted=stock, replicate=rep, seed=seed)
+
+
+STUDY_TOML = """[study]
+name = "synthetic"
+seed = 1
+games = 60
+
+[grid]
+rules = ["classic", "jokers", "classic(ace=low-only)", "classic(failed_penalty=1)"]
+players = [2, 3, 4]
+lineup = [["expert"], ["expert", "beginner"]]
+rotate = true
+"""
+
+
+def write_results(directory: Path, df: pd.DataFrame, name: str = "synthetic",
+                  manifest: bool = True, chunks: int = 2) -> Path:
+    """Write ``df`` as parquet chunks plus ``_study.json`` the way a sweep does."""
+    directory.mkdir(parents=True, exist_ok=True)
+    for i, part in enumerate(np.array_split(np.arange(len(df)), chunks)):
+        df.iloc[part].to_parquet(directory / f"chunk-{i:05d}.parquet", index=False)
+    if manifest:
+        (directory / "_study.json").write_text(json.dumps({
+            "study": STUDY_TOML, "name": name, "seed": 1, "fastmach_version": "0.1.0",
+            "started": "2026-11-30T01:00:00+00:00", "finished": "2026-11-30T01:02:05+00:00",
+            "command": "fastmach sweep simulations/synthetic.toml --out results/synthetic",
+        }))
+    return directory
