@@ -1,0 +1,778 @@
+# Exact partition search for Machiavelli (compiled core).
+#
+# Question answered: given the table (which must be used whole) and a hand (any subset of
+# which may be added), which multiset of cards of maximum weight splits into valid melds?
+#
+# Method (van Rijn, Takes & Vis 2015, adapted to 2-3 decks and jokers): a dynamic program
+# that sweeps the values A=1..K=13 (and the ace again as value 14 when aces may be high).
+# The state between value v-1 and v holds, per suit, the runs still open, counted by
+# length bucket (1, 2, 3+) and by whether they contain a joker; the number of jokers used
+# so far; and, for high aces, how many aces of each suit were set aside at value 1 to close
+# runs at value 14. Each value is processed suit by suit (sub-steps that also carry the
+# number of cards set aside for groups, their sum and max over suits), then one group step
+# checks that the set-aside cards (plus jokers) form groups of 3-4 distinct suits. States
+# are merged by exact key keeping the best value; back-pointers rebuild one optimal
+# partition, which is then written out as concrete melds.
+#
+# Group feasibility (exact, proved in the comment of _group_ok): g_s real cards of suit s
+# and jg jokers form k groups iff max g_s <= k, (3 - min(jpm, 2)) k <= sum g <= 4k,
+# 3k <= sum g + jg <= 4k and (limited) jg <= jpm k.
+from libc.stdlib cimport malloc, realloc, free
+from libc.string cimport memset
+from libc.stdint cimport uint8_t, int32_t, int64_t, uint64_t
+
+import numpy as np
+cimport numpy as cnp
+
+cnp.import_array()
+
+# ---------------------------------------------------------------------------------------
+# State encoding
+#   k1: per suit s, 15 bits at 15*s:  a1:2 a2:2 a3:2 (runs without joker, length 1,2,3+)
+#                                     b1:3 b2:3 b3:3 (runs with a joker, length 1,2,3+)
+#       (b1 is always 0: a run starts with its first real card, see leading jokers)
+#   k2: j:3 jokers used | gsum:4 | gmax:2 | res_s:2 x 4 (aces kept for value 14) at bit 9
+# ---------------------------------------------------------------------------------------
+cdef struct Node:
+    uint64_t k1
+    uint64_t k2
+    int64_t val
+    int32_t prev
+    uint64_t dec
+
+cdef enum:
+    MAXV = 14
+    MAX_LAYERS = 5 * MAXV + 2
+
+cdef struct Impl:
+    Node* nodes
+    int n_nodes
+    int cap_nodes
+    int32_t* slots
+    int hcap
+    int layer_start[MAX_LAYERS + 1]
+    int n_layers
+    # problem data for the current call
+    int must[4][16]
+    int avail[4][16]
+    int64_t w[4][16]
+    int64_t jw[16]
+    int jt          # table jokers (must be used)
+    int jtot        # table + hand jokers
+    int limited     # 1: one joker per meld at most
+    int V           # last value (13 or 14)
+    int ace_high
+
+
+cdef inline uint64_t _hash(uint64_t a, uint64_t b) noexcept nogil:
+    cdef uint64_t h = a * <uint64_t>0x9E3779B97F4A7C15ULL ^ (b + <uint64_t>0x632BE59BD9B4E019ULL)
+    h ^= h >> 29
+    h *= <uint64_t>0xBF58476D1CE4E5B9ULL
+    h ^= h >> 32
+    return h
+
+
+cdef int _grow_nodes(Impl* im) noexcept nogil:
+    cdef int cap = im.cap_nodes * 2
+    cdef Node* p = <Node*> realloc(im.nodes, cap * sizeof(Node))
+    if p == NULL:
+        return -1
+    im.nodes = p
+    im.cap_nodes = cap
+    return 0
+
+
+cdef void _clear_slots(Impl* im) noexcept nogil:
+    memset(im.slots, 0xFF, im.hcap * sizeof(int32_t))
+
+
+cdef int _rehash(Impl* im, int newcap) noexcept nogil:
+    cdef int32_t* s = <int32_t*> realloc(im.slots, newcap * sizeof(int32_t))
+    cdef int i, h, start = im.layer_start[im.n_layers]
+    if s == NULL:
+        return -1
+    im.slots = s
+    im.hcap = newcap
+    _clear_slots(im)
+    for i in range(start, im.n_nodes):
+        h = <int>(_hash(im.nodes[i].k1, im.nodes[i].k2) & <uint64_t>(newcap - 1))
+        while im.slots[h] >= 0:
+            h = (h + 1) & (newcap - 1)
+        im.slots[h] = i
+    return 0
+
+
+cdef int _insert(Impl* im, uint64_t k1, uint64_t k2, int64_t val, int32_t prev,
+                 uint64_t dec) noexcept nogil:
+    """Add a state to the layer being built, or improve the one with the same key."""
+    cdef int start = im.layer_start[im.n_layers]
+    cdef int h, idx
+    cdef Node* nd
+    if (im.n_nodes - start + 1) * 2 > im.hcap:
+        if _rehash(im, im.hcap * 2) < 0:
+            return -1
+    h = <int>(_hash(k1, k2) & <uint64_t>(im.hcap - 1))
+    while True:
+        idx = im.slots[h]
+        if idx < 0:
+            break
+        nd = &im.nodes[idx]
+        if nd.k1 == k1 and nd.k2 == k2:
+            if val > nd.val:
+                nd.val = val
+                nd.prev = prev
+                nd.dec = dec
+            return 0
+        h = (h + 1) & (im.hcap - 1)
+    if im.n_nodes == im.cap_nodes:
+        if _grow_nodes(im) < 0:
+            return -1
+    nd = &im.nodes[im.n_nodes]
+    nd.k1 = k1
+    nd.k2 = k2
+    nd.val = val
+    nd.prev = prev
+    nd.dec = dec
+    im.slots[h] = im.n_nodes
+    im.n_nodes += 1
+    return 0
+
+
+cdef inline void _open_layer(Impl* im) noexcept nogil:
+    im.n_layers += 1
+    im.layer_start[im.n_layers] = im.n_nodes
+    _clear_slots(im)
+
+
+# decision word of a suit step: 4 bits per field
+cdef enum:
+    D_U = 0
+    D_X1 = 1
+    D_X2 = 2
+    D_X3 = 3
+    D_Y3 = 4
+    D_P2 = 5
+    D_P3 = 6
+    D_Q3 = 7
+    D_N0 = 8
+    D_N1 = 9
+    D_NL = 10
+    D_XL = 11
+    D_R = 12
+
+cdef inline uint64_t _dset(uint64_t d, int field, int v) noexcept nogil:
+    return d | (<uint64_t>v << (4 * field))
+
+cdef inline int _dget(uint64_t d, int field) noexcept nogil:
+    return <int>((d >> (4 * field)) & 15)
+
+
+cdef inline bint _group_ok(int gsum, int gmax, int jg, int limited) noexcept nogil:
+    """Can gsum real cards (at most gmax of one suit) and jg jokers form groups?
+
+    k groups of 3-4 cards, distinct suits, >= 1 real card each (>= 2 when one joker per
+    meld at most). With the real counts per group balanced (differing by at most one),
+    a suit with g_s <= k copies always fits (Gale-Ryser), and the jokers fill each group
+    to 3..4 within the per-meld limit; so the conditions below are exact.
+    """
+    cdef int k, minreal
+    if gsum == 0:
+        return jg == 0
+    minreal = 2 if limited else 1
+    k = gmax if gmax > 1 else 1
+    while k <= gsum:
+        if minreal * k <= gsum and gsum <= 4 * k and 3 * k <= gsum + jg \
+                and gsum + jg <= 4 * k and (not limited or jg <= k):
+            return True
+        k += 1
+    return False
+
+
+cdef int _group_k(int gsum, int gmax, int jg, int limited) noexcept nogil:
+    cdef int k, minreal = 2 if limited else 1
+    k = gmax if gmax > 1 else 1
+    while k <= gsum:
+        if minreal * k <= gsum and gsum <= 4 * k and 3 * k <= gsum + jg \
+                and gsum + jg <= 4 * k and (not limited or jg <= k):
+            return k
+        k += 1
+    return 0
+
+
+cdef int _suit_step(Impl* im, int v, int s) noexcept nogil:
+    """Expand every state of the last layer by the choices for suit s at value v."""
+    cdef int lo = im.layer_start[im.n_layers], hi = im.n_nodes
+    cdef int i, sh = 15 * s
+    cdef uint64_t k1, k2, F, nk1, nk2, dec
+    cdef int a1, a2, a3, b2, b3, j, gsum, gmax, res
+    cdef int m, A, r, rlo, rhi, u, x1, x2, x3, y3, p2, p3, q3, e3, n0, n1, nL, xl
+    cdef int R, Jr, JL, g, na1, na2, na3, nb2, nb3, lead, nJ, umin, umax
+    cdef int limited = im.limited, last = (v == im.V)
+    cdef int next_dead   # no card of this suit at v+1: short runs cannot survive
+    cdef int64_t val, wv = im.w[s][v] if v <= 13 else 0, jwv = im.jw[v], lw
+    cdef int64_t jwm1 = im.jw[v - 1] if v >= 2 else 0
+    cdef int64_t jwm2 = im.jw[v - 2] if v >= 3 else 0
+    _open_layer(im)
+    next_dead = 1 if (v == im.V or im.avail[s][v + 1] == 0) else 0
+    for i in range(lo, hi):
+        k1 = im.nodes[i].k1
+        k2 = im.nodes[i].k2
+        F = (k1 >> sh) & 0x7FFF
+        a1 = <int>(F & 3)
+        a2 = <int>((F >> 2) & 3)
+        a3 = <int>((F >> 4) & 3)
+        b2 = <int>((F >> 9) & 7)
+        b3 = <int>((F >> 12) & 7)
+        j = <int>(k2 & 7)
+        gsum = <int>((k2 >> 3) & 15)
+        gmax = <int>((k2 >> 7) & 3)
+        res = <int>((k2 >> (9 + 2 * s)) & 3)
+        JL = im.jtot - j
+        m = im.must[s][v]
+        A = im.avail[s][v]
+        if v == 14:
+            rlo = 0
+            rhi = 0
+            m = res
+            A = res
+        elif v == 1 and im.ace_high:
+            rlo = 0
+            rhi = A
+        else:
+            rlo = 0
+            rhi = 0
+        for r in range(rlo, rhi + 1):
+            umin = m - r
+            if umin < 0:
+                umin = 0
+            umax = A - r
+            for u in range(umin, umax + 1):
+                # runs of length 1 and 2 must go on; 3+ may go on or end
+                for x1 in range(a1 + 1):
+                    if a1 - x1 > JL:
+                        continue
+                    for x2 in range(a2 + 1):
+                        if (a1 - x1) + (a2 - x2) > JL:
+                            continue
+                        for x3 in range(a3 + 1):
+                            for y3 in range(a3 - x3 + 1):
+                                e3 = a3 - x3 - y3
+                                for p2 in range(b2 + 1):
+                                    if limited and p2 != b2:
+                                        continue
+                                    for p3 in range(b3 + 1):
+                                        for q3 in range(b3 - p3 + 1):
+                                            if limited and q3 != 0:
+                                                break
+                                            R = x1 + x2 + x3 + p2 + p3
+                                            if R > u:
+                                                continue
+                                            Jr = (a1 - x1) + (a2 - x2) + y3 + (b2 - p2) + q3
+                                            if Jr > JL:
+                                                continue
+                                            # new runs starting here (0, 1, >=2 leading jokers)
+                                            for n0 in range(u - R + 1):
+                                                if n0 > 0 and e3 > 0:
+                                                    break  # continuing the ended run dominates
+                                                for n1 in range(u - R - n0 + 1):
+                                                    if n1 > 0 and v < 2:
+                                                        break
+                                                    if Jr + n1 > JL:
+                                                        break
+                                                    for nL in range(u - R - n0 - n1 + 1):
+                                                        if nL > 0 and (limited or v < 3):
+                                                            break
+                                                        if Jr + n1 + 2 * nL > JL:
+                                                            break
+                                                        for xl in range(JL - Jr - n1 - 2 * nL + 1):
+                                                            if xl > 0 and (nL == 0 or 2 + xl > v - 1):
+                                                                break
+                                                            g = u - R - n0 - n1 - nL
+                                                            na1 = n0
+                                                            na2 = x1
+                                                            na3 = x2 + x3
+                                                            nb2 = (a1 - x1) + n1
+                                                            nb3 = (a2 - x2) + y3 + b2 + p3 + q3 + nL
+                                                            if last and (na1 + na2 + nb2) > 0:
+                                                                continue
+                                                            nJ = Jr + n1 + 2 * nL + xl
+                                                            if next_dead and (na1 + na2 + nb2) > 0 and nJ >= JL:
+                                                                continue
+                                                            if na3 > 3 or nb3 > 7 or nb2 > 7:
+                                                                continue
+                                                            lw = 0
+                                                            if nL > 0:
+                                                                lw = nL * (jwm1 + jwm2)
+                                                                if xl > 0:
+                                                                    lw += _lead_extra_w(im, v, xl)
+                                                            val = im.nodes[i].val + u * wv + (Jr) * jwv + n1 * jwm1 + lw
+                                                            if v == 1 and im.ace_high:
+                                                                val += r * im.w[s][14]
+                                                            F = (<uint64_t>na1 | (<uint64_t>na2 << 2) | (<uint64_t>na3 << 4)
+                                                                 | (<uint64_t>nb2 << 9) | (<uint64_t>nb3 << 12))
+                                                            nk1 = (k1 & ~(<uint64_t>0x7FFF << sh)) | (F << sh)
+                                                            nk2 = k2 & ~(<uint64_t>0x1FF)
+                                                            nk2 |= <uint64_t>(j + nJ)
+                                                            nk2 |= <uint64_t>(gsum + g) << 3
+                                                            nk2 |= <uint64_t>(gmax if gmax > g else g) << 7
+                                                            if v == 1 and im.ace_high:
+                                                                nk2 |= <uint64_t>r << (9 + 2 * s)
+                                                            dec = 0
+                                                            dec = _dset(dec, D_U, u)
+                                                            dec = _dset(dec, D_X1, x1)
+                                                            dec = _dset(dec, D_X2, x2)
+                                                            dec = _dset(dec, D_X3, x3)
+                                                            dec = _dset(dec, D_Y3, y3)
+                                                            dec = _dset(dec, D_P2, p2)
+                                                            dec = _dset(dec, D_P3, p3)
+                                                            dec = _dset(dec, D_Q3, q3)
+                                                            dec = _dset(dec, D_N0, n0)
+                                                            dec = _dset(dec, D_N1, n1)
+                                                            dec = _dset(dec, D_NL, nL)
+                                                            dec = _dset(dec, D_XL, xl)
+                                                            dec = _dset(dec, D_R, r)
+                                                            if _insert(im, nk1, nk2, val, i, dec) < 0:
+                                                                return -1
+    return 0
+
+
+cdef int64_t _lead_extra_w(Impl* im, int v, int xl) noexcept nogil:
+    """Weight of the extra leading jokers (beyond two) of one new run starting at v."""
+    cdef int64_t t = 0
+    cdef int i
+    for i in range(3, 3 + xl):
+        t += im.jw[v - i]
+    return t
+
+
+cdef int _group_step(Impl* im, int v) noexcept nogil:
+    cdef int lo = im.layer_start[im.n_layers], hi = im.n_nodes
+    cdef int i, j, gsum, gmax, jg
+    cdef uint64_t k2, nk2
+    _open_layer(im)
+    for i in range(lo, hi):
+        k2 = im.nodes[i].k2
+        j = <int>(k2 & 7)
+        gsum = <int>((k2 >> 3) & 15)
+        gmax = <int>((k2 >> 7) & 3)
+        for jg in range(im.jtot - j + 1):
+            if not _group_ok(gsum, gmax, jg, im.limited):
+                continue
+            nk2 = (k2 & ~(<uint64_t>0x1FF)) | <uint64_t>(j + jg)
+            if _insert(im, im.nodes[i].k1, nk2, im.nodes[i].val + jg * im.jw[v], i,
+                       <uint64_t>jg) < 0:
+                return -1
+    return 0
+
+
+# ---------------------------------------------------------------------------------------
+# Rebuilding concrete melds from the decisions
+# ---------------------------------------------------------------------------------------
+cdef struct CRun:
+    int suit
+    int length
+    int joker
+    int open
+    int n
+    uint8_t cards[16]
+    uint8_t stands[16]
+
+cdef enum:
+    MAX_RUNS = 64
+
+cdef inline int _card_at(int s, int v) noexcept nogil:
+    return s * 13 + (0 if v == 14 else v - 1)
+
+
+cdef inline void _run_add(CRun* r, int card, int stands) noexcept nogil:
+    r.cards[r.n] = <uint8_t>card
+    r.stands[r.n] = <uint8_t>stands
+    r.n += 1
+    r.length += 1
+    if card == JOKER:
+        r.joker = 1
+
+
+cdef int _emit(Witness* w, const uint8_t* cards, const uint8_t* stands, int n) noexcept nogil:
+    cdef int i, pos
+    if w.n_melds >= MAX_MELDS:
+        return -1
+    pos = w.start[w.n_melds]
+    if pos + n > MAX_TABLE:
+        return -1
+    for i in range(n):
+        w.cards[pos + i] = cards[i]
+        w.stands[pos + i] = stands[i]
+    w.n_melds += 1
+    w.start[w.n_melds] = pos + n
+    return 0
+
+
+cdef int _pick(CRun* runs, int nr, int s, int lenb, int jok, int* out, int want) noexcept nogil:
+    """Choose `want` open runs of suit s in bucket (lenb, jok) not yet chosen at this value."""
+    cdef int i, got = 0, b
+    if want == 0:
+        return 0
+    for i in range(nr):
+        if got == want:
+            break
+        if runs[i].open != 1 or runs[i].suit != s or runs[i].joker != jok:
+            continue
+        b = runs[i].length if runs[i].length < 3 else 3
+        if b != lenb:
+            continue
+        out[got] = i
+        got += 1
+    if got != want:
+        return -1
+    return got
+
+
+cdef int _rebuild(Impl* im, int best, Witness* w) noexcept nogil:
+    cdef int path[MAX_LAYERS + 1]
+    cdef int L = im.n_layers, li, idx, v, s, t, q, nr = 0
+    cdef CRun runs[MAX_RUNS]
+    cdef int gcount[4]
+    cdef uint64_t d
+    cdef int u, x1, x2, x3, y3, p2, p3, q3, n0, n1, nL, xl, g, c, jg, k, e
+    cdef int order[4]
+    cdef int rsize[MAX_MELDS]
+    cdef int jsize[MAX_MELDS]
+    cdef int gsuits[MAX_MELDS][4]
+    cdef int gsum, gmax, rem, best_g, tmp
+    cdef uint8_t mc[16]
+    cdef uint8_t ms[16]
+    w.n_melds = 0
+    w.start[0] = 0
+    idx = best
+    li = L
+    while li >= 0:
+        path[li] = idx
+        idx = im.nodes[idx].prev
+        li -= 1
+    # layer 1 + 5*(v-1) + s: suit step; layer 5*v: group step
+    for v in range(1, im.V + 1):
+        for s in range(4):
+            d = im.nodes[path[5 * (v - 1) + s + 1]].dec
+            u = _dget(d, D_U)
+            x1 = _dget(d, D_X1)
+            x2 = _dget(d, D_X2)
+            x3 = _dget(d, D_X3)
+            y3 = _dget(d, D_Y3)
+            p2 = _dget(d, D_P2)
+            p3 = _dget(d, D_P3)
+            q3 = _dget(d, D_Q3)
+            n0 = _dget(d, D_N0)
+            n1 = _dget(d, D_N1)
+            nL = _dget(d, D_NL)
+            xl = _dget(d, D_XL)
+            c = _card_at(s, v)
+            # mark the open runs of this suit as "not yet continued" (open == 1); a run
+            # continued at this value becomes open == 2 until the suit is done
+            # a1 runs: x1 real, rest joker
+            if _continue(runs, nr, s, 1, 0, x1, c, c) < 0: return -1
+            if _continue_all(runs, nr, s, 1, 0, JOKER, c) < 0: return -1
+            if _continue(runs, nr, s, 2, 0, x2, c, c) < 0: return -1
+            if _continue_all(runs, nr, s, 2, 0, JOKER, c) < 0: return -1
+            if _continue(runs, nr, s, 3, 0, x3, c, c) < 0: return -1
+            if _continue(runs, nr, s, 3, 0, y3, JOKER, c) < 0: return -1
+            if _continue(runs, nr, s, 2, 1, p2, c, c) < 0: return -1
+            if _continue_all(runs, nr, s, 2, 1, JOKER, c) < 0: return -1
+            if _continue(runs, nr, s, 3, 1, p3, c, c) < 0: return -1
+            if _continue(runs, nr, s, 3, 1, q3, JOKER, c) < 0: return -1
+            # runs of this suit not continued end here (all have length >= 3)
+            for t in range(nr):
+                if runs[t].suit == s and runs[t].open == 1:
+                    if runs[t].length < 3:
+                        return -1
+                    if _emit(w, runs[t].cards, runs[t].stands, runs[t].n) < 0: return -1
+                    runs[t].open = 0
+                elif runs[t].suit == s and runs[t].open == 2:
+                    runs[t].open = 1
+            # new runs
+            for t in range(n0 + n1 + nL):
+                if nr >= MAX_RUNS: return -1
+                runs[nr].suit = s
+                runs[nr].length = 0
+                runs[nr].joker = 0
+                runs[nr].open = 1
+                runs[nr].n = 0
+                if t >= n0 + n1:
+                    k = 2 + (xl if t == n0 + n1 else 0)
+                elif t >= n0:
+                    k = 1
+                else:
+                    k = 0
+                for q in range(k, 0, -1):
+                    _run_add(&runs[nr], JOKER, _card_at(s, v - q))
+                _run_add(&runs[nr], c, c)
+                nr += 1
+            gcount[s] = u - (x1 + x2 + x3 + p2 + p3) - n0 - n1 - nL
+        # groups at value v
+        jg = <int>im.nodes[path[5 * v]].dec
+        gsum = gcount[0] + gcount[1] + gcount[2] + gcount[3]
+        gmax = 0
+        for s in range(4):
+            if gcount[s] > gmax:
+                gmax = gcount[s]
+        if gsum == 0:
+            if jg != 0:
+                return -1
+            continue
+        k = _group_k(gsum, gmax, jg, im.limited)
+        if k <= 0 or k > MAX_MELDS:
+            return -1
+        for t in range(k):
+            rsize[t] = gsum // k + (1 if t < gsum % k else 0)
+            jsize[t] = 0
+            for s in range(4):
+                gsuits[t][s] = 0
+        # suits in decreasing count, each to the groups with most room left
+        for s in range(4):
+            order[s] = s
+        for s in range(4):
+            for t in range(3 - s):
+                if gcount[order[t]] < gcount[order[t + 1]]:
+                    tmp = order[t]
+                    order[t] = order[t + 1]
+                    order[t + 1] = tmp
+        for q in range(4):
+            s = order[q]
+            for e in range(gcount[s]):
+                best_g = -1
+                for t in range(k):
+                    if gsuits[t][s] == 0 and _room(gsuits[t], rsize[t]) > 0:
+                        if best_g < 0 or _room(gsuits[t], rsize[t]) > _room(gsuits[best_g], rsize[best_g]):
+                            best_g = t
+                if best_g < 0:
+                    return -1
+                gsuits[best_g][s] = 1
+        # jokers: first bring every group to 3, then add the rest where there is room
+        rem = jg
+        for t in range(k):
+            while rsize[t] + jsize[t] < 3 and rem > 0:
+                jsize[t] += 1
+                rem -= 1
+        for t in range(k):
+            while rem > 0 and rsize[t] + jsize[t] < 4 and (not im.limited or jsize[t] < 1):
+                jsize[t] += 1
+                rem -= 1
+        if rem != 0:
+            return -1
+        for t in range(k):
+            q = 0
+            for s in range(4):
+                if gsuits[t][s]:
+                    mc[q] = <uint8_t>_card_at(s, v)
+                    ms[q] = mc[q]
+                    q += 1
+            for s in range(4):
+                if not gsuits[t][s] and q < rsize[t] + jsize[t]:
+                    mc[q] = JOKER
+                    ms[q] = <uint8_t>_card_at(s, v)
+                    q += 1
+            if q < 3 or q != rsize[t] + jsize[t]:
+                return -1
+            if _emit(w, mc, ms, q) < 0: return -1
+    for t in range(nr):
+        if runs[t].open:
+            if runs[t].length < 3:
+                return -1
+            if _emit(w, runs[t].cards, runs[t].stands, runs[t].n) < 0: return -1
+    return 0
+
+
+cdef inline int _room(int* suits, int size) noexcept nogil:
+    return size - (suits[0] + suits[1] + suits[2] + suits[3])
+
+
+cdef int _continue(CRun* runs, int nr, int s, int lenb, int jok, int want, int card,
+                   int stands) noexcept nogil:
+    """Extend `want` open runs of bucket (lenb, jok) by one card; mark them continued."""
+    cdef int sel[8]
+    cdef int i
+    if want <= 0:
+        return 0
+    if _pick(runs, nr, s, lenb, jok, sel, want) < 0:
+        return -1
+    for i in range(want):
+        _run_add(&runs[sel[i]], card, stands)
+        runs[sel[i]].open = 2
+    return 0
+
+
+cdef int _continue_all(CRun* runs, int nr, int s, int lenb, int jok, int card,
+                       int stands) noexcept nogil:
+    """Extend every remaining open run of bucket (lenb, jok) by one card."""
+    cdef int i, b
+    cdef int idx[MAX_RUNS]
+    cdef int n = 0
+    for i in range(nr):
+        if runs[i].open != 1 or runs[i].suit != s or runs[i].joker != jok:
+            continue
+        b = runs[i].length if runs[i].length < 3 else 3
+        if b == lenb:
+            idx[n] = i
+            n += 1
+    for i in range(n):
+        _run_add(&runs[idx[i]], card, stands)
+        runs[idx[i]].open = 2
+    return 0
+
+
+# ---------------------------------------------------------------------------------------
+cdef class Solver:
+    """Exact solver with reusable work buffers (one per thread)."""
+
+    def __cinit__(self):
+        cdef Impl* im = <Impl*> malloc(sizeof(Impl))
+        if im == NULL:
+            raise MemoryError()
+        memset(im, 0, sizeof(Impl))
+        im.cap_nodes = 4096
+        im.nodes = <Node*> malloc(im.cap_nodes * sizeof(Node))
+        im.hcap = 1024
+        im.slots = <int32_t*> malloc(im.hcap * sizeof(int32_t))
+        if im.nodes == NULL or im.slots == NULL:
+            raise MemoryError()
+        self._impl = im
+
+    def __dealloc__(self):
+        cdef Impl* im = <Impl*> self._impl
+        if im != NULL:
+            free(im.nodes)
+            free(im.slots)
+            free(im)
+
+    cdef int64_t solve(self, const uint8_t* table, const uint8_t* hand,
+                       const SolverRules* rules, const int32_t* card_w,
+                       const int32_t* joker_w, uint8_t* placed, Witness* wit) noexcept nogil:
+        cdef Impl* im = <Impl*> self._impl
+        cdef int s, v, c, i, best = -1, ok, start
+        cdef uint64_t k1
+        cdef int64_t bestval = -1, table_w = 0
+        cdef uint64_t short_mask = 0
+        memset(im.must, 0, sizeof(im.must))
+        memset(im.avail, 0, sizeof(im.avail))
+        memset(im.w, 0, sizeof(im.w))
+        memset(im.jw, 0, sizeof(im.jw))
+        im.ace_high = rules.ace_high
+        im.V = 14 if rules.ace_high else 13
+        im.limited = 1 if rules.jokers_per_meld == 1 else 0
+        for s in range(4):
+            for v in range(1, 14):
+                c = s * 13 + v - 1
+                im.must[s][v] = table[c]
+                im.avail[s][v] = table[c] + hand[c]
+                im.w[s][v] = card_w[c]
+            im.w[s][14] = card_w[s * 13]
+            if rules.ace_high:
+                im.avail[s][14] = im.avail[s][1]   # "any ace may be there": used by pruning only
+        for v in range(1, 15):
+            im.jw[v] = joker_w[v]
+        im.jt = table[JOKER]
+        im.jtot = table[JOKER] + hand[JOKER]
+        if im.jtot > 7:
+            return -2
+        # root
+        im.n_nodes = 0
+        im.n_layers = 0
+        im.layer_start[0] = 0
+        _clear_slots(im)
+        if _insert(im, 0, 0, 0, -1, 0) < 0:
+            return -3
+        for v in range(1, im.V + 1):
+            for s in range(4):
+                if _suit_step(im, v, s) < 0:
+                    return -3
+            if _group_step(im, v) < 0:
+                return -3
+        im.layer_start[im.n_layers + 1] = im.n_nodes
+        # runs still open must have length >= 3: a1, a2, b1, b2 all zero
+        for s in range(4):
+            short_mask |= (<uint64_t>0xF | (<uint64_t>0x3F << 6)) << (15 * s)
+        start = im.layer_start[im.n_layers]
+        for i in range(start, im.n_nodes):
+            if im.nodes[i].k1 & short_mask:
+                continue
+            if <int>(im.nodes[i].k2 & 7) < im.jt:
+                continue
+            if im.nodes[i].val > bestval:
+                bestval = im.nodes[i].val
+                best = i
+        if best < 0:
+            return -1
+        if placed != NULL or wit != NULL:
+            if _placed_and_witness(im, best, table, placed, wit) < 0:
+                return -3
+        return bestval
+
+
+cdef int _placed_and_witness(Impl* im, int best, const uint8_t* table, uint8_t* placed,
+                             Witness* wit) noexcept nogil:
+    cdef Witness local
+    cdef Witness* w = wit if wit != NULL else &local
+    cdef int used[NCARD]
+    cdef int i, c
+    if _rebuild(im, best, w) < 0:
+        return -1
+    memset(used, 0, sizeof(used))
+    for i in range(w.start[w.n_melds]):
+        used[w.cards[i]] += 1
+    if placed != NULL:
+        for c in range(NCARD):
+            if used[c] < table[c]:
+                return -1
+            placed[c] = <uint8_t>(used[c] - table[c])
+    return 0
+
+
+# ---------------------------------------------------------------------------------------
+# Python-level entry point (used by fastmach.solver)
+# ---------------------------------------------------------------------------------------
+cdef Solver _default_solver = Solver()
+
+
+def solve_counts(cnp.ndarray[cnp.uint8_t, ndim=1] table not None,
+                 cnp.ndarray[cnp.uint8_t, ndim=1] hand not None,
+                 int decks, bint ace_high, int jokers_per_meld,
+                 cnp.ndarray[cnp.int32_t, ndim=1] card_w not None,
+                 cnp.ndarray[cnp.int32_t, ndim=1] joker_w not None,
+                 bint witness=True, Solver solver=None):
+    """Solve one position given as count arrays (length 53, already validated).
+
+    Returns (total, placed_counts, melds, stands) or (-1, None, None, None) when the table
+    itself does not split into valid melds. `total` is the summed weight of every card in
+    the final melds (table cards included).
+    """
+    cdef SolverRules rules
+    cdef Witness wit
+    cdef cnp.ndarray[cnp.uint8_t, ndim=1] placed = np.zeros(NCARD, dtype=np.uint8)
+    cdef int64_t total
+    cdef int m, i
+    if table.shape[0] != NCARD or hand.shape[0] != NCARD or card_w.shape[0] != NCARD \
+            or joker_w.shape[0] < 16:
+        raise ValueError("count arrays must have length 53 and joker_w length 16")
+    if solver is None:
+        solver = _default_solver
+    rules.decks = decks
+    rules.ace_high = ace_high
+    rules.jokers_per_meld = jokers_per_meld
+    table = np.ascontiguousarray(table)
+    hand = np.ascontiguousarray(hand)
+    with nogil:
+        total = solver.solve(<uint8_t*> table.data, <uint8_t*> hand.data, &rules,
+                             <int32_t*> card_w.data, <int32_t*> joker_w.data,
+                             <uint8_t*> placed.data, &wit if witness else NULL)
+    if total == -1:
+        return -1, None, None, None
+    if total < -1:
+        raise RuntimeError(f"solver internal error {total}")
+    if not witness:
+        return total, placed, None, None
+    melds = []
+    stands = []
+    for m in range(wit.n_melds):
+        melds.append([wit.cards[i] for i in range(wit.start[m], wit.start[m + 1])])
+        stands.append([wit.stands[i] for i in range(wit.start[m], wit.start[m + 1])])
+    return total, placed, melds, stands

@@ -1,0 +1,152 @@
+"""Python face of the exact partition solver (the search itself is in ``_solver.pyx``).
+
+``solve`` answers the question asked on every turn: which hand cards can join the table so
+that all of it splits into valid melds, and how. ``partition`` splits a given set of cards;
+``opening`` finds the best melds made of hand cards only (the opening-points rule).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+import numpy as np
+
+from . import _solver
+from .cards import JOKER, NCARD, OPENING_POINTS, card_points, card_str, cards_to_counts, check_copies, parse_cards
+from .errors import FastmachError
+from .rules import Rules, resolve_rules
+
+#: weight multiplier making points the first criterion and cards the tie-break
+_POINT_SCALE = 256
+
+OBJECTIVES = ("cards", "points")
+
+
+@dataclass(frozen=True)
+class Solution:
+    """A solved position: the hand cards placed and the melds of the final table."""
+
+    placed: list[int]
+    melds: list[list[int]]
+    stands: list[list[int]]  # per meld card: itself, or the card a joker stands for
+    points: int  # points of the placed cards under the objective's scale (cards: count)
+
+    @property
+    def n_placed(self) -> int:
+        return len(self.placed)
+
+    def to_json(self) -> dict:
+        return {
+            "placed": [card_str(c) for c in self.placed],
+            "melds": [[card_str(c) for c in m] for m in self.melds],
+        }
+
+    def __str__(self) -> str:
+        lines = [f"placed {len(self.placed)}: " + " ".join(card_str(c) for c in self.placed)]
+        for m, st in zip(self.melds, self.stands):
+            lines.append("  " + " ".join(_show(c, s) for c, s in zip(m, st)))
+        return "\n".join(lines)
+
+
+def _show(c: int, stands: int) -> str:
+    return f"JK({card_str(stands)})" if c == JOKER else card_str(c)
+
+
+def _flatten_table(table) -> list[int]:
+    """A table given as text, a flat card list, a count array, or a list of melds."""
+    if isinstance(table, (list, tuple)) and table and all(
+        isinstance(m, (list, tuple)) for m in table
+    ):
+        return [c for m in table for c in parse_cards(list(m))]
+    return parse_cards(table) if table is not None else []
+
+
+def _weights(rules: Rules, objective: str) -> tuple[np.ndarray, np.ndarray]:
+    if objective == "cards":
+        w = np.ones(NCARD, dtype=np.int32)
+    elif objective == "points":
+        w = card_points(rules.hand_points).astype(np.int32) * _POINT_SCALE + 1
+    else:
+        raise FastmachError(f"unknown objective {objective!r}; expected one of {OBJECTIVES}")
+    jw = np.full(16, int(w[JOKER]), dtype=np.int32)
+    return np.ascontiguousarray(w), jw
+
+
+def _counts(cards: Sequence[int]) -> np.ndarray:
+    return np.ascontiguousarray(cards_to_counts(cards), dtype=np.uint8)
+
+
+def _check_position(t: np.ndarray, h: np.ndarray, rules: Rules) -> None:
+    check_copies(t.astype(np.int64) + h, rules.decks, rules.jokers)
+
+
+def _run(t, h, rules: Rules, w, jw, witness=True):
+    return _solver.solve_counts(
+        t, h, rules.decks, rules.ace_high, rules.jokers_per_meld, w, jw, witness
+    )
+
+
+def solve(table, hand, rules: Rules | str = "classic", objective: str = "cards") -> Solution:
+    """The maximum set of hand cards that can join the table, with a partition.
+
+    ``objective="cards"`` maximises the number of cards placed; ``"points"`` maximises
+    their points under ``rules.hand_points`` (ties: more cards). A table that is not
+    itself a valid set of melds raises FastmachError.
+    """
+    rules = resolve_rules(rules)
+    tcards, hcards = _flatten_table(table), parse_cards(hand)
+    t, h = _counts(tcards), _counts(hcards)
+    _check_position(t, h, rules)
+    w, jw = _weights(rules, objective)
+    if _run(t, np.zeros(NCARD, dtype=np.uint8), rules, w, jw, witness=False)[0] < 0:
+        raise FastmachError(
+            "the table does not split into valid melds: " + " ".join(card_str(c) for c in sorted(tcards))
+        )
+    total, placed, melds, stands = _run(t, h, rules, w, jw)
+    placed_cards = [c for c in range(NCARD) for _ in range(int(placed[c]))]
+    pts = int(sum(int(w[c]) for c in placed_cards))
+    if objective == "points":
+        pts //= _POINT_SCALE
+    return Solution(placed_cards, melds, stands, pts)
+
+
+def partition(cards, rules: Rules | str = "classic") -> list[list[int]] | None:
+    """A partition of exactly these cards into valid melds, or None if there is none."""
+    rules = resolve_rules(rules)
+    t = _counts(parse_cards(cards))
+    h = np.zeros(NCARD, dtype=np.uint8)
+    _check_position(t, h, rules)
+    w, jw = _weights(rules, "cards")
+    total, _, melds, _ = _run(t, h, rules, w, jw)
+    return None if total < 0 else melds
+
+
+def opening(hand, rules: Rules | str = "classic", threshold: int | None = None) -> Solution | None:
+    """The melds of hand cards only with the most opening points (A 1, J/Q/K 10).
+
+    A joker counts as the card it stands for; ties go to more cards. Returns None when the
+    best is below ``threshold`` (default: ``rules.opening_points``) or nothing can be laid.
+    """
+    rules = resolve_rules(rules)
+    threshold = rules.opening_points if threshold is None else threshold
+    h = _counts(parse_cards(hand))
+    t = np.zeros(NCARD, dtype=np.uint8)
+    _check_position(t, h, rules)
+    w, jw = opening_weights()
+    total, placed, melds, stands = _run(t, h, rules, w, jw)
+    placed_cards = [c for c in range(NCARD) for _ in range(int(placed[c]))]
+    points = int(total) // _POINT_SCALE
+    if not placed_cards or points < threshold:
+        return None
+    return Solution(placed_cards, melds, stands, points)
+
+
+def opening_weights() -> tuple[np.ndarray, np.ndarray]:
+    """Card and joker-by-value weights for the opening objective (points, then cards)."""
+    w = np.asarray(OPENING_POINTS, dtype=np.int32) * _POINT_SCALE + 1
+    w[JOKER] = 0
+    jw = np.zeros(16, dtype=np.int32)
+    for v in range(1, 15):
+        rank = 1 if v == 14 else v
+        jw[v] = int(OPENING_POINTS[rank - 1]) * _POINT_SCALE + 1
+    return np.ascontiguousarray(w, dtype=np.int32), jw
