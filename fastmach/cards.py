@@ -151,6 +151,8 @@ def cards_to_counts(cards) -> np.ndarray:
     """uint8 count array of length 53 from anything :func:`parse_cards` accepts."""
     if isinstance(cards, np.ndarray):
         counts_to_cards(cards)  # validates shape, dtype and signs
+        if cards.max() > 255:
+            raise FastmachError(f"more than 255 copies of {card_str(int(cards.argmax()))}")
         return cards.astype(np.uint8, copy=True)
     ids = parse_cards(cards)
     counts = np.bincount(np.asarray(ids, dtype=np.intp), minlength=NCARD)

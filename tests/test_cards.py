@@ -178,6 +178,15 @@ def test_counts_round_trip(ids):
     assert np.array_equal(cards_to_counts(format_cards(ids)), counts)
 
 
+def test_counts_do_not_overflow_uint8():
+    big = np.zeros(NCARD, dtype=np.int64)
+    big[22] = 256
+    with pytest.raises(FastmachError, match="more than 255 copies of 10H"):
+        cards_to_counts(big)
+    with pytest.raises(FastmachError, match="more than 255 copies of AS"):
+        cards_to_counts([0] * 256)
+
+
 def test_cards_to_counts_copies_a_count_array():
     counts = cards_to_counts("AS AS")
     again = cards_to_counts(counts)
