@@ -304,20 +304,24 @@ def _cell_info(df: pd.DataFrame) -> pd.DataFrame:
 
 # --------------------------------------------------------------------------- per-cell summary
 
-def cell_summary(df: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
-    """One row per cell: games, game length and how the games ended.
+def cell_summary(df: pd.DataFrame, by: str | Sequence[str] = "cell",
+                 confidence: float = 0.95) -> pd.DataFrame:
+    """One row per cell (or per group ``by``): games, game length and how games ended.
 
-    Columns: ``cell, rules, preset, players, lineup, games``; for ``turns`` and
-    ``rounds``: ``*_mean, *_mean_lo, *_mean_hi`` (t interval) and ``*_median,
-    *_median_lo, *_median_hi`` (order-statistic interval); ``stock_out`` (share of games in
-    which the stock ran out) and ``blocked`` (share ending ``blocked`` or ``stock-out``,
-    i.e. nobody emptied their hand), each with Wilson ``*_lo, *_hi``; ``no_winner`` (share
-    with winner -1).
+    Columns: ``cell, rules, preset, players, lineup`` (when ``by="cell"``; otherwise the
+    group keys), ``games``; for ``turns`` and ``rounds``: ``*_mean, *_mean_lo,
+    *_mean_hi`` (t interval) and ``*_median, *_median_lo, *_median_hi`` (order-statistic
+    interval); ``stock_out`` (share of games in which the stock ran out) and ``blocked``
+    (share ending ``blocked`` or ``stock-out``, i.e. nobody emptied their hand), each with
+    Wilson ``*_lo, *_hi``; ``no_winner`` (share with winner -1).
     """
-    _require(df, ("cell", "turns", "rounds", "stock_exhausted", "end", "winner"), "cell_summary")
+    keys = _group_keys(by)
+    _require(df, keys + ["turns", "rounds", "stock_exhausted", "end", "winner"],
+             "cell_summary")
     rows = []
-    for cell, g in df.groupby("cell", sort=True):
-        row: dict = {"cell": cell, "games": len(g)}
+    for key, g in df.groupby(keys, sort=True):
+        key = key if isinstance(key, tuple) else (key,)
+        row: dict = dict(zip(keys, key)) | {"games": len(g)}
         for col in ("turns", "rounds"):
             m, lo, hi = t_interval(g[col].to_numpy(), confidence)
             md, mlo, mhi = median_interval(g[col].to_numpy(), confidence)
@@ -332,7 +336,9 @@ def cell_summary(df: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
         row["no_winner"] = float((g["winner"] < 0).mean())
         rows.append(row)
     out = pd.DataFrame(rows)
-    return _cell_info(df).merge(out, on="cell").sort_values("cell").reset_index(drop=True)
+    if keys == ["cell"]:
+        out = _cell_info(df).merge(out, on="cell").sort_values("cell")
+    return out.reset_index(drop=True)
 
 
 def exhaustion_by_players(df: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
@@ -459,6 +465,10 @@ def strategy_win_rates(df: pd.DataFrame, by: str | Sequence[str] = "cell",
         sel = seats > 0
         parts.append(df.loc[sel, keys].assign(strategy=s, _win=(won[sel] == s),
                                               _share=seats[sel] / players[sel]))
+    cols = keys + ["strategy", "games", "wins", "win_rate", "win_rate_lo", "win_rate_hi",
+                   "fair"]
+    if not parts:
+        return pd.DataFrame(columns=cols)
     long = pd.concat(parts, ignore_index=True)
     out = (long.groupby(keys + ["strategy"], sort=True)
            .agg(games=("_win", "size"), wins=("_win", "sum"), fair=("_share", "mean"))
@@ -467,8 +477,7 @@ def strategy_win_rates(df: pd.DataFrame, by: str | Sequence[str] = "cell",
     out["win_rate"] = out["wins"] / out["games"]
     out["win_rate_lo"], out["win_rate_hi"] = wilson_interval(out["wins"], out["games"],
                                                              confidence)
-    return out[keys + ["strategy", "games", "wins", "win_rate", "win_rate_lo",
-                       "win_rate_hi", "fair"]]
+    return out[cols]
 
 
 # --------------------------------------------------------------------------- penalty points
