@@ -89,8 +89,10 @@ def wilson_interval(successes, n, confidence: float = 0.95):
         denom = 1.0 + z * z / m
         centre = (p + z * z / (2 * m)) / denom
         half = z * np.sqrt(p * (1 - p) / m + z * z / (4 * m * m)) / denom
-        low = np.where(m > 0, np.clip(centre - half, 0.0, 1.0), np.nan)
-        high = np.where(m > 0, np.clip(centre + half, 0.0, 1.0), np.nan)
+        low = np.where(k <= 0, 0.0, np.clip(centre - half, 0.0, 1.0))
+        high = np.where(k >= m, 1.0, np.clip(centre + half, 0.0, 1.0))
+        low = np.where(m > 0, low, np.nan)
+        high = np.where(m > 0, high, np.nan)
     if low.ndim == 0:
         return float(low), float(high)
     return low, high
