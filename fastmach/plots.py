@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import io
+import re
 from pathlib import Path
 
 import matplotlib
@@ -39,6 +40,9 @@ PRESET_COLOURS = {
 }
 _EXTRA = ["#E69F00", "#56B4E9", "#F0E442", "#000000"]
 _PRESET_ORDER = list(PRESET_COLOURS)
+# boxplot's ``vert`` became ``orientation`` in matplotlib 3.10
+_MPL = tuple(int(x) for x in re.findall(r"\d+", matplotlib.__version__)[:2])
+_HORIZONTAL = {"orientation": "horizontal"} if _MPL >= (3, 10) else {"vert": False}
 
 
 def preset_colour(preset: str) -> str:
@@ -86,7 +90,7 @@ def plot_length_distributions(df: pd.DataFrame) -> Figure:
                 data.append(t)
                 labels.append(r)
                 colours.append(preset_colour(parse_rules(r)[0]))
-        bp = ax.boxplot(data, vert=False, patch_artist=True, showfliers=False,
+        bp = ax.boxplot(data, **_HORIZONTAL, patch_artist=True, showfliers=False,
                         medianprops={"color": "black"})
         for patch, c in zip(bp["boxes"], colours):
             patch.set_facecolor(c)

@@ -1,0 +1,166 @@
+"""fastmach.report: a report builds from stored results, and renders in headless Chromium."""
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest_report_data import STUDY_TOML, random_study, write_results
+from fastmach.errors import FastmachError
+from fastmach.report import FIGURES, build_report, load_results, register_cli
+
+IMG_RE = re.compile(r'<img src="data:image/png;base64,([A-Za-z0-9+/=]+)"')
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """One synthetic study written as a sweep would, and its report."""
+    root = tmp_path_factory.mktemp("report")
+    results = write_results(root / "results", random_study(games=30))
+    index = build_report(results, root / "out")
+    return results, index
+
+
+def test_report_html_embeds_every_figure(built):
+    _, index = built
+    html = index.read_text()
+    images = IMG_RE.findall(html)
+    assert len(images) == len(FIGURES)
+    for b64 in images:  # every embedded image is a PNG
+        assert b64.startswith("iVBORw0KGgo")
+    for name in FIGURES:
+        assert f'id="fig-{name}"' in html
+    assert 'src="figures/' not in html  # self-contained: no link to a local file
+
+
+def test_report_html_holds_tables_findings_and_provenance(built):
+    _, index = built
+    html = index.read_text()
+    for title in ("Per-cell summary", "Win rate by seat", "Win rate by strategy",
+                  "Effect of each rule against its baseline", "Penalty points left per seat"):
+        assert title in html
+    assert "ace=low-only vs classic" in html
+    assert "expert wins" in html and "seat equality chi2" in html
+    assert "fastmach sweep simulations/synthetic.toml --out results/synthetic" in html
+    assert "name = &#34;synthetic&#34;" in html or 'name = "synthetic"' in html  # study TOML
+    assert "2m 05s" in html  # run time from the manifest
+    assert "fastmach report" in html
+    assert html.count("<table") == 5
+
+
+def test_summary_markdown_links_written_figures(built):
+    _, index = built
+    md = (index.parent / "summary.md").read_text()
+    links = re.findall(r"!\[[^\]]*\]\((figures/[^)]+\.png)\)", md)
+    assert len(links) == len(FIGURES)
+    for link in links:
+        png = index.parent / link
+        assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        assert png.with_suffix(".svg").read_text().lstrip().startswith("<?xml")
+    assert "| cell | games |" in md
+    assert STUDY_TOML.strip().splitlines()[0] in md
+
+
+def test_report_without_variants_or_mixed_lineups_skips_those_figures(tmp_path):
+    df = random_study(games=10, presets=("classic",), players=(2, 3), variants=(),
+                      lineups=(("expert",),))
+    index = build_report(write_results(tmp_path / "r", df), tmp_path / "o")
+    html = index.read_text()
+    assert 'id="fig-rule_effects"' not in html and 'id="fig-strategy_matrix"' not in html
+    assert len(IMG_RE.findall(html)) == 3
+    assert "no single-rule variant" in html
+
+
+# ----------------------------------------------------------------- errors and CLI
+
+def test_missing_results_dir_names_it(tmp_path):
+    with pytest.raises(FastmachError, match="nowhere.*does not exist"):
+        build_report(tmp_path / "nowhere", tmp_path / "o")
+
+
+def test_results_without_parquet(tmp_path):
+    (tmp_path / "r").mkdir()
+    (tmp_path / "r" / "_study.json").write_text("{}")
+    with pytest.raises(FastmachError, match="no parquet"):
+        build_report(tmp_path / "r", tmp_path / "o")
+
+
+def test_results_without_manifest(tmp_path):
+    d = write_results(tmp_path / "r", random_study(games=2, players=(2,)), manifest=False)
+    with pytest.raises(FastmachError, match="_study.json"):
+        load_results(d)
+
+
+def test_cli_report_default_out_is_reports_study_name(tmp_path, monkeypatch):
+    d = write_results(tmp_path / "r", random_study(games=5, players=(2,)), name="my study")
+    parser = argparse.ArgumentParser(prog="fastmach")
+    register_cli(parser.add_subparsers(dest="command"))
+    monkeypatch.chdir(tmp_path)
+    args = parser.parse_args(["report", str(d)])
+    assert args.func(args) == 0
+    assert (tmp_path / "reports" / "my-study" / "index.html").is_file()
+    args = parser.parse_args(["report", str(d), "--out", str(tmp_path / "elsewhere")])
+    assert args.func(args) == 0
+    assert (tmp_path / "elsewhere" / "summary.md").is_file()
+
+
+# ----------------------------------------------------------------- real browser
+
+CHECK_SCRIPT = """<script>
+window.addEventListener("load", function () {
+  var res = Array.prototype.map.call(document.images, function (im) {
+    return {alt: im.alt, complete: im.complete, w: im.naturalWidth, h: im.naturalHeight};
+  });
+  var pre = document.createElement("pre");
+  pre.id = "imgcheck";
+  pre.textContent = "IMG" + "CHECK:" + JSON.stringify(res) + ":END";
+  document.body.appendChild(pre);
+});
+</script>"""
+
+
+def chromium() -> str:
+    exe = os.environ.get("FASTMACH_CHROMIUM") or next(
+        (p for p in map(shutil.which, ("chromium", "chromium-browser", "google-chrome"))
+         if p), None)
+    if exe is None:
+        pytest.fail("Chromium not found: install it (Debian: `apt-get install -y chromium`) "
+                    "or set FASTMACH_CHROMIUM; the report must be checked in a real browser")
+    return exe
+
+
+def render_images(page: Path, tmp: Path) -> list[dict]:
+    """Load a copy of ``page`` in headless Chromium and report every <img>'s load state."""
+    html = page.read_text()
+    assert "</body>" in html
+    probe = page.with_name("_imgcheck_" + page.name)
+    probe.write_text(html.replace("</body>", CHECK_SCRIPT + "</body>"))
+    cmd = [chromium(), "--headless=new", "--no-sandbox", "--disable-gpu",
+           "--disable-dev-shm-usage", "--no-first-run", f"--user-data-dir={tmp / 'profile'}",
+           "--virtual-time-budget=10000", "--dump-dom", probe.resolve().as_uri()]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=90)
+    m = re.search(r"IMGCHECK:(\[.*?\]):END", proc.stdout)
+    assert m, f"no image report from Chromium (rc {proc.returncode}): {proc.stderr[-2000:]}"
+    return json.loads(m.group(1))
+
+
+def test_every_figure_loads_in_headless_chromium(built, tmp_path):
+    _, index = built
+    images = render_images(index, tmp_path)
+    assert len(images) == len(FIGURES)
+    for im in images:
+        assert im["complete"] and im["w"] > 0 and im["h"] > 0, im
+
+
+def test_browser_check_detects_a_broken_image(tmp_path):
+    """The probe can fail: a page with a corrupt image reports naturalWidth 0."""
+    page = tmp_path / "broken.html"
+    page.write_text('<!DOCTYPE html><html><body><img alt="bad" '
+                    'src="data:image/png;base64,iVBORw0KGgoAAAAA"></body></html>')
+    images = render_images(page, tmp_path)
+    assert images == [{"alt": "bad", "complete": True, "w": 0, "h": 0}]
