@@ -551,16 +551,39 @@ def _context(cell: str, rules: str) -> str:
     return cell[len(rules):] if cell.startswith(rules) else cell.split("|", 1)[-1]
 
 
+def _parent(ctx: str, rules: str, cells: dict) -> str | None:
+    """Rules string of the nearest baseline of ``rules`` in context ``ctx``.
+
+    Among the cells of the same context and preset whose overrides are a strict subset of
+    this cell's overrides, the one with the most overrides (``classic(decks=3)`` is the
+    baseline of ``classic(ace=low-only,decks=3)``; ``classic`` that of
+    ``classic(ace=low-only)``).
+    """
+    preset, over = parse_rules(rules)
+    items = set(over.items())
+    best, best_n = None, -1
+    for (c, other) in cells:
+        if c != ctx or other == rules:
+            continue
+        p, o = parse_rules(other)
+        if p == preset and set(o.items()) < items and len(o) > best_n:
+            best, best_n = other, len(o)
+    return best
+
+
 def rule_differences(df: pd.DataFrame, baseline: str | None = None) -> pd.DataFrame:
     """Pair every cell with its baseline cell and name what differs.
 
     The baseline of a cell is the cell with the same players, line-up and rotation whose
-    rules string is ``baseline`` if given, else the cell's bare preset (``classic`` for
-    ``classic(ace=low-only)``). Cells that are their own baseline or have none are left
-    out. Columns: ``cell, baseline_cell, rules, baseline_rules, preset, players, lineup,
-    n_changes, change`` (``ace=low-only``, or ``rules`` when presets differ), ``label``
-    (``ace=low-only vs classic``) and ``changed_params`` (every parameter column that
-    differs, ``name: base -> variant``).
+    rules string is ``baseline`` if given; else the nearest cell of the same preset whose
+    overrides are a strict subset of this cell's (usually the bare preset: ``classic`` for
+    ``classic(ace=low-only)``; ``classic(decks=3,hand_size=15)`` for
+    ``classic(ace=low-only,decks=3,hand_size=15)``). Cells without a baseline are left out.
+    Columns: ``cell, baseline_cell, rules, baseline_rules, preset, players, lineup,
+    n_changes, change`` (``ace=low-only``, or the rules string when presets differ),
+    ``label`` (``ace=low-only vs classic``), ``pool`` (the label with the baseline named by
+    its preset only, so that contexts with extra common overrides pool together) and
+    ``changed_params`` (every parameter column that differs, ``name: base -> variant``).
     """
     _require(df, ("cell", "rules"), "rule_differences")
     info = df.drop_duplicates("cell")
@@ -570,8 +593,8 @@ def rule_differences(df: pd.DataFrame, baseline: str | None = None) -> pd.DataFr
     rows = []
     for (ctx, rules), r in sorted(cells.items(), key=lambda kv: kv[0]):
         preset, over = parse_rules(rules)
-        base_rules = baseline if baseline is not None else preset
-        if base_rules == rules or (ctx, base_rules) not in cells:
+        base_rules = baseline if baseline is not None else _parent(ctx, rules, cells)
+        if base_rules is None or base_rules == rules or (ctx, base_rules) not in cells:
             continue
         b = cells[(ctx, base_rules)]
         bpreset, bover = parse_rules(base_rules)
@@ -580,18 +603,20 @@ def rule_differences(df: pd.DataFrame, baseline: str | None = None) -> pd.DataFr
             diff.update({k: "(preset)" for k in bover if k not in over})
             change = ",".join(f"{k}={v}" for k, v in sorted(diff.items()))
             n = len(diff)
+            pool = f"{change} vs {preset}"
         else:
             change, n = rules, -1
+            pool = f"{rules} vs {base_rules}"
         params = [f"{p}: {b[p]} -> {r[p]}" for p in RULE_PARAMETERS
                   if p in info.columns and str(b[p]) != str(r[p])]
         rows.append({"cell": r["cell"], "baseline_cell": b["cell"], "rules": rules,
                      "baseline_rules": base_rules, "preset": preset,
                      "players": r.get("players", np.nan), "lineup": r.get("lineup", None),
                      "n_changes": n, "change": change,
-                     "label": f"{change} vs {base_rules}",
+                     "label": f"{change} vs {base_rules}", "pool": pool,
                      "changed_params": "; ".join(params)})
     cols = ["cell", "baseline_cell", "rules", "baseline_rules", "preset", "players",
-            "lineup", "n_changes", "change", "label", "changed_params"]
+            "lineup", "n_changes", "change", "label", "pool", "changed_params"]
     return pd.DataFrame(rows, columns=cols)
 
 
@@ -605,8 +630,7 @@ EFFECT_METRICS = {
 }
 
 
-def _outcomes(g: pd.DataFrame) -> pd.DataFrame:
-    keys = ["replicate"] + (["rotation"] if "rotation" in g.columns else [])
+def _outcomes(g: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     out = g[keys].copy()
     out["turns"] = g["turns"].astype(float)
     out["stock_out"] = g["stock_exhausted"].astype(bool).astype(float)
@@ -619,17 +643,18 @@ def paired_effects(variant: pd.DataFrame, base: pd.DataFrame,
                    confidence: float = 0.95) -> pd.DataFrame:
     """Paired differences variant - baseline for games that share a deal.
 
-    Games are matched on ``replicate`` (and ``rotation`` when present): common random
-    numbers give both the same deal. For ``turns`` the interval is a paired t interval;
+    Games are matched on ``replicate`` (and ``rotation`` when present; ``_ctx`` is an
+    internal context key used by :func:`variant_effects`): common random numbers give both
+    the same deal. For ``turns`` the interval is a paired t interval;
     for the binary outcomes (``stock_out``, ``first_seat_win``) it is the normal (Wald)
     interval of a paired difference of proportions,
     ``se = sqrt(p10 + p01 - (p10 - p01)^2) / sqrt(n)``. Returns one row per metric:
     ``metric, pairs, baseline, variant, diff, diff_lo, diff_hi``.
     """
-    keys = ["replicate"] + (["rotation"] if "rotation" in variant.columns
-                            and "rotation" in base.columns else [])
-    a = _outcomes(variant)
-    b = _outcomes(base)
+    keys = ["replicate"] + [k for k in ("rotation", "_ctx")
+                            if k in variant.columns and k in base.columns]
+    a = _outcomes(variant, keys)
+    b = _outcomes(base, keys)
     if a.duplicated(keys).any() or b.duplicated(keys).any():
         raise FastmachError("paired_effects: a cell holds two games with the same "
                             f"{' and '.join(keys)}; cannot pair games")
@@ -661,8 +686,9 @@ def variant_effects(df: pd.DataFrame, baseline: str | None = None, pooled: bool 
     """Effect of each rule variant against its baseline (see :func:`rule_differences`).
 
     With ``pooled=True`` (default) the pairs of every players/line-up context of the same
-    (variant rules, baseline rules) are pooled into one estimate, giving one row per rule
-    change and metric; with ``pooled=False`` there is one row per variant cell and metric.
+    rule change (column ``pool`` of :func:`rule_differences`) are pooled into one estimate,
+    giving one row per rule change and metric (``rules``/``baseline_rules`` then list every
+    rules string pooled, space-separated); with ``pooled=False`` there is one row per variant cell and metric.
     Columns: ``rules, baseline_rules, preset, change, label`` (+ ``cell, baseline_cell,
     players, lineup`` when not pooled), then those of :func:`paired_effects`.
     """
@@ -672,18 +698,17 @@ def variant_effects(df: pd.DataFrame, baseline: str | None = None, pooled: bool 
     by_cell = dict(tuple(df.groupby("cell", sort=False)))
     parts = []
     if pooled:
-        for (rules, brules), grp in diffs.groupby(["rules", "baseline_rules"], sort=True):
+        for pool, grp in diffs.groupby("pool", sort=True):
             v = pd.concat([by_cell[c].assign(_ctx=i) for i, c in enumerate(grp["cell"])])
             b = pd.concat([by_cell[c].assign(_ctx=i)
                            for i, c in enumerate(grp["baseline_cell"])])
-            # pair within each context: make the context part of the replicate key
-            v = v.assign(replicate=v["replicate"].astype(np.int64) * 100_000 + v["_ctx"])
-            b = b.assign(replicate=b["replicate"].astype(np.int64) * 100_000 + b["_ctx"])
+            # games pair within a context only (paired_effects matches on _ctx too)
             eff = paired_effects(v, b, confidence)
             first = grp.iloc[0]
-            parts.append(eff.assign(rules=rules, baseline_rules=brules,
+            parts.append(eff.assign(rules=" ".join(dict.fromkeys(grp["rules"])),
+                                    baseline_rules=" ".join(dict.fromkeys(grp["baseline_rules"])),
                                     preset=first["preset"], change=first["change"],
-                                    label=first["label"], cells=len(grp)))
+                                    label=pool, cells=len(grp)))
         lead = ["rules", "baseline_rules", "preset", "change", "label", "cells"]
     else:
         for _, r in diffs.iterrows():

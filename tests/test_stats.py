@@ -263,3 +263,19 @@ def test_random_study_recovers_its_built_in_effects():
     assert lo < 7.5 and hi > 4.5 and lo > 0  # built in: +6 turns (+0..3 noise difference)
     t = S.seat_equality_test(df, by=["rules", "players"])
     assert (t["best_offset"] == 0).mean() > 0.7  # built in: first player favoured
+
+
+def test_rule_differences_use_nearest_baseline_with_common_overrides():
+    # at 5 players every cell has three decks; the ace variant pairs with the 3-deck cell
+    base = table([(0, 0, 0, "emptied", 9, False)], players=5,
+                 rules="classic(decks=3,hand_size=15)")
+    var = table([(0, 0, 0, "emptied", 19, False)], players=5,
+                rules="classic(ace=low-only,decks=3,hand_size=15)")
+    base2, var2 = _pair()
+    df = pd.concat([base, var, base2, var2], ignore_index=True)
+    d = S.rule_differences(df).set_index("players")
+    assert d.loc[5, "baseline_rules"] == "classic(decks=3,hand_size=15)"
+    assert d.loc[5, "change"] == "ace=low-only" and d.loc[5, "pool"] == "ace=low-only vs classic"
+    pooled = S.variant_effects(df).set_index("metric")
+    assert pooled.loc["turns", "label"] == "ace=low-only vs classic"
+    assert pooled.loc["turns", "pairs"] == 5 and pooled.loc["turns", "diff"] == pytest.approx(18 / 5)
