@@ -13,7 +13,8 @@ One integer variable per meld *type* counts how many copies of it are on the fin
   most K_eff jokers: deal the joker slots round-robin, position by position (see _runs_of).
 
 Card balance: for every card type (jokers included) copies used = table + placed,
-0 <= placed <= hand. Maximise the weight of placed.
+0 <= placed <= hand. Maximise the weight of placed. Hand cards can make an invalid table
+partitionable (5C 6C + 7C), so when the optimum places cards the table alone is solved too.
 
 Which run lengths are needed. A run of length L >= 6 splits into consecutive windows of
 lengths 3..5 (6=3+3, 7=3+4, 8=4+4, then add 3s); each piece is a window of the same suit
@@ -200,6 +201,11 @@ def solve(table: Sequence[int], hand: Sequence[int], *, decks: int, ace_high: bo
                         jokers_per_meld=jokers_per_meld)
     except ValidationError as err:
         raise ReferenceFailure(f"MILP solution does not reconstruct: {err}") from err
+    if placed:
+        # hand cards can rescue an invalid table (5C 6C + 7C); the table alone must pass
+        if solve(table, [], decks=decks, ace_high=ace_high, jokers_per_meld=jokers_per_meld,
+                 known_valid=known_valid) is None:
+            return None
     weight = int(round(sum(w[c] for c in placed)))
     return weight, placed, melds
 
