@@ -42,8 +42,9 @@ FIGURES = {
                        "Win rate of each seat counted clockwise from the first player, per "
                        "preset and player count; the dashed line is the fair share."),
     "strategy_matrix": ("Strategy win rates",
-                        "Share of games a strategy wins when seated in a mixed line-up, "
-                        "against the share it would win if skill did not matter."),
+                        "Share of games a strategy wins when seated in a mixed line-up (every "
+                        "rules variant of a preset pooled), against the share it would win if "
+                        "skill did not matter."),
     "rule_effects": ("Effect of each rule",
                      "Paired difference variant minus baseline on the same deals (common "
                      "random numbers), pooled over player counts and line-ups."),
@@ -307,8 +308,8 @@ def _tables(a: _Analysis) -> list[_Table]:
                "Seat 1 is the first player; rates are shares of all games (95% Wilson); the "
                "chi-square test compares seat wins among games with a winner."),
         _Table("Win rate by strategy (mixed line-ups)", strategies,
-               "A game counts once for each strategy seated in it; fair share = seats held / "
-               "players."),
+               "A game counts once for each strategy seated in it; every rules variant of a "
+               "preset pooled; fair share = seats held / players."),
         _Table("Effect of each rule against its baseline", effects,
                "Variant minus baseline on the same deals, 95% intervals (paired t for length, "
                "paired difference of proportions for binary outcomes); pp = percentage points."),

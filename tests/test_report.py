@@ -125,7 +125,8 @@ window.addEventListener("load", function () {
 
 
 def chromium() -> str:
-    exe = os.environ.get("FASTMACH_CHROMIUM") or next(
+    env = os.environ.get("FASTMACH_CHROMIUM")
+    exe = (env if env and shutil.which(env) else None) or next(
         (p for p in map(shutil.which, ("chromium", "chromium-browser", "google-chrome"))
          if p), None)
     if exe is None:
@@ -164,3 +165,10 @@ def test_browser_check_detects_a_broken_image(tmp_path):
                     'src="data:image/png;base64,iVBORw0KGgoAAAAA"></body></html>')
     images = render_images(page, tmp_path)
     assert images == [{"alt": "bad", "complete": True, "w": 0, "h": 0}]
+
+
+def test_missing_chromium_fails_instead_of_skipping(monkeypatch, tmp_path):
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.setenv("FASTMACH_CHROMIUM", str(tmp_path / "no-such-browser"))
+    with pytest.raises(pytest.fail.Exception, match="apt-get install -y chromium"):
+        chromium()
