@@ -23,7 +23,7 @@ import pandas as pd  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.patches import Patch  # noqa: E402
 
-from fastmach.stats import parse_rules  # noqa: E402
+from fastmach.stats import is_base_rules, parse_rules  # noqa: E402
 
 __all__ = [
     "PRESET_COLOURS", "preset_colour", "plot_length_distributions",
@@ -110,25 +110,28 @@ def plot_exhaustion_vs_players(table: pd.DataFrame) -> Figure:
     """Stock exhaustion probability against player count, one line per preset.
 
     ``table`` is :func:`fastmach.stats.exhaustion_by_players`; rows whose rules string is a
-    bare preset are drawn (error bars: 95% Wilson intervals).
+    bare preset (or a preset with only a bigger deal, :func:`fastmach.stats.is_base_rules`,
+    drawn dotted) are drawn (error bars: 95% Wilson intervals).
     """
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
-    plain = table[table["rules"] == table["preset"]]
-    presets = _rules_order(plain["preset"])
-    for i, p in enumerate(presets):
-        s = plain[plain["preset"] == p].sort_values("players")
-        x = s["players"].to_numpy() + (i - (len(presets) - 1) / 2) * 0.05
+    plain = table[table["rules"].map(is_base_rules)]
+    rules = _rules_order(plain["rules"])
+    for i, r in enumerate(rules):
+        s = plain[plain["rules"] == r].sort_values("players")
+        x = s["players"].to_numpy() + (i - (len(rules) - 1) / 2) * 0.05
         y = 100 * s["stock_out"].to_numpy()
         err = 100 * np.vstack([s["stock_out"] - s["stock_out_lo"],
                                s["stock_out_hi"] - s["stock_out"]])
-        ax.errorbar(x, y, yerr=err, marker="o", capsize=3, color=preset_colour(p), label=p)
+        bare = r == parse_rules(r)[0]
+        ax.errorbar(x, y, yerr=err, marker="o" if bare else "D", ls="-" if bare else ":",
+                    capsize=3, color=preset_colour(parse_rules(r)[0]), label=r)
     ax.set_xticks(sorted(plain["players"].unique()))
     ax.set_xlabel("players")
     ax.set_ylabel("games where the stock ran out (%)")
     ax.set_ylim(bottom=0)
     ax.set_title("Stock exhaustion by player count (95% Wilson intervals)")
     ax.grid(alpha=0.3)
-    ax.legend(title="preset", frameon=False)
+    ax.legend(title="rules", frameon=False, fontsize=8)
     fig.tight_layout()
     return fig
 
@@ -137,9 +140,9 @@ def plot_seat_advantage(table: pd.DataFrame) -> Figure:
     """Win rate by seat counted from the first player, one panel per player count.
 
     ``table`` is :func:`fastmach.stats.seat_win_rates` grouped by ``("rules", "players")``;
-    rows of bare presets are drawn. The dashed line is the fair share 1/players.
+    rows of bare presets (or presets with only a bigger deal) are drawn. The dashed line is the fair share 1/players.
     """
-    plain = table[table["rules"].map(lambda r: not parse_rules(r)[1])]
+    plain = table[table["rules"].map(is_base_rules)]
     players = sorted(plain["players"].unique())
     presets = _rules_order(plain["rules"])
     fig, axes = _panels(len(players), sharey=False)
@@ -153,7 +156,8 @@ def plot_seat_advantage(table: pd.DataFrame) -> Figure:
             y = 100 * s["win_rate"].to_numpy()
             err = 100 * np.vstack([s["win_rate"] - s["win_rate_lo"],
                                    s["win_rate_hi"] - s["win_rate"]])
-            ax.errorbar(x, y, yerr=err, fmt="o", capsize=3, color=preset_colour(r), label=r)
+            ax.errorbar(x, y, yerr=err, fmt="o" if r == parse_rules(r)[0] else "D", capsize=3,
+                        color=preset_colour(parse_rules(r)[0]), label=r)
         ax.axhline(100 / p, color="grey", ls="--", lw=1, label="fair share")
         ax.set_xticks(range(1, p + 1))
         ax.set_xlabel("seat (1 = first player, clockwise)")

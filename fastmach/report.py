@@ -115,7 +115,7 @@ def _p(p: float) -> str:
 
 
 def _is_plain(rules: str) -> bool:
-    return not stats.parse_rules(rules)[1]
+    return stats.is_base_rules(rules)
 
 
 @dataclass
@@ -324,7 +324,7 @@ def _figures(df: pd.DataFrame, a: _Analysis, fig_dir: Path) -> list[dict]:
     makers = {
         "game_length": (lambda: plots.plot_length_distributions(df), True),
         "stock_exhaustion": (lambda: plots.plot_exhaustion_vs_players(a.exhaustion),
-                             bool((a.exhaustion["rules"] == a.exhaustion["preset"]).any())),
+                             bool(a.exhaustion["rules"].map(_is_plain).any())),
         "seat_advantage": (lambda: plots.plot_seat_advantage(a.seats),
                            bool(a.seats["rules"].map(_is_plain).any())),
         "strategy_matrix": (lambda: plots.plot_strategy_matrix(a.strategies),

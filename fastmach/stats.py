@@ -17,8 +17,8 @@ Public functions
   by seat counted from the first player.
 - :func:`strategy_win_rates` -- share of games a strategy wins when it sits.
 - :func:`penalty_points` -- mean hand points left per seat.
-- :func:`parse_rules`, :func:`rule_differences` -- which single rule a cell changes
-  against its baseline.
+- :func:`parse_rules`, :func:`is_base_rules`, :func:`rule_differences` -- which single
+  rule a cell changes against its baseline.
 - :func:`paired_effects`, :func:`variant_effects` -- paired differences on common random
   numbers (game length, stock exhaustion, first-seat win).
 """
@@ -51,6 +51,7 @@ __all__ = [
     "strategy_win_rates",
     "penalty_points",
     "parse_rules",
+    "is_base_rules",
     "rule_differences",
     "paired_effects",
     "variant_effects",
@@ -452,7 +453,8 @@ def strategy_win_rates(df: pd.DataFrame, by: str | Sequence[str] = "cell",
     nseat = _seat_count(df)
     if nseat == 0:
         raise FastmachError("strategy_win_rates: result table lacks column(s) strategy_0")
-    strat = df[[f"strategy_{i}" for i in range(nseat)]].astype(object).to_numpy()
+    strat = df[[f"strategy_{i}" for i in range(nseat)]].astype(object).to_numpy(
+        dtype=object, na_value=None)  # NaN, None or pd.NA beyond the players -> None
     if mixed_only:
         kinds = np.array([len({x for x in r if isinstance(x, str)}) for r in strat])
         df, strat = df[kinds > 1], strat[kinds > 1]
@@ -544,6 +546,16 @@ def parse_rules(text: str) -> tuple[str, dict[str, str]]:
             k, v = item.split("=", 1)
             overrides[k.strip()] = v.strip()
     return preset, overrides
+
+
+#: Overrides that only size the deal (three decks, 15 cards for 5-6 players): a preset
+#: with only these overrides still counts as the bare tradition (:func:`is_base_rules`).
+DEAL_PARAMETERS = ("decks", "hand_size")
+
+
+def is_base_rules(rules: str) -> bool:
+    """True for a bare preset, or a preset whose only overrides size the deal."""
+    return set(parse_rules(rules)[1]) <= set(DEAL_PARAMETERS)
 
 
 def _context(cell: str, rules: str) -> str:

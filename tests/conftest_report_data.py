@@ -134,6 +134,10 @@ def write_results(directory: Path, df: pd.DataFrame, name: str = "synthetic",
                   manifest: bool = True, chunks: int = 2) -> Path:
     """Write ``df`` as parquet chunks plus ``_study.json`` the way a sweep does."""
     directory.mkdir(parents=True, exist_ok=True)
+    df = df.reset_index(drop=True)
+    for c in df.columns:  # typed nulls, as the sweep writes them, so chunks share a schema
+        if c.startswith("strategy_"):
+            df[c] = df[c].astype("string")
     for i, part in enumerate(np.array_split(np.arange(len(df)), chunks)):
         df.iloc[part].to_parquet(directory / f"chunk-{i:05d}.parquet", index=False)
     if manifest:

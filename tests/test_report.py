@@ -8,6 +8,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from conftest_report_data import STUDY_TOML, random_study, write_results
@@ -172,3 +173,14 @@ def test_missing_chromium_fails_instead_of_skipping(monkeypatch, tmp_path):
     monkeypatch.setenv("FASTMACH_CHROMIUM", str(tmp_path / "no-such-browser"))
     with pytest.raises(pytest.fail.Exception, match="apt-get install -y chromium"):
         chromium()
+
+
+def test_three_deck_cells_count_as_the_tradition(tmp_path):
+    df = random_study(games=8, presets=("classic",), players=(2, 3), variants=(),
+                      lineups=(("expert",),))
+    five = random_study(games=8, presets=(), players=(5,),
+                        variants=("classic(decks=3,hand_size=15)",), lineups=(("expert",),))
+    index = build_report(write_results(tmp_path / "r", pd.concat([df, five])), tmp_path / "o")
+    html = index.read_text()
+    assert "classic(decks=3,hand_size=15), 5 players:" in html  # seat finding
+    assert 'id="fig-stock_exhaustion"' in html

@@ -279,3 +279,9 @@ def test_rule_differences_use_nearest_baseline_with_common_overrides():
     pooled = S.variant_effects(df).set_index("metric")
     assert pooled.loc["turns", "label"] == "ace=low-only vs classic"
     assert pooled.loc["turns", "pairs"] == 5 and pooled.loc["turns", "diff"] == pytest.approx(18 / 5)
+
+
+def test_is_base_rules_allows_only_deal_size_overrides():
+    assert S.is_base_rules("classic") and S.is_base_rules("ace-low(decks=3,hand_size=15)")
+    assert not S.is_base_rules("classic(ace=low-only)")
+    assert not S.is_base_rules("ace-low(decks=3,hand_size=15,jokers=2)")
