@@ -1,0 +1,304 @@
+"""Whole games in batches: ``play_games`` (one row per game) and the ``play`` command.
+
+The turn loop runs in ``fastmach._engine`` (Cython, no Python object, GIL released). This
+module validates rules and strategies, derives the deals and returns a tidy DataFrame.
+
+Seeding. Replicate ``r`` of root seed ``S`` uses ``rng = default_rng(SeedSequence([r, S]))``:
+the deck (sorted card ids: each of the 52 types ``decks`` times, then the jokers) is
+``rng.permutation(deck)``, then the dealer is ``rng.integers(players)``, then the game's
+64-bit in-game seed ``rng.integers(0, 2**64, dtype=uint64)`` (splitmix64 in the engine;
+used by fallible and, later, lookahead players). Cards are dealt one at a time starting
+left of the dealer (seat ``dealer + 1``, who plays first); the rest is the stock, drawn
+from the front. Later hands of a match use ``rng.permutation(deck)`` again from the same
+stream, the dealer moving one seat clockwise each hand. A game therefore depends only on
+(rules, seats, root seed, replicate), never on batch size or worker count.
+
+Model choices (where RULES.md leaves room):
+
+- ``score_i`` is penalty points (``hand_points`` scheme), lower is better: the hand's
+  points for a single hand (the winner who emptied their hand scores 0), the total over
+  the hands of a match. Match winner: lowest total, a tie gives -1. Single hand: the hand's
+  winner (emptied, or ``blocked_winner`` on a blocked / stock-out hand: "none" -> -1,
+  "lowest" -> lowest hand points, tie -> -1).
+- ``rotations:N`` plays N x players hands; ``threshold:T`` plays hands until a total
+  reaches T.
+- Match rows: ``turns``, ``rounds``, ``cards_drawn``, ``plays``, ``failed`` are summed over
+  the hands, ``max_table`` is the maximum, ``end``, ``cards_left_i``, ``hand_points_i``
+  describe the last hand, ``first_player`` the first hand, ``stock_exhausted`` is true if
+  the stock ran out in any hand, ``stock_exhausted_turn`` counts turns from the start of
+  the match (1-based turn that drew the last stock card; 0 when the deal left no stock;
+  -1 never). Extra columns: ``hands`` (hands played), ``dealer`` (first dealer).
+- ``rounds`` = ceil(turns / players) per hand.
+- play-on: a player who would draw passes; the hand is blocked after ``players``
+  consecutive turns, begun with an empty stock, that added no card.
+- ends-hand: the hand ends (``stock-out``) when a player must draw from an empty stock,
+  also as a failed-manipulation penalty; a penalty takes only the cards still available.
+- ``joker_swap = "hand"``: a player who has opened may take table jokers back into the
+  hand by putting in their place the real card each stands for (in the current meld list,
+  the solver's witness); the swapped-in cards count as placed, so the turn is a play. The
+  expert swaps every joker it can when the play that follows puts at least as many cards
+  (net) as the best play without swapping.
+- opening: before a player's first play, only melds of hand cards worth at least
+  ``opening_points`` (A 1, J/Q/K 10, a joker as the card it stands for; best set by
+  points, then cards); the opening player cannot touch the table on that turn.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+
+from fastmach.cards import JOKER, card_points
+from fastmach.errors import FastmachError
+from fastmach.rules import Rules, resolve_rules
+from fastmach.strategies import Strategy, parse_seats, split_strategies
+
+__all__ = ["play_games", "engine_config", "make_engine", "deck_of", "register_cli", "bench"]
+
+try:
+    from fastmach import _engine
+except ImportError as _err:  # pragma: no cover
+    from fastmach._check_build import raise_build_error
+
+    raise_build_error(_err)
+
+_MATCH_CODES = {"single": 0, "rotations": 1, "threshold": 2}
+
+
+def deck_of(rules: Rules) -> np.ndarray:
+    """Sorted card ids of the deck: each of the 52 types ``decks`` times, then jokers."""
+    return np.concatenate([
+        np.repeat(np.arange(JOKER, dtype=np.uint8), rules.decks),
+        np.full(rules.jokers, JOKER, dtype=np.uint8),
+    ])
+
+
+def engine_config(rules: Rules, seats: Sequence[Strategy]) -> dict:
+    """Plain ints and arrays describing rules and seats for ``_engine.Engine``."""
+    from fastmach.solver import _POINT_SCALE, opening_weights
+
+    ow, ojw = opening_weights()
+    return dict(
+        players=rules.players,
+        decks=rules.decks,
+        deck_size=rules.deck_size,
+        hand_size=rules.hand_size,
+        ace_high=int(rules.ace_high),
+        jokers_per_meld=rules.jokers_per_meld,
+        swap_hand=int(rules.joker_swap == "hand"),
+        may_draw=int(rules.may_draw_when_able),
+        opening=rules.opening_points,
+        penalty=rules.failed_penalty,
+        ends_hand=int(rules.stock_empty == "ends-hand"),
+        lowest=int(rules.blocked_winner == "lowest"),
+        hand_points=card_points(rules.hand_points),
+        opening_w=ow,
+        opening_jw=ojw,
+        opening_scale=_POINT_SCALE,
+        deck=deck_of(rules),
+        match_kind=_MATCH_CODES[rules.match_kind],
+        match_value=rules.match_value,
+        seats=[(s.code, s.vector()) for s in seats],
+    )
+
+
+def make_engine(rules: Rules | str, seats: Sequence[str | Strategy]):
+    """Validated rules and seats -> (Rules, [Strategy], compiled Engine)."""
+    rules = resolve_rules(rules)
+    strategies = parse_seats(seats, rules.players)
+    return rules, strategies, _engine.Engine(engine_config(rules, strategies))
+
+
+def _replicates(replicates) -> np.ndarray:
+    reps = np.asarray(replicates)
+    if reps.ndim != 1:
+        raise FastmachError(f"replicates must be a 1-D sequence of integers, got shape {reps.shape}")
+    if reps.size and reps.dtype.kind not in "iu":
+        raise FastmachError(f"replicates must be integers, got dtype {reps.dtype}")
+    reps = reps.astype(np.int64)
+    if reps.size and reps.min() < 0:
+        raise FastmachError(f"replicates must be >= 0, got {int(reps.min())}")
+    return reps
+
+
+def _check_seed(root_seed) -> int:
+    if isinstance(root_seed, bool) or not isinstance(root_seed, (int, np.integer)) or root_seed < 0:
+        raise FastmachError(f"seed must be a non-negative integer, got {root_seed!r}")
+    if root_seed >= 2**63:
+        raise FastmachError(f"seed must be below 2**63, got {root_seed}")
+    return int(root_seed)
+
+
+def play_games(
+    rules: Rules | str,
+    seats: Sequence[str],
+    root_seed: int,
+    replicates: Sequence[int] | np.ndarray,
+    *,
+    log: str | Path | None = None,
+) -> pd.DataFrame:
+    """Play one game (a hand, or a match) per replicate; one row per game.
+
+    ``seats``: one strategy string per seat (``len == rules.players``). ``log``: also write
+    every game as JSON lines (see ``fastmach.gamelog``), appended to the file.
+    """
+    rules, strategies, eng = make_engine(rules, seats)
+    seed = _check_seed(root_seed)
+    reps = _replicates(replicates)
+    out = eng.play_batch(seed, reps)
+    df = _frame(rules, strategies, seed, reps, out)
+    if log is not None:
+        from fastmach.gamelog import write_log
+
+        write_log(log, rules, strategies, seed, reps, expect=df)
+    return df
+
+
+def _frame(rules: Rules, strategies, seed: int, reps: np.ndarray, out: dict) -> pd.DataFrame:
+    P = rules.players
+    ends = np.asarray(_engine.ENDS, dtype=object)
+    cols: dict[str, object] = {
+        "seed": np.full(len(reps), seed, dtype=np.int64),
+        "replicate": reps,
+        "first_player": out["first_player"],
+        "winner": out["winner"],
+        "end": ends[out["end"]] if len(reps) else np.array([], dtype=object),
+        "turns": out["turns"],
+        "rounds": out["rounds"],
+        "stock_exhausted": out["stock_exhausted_turn"] >= 0,
+        "stock_exhausted_turn": out["stock_exhausted_turn"],
+        "cards_drawn": out["cards_drawn"],
+        "plays": out["plays"],
+        "failed": out["failed"],
+        "max_table": out["max_table"],
+        "hands": out["hands"],
+        "dealer": out["dealer"],
+    }
+    for i in range(P):
+        cols[f"strategy_{i}"] = str(strategies[i])
+    for i in range(P):
+        cols[f"cards_left_{i}"] = out["cards_left"][:, i]
+    for i in range(P):
+        cols[f"hand_points_{i}"] = out["hand_points"][:, i]
+    for i in range(P):
+        cols[f"score_{i}"] = out["score"][:, i]
+    return pd.DataFrame(cols)
+
+
+# ---------------------------------------------------------------------------------------
+# command line
+
+def _lineups(strategies: list[str], players: int, rotate: bool) -> list[list[str]]:
+    """Seats for each rotation: the list cycled over the seats, rotated with --rotate."""
+    base = [strategies[i % len(strategies)] for i in range(players)]
+    if not rotate:
+        return [base]
+    return [base[-k:] + base[:-k] if k else list(base) for k in range(players)]
+
+
+def run_play(
+    rules: Rules | str,
+    strategies: str | Sequence[str],
+    games: int,
+    seed: int,
+    *,
+    players: int | None = None,
+    rotate: bool = False,
+    log: str | Path | None = None,
+    progress: bool | None = None,
+    chunk: int = 500,
+) -> pd.DataFrame:
+    """``fastmach play``: games for each line-up (rotations replay the same deals)."""
+    rules = resolve_rules(rules)
+    if players is not None:
+        rules = rules.replace(players=players)
+    names = split_strategies(strategies) if isinstance(strategies, str) else list(strategies)
+    if isinstance(games, bool) or not isinstance(games, (int, np.integer)) or games < 1:
+        raise FastmachError(f"--games must be a positive integer, got {games!r}")
+    seed = _check_seed(seed)
+    lineups = _lineups(names, rules.players, rotate)
+    for lineup in lineups:  # validate every seat before the first game
+        parse_seats(lineup, rules.players)
+    if log is not None:
+        Path(log).write_text("")
+    from tqdm import tqdm
+
+    frames = []
+    total = games * len(lineups)
+    with tqdm(total=total, unit="game", disable=(progress is False) or (progress is None and total < 5000),
+              file=sys.stderr) as bar:
+        for k, lineup in enumerate(lineups):
+            for lo in range(0, games, chunk):
+                reps = np.arange(lo, min(games, lo + chunk), dtype=np.int64)
+                df = play_games(rules, lineup, seed, reps, log=log)
+                df.insert(2, "rotation", k)
+                frames.append(df)
+                bar.update(len(reps))
+    return pd.concat(frames, ignore_index=True)
+
+
+def summary(df: pd.DataFrame, rules: Rules, seconds: float) -> str:
+    """One line: games, speed, end shares, win shares per strategy."""
+    n = len(df)
+    P = rules.players
+    ends = df["end"].value_counts(normalize=True)
+    end_txt = ", ".join(f"{e} {100 * ends.get(e, 0):.1f}%" for e in ("emptied", "blocked", "stock-out"))
+    wins: dict[str, int] = {}
+    for i in range(P):
+        for s, w in zip(df[f"strategy_{i}"], df["winner"] == i):
+            wins[s] = wins.get(s, 0) + int(w)
+    seats_per = {s: int((df[[f"strategy_{i}" for i in range(P)]] == s).to_numpy().sum()) for s in wins}
+    win_txt = ", ".join(f"{s} {100 * wins[s] / max(1, seats_per[s]):.1f}%/seat" for s in wins)
+    return (
+        f"{n} games of {rules} in {seconds:.2f} s ({n / max(seconds, 1e-9):.0f} games/s); "
+        f"ends: {end_txt}; no winner {100 * (df['winner'] < 0).mean():.1f}%; "
+        f"wins: {win_txt}; mean turns {df['turns'].mean():.1f}"
+    )
+
+
+def _cli_play(args: argparse.Namespace) -> int:
+    rules = resolve_rules(args.rules)
+    if args.players is not None:
+        rules = rules.replace(players=args.players)
+    out = Path(args.out)
+    if out.suffix != ".parquet":
+        raise FastmachError(f"--out {args.out!r}: expected a .parquet file")
+    t0 = time.perf_counter()
+    df = run_play(rules, args.strategies, args.games, args.seed, rotate=args.rotate, log=args.log)
+    dt = time.perf_counter() - t0
+    out.parent.mkdir(parents=True, exist_ok=True)
+    df.to_parquet(out, index=False)
+    print(summary(df, rules, dt) + f"; written to {out}" + (f" and {args.log}" if args.log else ""))
+    return 0
+
+
+def register_cli(subparsers) -> None:
+    """Add ``fastmach play``."""
+    p = subparsers.add_parser("play", help="play games and write one row per game (parquet)")
+    p.add_argument("--rules", default="classic", help="preset or rules string, e.g. 'classic(jokers=2)'")
+    p.add_argument("--players", type=int, default=None, help="override the rules' player count")
+    p.add_argument("--strategies", default="expert",
+                   help="comma-separated strategies, cycled over the seats (default expert)")
+    p.add_argument("--games", type=int, default=1000, help="games (replicates 0..G-1)")
+    p.add_argument("--seed", type=int, default=0, help="root seed")
+    p.add_argument("--out", required=True, help="output .parquet file")
+    p.add_argument("--log", default=None, help="also write every game as JSON lines")
+    p.add_argument("--rotate", action="store_true",
+                   help="rotate the line-up over the seats (same deals for every rotation)")
+    p.set_defaults(func=_cli_play)
+
+
+def bench(rules: Rules | str = "classic", seats: Sequence[str] | None = None,
+          games: int = 2000, seed: int = 0) -> float:
+    """Games per second on one core (one batch, same process)."""
+    rules = resolve_rules(rules)
+    seats = list(seats) if seats is not None else ["expert"] * rules.players
+    play_games(rules, seats, seed, range(10))  # warm-up
+    t0 = time.perf_counter()
+    play_games(rules, seats, seed, np.arange(games))
+    return games / (time.perf_counter() - t0)
