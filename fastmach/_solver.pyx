@@ -31,7 +31,11 @@ cnp.import_array()
 #   k1: per suit s, 15 bits at 15*s:  a1:2 a2:2 a3:2 (runs without joker, length 1,2,3+)
 #                                     b1:3 b2:3 b3:3 (runs with a joker, length 1,2,3+)
 #       (b1 is always 0: a run starts with its first real card, see leading jokers)
-#   k2: j:3 jokers used | gsum:4 | gmax:2 | res_s:2 x 4 (aces kept for value 14) at bit 9
+#   k2: j:3 jokers used | gsum:4 | gmax:2 | low_s:2 x 4 at bit 9 (aces used at value 1)
+#
+# High aces: when aces may be high, value 1 only starts runs (A-2-3...); every other ace,
+# groups of aces included, is placed at value 14, where the aces not used low are
+# available (and the table's aces not used low must be used).
 # ---------------------------------------------------------------------------------------
 cdef struct Node:
     uint64_t k1
@@ -138,6 +142,79 @@ cdef int _insert(Impl* im, uint64_t k1, uint64_t k2, int64_t val, int32_t prev,
     return 0
 
 
+cdef inline int _find(Impl* im, uint64_t k1, uint64_t k2) noexcept nogil:
+    """Index of the state with this key in the layer being built, or -1."""
+    cdef int h = <int>(_hash(k1, k2) & <uint64_t>(im.hcap - 1))
+    cdef int idx
+    while True:
+        idx = im.slots[h]
+        if idx < 0:
+            return -1
+        if im.nodes[idx].k1 == k1 and im.nodes[idx].k2 == k2:
+            return idx
+        h = (h + 1) & (im.hcap - 1)
+
+
+cdef inline bint _beats(Impl* im, uint64_t k1, uint64_t k2, int64_t val) noexcept nogil:
+    cdef int idx = _find(im, k1, k2)
+    return idx >= 0 and im.nodes[idx].val >= val
+
+
+cdef void _prune_dominated(Impl* im) noexcept nogil:
+    """Drop states whose open runs are worse than those of a state at least as good.
+
+    A run of length 3+ may end at any time, a longer run needs fewer cards than a
+    shorter one, and a run without a joker may take one more (one joker per meld): so a
+    state with one more 3+ run, or one run moved up a length bucket, or one run without a
+    joker where the other has one, can do everything the other can. States with equal
+    jokers used, group counts and reserved aces are compared, one step at a time.
+    """
+    cdef int lo = im.layer_start[im.n_layers], hi = im.n_nodes
+    cdef int i, s, sh
+    cdef uint64_t k1, k2, F, one
+    cdef int64_t val
+    cdef int a1, a2, a3, b2, b3
+    for i in range(lo, hi):
+        val = im.nodes[i].val
+        if val < 0:
+            continue
+        k1 = im.nodes[i].k1
+        k2 = im.nodes[i].k2
+        for s in range(4):
+            sh = 15 * s
+            F = (k1 >> sh) & 0x7FFF
+            if F == 0:
+                continue
+            a1 = <int>(F & 3)
+            a2 = <int>((F >> 2) & 3)
+            a3 = <int>((F >> 4) & 3)
+            b2 = <int>((F >> 9) & 7)
+            b3 = <int>((F >> 12) & 7)
+            one = <uint64_t>1 << sh
+            if a3 < 3 and _beats(im, k1 + (one << 4), k2, val):
+                im.nodes[i].val = -1
+                break
+            if a1 > 0 and a2 < 3 and _beats(im, k1 - one + (one << 2), k2, val):
+                im.nodes[i].val = -1
+                break
+            if a2 > 0 and a3 < 3 and _beats(im, k1 - (one << 2) + (one << 4), k2, val):
+                im.nodes[i].val = -1
+                break
+            if b3 < 7 and _beats(im, k1 + (one << 12), k2, val):
+                im.nodes[i].val = -1
+                break
+            if b2 > 0 and b3 < 7 and _beats(im, k1 - (one << 9) + (one << 12), k2, val):
+                im.nodes[i].val = -1
+                break
+            if im.limited:
+                if b2 > 0 and a2 < 3 and _beats(im, k1 - (one << 9) + (one << 2), k2, val):
+                    im.nodes[i].val = -1
+                    break
+                if b3 > 0 and a3 < 3 and _beats(im, k1 - (one << 12) + (one << 4), k2, val):
+                    im.nodes[i].val = -1
+                    break
+
+
 cdef inline void _open_layer(Impl* im) noexcept nogil:
     im.n_layers += 1
     im.layer_start[im.n_layers] = im.n_nodes
@@ -204,17 +281,19 @@ cdef int _suit_step(Impl* im, int v, int s) noexcept nogil:
     cdef int lo = im.layer_start[im.n_layers], hi = im.n_nodes
     cdef int i, sh = 15 * s
     cdef uint64_t k1, k2, F, nk1, nk2, dec
-    cdef int a1, a2, a3, b2, b3, j, gsum, gmax, res
+    cdef int a1, a2, a3, b2, b3, j, gsum, gmax, low
     cdef int m, A, r, rlo, rhi, u, x1, x2, x3, y3, p2, p3, q3, e3, n0, n1, nL, xl
     cdef int R, Jr, JL, g, na1, na2, na3, nb2, nb3, lead, nJ, umin, umax
     cdef int limited = im.limited, last = (v == im.V)
     cdef int next_dead   # no card of this suit at v+1: short runs cannot survive
-    cdef int64_t val, wv = im.w[s][v] if v <= 13 else 0, jwv = im.jw[v], lw
+    cdef int64_t val, wv = im.w[s][v], jwv = im.jw[v], lw
     cdef int64_t jwm1 = im.jw[v - 1] if v >= 2 else 0
     cdef int64_t jwm2 = im.jw[v - 2] if v >= 3 else 0
     _open_layer(im)
     next_dead = 1 if (v == im.V or im.avail[s][v + 1] == 0) else 0
     for i in range(lo, hi):
+        if im.nodes[i].val < 0:
+            continue
         k1 = im.nodes[i].k1
         k2 = im.nodes[i].k2
         F = (k1 >> sh) & 0x7FFF
@@ -226,26 +305,21 @@ cdef int _suit_step(Impl* im, int v, int s) noexcept nogil:
         j = <int>(k2 & 7)
         gsum = <int>((k2 >> 3) & 15)
         gmax = <int>((k2 >> 7) & 3)
-        res = <int>((k2 >> (9 + 2 * s)) & 3)
+        low = <int>((k2 >> (9 + 2 * s)) & 3)
         JL = im.jtot - j
         m = im.must[s][v]
         A = im.avail[s][v]
         if v == 14:
-            rlo = 0
-            rhi = 0
-            m = res
-            A = res
+            # the aces not used low (as run starts at value 1) are the ones left for here
+            m = im.must[s][1] - low
+            if m < 0:
+                m = 0
+            A = im.avail[s][1] - low
         elif v == 1 and im.ace_high:
-            rlo = 0
-            rhi = A
-        else:
-            rlo = 0
-            rhi = 0
-        for r in range(rlo, rhi + 1):
-            umin = m - r
-            if umin < 0:
-                umin = 0
-            umax = A - r
+            m = 0   # table aces may instead be used at value 14 (checked there)
+        for r in range(1):
+            umin = m
+            umax = A
             for u in range(umin, umax + 1):
                 # runs of length 1 and 2 must go on; 3+ may go on or end
                 for x1 in range(a1 + 1):
@@ -306,8 +380,8 @@ cdef int _suit_step(Impl* im, int v, int s) noexcept nogil:
                                                                 if xl > 0:
                                                                     lw += _lead_extra_w(im, v, xl)
                                                             val = im.nodes[i].val + u * wv + (Jr) * jwv + n1 * jwm1 + lw
-                                                            if v == 1 and im.ace_high:
-                                                                val += r * im.w[s][14]
+                                                            if v == 1 and im.ace_high and g > 0:
+                                                                continue   # groups of aces are made at value 14
                                                             F = (<uint64_t>na1 | (<uint64_t>na2 << 2) | (<uint64_t>na3 << 4)
                                                                  | (<uint64_t>nb2 << 9) | (<uint64_t>nb3 << 12))
                                                             nk1 = (k1 & ~(<uint64_t>0x7FFF << sh)) | (F << sh)
@@ -316,7 +390,7 @@ cdef int _suit_step(Impl* im, int v, int s) noexcept nogil:
                                                             nk2 |= <uint64_t>(gsum + g) << 3
                                                             nk2 |= <uint64_t>(gmax if gmax > g else g) << 7
                                                             if v == 1 and im.ace_high:
-                                                                nk2 |= <uint64_t>r << (9 + 2 * s)
+                                                                nk2 |= <uint64_t>u << (9 + 2 * s)
                                                             dec = 0
                                                             dec = _dset(dec, D_U, u)
                                                             dec = _dset(dec, D_X1, x1)
@@ -330,7 +404,6 @@ cdef int _suit_step(Impl* im, int v, int s) noexcept nogil:
                                                             dec = _dset(dec, D_N1, n1)
                                                             dec = _dset(dec, D_NL, nL)
                                                             dec = _dset(dec, D_XL, xl)
-                                                            dec = _dset(dec, D_R, r)
                                                             if _insert(im, nk1, nk2, val, i, dec) < 0:
                                                                 return -1
     return 0
@@ -351,6 +424,8 @@ cdef int _group_step(Impl* im, int v) noexcept nogil:
     cdef uint64_t k2, nk2
     _open_layer(im)
     for i in range(lo, hi):
+        if im.nodes[i].val < 0:
+            continue
         k2 = im.nodes[i].k2
         j = <int>(k2 & 7)
         gsum = <int>((k2 >> 3) & 15)
@@ -685,15 +760,19 @@ cdef class Solver:
             for s in range(4):
                 if _suit_step(im, v, s) < 0:
                     return -3
+                if im.n_nodes - im.layer_start[im.n_layers] > 32:
+                    _prune_dominated(im)
             if _group_step(im, v) < 0:
                 return -3
+            if im.n_nodes - im.layer_start[im.n_layers] > 32:
+                _prune_dominated(im)
         im.layer_start[im.n_layers + 1] = im.n_nodes
         # runs still open must have length >= 3: a1, a2, b1, b2 all zero
         for s in range(4):
             short_mask |= (<uint64_t>0xF | (<uint64_t>0x3F << 6)) << (15 * s)
         start = im.layer_start[im.n_layers]
         for i in range(start, im.n_nodes):
-            if im.nodes[i].k1 & short_mask:
+            if im.nodes[i].val < 0 or im.nodes[i].k1 & short_mask:
                 continue
             if <int>(im.nodes[i].k2 & 7) < im.jt:
                 continue
@@ -776,3 +855,46 @@ def solve_counts(cnp.ndarray[cnp.uint8_t, ndim=1] table not None,
         melds.append([wit.cards[i] for i in range(wit.start[m], wit.start[m + 1])])
         stands.append([wit.stands[i] for i in range(wit.start[m], wit.start[m + 1])])
     return total, placed, melds, stands
+
+
+def _layer_sizes(Solver solver=None):
+    """Debug: the number of states in each layer of the last solve."""
+    if solver is None:
+        solver = _default_solver
+    cdef Impl* im = <Impl*> solver._impl
+    return [im.layer_start[i + 1] - im.layer_start[i] for i in range(im.n_layers + 1)]
+
+
+def time_positions(cnp.ndarray[cnp.uint8_t, ndim=2] tables not None,
+                   cnp.ndarray[cnp.uint8_t, ndim=2] hands not None,
+                   int decks, bint ace_high, int jokers_per_meld,
+                   cnp.ndarray[cnp.int32_t, ndim=1] card_w not None,
+                   cnp.ndarray[cnp.int32_t, ndim=1] joker_w not None,
+                   int repeat=3):
+    """Benchmark: best-of-`repeat` nanoseconds per solve (with witness) for each position."""
+    from time import perf_counter_ns
+    cdef Solver solver = Solver()
+    cdef SolverRules rules
+    cdef Witness wit
+    cdef uint8_t placed[NCARD]
+    cdef Py_ssize_t i, n = tables.shape[0]
+    cdef int r
+    cdef long long t0, t1, best
+    cdef cnp.ndarray[cnp.int64_t, ndim=1] out = np.zeros(n, dtype=np.int64)
+    cdef cnp.ndarray[cnp.int64_t, ndim=1] res = np.zeros(n, dtype=np.int64)
+    tables = np.ascontiguousarray(tables)
+    hands = np.ascontiguousarray(hands)
+    rules.decks = decks
+    rules.ace_high = ace_high
+    rules.jokers_per_meld = jokers_per_meld
+    for i in range(n):
+        best = -1
+        for r in range(repeat):
+            t0 = perf_counter_ns()
+            res[i] = solver.solve(&tables[i, 0], &hands[i, 0], &rules, <int32_t*> card_w.data,
+                                  <int32_t*> joker_w.data, placed, &wit)
+            t1 = perf_counter_ns()
+            if best < 0 or t1 - t0 < best:
+                best = t1 - t0
+        out[i] = best
+    return out, res
