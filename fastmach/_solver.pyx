@@ -42,6 +42,7 @@ cdef struct Node:
     uint64_t k2
     int64_t val
     int32_t prev
+    int32_t slot     # its place in the hash table while its layer is being built
     uint64_t dec
 
 cdef enum:
@@ -103,6 +104,7 @@ cdef int _rehash(Impl* im, int newcap) noexcept nogil:
         while im.slots[h] >= 0:
             h = (h + 1) & (newcap - 1)
         im.slots[h] = i
+        im.nodes[i].slot = h
     return 0
 
 
@@ -137,6 +139,7 @@ cdef int _insert(Impl* im, uint64_t k1, uint64_t k2, int64_t val, int32_t prev,
     nd.val = val
     nd.prev = prev
     nd.dec = dec
+    nd.slot = h
     im.slots[h] = im.n_nodes
     im.n_nodes += 1
     return 0
@@ -216,9 +219,12 @@ cdef void _prune_dominated(Impl* im) noexcept nogil:
 
 
 cdef inline void _open_layer(Impl* im) noexcept nogil:
+    """Start a new layer: forget the hash entries of the previous one."""
+    cdef int i
+    for i in range(im.layer_start[im.n_layers], im.n_nodes):
+        im.slots[im.nodes[i].slot] = -1
     im.n_layers += 1
     im.layer_start[im.n_layers] = im.n_nodes
-    _clear_slots(im)
 
 
 # decision word of a suit step: 4 bits per field
@@ -710,6 +716,7 @@ cdef class Solver:
         im.slots = <int32_t*> malloc(im.hcap * sizeof(int32_t))
         if im.nodes == NULL or im.slots == NULL:
             raise MemoryError()
+        _clear_slots(im)
         self._impl = im
 
     def __dealloc__(self):
@@ -749,11 +756,12 @@ cdef class Solver:
         im.jtot = table[JOKER] + hand[JOKER]
         if im.jtot > 7:
             return -2
-        # root
+        # root (the previous call left its last layer in the hash table)
+        for i in range(im.layer_start[im.n_layers], im.n_nodes):
+            im.slots[im.nodes[i].slot] = -1
         im.n_nodes = 0
         im.n_layers = 0
         im.layer_start[0] = 0
-        _clear_slots(im)
         if _insert(im, 0, 0, 0, -1, 0) < 0:
             return -3
         for v in range(1, im.V + 1):
