@@ -1,0 +1,624 @@
+"""Step-by-step games (OpenSpiel style): ``Game`` -> ``State`` -> actions -> records.
+
+The game flow here is written in Python on its own (deal, turn order, end rules, scoring,
+matches), following the same model as the compiled engine (see ``fastmach.engine``); only
+a strategy's *decision* comes from the engine (``State.strategy_action``), so a game
+played step by step with the seats' strategies is the engine's game for the same seed,
+and the tests compare the two. Legality checks (``State.check``) use the independent
+validator ``fastmach.validate``, never the solver; only "does a play exist" (needed when
+``may_draw_when_able`` is false) asks the solver.
+
+Actions: ``Play(melds, placed, taken)`` (the whole table after the play, the hand cards
+added, the jokers taken back into the hand under ``joker_swap = "hand"``), ``Draw()``,
+``Pass()`` (empty stock, play-on), ``Fail()`` (a botched manipulation: the table is
+restored and ``failed_penalty`` cards are drawn). ``apply_action`` returns a frozen
+``TurnRecord`` and appends it to ``state.history``. ``returns()`` gives each seat minus
+its penalty score (higher is better).
+"""
+from __future__ import annotations
+
+import copy
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import numpy as np
+
+from fastmach.cards import JOKER, NCARD, OPENING_POINTS, card_points, card_str
+from fastmach.errors import FastmachError
+from fastmach.rules import Rules, resolve_rules
+from fastmach.strategies import Strategy, parse_seats
+from fastmach import validate
+
+__all__ = ["Game", "State", "Play", "Draw", "Pass", "Fail", "TurnRecord", "HandResult"]
+
+Meld = tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Play:
+    """Add ``placed`` hand cards; ``melds`` is the whole table after the play."""
+
+    melds: tuple[Meld, ...]
+    placed: tuple[int, ...]
+    taken: tuple[int, ...] = ()
+    # what each meld card stands for (a joker: the card it replaces); None -> derived
+    stands: tuple[Meld, ...] | None = field(default=None, compare=False, repr=False)
+    rng_after: int | None = field(default=None, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "melds", tuple(tuple(int(c) for c in m) for m in self.melds))
+        object.__setattr__(self, "placed", tuple(sorted(int(c) for c in self.placed)))
+        object.__setattr__(self, "taken", tuple(int(c) for c in self.taken))
+        if self.stands is not None:
+            object.__setattr__(self, "stands", tuple(tuple(int(c) for c in m) for m in self.stands))
+
+
+@dataclass(frozen=True)
+class Draw:
+    """Draw one card from the stock (ends the turn); with an empty stock under
+    ``stock_empty = "ends-hand"`` this ends the hand."""
+
+    rng_after: int | None = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class Pass:
+    """Pass instead of drawing from an empty stock (``stock_empty = "play-on"``)."""
+
+    rng_after: int | None = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class Fail:
+    """A failed manipulation: table restored, ``failed_penalty`` cards drawn."""
+
+    rng_after: int | None = field(default=None, compare=False, repr=False)
+
+
+Action = Play | Draw | Pass | Fail
+
+
+@dataclass(frozen=True)
+class TurnRecord:
+    """What one turn did; ``table`` is the whole table after it."""
+
+    hand: int
+    turn: int
+    seat: int
+    action: str  # play | draw | pass | fail
+    placed: tuple[int, ...]
+    drawn: tuple[int, ...]
+    taken: tuple[int, ...]
+    table: tuple[Meld, ...]
+
+
+@dataclass(frozen=True)
+class HandResult:
+    """The end of one hand."""
+
+    hand: int
+    dealer: int
+    first_player: int
+    end: str  # emptied | blocked | stock-out
+    winner: int
+    turns: int
+    cards_left: tuple[int, ...]
+    points: tuple[int, ...]
+    hands: tuple[tuple[int, ...], ...]  # the dealt hands
+    stock: tuple[int, ...]  # the stock after the deal, next card first
+
+
+class Game:
+    """Rules and one strategy per seat; ``new_initial_state`` deals a replicate."""
+
+    def __init__(self, rules: Rules | str, seats: Sequence[str | Strategy] | None = None):
+        from fastmach.engine import deck_of, make_engine
+
+        self.rules = resolve_rules(rules)
+        seats = list(seats) if seats is not None else ["expert"] * self.rules.players
+        self.rules, self.seats, self._engine = make_engine(self.rules, seats)
+        self._expert = None
+        self.deck = deck_of(self.rules)
+        self.hand_points = card_points(self.rules.hand_points)
+
+    @property
+    def players(self) -> int:
+        return self.rules.players
+
+    def expert_engine(self):
+        if self._expert is None:
+            from fastmach.engine import make_engine
+
+            self._expert = make_engine(self.rules, ["expert"] * self.players)[2]
+        return self._expert
+
+    def new_initial_state(self, root_seed: int = 0, replicate: int = 0) -> "State":
+        return State(self, root_seed, replicate)
+
+    def __repr__(self) -> str:
+        return f"Game({str(self.rules)!r}, {[str(s) for s in self.seats]!r})"
+
+
+class State:
+    """A game (a hand, or a whole match) in progress."""
+
+    def __init__(self, game: Game, root_seed: int, replicate: int):
+        from fastmach.engine import _check_seed
+
+        self.game = game
+        self.rules = game.rules
+        self.root_seed = _check_seed(root_seed)
+        if isinstance(replicate, bool) or not isinstance(replicate, (int, np.integer)) or replicate < 0:
+            raise FastmachError(f"replicate must be a non-negative integer, got {replicate!r}")
+        self.replicate = int(replicate)
+        P = self.rules.players
+        self._rng = np.random.default_rng(np.random.SeedSequence([self.replicate, self.root_seed]))
+        perm = self._rng.permutation(game.deck)
+        self.first_dealer = int(self._rng.integers(P))
+        self.rng_state = int(self._rng.integers(0, 2**64, dtype=np.uint64))
+        self.scores = [0] * P
+        self.history: list[TurnRecord] = []
+        self.hand_results: list[HandResult] = []
+        self.hand_index = 0
+        self.total_turns = 0
+        self.stock_exhausted_turn = -1  # counted from the start of the match
+        self.stats = Counter()  # plays, failed, cards_drawn, max_table (whole match)
+        self._terminal = False
+        self._deal(perm)
+
+    # -------------------------------------------------------------- dealing
+    def _deal(self, perm: np.ndarray) -> None:
+        P, n = self.rules.players, self.rules.hand_size
+        self.dealer = (self.first_dealer + self.hand_index) % P
+        self._hands = [np.zeros(NCARD, dtype=np.int64) for _ in range(P)]
+        for k in range(P * n):
+            self._hands[(self.dealer + 1 + k) % P][int(perm[k])] += 1
+        self._stock = [int(c) for c in perm[P * n:]]
+        self._stock_pos = 0
+        self._melds: list[list[int]] = []
+        self._stands: list[list[int]] = []
+        self.opened = [False] * P
+        self.first_player = (self.dealer + 1) % P
+        self.current_player = self.first_player
+        self.turn = 0  # turns played in this hand
+        self._noadd = 0
+        self._dealt = (tuple(tuple(self.hand_of(s)) for s in range(P)), tuple(self._stock))
+        if not self._stock and self.stock_exhausted_turn < 0:
+            self.stock_exhausted_turn = self.total_turns
+
+    def set_position(self, hands, table=(), stock=(), *, current_player: int | None = None,
+                     opened: Sequence[bool] | None = None, stands=None) -> "State":
+        """Replace the current hand's position (tests, debugging, puzzles): hands and stock
+        as card lists (text or ids), table as melds. The table must be valid melds."""
+        from fastmach.cards import check_copies, parse_cards
+
+        r = self.rules
+        P = r.players
+        if len(hands) != P:
+            raise FastmachError(f"set_position: {len(hands)} hands for {P} players")
+        hs = [np.bincount(parse_cards(h), minlength=NCARD).astype(np.int64) for h in hands]
+        melds = [parse_cards(list(m) if not isinstance(m, str) else m) for m in table]
+        st = parse_cards(list(stock) if not isinstance(stock, str) else stock)
+        allc = np.bincount([c for m in melds for c in m] + st, minlength=NCARD) + sum(hs)
+        check_copies(allc, r.decks, r.jokers)
+        try:
+            validate.check_partition(melds, [c for m in melds for c in m], decks=r.decks,
+                                     ace_high=r.ace_high, jokers_per_meld=r.jokers_per_meld)
+        except validate.ValidationError as e:
+            raise FastmachError(f"set_position: {e}") from None
+        self._hands = hs
+        self._melds = melds
+        self._stands = ([list(s) for s in stands] if stands is not None
+                        else [meld_stands(m, r.ace_high) for m in melds])
+        self._stock, self._stock_pos = st, 0
+        if current_player is not None:
+            self.current_player = current_player
+        self.opened = [bool(x) for x in opened] if opened is not None else [True] * P
+        self._noadd = 0
+        return self
+
+    # -------------------------------------------------------------- views
+    def hand_of(self, seat: int) -> list[int]:
+        return np.repeat(np.arange(NCARD), self._hands[seat]).tolist()
+
+    @property
+    def hands(self) -> list[list[int]]:
+        """Each seat's hand, sorted card ids."""
+        return [self.hand_of(s) for s in range(self.rules.players)]
+
+    @property
+    def table(self) -> list[list[int]]:
+        """The table's melds (card ids)."""
+        return [list(m) for m in self._melds]
+
+    @property
+    def table_stands(self) -> list[list[int]]:
+        """What each table card stands for (itself, or the card a joker replaces)."""
+        return [list(m) for m in self._stands]
+
+    @property
+    def stock(self) -> list[int]:
+        """The stock, next card first."""
+        return self._stock[self._stock_pos:]
+
+    @property
+    def dealt(self) -> tuple:
+        """(hands as dealt, stock after the deal) of the current hand."""
+        return self._dealt
+
+    def table_counts(self) -> np.ndarray:
+        t = np.zeros(NCARD, dtype=np.int64)
+        for m in self._melds:
+            for c in m:
+                t[c] += 1
+        return t
+
+    def is_terminal(self) -> bool:
+        return self._terminal
+
+    def returns(self) -> list[int]:
+        """Minus each seat's penalty score (higher is better; final once terminal)."""
+        return [-s for s in self.scores]
+
+    def winner(self) -> int:
+        """The match winner (single hand: the hand's winner); -1 none / tie / not over."""
+        if not self._terminal:
+            return -1
+        if self.rules.match_kind == "single":
+            return self.hand_results[-1].winner
+        best = min(self.scores)
+        return self.scores.index(best) if self.scores.count(best) == 1 else -1
+
+    def clone(self) -> "State":
+        return copy.deepcopy(self)
+
+    def __deepcopy__(self, memo):
+        new = object.__new__(State)
+        for k, v in self.__dict__.items():
+            if k in ("game", "rules"):
+                setattr(new, k, v)  # immutable, shared
+            else:
+                setattr(new, k, copy.deepcopy(v, memo))
+        return new
+
+    def __str__(self) -> str:
+        lines = [f"hand {self.hand_index}, turn {self.turn}, seat {self.current_player} to play, "
+                 f"stock {len(self.stock)}, scores {self.scores}"]
+        for s in range(self.rules.players):
+            lines.append(f"  seat {s}: " + " ".join(card_str(c) for c in self.hand_of(s)))
+        for m in self._melds:
+            lines.append("  table: " + " ".join(card_str(c) for c in m))
+        return "\n".join(lines)
+
+    # -------------------------------------------------------------- legality
+    def _play_exists(self) -> bool:
+        """Whether the current player can add a card (solver; opening rule included)."""
+        from fastmach.solver import opening, solve
+
+        seat = self.current_player
+        hand = self.hand_of(seat)
+        if not hand:
+            return False
+        r = self.rules
+        if r.opening_points > 0 and not self.opened[seat]:
+            return opening(hand, r, r.opening_points) is not None
+        if r.joker_swap == "hand" and any(
+            c == JOKER and self._hands[seat][s] > 0
+            for m, st in zip(self._melds, self._stands) for c, s in zip(m, st)
+        ):
+            return True
+        return solve(self._melds, hand, r).n_placed > 0
+
+    def legal_actions(self) -> list[Action]:
+        """Draw/Pass/Fail as allowed, plus one Play: the maximum placement (the set of
+        plays is exponential; any other play is checked by ``is_legal``)."""
+        if self._terminal:
+            return []
+        out: list[Action] = []
+        exp = self._decide(self.game.expert_engine())
+        if isinstance(exp, Play):
+            out.append(exp)
+        if self.rules.may_draw_when_able or not out:
+            out.append(Pass() if (not self.stock and self.rules.stock_empty == "play-on") else Draw())
+        if self._hands[self.current_player].sum() > 0:
+            out.append(Fail())
+        return out
+
+    def is_legal(self, action: Action) -> bool:
+        try:
+            self.check(action)
+        except FastmachError:
+            return False
+        return True
+
+    def check(self, action: Action) -> None:
+        """Raise FastmachError saying why ``action`` is illegal now."""
+        if self._terminal:
+            raise FastmachError("the game is over")
+        r = self.rules
+        seat = self.current_player
+        if isinstance(action, Play):
+            self._check_play(action)
+        elif isinstance(action, (Draw, Pass)):
+            empty = not self.stock
+            if isinstance(action, Pass) and not (empty and r.stock_empty == "play-on"):
+                raise FastmachError("pass: only with an empty stock under stock_empty=play-on")
+            if isinstance(action, Draw) and empty and r.stock_empty == "play-on":
+                raise FastmachError("draw: the stock is empty (stock_empty=play-on: pass)")
+            if not r.may_draw_when_able and self._play_exists():
+                raise FastmachError(
+                    f"seat {seat} can play and may_draw_when_able is false: must play")
+        elif isinstance(action, Fail):
+            if self._hands[seat].sum() == 0:
+                raise FastmachError("fail: the hand is empty")
+        else:
+            raise FastmachError(f"unknown action {action!r}")
+
+    def _check_play(self, a: Play) -> None:
+        r = self.rules
+        seat = self.current_player
+        hand = self._hands[seat]
+        if not a.placed:
+            raise FastmachError("a play must add at least one hand card")
+        for c, k in Counter(a.placed).items():
+            if not 0 <= c < NCARD or hand[c] < k:
+                raise FastmachError(f"placed {card_str(c)} x{k} but seat {seat} holds {int(hand[c]) if 0 <= c < NCARD else 0}")
+        table = Counter(c for m in self._melds for c in m)
+        opening_turn = r.opening_points > 0 and not self.opened[seat]
+        if a.taken:
+            if r.joker_swap != "hand":
+                raise FastmachError("taken: table cards never return to a hand (joker_swap=table)")
+            if opening_turn:
+                raise FastmachError("taken: a joker swap needs an opened player")
+            if any(c != JOKER for c in a.taken):
+                raise FastmachError("taken: only jokers may return to a hand")
+            stood = Counter(s for m, st in zip(self._melds, self._stands)
+                            for c, s in zip(m, st) if c == JOKER)
+            swappable = sum(min(k, Counter(a.placed)[c]) for c, k in stood.items())
+            if len(a.taken) > min(table[JOKER], swappable):
+                raise FastmachError(
+                    f"taken {len(a.taken)} joker(s) but only {swappable} can be replaced by "
+                    "the real card each stands for")
+        expected = table + Counter(a.placed)
+        expected.subtract(Counter(a.taken))
+        try:
+            validate.check_partition(
+                [list(m) for m in a.melds], list(expected.elements()), decks=r.decks,
+                ace_high=r.ace_high, jokers_per_meld=r.jokers_per_meld)
+        except validate.ValidationError as e:
+            raise FastmachError(f"illegal play: {e}") from None
+        if opening_turn:
+            before = Counter(tuple(sorted(m)) for m in self._melds)
+            after = Counter(tuple(sorted(m)) for m in a.melds)
+            if before - after:
+                raise FastmachError("opening: the table may not be rearranged before opening")
+            new = list((after - before).elements())
+            pts = sum(meld_points(m, r.ace_high) for m in new)
+            if pts < r.opening_points:
+                raise FastmachError(
+                    f"opening: the new melds are worth {pts} points, below opening_points="
+                    f"{r.opening_points}")
+
+    # -------------------------------------------------------------- strategies
+    def _decide(self, engine) -> Action:
+        P = self.rules.players
+        kind, placed, taken, melds, stands, rng = engine.decide_position(
+            self.current_player, [h for h in self._hands], self._melds, self._stands,
+            self.opened, len(self.stock), self.rng_state)
+        if kind == "play":
+            cards = np.repeat(np.arange(NCARD), placed).tolist()
+            return Play(melds, cards, (JOKER,) * taken, stands=stands, rng_after=rng)
+        if kind == "fail":
+            return Fail(rng_after=rng)
+        if not self.stock and self.rules.stock_empty == "play-on":
+            return Pass(rng_after=rng)
+        return Draw(rng_after=rng)
+
+    def strategy_action(self) -> Action:
+        """The current seat's strategy decision (the engine's code path)."""
+        if self._terminal:
+            raise FastmachError("the game is over")
+        return self._decide(self.game._engine)
+
+    def expert_action(self) -> Action:
+        """What the ``expert`` strategy would do now."""
+        if self._terminal:
+            raise FastmachError("the game is over")
+        return self._decide(self.game.expert_engine())
+
+    def step(self) -> TurnRecord:
+        """Apply the current seat's strategy decision."""
+        return self.apply_action(self.strategy_action())
+
+    # -------------------------------------------------------------- applying
+    def apply_action(self, action: Action) -> TurnRecord:
+        """Check and apply ``action``; returns (and appends to history) its record."""
+        self.check(action)
+        r = self.rules
+        P = r.players
+        seat = self.current_player
+        if getattr(action, "rng_after", None) is not None:
+            self.rng_state = action.rng_after
+        empty_at_start = not self.stock
+        self.turn += 1
+        self.total_turns += 1
+        drawn: list[int] = []
+        end = None
+        kind = "play"
+        if isinstance(action, Play):
+            for c in action.placed:
+                self._hands[seat][c] -= 1
+            self._hands[seat][JOKER] += len(action.taken)
+            self._melds = [list(m) for m in action.melds]
+            self._stands = ([list(s) for s in action.stands] if action.stands is not None
+                            else [meld_stands(m, r.ace_high) for m in action.melds])
+            self.opened[seat] = True
+            self.stats["plays"] += 1
+            self._noadd = 0
+            n = sum(len(m) for m in self._melds)
+            self.stats["max_table"] = max(self.stats["max_table"], n)
+            if self._hands[seat].sum() == 0:
+                end = "emptied"
+        elif isinstance(action, (Draw, Pass)):
+            kind = "pass" if isinstance(action, Pass) else "draw"
+            if self.stock:
+                drawn = self._draw(1)
+            elif r.stock_empty == "ends-hand":
+                end = "stock-out"
+        else:
+            kind = "fail"
+            self.stats["failed"] += 1
+            if not self.stock and r.stock_empty == "ends-hand":
+                end = "stock-out"
+            else:
+                drawn = self._draw(r.failed_penalty)
+        if end is None and kind != "play" and empty_at_start:
+            self._noadd += 1
+            if self._noadd >= P:
+                end = "blocked"
+        rec = TurnRecord(self.hand_index, self.turn, seat, kind, action.placed if kind == "play" else (),
+                         tuple(drawn), action.taken if kind == "play" else (),
+                         tuple(tuple(m) for m in self._melds))
+        self.history.append(rec)
+        if end is not None:
+            self._end_hand(end, seat)
+        else:
+            self.current_player = (seat + 1) % P
+        return rec
+
+    def _draw(self, k: int) -> list[int]:
+        take = self._stock[self._stock_pos:self._stock_pos + k]
+        self._stock_pos += len(take)
+        for c in take:
+            self._hands[self.current_player][c] += 1
+        self.stats["cards_drawn"] += len(take)
+        if take and not self.stock and self.stock_exhausted_turn < 0:
+            self.stock_exhausted_turn = self.total_turns
+        return take
+
+    def _end_hand(self, end: str, seat: int) -> None:
+        r = self.rules
+        P = r.players
+        pts = [int((h * self.game.hand_points).sum()) for h in self._hands]
+        if end == "emptied":
+            winner = seat
+        elif r.blocked_winner == "lowest":
+            best = min(pts)
+            winner = pts.index(best) if pts.count(best) == 1 else -1
+        else:
+            winner = -1
+        self.hand_results.append(HandResult(
+            self.hand_index, self.dealer, self.first_player, end, winner, self.turn,
+            tuple(int(h.sum()) for h in self._hands), tuple(pts), *self._dealt))
+        for s in range(P):
+            self.scores[s] += pts[s]
+        self.hand_index += 1
+        kind, value = r.match_kind, r.match_value
+        over = (kind == "single" or (kind == "rotations" and self.hand_index >= value * P)
+                or (kind == "threshold" and max(self.scores) >= value))
+        if over:
+            self._terminal = True
+        else:
+            self._deal(self._rng.permutation(self.game.deck))
+
+    def play_out(self) -> "State":
+        """Step with the seats' strategies until the game is over; returns self."""
+        while not self._terminal:
+            self.step()
+        return self
+
+    def row(self) -> dict:
+        """The engine's row for this (finished) game, for comparisons."""
+        P = self.rules.players
+        last = self.hand_results[-1]
+        out = {
+            "seed": self.root_seed, "replicate": self.replicate,
+            "first_player": self.hand_results[0].first_player, "winner": self.winner(),
+            "end": last.end, "turns": self.total_turns,
+            "rounds": sum((h.turns + P - 1) // P for h in self.hand_results),
+            "stock_exhausted": self.stock_exhausted_turn >= 0,
+            "stock_exhausted_turn": self.stock_exhausted_turn,
+            "cards_drawn": self.stats["cards_drawn"], "plays": self.stats["plays"],
+            "failed": self.stats["failed"], "max_table": self.stats["max_table"],
+            "hands": len(self.hand_results), "dealer": self.first_dealer,
+        }
+        for i in range(P):
+            out[f"strategy_{i}"] = str(self.game.seats[i])
+        for i in range(P):
+            out[f"cards_left_{i}"] = last.cards_left[i]
+        for i in range(P):
+            out[f"hand_points_{i}"] = last.points[i]
+        for i in range(P):
+            out[f"score_{i}"] = self.scores[i]
+        return out
+
+
+# ------------------------------------------------------------------ meld values
+def _pos_rank(p: int) -> int:
+    return 1 if p == 14 else p
+
+
+def _run_windows(meld: Sequence[int], ace_high: bool):
+    """Valid run windows (lo, hi) of a meld with jokers (positions 1..13, 14 = high ace)."""
+    real = [c for c in meld if c != JOKER]
+    n = len(meld)
+    if not real or len({c // 13 for c in real}) != 1:
+        return
+    ranks = [c % 13 + 1 for c in real]
+    others = [x for x in ranks if x != 1]
+    aces = len(ranks) - len(others)
+    if len(set(others)) != len(others):
+        return
+    top = 14 if ace_high else 13
+    for lo in range(1, top - n + 2):
+        hi = lo + n - 1
+        if all(lo <= x <= hi for x in others) and aces <= (lo <= 1) + (ace_high and hi >= 14):
+            yield lo, hi
+
+
+def meld_points(meld: Sequence[int], ace_high: bool) -> int:
+    """Opening value of a meld (A 1, J/Q/K 10): a joker counts as the card it stands for;
+    when a meld can be read several ways, the best reading counts."""
+    real = [c for c in meld if c != JOKER]
+    best = -1
+    if real and len({c % 13 for c in real}) == 1 and len({c // 13 for c in real}) == len(real) \
+            and 3 <= len(meld) <= 4:
+        best = len(meld) * int(OPENING_POINTS[real[0] % 13])
+    for lo, hi in _run_windows(meld, ace_high):
+        best = max(best, sum(int(OPENING_POINTS[_pos_rank(p) - 1]) for p in range(lo, hi + 1)))
+    return max(best, 0)
+
+
+def meld_stands(meld: Sequence[int], ace_high: bool) -> list[int]:
+    """A reading of the meld: each card itself, each joker the card it stands for (group:
+    a missing suit; run: the first free position of the lowest window)."""
+    real = [c for c in meld if c != JOKER]
+    out = list(meld)
+    if len(real) == len(meld) or not real:
+        return out
+    if len({c % 13 for c in real}) == 1 and len({c // 13 for c in real}) == len(real):
+        missing = [s for s in range(4) if s not in {c // 13 for c in real}]
+        rank = real[0] % 13
+        k = 0
+        for i, c in enumerate(meld):
+            if c == JOKER:
+                out[i] = missing[k % len(missing)] * 13 + rank
+                k += 1
+        return out
+    for lo, hi in _run_windows(meld, ace_high):
+        suit = real[0] // 13
+        taken = set()
+        for c in real:
+            p = c % 13 + 1
+            if p == 1 and (lo > 1 or 1 in taken):
+                p = 14
+            taken.add(p)
+        free = [p for p in range(lo, hi + 1) if p not in taken]
+        k = 0
+        for i, c in enumerate(meld):
+            if c == JOKER:
+                out[i] = suit * 13 + _pos_rank(free[k]) - 1
+                k += 1
+        return out
+    return out

@@ -1,0 +1,403 @@
+"""Game logs as JSON lines, and ``replay`` that re-checks them without the solver.
+
+One game (a hand; a match is several hands in a row) is::
+
+    {"type": "header", "rules": "classic", "seed": 7, "replicate": 0, "hand": 0,
+     "dealer": 2, "first_player": 3, "strategies": ["expert", ...],
+     "hands": [["AS", "10H", ...], ...], "stock": ["5C", ...]}        # next card first
+    {"type": "turn", "turn": 1, "seat": 3, "action": "play", "placed": [...],
+     "drawn": [], "taken": [], "table": [["3H", "4H", "5H"], ...]}    # whole table after
+    ...
+    {"type": "end", "end": "emptied", "winner": 3, "points": [...], "cards_left": [...],
+     "scores": [...], "match_over": true, "match_winner": 3}
+
+Cards are canonical text (``10H``, ``JK``). ``action`` is play, draw, pass or fail;
+``taken`` lists jokers a play took back into the hand (``joker_swap = "hand"``); a draw
+from an empty stock under ``stock_empty = "ends-hand"`` has ``drawn: []`` and ends the hand.
+
+``replay`` checks every turn with ``fastmach.validate`` only: the seat order, that placed
+cards come from the hand, that the table after a play is exactly the table before plus
+the placed cards (minus taken jokers) in valid melds, the opening rule, that drawn cards
+are the next stock cards, passes only on an empty stock, the end of the hand (emptied
+hand, blocked round, stock-out), the points and the winner. It cannot judge whether a
+player who drew could have played (that needs the solver); ``may_draw_when_able`` is not
+re-checked.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Sequence
+
+import numpy as np
+
+from fastmach import validate
+from fastmach.cards import JOKER, card_points, card_str, parse_card
+from fastmach.errors import FastmachError
+from fastmach.rules import Rules
+
+__all__ = ["write_log", "game_lines", "replay", "register_cli", "ReplayedHand"]
+
+
+def _txt(cards: Iterable[int]) -> list[str]:
+    return [card_str(c) for c in cards]
+
+
+def game_lines(state) -> list[dict]:
+    """The log records of a finished ``fastmach.game.State`` (every hand of it)."""
+    rules = state.rules
+    out: list[dict] = []
+    by_hand: dict[int, list] = {}
+    for rec in state.history:
+        by_hand.setdefault(rec.hand, []).append(rec)
+    scores = [0] * rules.players
+    for hr in state.hand_results:
+        out.append({
+            "type": "header", "rules": str(rules), "seed": state.root_seed,
+            "replicate": state.replicate, "hand": hr.hand, "dealer": hr.dealer,
+            "first_player": hr.first_player, "strategies": [str(s) for s in state.game.seats],
+            "hands": [_txt(h) for h in hr.hands], "stock": _txt(hr.stock),
+        })
+        for rec in by_hand.get(hr.hand, []):
+            out.append({
+                "type": "turn", "turn": rec.turn, "seat": rec.seat, "action": rec.action,
+                "placed": _txt(rec.placed), "drawn": _txt(rec.drawn), "taken": _txt(rec.taken),
+                "table": [_txt(m) for m in rec.table],
+            })
+        scores = [a + b for a, b in zip(scores, hr.points)]
+        last = hr is state.hand_results[-1]
+        end = {
+            "type": "end", "end": hr.end, "winner": hr.winner, "points": list(hr.points),
+            "cards_left": list(hr.cards_left), "scores": scores, "match_over": last,
+        }
+        if last:
+            end["match_winner"] = state.winner()
+        out.append(end)
+    return out
+
+
+def write_log(path: str | Path, rules: Rules, seats, seed: int, replicates, *, expect=None) -> None:
+    """Append the logs of these games (replayed through the State API) to ``path``.
+
+    ``expect``: the engine's DataFrame for the same games; every State game is compared
+    with its row (a mismatch is an internal error, raised as RuntimeError).
+    """
+    from fastmach.game import Game
+
+    game = Game(rules, seats)
+    with open(path, "a", encoding="utf-8") as f:
+        for i, r in enumerate(np.asarray(replicates).tolist()):
+            state = game.new_initial_state(seed, int(r)).play_out()
+            if expect is not None:
+                row = state.row()
+                erow = expect.iloc[i]
+                diff = {k: (v, erow[k]) for k, v in row.items() if k in erow and v != erow[k]}
+                if diff:
+                    raise RuntimeError(
+                        f"engine and State API disagree on replicate {r} (seed {seed}): {diff}")
+            for rec in game_lines(state):
+                f.write(json.dumps(rec, separators=(",", ":")) + "\n")
+
+
+# ---------------------------------------------------------------------------------------
+# replay
+
+@dataclass
+class ReplayedHand:
+    """One re-checked hand of a log, with its readable text."""
+
+    rules: str
+    seed: int
+    replicate: int
+    hand: int
+    end: str
+    winner: int
+    turns: int
+    points: list[int]
+    lines: list[str] = field(default_factory=list)
+
+    @property
+    def text(self) -> str:
+        return "\n".join(self.lines)
+
+
+class _Bad(Exception):
+    pass
+
+
+def _cards(rec: dict, key: str) -> list[int]:
+    v = rec.get(key)
+    if not isinstance(v, list):
+        raise _Bad(f"field {key!r} must be a list of cards")
+    try:
+        return [parse_card(c) for c in v]
+    except FastmachError as e:
+        raise _Bad(f"field {key!r}: {e}") from None
+
+
+def _melds(rec: dict) -> list[list[int]]:
+    v = rec.get("table")
+    if not isinstance(v, list) or not all(isinstance(m, list) for m in v):
+        raise _Bad("field 'table' must be a list of melds (lists of cards)")
+    try:
+        return [[parse_card(c) for c in m] for m in v]
+    except FastmachError as e:
+        raise _Bad(f"field 'table': {e}") from None
+
+
+def _int(rec: dict, key: str) -> int:
+    v = rec.get(key)
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise _Bad(f"field {key!r} must be an integer, got {v!r}")
+    return v
+
+
+def _show_table(melds) -> str:
+    return " ".join("[" + " ".join(_txt(m)) + "]" for m in melds) or "(empty)"
+
+
+class _HandChecker:
+    """Re-checks one hand from its header, turn by turn."""
+
+    def __init__(self, header: dict):
+        from fastmach.game import meld_points  # pure Python, no solver
+
+        self._meld_points = meld_points
+        try:
+            self.rules = Rules.parse(header.get("rules"))
+        except FastmachError as e:
+            raise _Bad(f"header: {e}") from None
+        r = self.rules
+        P = r.players
+        self.P = P
+        hands = header.get("hands")
+        if not isinstance(hands, list) or len(hands) != P:
+            raise _Bad(f"header: 'hands' must list {P} hands (players={P})")
+        self.hands = [Counter(_cards({"h": h}, "h")) for h in hands]
+        for s, h in enumerate(self.hands):
+            if sum(h.values()) != r.hand_size:
+                raise _Bad(f"header: seat {s} holds {sum(h.values())} cards, hand_size={r.hand_size}")
+        self.stock = _cards(header, "stock")
+        deck = Counter({c: r.decks for c in range(JOKER)})
+        if r.jokers:
+            deck[JOKER] = r.jokers
+        have = sum(self.hands, Counter()) + Counter(self.stock)
+        if have != deck:
+            diff = (deck - have) + (have - deck)
+            raise _Bad("header: hands + stock are not the deck (" +
+                       ", ".join(f"{card_str(c)}" for c in sorted(diff)) + " differ)")
+        self.first = _int(header, "first_player")
+        if "dealer" in header and (_int(header, "dealer") + 1) % P != self.first:
+            raise _Bad("header: first_player is not the seat left of the dealer")
+        if not 0 <= self.first < P:
+            raise _Bad(f"header: first_player {self.first} outside 0..{P - 1}")
+        self.cur = self.first
+        self.table: list[list[int]] = []
+        self.opened = [False] * P
+        self.noadd = 0
+        self.turns = 0
+        self.ended: str | None = None  # the end the next line must announce
+        self.pts = card_points(r.hand_points)
+        self.lines = [
+            f"== {r} seed {header.get('seed')} replicate {header.get('replicate')} "
+            f"hand {header.get('hand', 0)}: dealer {header.get('dealer', '?')}, "
+            f"seat {self.first} starts, stock {len(self.stock)}"
+        ]
+        for s in range(P):
+            self.lines.append(f"   seat {s}: " + " ".join(_txt(sorted(self.hands[s].elements()))))
+
+    def turn(self, rec: dict) -> None:
+        r = self.rules
+        if self.ended is not None:
+            raise _Bad(f"turn after the hand ended ({self.ended}); expected the end record")
+        seat = _int(rec, "seat")
+        if seat != self.cur:
+            raise _Bad(f"seat {seat} plays but it is seat {self.cur}'s turn")
+        action = rec.get("action")
+        placed, drawn = _cards(rec, "placed"), _cards(rec, "drawn")
+        taken = _cards(rec, "taken") if "taken" in rec else []
+        table = _melds(rec)
+        hand = self.hands[seat]
+        empty_at_start = not self.stock
+        self.turns += 1
+        desc = ""
+        if action == "play":
+            if drawn:
+                raise _Bad("a play draws no card")
+            if not placed:
+                raise _Bad("a play must add at least one hand card")
+            short = Counter(placed) - hand
+            if short:
+                raise _Bad(f"placed {' '.join(_txt(short.elements()))} not in seat {seat}'s hand")
+            opening = r.opening_points > 0 and not self.opened[seat]
+            if taken:
+                if r.joker_swap != "hand" or opening or any(c != JOKER for c in taken):
+                    raise _Bad("taken: only an opened player may take back jokers, with "
+                               "joker_swap=hand")
+            before = Counter(c for m in self.table for c in m)
+            expected = before + Counter(placed)
+            expected.subtract(Counter(taken))
+            if any(v < 0 for v in expected.values()):
+                raise _Bad("taken: more jokers than the table holds")
+            try:
+                validate.check_partition(table, list(expected.elements()), decks=r.decks,
+                                         ace_high=r.ace_high, jokers_per_meld=r.jokers_per_meld)
+            except validate.ValidationError as e:
+                raise _Bad(f"illegal play: {e}") from None
+            if opening:
+                old = Counter(tuple(sorted(m)) for m in self.table)
+                new = Counter(tuple(sorted(m)) for m in table)
+                if old - new:
+                    raise _Bad("opening: the table was rearranged before the player opened")
+                worth = sum(self._meld_points(m, r.ace_high) for m in (new - old).elements())
+                if worth < r.opening_points:
+                    raise _Bad(f"opening: new melds worth {worth} < opening_points={r.opening_points}")
+            hand.subtract(Counter(placed))
+            hand[JOKER] += len(taken)
+            self.table = table
+            self.opened[seat] = True
+            self.noadd = 0
+            desc = f"plays {' '.join(_txt(sorted(placed)))}"
+            if taken:
+                desc += f", takes back {len(taken)} joker(s)"
+            desc += f" -> {_show_table(table)}"
+            if sum(hand.values()) == 0:
+                self.ended = "emptied"
+        elif action in ("draw", "pass", "fail"):
+            if placed or taken:
+                raise _Bad(f"a {action} places no card")
+            if table != self.table:
+                raise _Bad(f"a {action} must leave the table unchanged")
+            if action == "pass":
+                if self.stock or r.stock_empty != "play-on":
+                    raise _Bad("pass: only with an empty stock under stock_empty=play-on")
+                want: list[int] = []
+            elif action == "draw":
+                if not self.stock and r.stock_empty == "play-on":
+                    raise _Bad("draw from an empty stock: under stock_empty=play-on the player passes")
+                want = self.stock[:1]
+                if not self.stock:
+                    self.ended = "stock-out"
+            else:
+                if not self.stock and r.stock_empty == "ends-hand":
+                    self.ended = "stock-out"
+                want = self.stock[:r.failed_penalty]
+            if drawn != want:
+                raise _Bad(f"drawn {' '.join(_txt(drawn)) or 'nothing'} but the stock gives "
+                           f"{' '.join(_txt(want)) or 'nothing'}")
+            self.stock = self.stock[len(drawn):]
+            hand.update(drawn)
+            desc = {"draw": "draws", "pass": "passes", "fail": "fails a manipulation, draws"}[action]
+            if drawn:
+                desc += " " + " ".join(_txt(drawn))
+            elif action == "draw":
+                desc += " from the empty stock: the hand ends"
+            if self.ended is None and empty_at_start:
+                self.noadd += 1
+                if self.noadd >= self.P:
+                    self.ended = "blocked"
+        else:
+            raise _Bad(f"unknown action {action!r} (play, draw, pass or fail)")
+        self.lines.append(f"   {self.turns:4d} seat {seat} {desc}")
+        self.cur = (seat + 1) % self.P
+
+    def end(self, rec: dict) -> tuple[str, int, list[int]]:
+        r = self.rules
+        end = rec.get("end")
+        if self.ended is None:
+            raise _Bad(f"end record '{end}' but the hand is not over")
+        if end != self.ended:
+            raise _Bad(f"end is {end!r} but the turns say {self.ended!r}")
+        points = [sum(int(self.pts[c]) * k for c, k in h.items()) for h in self.hands]
+        if rec.get("points") != points:
+            raise _Bad(f"points {rec.get('points')} but the hands left give {points}")
+        if end == "emptied":
+            winner = (self.cur - 1) % self.P
+        elif r.blocked_winner == "lowest":
+            best = min(points)
+            winner = points.index(best) if points.count(best) == 1 else -1
+        else:
+            winner = -1
+        if rec.get("winner") != winner:
+            raise _Bad(f"winner {rec.get('winner')} but the rules give {winner}")
+        self.lines.append(f"   end: {end}, winner {winner if winner >= 0 else 'none'}, points {points}")
+        return end, winner, points
+
+
+def replay(path: str | Path, *, out=None) -> list[ReplayedHand]:
+    """Re-check every game of a JSONL log; returns the hands (``.text`` is readable).
+
+    ``out``: a file to print the readable games to. A bad log raises FastmachError naming
+    the line.
+    """
+    path = Path(path)
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as e:
+        raise FastmachError(f"cannot read log {str(path)!r}: {e.strerror}") from None
+    hands: list[ReplayedHand] = []
+    checker: _HandChecker | None = None
+    head: dict = {}
+    scores: list[int] | None = None
+    for no, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            try:
+                rec = json.loads(line)
+            except json.JSONDecodeError as e:
+                raise _Bad(f"not JSON ({e.msg})") from None
+            if not isinstance(rec, dict):
+                raise _Bad("expected a JSON object")
+            kind = rec.get("type")
+            if kind == "header":
+                if checker is not None:
+                    raise _Bad("header before the previous hand's end record")
+                checker = _HandChecker(rec)
+                if rec.get("hand", 0) == 0:
+                    scores = [0] * checker.P
+                head = rec
+            elif kind == "turn":
+                if checker is None:
+                    raise _Bad("turn before any header")
+                checker.turn(rec)
+            elif kind == "end":
+                if checker is None:
+                    raise _Bad("end before any header")
+                end, winner, points = checker.end(rec)
+                if scores is not None and len(scores) == len(points):
+                    scores = [a + b for a, b in zip(scores, points)]
+                    if "scores" in rec and rec["scores"] != scores:
+                        raise _Bad(f"scores {rec['scores']} but the hands give {scores}")
+                hands.append(ReplayedHand(
+                    str(checker.rules), head.get("seed"), head.get("replicate"),
+                    head.get("hand", 0), end, winner, checker.turns, points, checker.lines))
+                if out is not None:
+                    print(hands[-1].text, file=out)
+                checker = None
+            else:
+                raise _Bad(f"unknown record type {kind!r} (header, turn or end)")
+        except _Bad as e:
+            raise FastmachError(f"{path.name} line {no}: {e}") from None
+    if checker is not None:
+        raise FastmachError(f"{path.name}: the last game has no end record (truncated log?)")
+    return hands
+
+
+def _cli_replay(args: argparse.Namespace) -> int:
+    hands = replay(args.file, out=None if args.quiet else sys.stdout)
+    games = sum(1 for h in hands if h.hand == 0)
+    print(f"{args.file}: {len(hands)} hand(s) of {games} game(s) re-checked, all turns legal")
+    return 0
+
+
+def register_cli(subparsers) -> None:
+    """Add ``fastmach replay FILE.jsonl``."""
+    p = subparsers.add_parser("replay", help="re-check and print the games of a JSONL log")
+    p.add_argument("file", help="a log written by fastmach play --log")
+    p.add_argument("-q", "--quiet", action="store_true", help="only the summary line")
+    p.set_defaults(func=_cli_replay)
