@@ -1,0 +1,762 @@
+"""Run studies: chunks of games on this process, local processes or a Dask cluster.
+
+A study (:class:`fastmach.study.Study`) is cut into chunks: one cell, one rotation, a range
+of replicates (``chunk`` games, 200 by default). A chunk is one task and one parquet file::
+
+    DIR/_study.json                                   manifest (study text, version, times)
+    DIR/chunks/<cell-hash>-<start>-<stop>-<rot>.parquet   one tidy row per game
+
+Files are written atomically (hidden temporary file, then rename) as chunks finish, so
+``pandas.read_parquet(DIR)`` reads every finished game and nothing else, and re-running
+the same study on DIR plays only the missing chunks. The worker builds and serialises the
+tidy table; the driver only writes bytes, so remote Dask workers need no shared disk.
+
+Every game is a pure function of (rules, seats, root seed, replicate), so the table is the
+same whatever the backend, the worker count or the interruptions; :func:`read_results`
+sorts it by cell (study order), replicate and rotation.
+
+Backends: ``workers=0`` in this process; ``workers=N`` (default: all cores) local worker
+processes (``concurrent.futures.ProcessPoolExecutor``, spawn); ``scheduler="tcp://host:8786"``
+an existing Dask cluster; ``scheduler="local"`` a ``distributed.LocalCluster`` with
+``workers`` single-threaded worker processes.
+"""
+from __future__ import annotations
+
+import argparse
+import concurrent.futures as cf
+import dataclasses
+import datetime as _dt
+import difflib
+import io
+import json
+import multiprocessing
+import os
+import re
+import shlex
+import sys
+import tempfile
+import time
+from collections import deque
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Iterable, Sequence
+
+import numpy as np
+
+from fastmach.errors import FastmachError
+from fastmach.study import Study
+
+__all__ = ["Chunk", "ChunkSpec", "SweepError", "plan", "play_chunk", "run_study",
+           "read_results", "register_cli", "bench_driver", "format_bench", "MANIFEST"]
+
+MANIFEST = "_study.json"
+CHUNKS = "chunks"
+_CHUNK_RE = re.compile(r"([0-9a-f]{12})-(\d+)-(\d+)-(\d+)\.parquet")
+_SEAT_RE = re.compile(r"(.+)_(\d+)")
+
+
+class SweepError(RuntimeError):
+    """Chunks that kept failing after their retries (the message names cell and seed)."""
+
+
+# ----------------------------------------------------------------------------- planning
+
+@dataclass(frozen=True, order=True)
+class Chunk:
+    """A task: cell ``cell`` (index), replicates ``start .. stop-1``, seat rotation ``rotation``."""
+
+    cell: int
+    start: int
+    stop: int
+    rotation: int
+
+    @property
+    def games(self) -> int:
+        return self.stop - self.start
+
+
+def plan(study: Study) -> list[Chunk]:
+    """Every chunk of the study, ordered so that every cell advances together."""
+    out = []
+    for start in range(0, study.games, study.chunk):
+        stop = min(start + study.chunk, study.games)
+        for cell in study.cells:
+            for rot in cell.rotations:
+                out.append(Chunk(cell.index, start, stop, rot))
+    return out
+
+
+def chunk_name(study: Study, c: Chunk) -> str:
+    return f"{study.cells[c.cell].hash}-{c.start}-{c.stop}-{c.rotation}.parquet"
+
+
+def describe(study: Study, c: Chunk) -> str:
+    """Human name of a chunk: cell, root seed, replicates, rotation."""
+    return (f"cell {study.cells[c.cell].key!r} (root seed {study.seed}, replicates "
+            f"{c.start}..{c.stop - 1}, rotation {c.rotation})")
+
+
+# ----------------------------------------------------------------------------- worker side
+
+@dataclass(frozen=True)
+class ChunkSpec:
+    """Everything a worker needs to play one chunk and return its parquet bytes."""
+
+    rules: Any
+    seats: tuple[str, ...]
+    seed: int
+    start: int
+    stop: int
+    rotation: int
+    columns: dict  # constant columns of the cell
+    max_seats: int
+    engine: Callable | None = None
+
+
+def make_spec(study: Study, c: Chunk, engine: Callable | None = None) -> ChunkSpec:
+    cell = study.cells[c.cell]
+    return ChunkSpec(cell.rules, tuple(cell.seats(c.rotation)), study.seed, c.start, c.stop,
+                     c.rotation, cell.columns(), study.max_players, engine)
+
+
+def default_engine() -> Callable:
+    from fastmach.engine import play_games
+    return play_games
+
+
+def _const_type(v: Any):
+    import pyarrow as pa
+    if isinstance(v, (bool, np.bool_)):
+        return pa.bool_()
+    if isinstance(v, (int, np.integer)):
+        return pa.int64()
+    if isinstance(v, (float, np.floating)):
+        return pa.float64()
+    return pa.string()
+
+
+def _engine_array(s):
+    """An engine column as an arrow array of a canonical type (int64/float64/bool/string)."""
+    import pandas as pd
+    import pyarrow as pa
+    dt = s.dtype
+    if pd.api.types.is_bool_dtype(dt):
+        return pa.array(s.to_numpy(dtype=bool), type=pa.bool_())
+    if pd.api.types.is_integer_dtype(dt):
+        if s.isna().any():
+            return pa.array(s, type=pa.int64(), from_pandas=True)
+        return pa.array(s.to_numpy(dtype=np.int64), type=pa.int64())
+    if pd.api.types.is_float_dtype(dt):
+        return pa.array(s.to_numpy(dtype=np.float64), type=pa.float64())
+    vals = [None if (x is None or (isinstance(x, float) and np.isnan(x))) else str(x)
+            for x in s.astype(object)]
+    return pa.array(vals, type=pa.string())
+
+
+def tidy_table(games, spec: ChunkSpec):
+    """Arrow table of a chunk: cell columns, rotation, rules parameters, engine columns.
+
+    Per-seat engine columns (``name_i``) are padded with nulls up to the study's largest
+    player count, so that every chunk of a study has the same schema.
+    """
+    import pyarrow as pa
+    n = spec.stop - spec.start
+    if len(games) != n:
+        raise RuntimeError(f"engine returned {len(games)} rows for {n} replicates")
+    if "replicate" in games.columns and not np.array_equal(
+            games["replicate"].to_numpy(), np.arange(spec.start, spec.stop)):
+        raise RuntimeError("engine returned rows out of replicate order")
+    cols: dict[str, Any] = {}
+    const = dict(spec.columns)
+    head = ["cell", "rules", "preset", "players", "lineup"]
+    for k in head:
+        cols[k] = pa.array([const[k]] * n, type=_const_type(const[k]))
+    cols["rotation"] = pa.array(np.full(n, spec.rotation, dtype=np.int64))
+    for k, v in const.items():
+        if k not in cols:
+            cols[k] = pa.array([v] * n, type=_const_type(v))
+    seat: dict[str, dict[int, Any]] = {}
+    for name in games.columns:
+        m = _SEAT_RE.fullmatch(str(name))
+        if m:
+            seat.setdefault(m.group(1), {})[int(m.group(2))] = _engine_array(games[name])
+        elif name not in cols:
+            cols[str(name)] = _engine_array(games[name])
+    for prefix, arrays in seat.items():
+        typ = arrays[min(arrays)].type
+        for i in range(spec.max_seats):
+            cols[f"{prefix}_{i}"] = arrays.get(i, pa.nulls(n, type=typ))
+    return pa.table(cols)
+
+
+def play_chunk(spec: ChunkSpec) -> bytes:
+    """Play one chunk (worker side) and return its tidy table as parquet bytes."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    engine = spec.engine or default_engine()
+    games = engine(spec.rules, list(spec.seats), spec.seed,
+                   np.arange(spec.start, spec.stop, dtype=np.int64))
+    table = tidy_table(games, spec)
+    sink = pa.BufferOutputStream()
+    pq.write_table(table, sink)
+    return sink.getvalue().to_pybytes()
+
+
+def _warm_up(engine: Callable | None = None) -> int:
+    """Import the engine in a worker (so start-up is not counted as playing time)."""
+    if engine is None:
+        default_engine()
+    return os.getpid()
+
+
+# ----------------------------------------------------------------------------- the store
+
+def _now() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+
+
+def _version() -> str:
+    try:
+        import fastmach
+        return str(fastmach.__version__)
+    except Exception:  # pragma: no cover - the compiled core is missing
+        from importlib.metadata import PackageNotFoundError, version
+        try:
+            return version("fastmach")
+        except PackageNotFoundError:
+            return "unknown"
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with open(tmp, "wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+class Store:
+    """A study's result directory: manifest plus one parquet file per finished chunk."""
+
+    def __init__(self, root: str | Path, study: Study, command: str | None = None):
+        self.root = Path(root)
+        self.study = study
+        self.dir = self.root / CHUNKS
+        text = study.to_toml()
+        mpath = self.root / MANIFEST
+        if mpath.exists():
+            try:
+                manifest = json.loads(mpath.read_text())
+            except (OSError, ValueError) as e:
+                raise FastmachError(f"{mpath}: unreadable manifest ({e})") from None
+            if manifest.get("study") != text:
+                diff = "\n".join(list(difflib.unified_diff(
+                    str(manifest.get("study", "")).splitlines(), text.splitlines(),
+                    "in " + str(mpath), "requested", lineterm="", n=0))[2:12])
+                raise FastmachError(
+                    f"--out {str(self.root)!r} holds a different study "
+                    f"({manifest.get('name')!r}); use another directory or the same study "
+                    f"file and --games:\n{diff}")
+        elif self.root.exists() and any(self.root.iterdir()):
+            raise FastmachError(f"--out {str(self.root)!r} is not empty and holds no "
+                                f"{MANIFEST}: not a fastmach study directory")
+        else:
+            manifest = {"name": study.name, "seed": study.seed, "study": text,
+                        "fastmach_version": _version(), "started": _now(), "finished": None,
+                        "command": None, "runs": []}
+        self.manifest = manifest
+        self.dir.mkdir(parents=True, exist_ok=True)
+        manifest["command"] = command or manifest.get("command")
+        manifest["finished"] = None
+        manifest.setdefault("runs", []).append(
+            {"started": _now(), "finished": None, "command": command,
+             "fastmach_version": _version()})
+        self._save_manifest()
+        self.names = {chunk_name(study, c): c for c in plan(study)}
+        self.existing = self._scan()
+
+    def _scan(self) -> set[str]:
+        """Finished chunk files (stale temporary files are removed; foreign files refused)."""
+        import pyarrow.parquet as pq
+        found = set()
+        for p in self.dir.iterdir():
+            if p.name.startswith("."):
+                p.unlink(missing_ok=True)  # a temporary file of an interrupted run
+                continue
+            c = self.names.get(p.name)
+            if c is None:
+                raise FastmachError(f"{p}: not a chunk of study {self.study.name!r}; "
+                                    f"remove it or use another directory")
+            try:
+                ok = pq.read_metadata(p).num_rows == c.games
+            except Exception:
+                ok = False
+            if ok:
+                found.add(p.name)
+            else:
+                p.unlink()
+        return found
+
+    def done(self, c: Chunk) -> bool:
+        return chunk_name(self.study, c) in self.existing
+
+    def put(self, c: Chunk, data: bytes) -> None:
+        name = chunk_name(self.study, c)
+        _write_atomic(self.dir / name, data)
+        self.existing.add(name)
+
+    def _save_manifest(self) -> None:
+        _write_atomic(self.root / MANIFEST,
+                      (json.dumps(self.manifest, indent=2) + "\n").encode())
+
+    def close(self, finished: bool) -> None:
+        self.manifest["runs"][-1]["finished"] = _now() if finished else None
+        if finished:
+            self.manifest["finished"] = _now()
+        self._save_manifest()
+
+
+def read_results(out: str | Path, study: Study | None = None):
+    """The tidy table of a result directory, sorted by cell (study order), replicate, rotation."""
+    import pandas as pd
+    root = Path(out)
+    if study is None:
+        mpath = root / MANIFEST
+        try:
+            study = Study.from_toml(json.loads(mpath.read_text())["study"])
+        except (OSError, ValueError, KeyError) as e:
+            raise FastmachError(f"{mpath}: cannot read the study manifest ({e})") from None
+    if not any((root / CHUNKS).glob("*.parquet")):
+        raise FastmachError(f"{root}: no finished chunk yet")
+    df = pd.read_parquet(root)
+    order = {c.key: c.index for c in study.cells}
+    key = df["cell"].map(order)
+    if key.isna().any():
+        raise FastmachError(f"{root}: rows of a cell that is not in study {study.name!r}")
+    df = (df.assign(_cell=key.astype(np.int64))
+            .sort_values(["_cell", "replicate", "rotation"], kind="mergesort")
+            .drop(columns="_cell").reset_index(drop=True))
+    return df
+
+
+# ----------------------------------------------------------------------------- backends
+
+class _Backend:
+    """submit(spec) -> future; wait(futures) -> done futures; close()."""
+
+    where = ""
+    limit = 1
+
+    def submit(self, spec: ChunkSpec):  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def wait(self, futures) -> Iterable:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def broken(self, exc: BaseException) -> bool:
+        return False
+
+    def restart(self) -> None:  # pragma: no cover - only process pools break
+        pass
+
+    def close(self, cancel: bool = False) -> None:
+        pass
+
+
+class _Processes(_Backend):
+    def __init__(self, workers: int, engine: Callable | None):
+        self.workers, self.engine = workers, engine
+        self.limit = 2 * workers
+        self.where = f"{workers} local process{'es' if workers != 1 else ''}"
+        self._start()
+
+    def _start(self) -> None:
+        ctx = multiprocessing.get_context("spawn")
+        self.pool = cf.ProcessPoolExecutor(self.workers, mp_context=ctx)
+        for f in [self.pool.submit(_warm_up, self.engine) for _ in range(self.workers)]:
+            f.result()
+
+    def submit(self, spec):
+        return self.pool.submit(play_chunk, spec)
+
+    def wait(self, futures):
+        return cf.wait(futures, return_when=cf.FIRST_COMPLETED).done
+
+    def broken(self, exc):
+        from concurrent.futures.process import BrokenProcessPool
+        return isinstance(exc, BrokenProcessPool)
+
+    def restart(self):
+        self.close(cancel=True)
+        self._start()
+
+    def close(self, cancel=False):
+        procs = list(getattr(self.pool, "_processes", {}).values()) if cancel else []
+        self.pool.shutdown(wait=not cancel, cancel_futures=cancel)
+        for p in procs:  # our own workers, still busy with cancelled work
+            if p.is_alive():
+                p.terminate()
+        for p in procs:
+            p.join(5)
+
+
+class _Dask(_Backend):
+    def __init__(self, scheduler: str, workers: int, engine: Callable | None):
+        try:
+            from distributed import Client, LocalCluster
+        except ImportError as e:  # pragma: no cover - dask[distributed] is a dependency
+            raise FastmachError(f"--scheduler needs dask.distributed: {e}") from None
+        self.cluster = None
+        if scheduler == "local":
+            self.cluster = LocalCluster(n_workers=workers, threads_per_worker=1,
+                                        processes=True, dashboard_address=None)
+            self.client = Client(self.cluster)
+            self.where = f"a Dask LocalCluster of {workers} workers"
+        else:
+            if not re.match(r"^(tcp|tls|ucx|inproc|ws|wss)://", scheduler):
+                raise FastmachError(f"--scheduler {scheduler!r}: expected 'local' or an "
+                                    f"address like tcp://host:8786")
+            try:
+                self.client = Client(scheduler, timeout="20s")
+            except (OSError, TimeoutError) as e:
+                raise FastmachError(f"--scheduler {scheduler!r}: cannot connect ({e})") from None
+            self.where = f"the Dask cluster at {scheduler}"
+        self.client.wait_for_workers(1)
+        self.client.run(_warm_up, engine)
+        n = sum(w.get("nthreads", 1) for w in self.client.scheduler_info()["workers"].values())
+        self.limit = max(2 * n, 4)
+        self._n = 0
+
+    def submit(self, spec):
+        self._n += 1
+        return self.client.submit(play_chunk, spec, pure=False,
+                                  key=f"fastmach-chunk-{os.getpid()}-{self._n}")
+
+    def wait(self, futures):
+        from distributed import wait
+        return wait(list(futures), return_when="FIRST_COMPLETED").done
+
+    def close(self, cancel=False):
+        try:
+            self.client.close()
+        finally:
+            if self.cluster is not None:
+                self.cluster.close()
+
+
+def _cpu_count() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not Linux
+        return os.cpu_count() or 1
+
+
+# ----------------------------------------------------------------------------- the driver
+
+def run_study(study: Study, out: str | Path | None = None, *, workers: int | None = None,
+              scheduler: str | None = None, engine: Callable | None = None,
+              retries: int = 2, progress: bool = True, command: str | None = None):
+    """Play the study's missing chunks and return its whole tidy table (sorted).
+
+    ``out``: result directory (resumed when it holds the same study; None: a temporary
+    directory, removed after reading). ``workers``: 0 = this process, N = N local worker
+    processes (default: all cores), or the LocalCluster size with ``scheduler="local"``.
+    ``scheduler``: ``"local"`` or a Dask scheduler address. ``engine``: a picklable
+    ``play_games``-compatible callable (default :func:`fastmach.engine.play_games`).
+    A chunk that raises is retried ``retries`` times, then reported in a
+    :class:`SweepError` after every other chunk has run. The returned DataFrame carries
+    the run summary in ``df.attrs["summary"]``.
+    """
+    if out is None:
+        with tempfile.TemporaryDirectory(prefix="fastmach-sweep-") as tmp:
+            df = run_study(study, Path(tmp) / "study", workers=workers, scheduler=scheduler,
+                           engine=engine, retries=retries, progress=progress,
+                           command=command)
+            df.attrs["summary"]["out"] = None
+            return df
+    if workers is None:
+        workers = _cpu_count()
+    if not isinstance(workers, int) or workers < 0:
+        raise FastmachError(f"--workers must be an integer >= 0, got {workers!r}")
+    if scheduler is not None and workers == 0:
+        workers = _cpu_count()
+    if command is None:
+        command = shlex.join(sys.argv) if sys.argv and sys.argv[0] else "python"
+    store = Store(out, study, command)
+    chunks = plan(study)
+    todo = [c for c in chunks if not store.done(c)]
+    resumed = len(chunks) - len(todo)
+    total = study.total_games
+    done_games = total - sum(c.games for c in todo)
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+        bar = tqdm(total=total, initial=done_games, unit="games", unit_scale=True,
+                   dynamic_ncols=True, desc=study.name, file=sys.stderr, smoothing=0.05)
+    t0 = time.perf_counter()
+    failures: list[tuple[Chunk, BaseException]] = []
+    finished = False
+    backend: _Backend | None = None
+    try:
+        if not todo:
+            where = "nothing to run"
+        elif scheduler is None and workers == 0:
+            where = "this process"
+            _run_inline(study, todo, store, engine, retries, failures, bar)
+        else:
+            backend = (_Dask(scheduler, workers, engine) if scheduler is not None
+                       else _Processes(workers, engine))
+            where = backend.where
+            _run_pool(study, todo, store, engine, retries, failures, bar, backend)
+        finished = not failures
+    except BaseException:
+        if backend is not None:
+            backend.close(cancel=True)
+            backend = None
+        raise
+    finally:
+        if backend is not None:
+            backend.close()
+        if bar is not None:
+            bar.close()
+        store.close(finished)
+    wall = time.perf_counter() - t0
+    played = sum(c.games for c in todo) - sum(c.games for c, _ in failures)
+    if failures:
+        lines = [f"  {describe(study, c)}: {type(e).__name__}: {e}" for c, e in failures]
+        raise SweepError(
+            f"{len(failures)} chunk(s) of study {study.name!r} failed after "
+            f"{retries + 1} attempts (the other chunks are saved in {out}; rerun to retry "
+            f"only these):\n" + "\n".join(lines))
+    df = read_results(out, study)
+    summary = {"games": len(df), "played": played, "cells": len(study.cells),
+               "chunks": len(chunks), "resumed_chunks": resumed, "wall": wall,
+               "games_per_s": played / wall if wall > 0 else float("nan"), "where": where,
+               "out": str(out)}
+    df.attrs["summary"] = summary
+    if progress:
+        print(format_summary(summary), file=sys.stderr)
+    return df
+
+
+def format_summary(s: dict) -> str:
+    """The one-line summary of a run."""
+    resumed = f", {s['resumed_chunks']} of {s['chunks']} chunks resumed" if s[
+        "resumed_chunks"] else ""
+    where = f" -> {s['out']}" if s.get("out") else ""
+    return (f"{s['games']} games in {s['cells']} cells: played {s['played']} in "
+            f"{s['wall']:.1f} s ({s['games_per_s']:.0f} games/s) on {s['where']}"
+            f"{resumed}{where}")
+
+
+def _run_inline(study, todo, store, engine, retries, failures, bar) -> None:
+    for c in todo:
+        for attempt in range(retries + 1):
+            try:
+                data = play_chunk(make_spec(study, c, engine))
+            except Exception as e:  # retried, then reported
+                if attempt == retries:
+                    failures.append((c, e))
+                continue
+            store.put(c, data)
+            if bar is not None:
+                bar.update(c.games)
+            break
+
+
+def _run_pool(study, todo, store, engine, retries, failures, bar, backend: _Backend) -> None:
+    """Bounded submission with retries.
+
+    When a local worker process dies, every chunk then in flight fails with
+    BrokenProcessPool; those chunks become suspects and run alone, one at a time, so that
+    only the chunk that kills its worker is charged an attempt.
+    """
+    pending: deque[Chunk] = deque(todo)
+    suspects: deque[Chunk] = deque()
+    attempts: dict[Chunk, int] = {}
+    inflight: dict[Any, Chunk] = {}
+    alone: set = set()  # futures submitted with nothing else in flight
+
+    def charge(c: Chunk, e: BaseException, queue: deque) -> None:
+        attempts[c] = attempts.get(c, 0) + 1
+        if attempts[c] > retries:
+            failures.append((c, e))
+        else:
+            queue.appendleft(c)
+
+    while pending or suspects or inflight:
+        if suspects:
+            if not inflight:
+                c = suspects.popleft()
+                fut = backend.submit(make_spec(study, c, engine))
+                inflight[fut] = c
+                alone.add(fut)
+        else:
+            while pending and len(inflight) < backend.limit:
+                c = pending.popleft()
+                inflight[backend.submit(make_spec(study, c, engine))] = c
+        restart = False
+        for fut in backend.wait(list(inflight)):
+            c = inflight.pop(fut)
+            try:
+                data = fut.result()
+            except Exception as e:
+                if backend.broken(e):
+                    restart = True
+                    if fut in alone:  # alone in flight: this chunk killed its worker
+                        charge(c, e, suspects)
+                    else:
+                        suspects.append(c)
+                else:
+                    charge(c, e, pending)
+                continue
+            finally:
+                alone.discard(fut)
+            store.put(c, data)
+            if bar is not None:
+                bar.update(c.games)
+        if restart:
+            suspects.extend(inflight.values())
+            inflight.clear()
+            alone.clear()
+            backend.restart()
+
+
+# ----------------------------------------------------------------------------- CLI
+
+def register_cli(subparsers) -> argparse.ArgumentParser:
+    """Add ``sweep STUDY.toml --out DIR [--games N] [--workers N] [--scheduler ...]``."""
+    p = subparsers.add_parser(
+        "sweep", help="run a study (grid of rules x players x line-ups), resumable",
+        description="Run a study defined in TOML. Results go to DIR as parquet chunks "
+                    "(pandas.read_parquet(DIR) reads them); re-running the same command "
+                    "after an interruption plays only the missing chunks.")
+    p.add_argument("study", metavar="STUDY.toml", help="study definition")
+    p.add_argument("--out", required=True, metavar="DIR", help="result directory")
+    p.add_argument("--games", type=int, default=None, metavar="N",
+                   help="deals per cell (overrides [study] games)")
+    p.add_argument("--workers", type=int, default=None, metavar="N",
+                   help="worker processes (default: all cores; 0 = in this process)")
+    p.add_argument("--scheduler", default=None, metavar="ADDR",
+                   help="Dask scheduler address (tcp://host:8786) or 'local' for a "
+                        "LocalCluster of --workers processes")
+    p.add_argument("--retries", type=int, default=2, metavar="N",
+                   help="retries of a failing chunk before it is reported (default 2)")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=sweep_command)
+    return p
+
+
+def sweep_command(args: argparse.Namespace) -> int:
+    """``fastmach sweep``: FastmachError propagates (exit 2); failures exit 1, Ctrl-C 130."""
+    study = Study.from_toml(Path(args.study), games=args.games)
+    try:
+        df = run_study(study, args.out, workers=args.workers, scheduler=args.scheduler,
+                       retries=args.retries, progress=not args.quiet,
+                       command=shlex.join(sys.argv))
+    except SweepError as e:
+        print(f"fastmach sweep: {e}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(f"\nfastmach sweep: interrupted; finished chunks are saved in {args.out}; "
+              f"run the same command again to play only the missing ones", file=sys.stderr)
+        return 130
+    if args.quiet:
+        print(format_summary(df.attrs["summary"]))
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m fastmach.sweep STUDY.toml --out DIR ...`` (same as ``fastmach sweep``)."""
+    parser = argparse.ArgumentParser(prog="python -m fastmach.sweep")
+    sub = parser.add_subparsers(dest="command", required=True)
+    register_cli(sub)
+    args = parser.parse_args(["sweep", *(sys.argv[1:] if argv is None else argv)])
+    try:
+        return args.func(args)
+    except FastmachError as e:
+        print(f"fastmach: error: {e}", file=sys.stderr)
+        return 2
+
+
+# ----------------------------------------------------------------------------- benchmark
+
+def bench_driver(*, rules: str = "classic", players: int = 2,
+                 lineup: Sequence[str] = ("expert",), games: int = 2000, chunk: int = 200,
+                 workers: Sequence[int] = (1, 2), engine: Callable | None = None,
+                 seed: int = 1) -> dict:
+    """Driver overhead and scaling: raw engine games/s vs the sweep's, 1 and 2 workers.
+
+    ``raw``: the engine called directly in this process, chunk by chunk; ``inline``: the
+    whole driver (tidy table, parquet bytes, atomic write) in this process; ``workers_N``:
+    N local worker processes, timed after their start-up (pool start and warm-up are
+    reported apart). Returns a dict; :func:`format_bench` prints it.
+    """
+    from fastmach.rules import Rules
+    eng = engine or default_engine()
+    study = Study(name="bench", seed=seed, games=games, chunk=chunk, rules=(rules,),
+                  players=(players,), lineup=(tuple(lineup),))
+    cell = study.cells[0]
+    seats = cell.seats(0)
+    r = cell.rules
+    assert isinstance(r, Rules)
+    eng(r, seats, seed, np.arange(0, min(chunk, 10)))  # warm-up (imports, caches)
+    t = time.perf_counter()
+    for start in range(0, games, chunk):
+        eng(r, seats, seed, np.arange(start, min(start + chunk, games)))
+    raw = games / (time.perf_counter() - t)
+    result: dict[str, Any] = {"rules": str(r), "seats": seats, "games": games,
+                              "chunk": chunk, "raw_games_per_s": raw}
+    with tempfile.TemporaryDirectory(prefix="fastmach-bench-") as tmp:
+        t = time.perf_counter()
+        run_study(study, Path(tmp) / "inline", workers=0, engine=engine, progress=False,
+                  command="bench")
+        inline = games / (time.perf_counter() - t)
+        result["inline_games_per_s"] = inline
+        result["inline_overhead"] = raw / inline - 1.0
+        for w in workers:
+            t = time.perf_counter()
+            backend = _Processes(w, engine)
+            ready = time.perf_counter() - t
+            try:
+                store = Store(Path(tmp) / f"w{w}", study, "bench")
+                failures: list = []
+                t = time.perf_counter()
+                _run_pool(study, plan(study), store, engine, 0, failures, None, backend)
+                wall = time.perf_counter() - t
+                store.close(not failures)
+            finally:
+                backend.close()
+            if failures:
+                raise SweepError(f"bench: {failures[0][1]}")
+            result[f"workers_{w}_games_per_s"] = games / wall
+            result[f"workers_{w}_startup_s"] = ready
+    if 1 in workers:
+        result["workers_1_overhead"] = raw / result["workers_1_games_per_s"] - 1.0
+        for w in workers:
+            result[f"speedup_{w}"] = (result[f"workers_{w}_games_per_s"]
+                                      / result["workers_1_games_per_s"])
+    return result
+
+
+def format_bench(b: dict) -> str:
+    """Human text of :func:`bench_driver`'s result."""
+    lines = [f"sweep driver benchmark: {b['rules']} seats={','.join(b['seats'])}, "
+             f"{b['games']} games in chunks of {b['chunk']}",
+             f"  raw engine (this process)    {b['raw_games_per_s']:10.1f} games/s",
+             f"  driver, this process         {b['inline_games_per_s']:10.1f} games/s "
+             f"(overhead {100 * b['inline_overhead']:+.1f}%)"]
+    for k in sorted(k for k in b if re.fullmatch(r"workers_\d+_games_per_s", k)):
+        w = int(k.split("_")[1])
+        extra = f"  x{b[f'speedup_{w}']:.2f} vs 1 worker" if f"speedup_{w}" in b else ""
+        if w == 1 and "workers_1_overhead" in b:
+            extra += f"  (overhead vs raw {100 * b['workers_1_overhead']:+.1f}%)"
+        lines.append(f"  driver, {w} worker process{'es' if w > 1 else '  '}  "
+                     f"{b[k]:10.1f} games/s{extra}  [start-up "
+                     f"{b[f'workers_{w}_startup_s']:.1f} s]")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
