@@ -1,7 +1,10 @@
 """Benchmarks behind ``fastmach bench``: figures quoted in notes, never timed asserts."""
 from __future__ import annotations
 
+import importlib.util
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -9,6 +12,8 @@ from . import _solver
 from .cards import JOKER, NCARD
 from .rules import Rules, resolve_rules
 from .solver import _weights
+
+SIZE_BANDS = ((0, 20), (21, 50), (51, 200))
 
 
 def greedy_positions(rules: Rules | str = "classic", games: int = 40, seed: int = 1,
@@ -54,8 +59,27 @@ def greedy_positions(rules: Rules | str = "classic", games: int = 40, seed: int 
     return np.array(tables, dtype=np.uint8), np.array(hands, dtype=np.uint8)
 
 
-def bench_solver(games: int = 40, seed: int = 1, milp: bool = True) -> list[dict]:
-    """Median solve time by table size, no jokers and 4 jokers (one per meld)."""
+def _milp_reference():
+    """The integer-programming reference of the test suite (source checkout + scipy only)."""
+    path = Path(__file__).resolve().parents[1] / "tests" / "refs" / "milp.py"
+    if not path.exists() or importlib.util.find_spec("scipy") is None:
+        return None
+    spec = importlib.util.spec_from_file_location("fastmach_bench_milp", path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def bench_solver(games: int = 40, seed: int = 1, milp: bool = True,
+                 milp_positions: int = 60) -> list[dict]:
+    """Solve times on positions from 4-player greedy games, by table size.
+
+    Rows for classic (no jokers) and jokers (4 jokers, one per meld). With ``milp`` a
+    sample of the positions is also solved by the integer-programming reference and the
+    speed ratio on those same positions is reported.
+    """
+    ref = _milp_reference() if milp else None
     rows = []
     for name in ("classic", "jokers"):
         rules = resolve_rules(name)
@@ -64,18 +88,85 @@ def bench_solver(games: int = 40, seed: int = 1, milp: bool = True) -> list[dict
         ns, _ = _solver.time_positions(tables, hands, rules.decks, rules.ace_high,
                                        rules.jokers_per_meld, w, jw)
         size = tables.sum(axis=1)
-        for lo, hi in ((0, 20), (21, 50), (51, 200)):
-            sel = (size >= lo) & (size <= hi)
-            if sel.any():
-                rows.append({"rules": name, "table": f"{lo}-{hi}", "positions": int(sel.sum()),
-                             "median_us": float(np.median(ns[sel]) / 1e3),
-                             "p90_us": float(np.percentile(ns[sel], 90) / 1e3),
-                             "max_us": float(ns[sel].max() / 1e3)})
+        for lo, hi in SIZE_BANDS:
+            sel = np.flatnonzero((size >= lo) & (size <= hi))
+            if not len(sel):
+                continue
+            row = {"rules": name, "table": f"{lo}-{hi}", "positions": len(sel),
+                   "median_us": float(np.median(ns[sel]) / 1e3),
+                   "p90_us": float(np.percentile(ns[sel], 90) / 1e3),
+                   "max_us": float(ns[sel].max() / 1e3)}
+            if ref is not None:
+                pick = np.random.default_rng(seed).choice(sel, min(milp_positions, len(sel)), replace=False)
+                t_ref = []
+                for i in pick:
+                    t, h = _expand(tables[i]), _expand(hands[i])
+                    t0 = time.perf_counter_ns()
+                    ref.solve(t, h, decks=rules.decks, ace_high=rules.ace_high,
+                              jokers_per_meld=rules.jokers_per_meld, known_valid=True)
+                    t_ref.append(time.perf_counter_ns() - t0)
+                row["milp_median_us"] = float(np.median(t_ref) / 1e3)
+                row["speedup_vs_milp"] = float(np.sum(t_ref) / max(1, np.sum(ns[pick])))
+            rows.append(row)
     return rows
 
 
-if __name__ == "__main__":
-    t0 = time.perf_counter()
-    for row in bench_solver(games=int(__import__("sys").argv[1]) if len(__import__("sys").argv) > 1 else 30):
-        print(row)
-    print("wall", time.perf_counter() - t0)
+def _expand(counts: np.ndarray) -> list[int]:
+    return np.repeat(np.arange(NCARD), counts.astype(np.intp)).tolist()
+
+
+def format_solver(rows: list[dict]) -> str:
+    head = f"{'rules':8} {'table':>7} {'positions':>9} {'median µs':>10} {'p90 µs':>9} {'max µs':>9} {'MILP µs':>9} {'speed-up':>9}"
+    lines = ["fastmach bench solver: positions from 4-player greedy games, one core", head]
+    for r in rows:
+        milp = f"{r['milp_median_us']:9.0f} {r['speedup_vs_milp']:8.0f}x" if "milp_median_us" in r else f"{'-':>9} {'-':>9}"
+        lines.append(f"{r['rules']:8} {r['table']:>7} {r['positions']:9d} {r['median_us']:10.1f} "
+                     f"{r['p90_us']:9.1f} {r['max_us']:9.0f} {milp}")
+    return "\n".join(lines)
+
+
+def bench_games(games: int = 2000, seed: int = 0) -> list[dict]:
+    """Complete games per second on one core, 4 expert players, every preset."""
+    from .engine import bench as engine_bench
+
+    rows = []
+    for name in ("classic", "jokers", "ace-low", "italian"):
+        gps = engine_bench(name, None, games=games if name == "classic" else max(200, games // 4), seed=seed)
+        rows.append({"rules": name, "seats": "4 x expert", "games_per_s": gps})
+    return rows
+
+
+def bench_strategies(games: int = 500, seed: int = 0) -> list[dict]:
+    """Games per second for each registered strategy at a full table (classic, 4 seats)."""
+    from .engine import bench as engine_bench
+    from .strategies import REGISTRY
+
+    rows = []
+    for name in REGISTRY:
+        seats = [name] * 4
+        try:
+            gps = engine_bench("classic", seats, games=games, seed=seed)
+        except Exception as e:  # a strategy that needs parameters, reported not hidden
+            rows.append({"rules": "classic", "seats": f"4 x {name}", "games_per_s": float("nan"),
+                         "note": str(e)})
+            continue
+        rows.append({"rules": "classic", "seats": f"4 x {name}", "games_per_s": gps})
+    return rows
+
+
+def format_games(rows: list[dict]) -> str:
+    lines = ["fastmach bench games: complete games per second, one core",
+             f"{'rules':10} {'seats':28} {'games/s':>10}"]
+    for r in rows:
+        lines.append(f"{r['rules']:10} {r['seats']:28} {r['games_per_s']:10.0f}"
+                     + (f"  ({r['note']})" if r.get("note") else ""))
+    return "\n".join(lines)
+
+
+def format_cardset() -> str:
+    try:
+        from ._cardset import bench_cardset
+    except ImportError:
+        return "fastmach bench cardset: the _cardset module is not built"
+    res = bench_cardset()
+    return "fastmach bench cardset (ns per operation)\n" + "\n".join(f"  {k:12} {v:8.1f}" for k, v in res.items())
