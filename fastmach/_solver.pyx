@@ -271,6 +271,17 @@ cdef inline bint _group_ok(int gsum, int gmax, int jg, int limited) noexcept nog
     return False
 
 
+cdef inline bint _groups_possible(int gsum, int gmax, int more, int jokers,
+                                  int limited) noexcept nogil:
+    """Can the cards set aside for groups still be completed by later suits and jokers?"""
+    cdef int gs, jg
+    for gs in range(gsum, gsum + more + 1):
+        for jg in range(jokers + 1):
+            if _group_ok(gs, gmax, jg, limited):
+                return True
+    return False
+
+
 cdef int _group_k(int gsum, int gmax, int jg, int limited) noexcept nogil:
     cdef int k, minreal = 2 if limited else 1
     k = gmax if gmax > 1 else 1
@@ -292,11 +303,22 @@ cdef int _suit_step(Impl* im, int v, int s) noexcept nogil:
     cdef int R, Jr, JL, g, na1, na2, na3, nb2, nb3, lead, nJ, umin, umax
     cdef int limited = im.limited, last = (v == im.V)
     cdef int next_dead   # no card of this suit at v+1: short runs cannot survive
+    cdef int next2_dead, later, t, gnew, gmaxnew
     cdef int64_t val, wv = im.w[s][v], jwv = im.jw[v], lw
     cdef int64_t jwm1 = im.jw[v - 1] if v >= 2 else 0
     cdef int64_t jwm2 = im.jw[v - 2] if v >= 3 else 0
     _open_layer(im)
     next_dead = 1 if (v == im.V or im.avail[s][v + 1] == 0) else 0
+    # a run of length 1 needs cards at v+1 and v+2
+    next2_dead = 1 if (next_dead or v + 1 == im.V or im.avail[s][v + 2] == 0) else 0
+    # real cards the later suits can still give to the groups of value v
+    later = 0
+    for t in range(s + 1, 4):
+        later += im.avail[t][v]
+    if v == 14:
+        later = 0
+        for t in range(s + 1, 4):
+            later += im.avail[t][1]
     for i in range(lo, hi):
         if im.nodes[i].val < 0:
             continue
@@ -378,7 +400,13 @@ cdef int _suit_step(Impl* im, int v, int s) noexcept nogil:
                                                             nJ = Jr + n1 + 2 * nL + xl
                                                             if next_dead and (na1 + na2 + nb2) > 0 and nJ >= JL:
                                                                 continue
+                                                            if next2_dead and na1 > 0 and nJ >= JL:
+                                                                continue
                                                             if na3 > 3 or nb3 > 7 or nb2 > 7:
+                                                                continue
+                                                            gnew = gsum + g
+                                                            gmaxnew = gmax if gmax > g else g
+                                                            if gnew > 0 and not _groups_possible(gnew, gmaxnew, later, JL - nJ, limited):
                                                                 continue
                                                             lw = 0
                                                             if nL > 0:
