@@ -31,7 +31,7 @@ cdef enum:
     MAX_PLAYERS = 8
     MAX_DECK = 164
     N_PARAMS = 4
-    MAX_TURNS = 1000000
+    MAX_TURNS = 100000   # a hand longer than this is reported as an error (see play_batch)
 
 # actions
 cdef enum:
@@ -515,7 +515,9 @@ cdef class Engine:
                 with nogil:
                     rc = self.play_hand(hand_deck, dealer, &rng_state, &res)
                 if rc != 0:
-                    raise RuntimeError(f"engine: hand {h} of replicate {reps[g]} did not end")
+                    raise RuntimeError(
+                        f"engine: hand {h} of replicate {reps[g]} exceeded {MAX_TURNS} turns "
+                        "(fallible players with failed_penalty=0 can stall a hand)")
                 if h == 0:
                     o_first[g] = res.first_player
                 o_end[g] = res.end
