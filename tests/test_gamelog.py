@@ -1,0 +1,143 @@
+"""JSONL game logs: written through the State API, re-checked by replay without the solver."""
+from __future__ import annotations
+
+import argparse
+import json
+
+import pytest
+
+from fastmach.engine import play_games
+from fastmach.errors import FastmachError
+from fastmach.gamelog import register_cli, replay
+
+
+@pytest.fixture(scope="module")
+def log_path(tmp_path_factory):
+    path = tmp_path_factory.mktemp("logs") / "games.jsonl"
+    frames = [
+        play_games("classic(players=3,match=rotations:1)", ["expert"] * 3, 9, range(2), log=path),
+        play_games("classic(players=7,match=single)", ["expert(error=0.3)"] * 7, 9, range(4), log=path),
+        play_games("ace-low(players=7,jokers=2,opening_points=36,match=single)", ["expert"] * 7, 9,
+                   range(3), log=path),
+        play_games("jokers(players=3)", ["expert"] * 3, 9, range(2), log=path),
+    ]
+    return path, frames
+
+
+def _lines(path):
+    return [json.loads(x) for x in path.read_text().splitlines()]
+
+
+def test_log_format(log_path):
+    path, frames = log_path
+    recs = _lines(path)
+    head = recs[0]
+    assert head["type"] == "header" and head["rules"] == "classic(players=3)"
+    assert head["seed"] == 9 and head["replicate"] == 0 and head["hand"] == 0
+    assert len(head["hands"]) == 3 and all(len(h) == 13 for h in head["hands"])
+    assert len(head["stock"]) == 104 - 39 and all(isinstance(c, str) for c in head["stock"])
+    turn = recs[1]
+    assert turn["type"] == "turn" and turn["seat"] == head["first_player"]
+    assert set(turn) >= {"seat", "action", "placed", "drawn", "table"}
+    assert sum(1 for r in recs if r["type"] == "header") == 3 * 2 + 4 + 3 + 2
+    ends = [r for r in recs if r["type"] == "end"]
+    assert all(set(e) >= {"end", "winner", "points"} for e in ends)
+
+
+def test_replay_rechecks_every_game_and_agrees_with_the_engine(log_path):
+    path, frames = log_path
+    hands = replay(path)
+    assert len(hands) == 3 * 2 + 4 + 3 + 2
+    # single-hand games: replay's end and winner equal the engine's rows
+    singles = hands[6:]
+    rows = [r for df in frames[1:] for _, r in df.iterrows()]
+    assert [(h.end, h.winner, h.turns) for h in singles] == [
+        (r["end"], r["winner"], r["turns"]) for r in rows]
+    assert any(h.end != "emptied" for h in singles)
+    assert "plays" in hands[0].text and "seat" in hands[0].text
+
+
+def _corrupt(path, tmp_path, fn):
+    recs = _lines(path)
+    fn(recs)
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("\n".join(json.dumps(r) for r in recs) + "\n")
+    return bad
+
+
+def _first(recs, pred):
+    return next(i for i, r in enumerate(recs) if pred(r))
+
+
+def test_replay_refuses_a_card_not_in_the_hand(log_path, tmp_path):
+    path, _ = log_path
+    recs = _lines(path)
+    i = _first(recs, lambda r: r["type"] == "turn" and r["action"] == "play")
+
+    def fn(rs):
+        rs[i]["placed"] = rs[i]["placed"] + ["JK"]
+    with pytest.raises(FastmachError, match=f"line {i + 1}:"):
+        replay(_corrupt(path, tmp_path, fn))
+
+
+def test_replay_refuses_an_invalid_table(log_path, tmp_path):
+    path, _ = log_path
+    recs = _lines(path)
+    i = _first(recs, lambda r: r["type"] == "turn" and r["action"] == "play")
+
+    def fn(rs):
+        m = rs[i]["table"][0]
+        rs[i]["table"][0] = m[:2]
+        rs[i]["table"].append([m[2]] if len(m) == 3 else m[2:])
+    with pytest.raises(FastmachError, match=f"line {i + 1}: illegal play"):
+        replay(_corrupt(path, tmp_path, fn))
+
+
+def test_replay_refuses_a_wrong_draw_seat_or_winner(log_path, tmp_path):
+    path, _ = log_path
+    recs = _lines(path)
+    i = _first(recs, lambda r: r["type"] == "turn" and r["action"] == "draw" and r["drawn"])
+
+    def wrong_card(rs):
+        rs[i]["drawn"] = ["AS"] if rs[i]["drawn"] != ["AS"] else ["2S"]
+    with pytest.raises(FastmachError, match=f"line {i + 1}: drawn"):
+        replay(_corrupt(path, tmp_path, wrong_card))
+
+    def wrong_seat(rs):
+        rs[i]["seat"] = (rs[i]["seat"] + 1) % 3
+    with pytest.raises(FastmachError, match=f"line {i + 1}: seat"):
+        replay(_corrupt(path, tmp_path, wrong_seat))
+    j = _first(recs, lambda r: r["type"] == "end")
+
+    def wrong_winner(rs):
+        rs[j]["winner"] = (rs[j]["winner"] + 1) % 3
+    with pytest.raises(FastmachError, match=f"line {j + 1}: winner"):
+        replay(_corrupt(path, tmp_path, wrong_winner))
+
+
+def test_replay_refuses_bad_json_and_truncated_logs(tmp_path, log_path):
+    path, _ = log_path
+    bad = tmp_path / "x.jsonl"
+    bad.write_text('{"type": "header"\n')
+    with pytest.raises(FastmachError, match="line 1: not JSON"):
+        replay(bad)
+    lines = path.read_text().splitlines()
+    bad.write_text("\n".join(lines[:5]) + "\n")
+    with pytest.raises(FastmachError, match="no end record"):
+        replay(bad)
+    bad.write_text("\n".join(lines[1:3]) + "\n")
+    with pytest.raises(FastmachError, match="line 1: turn before any header"):
+        replay(bad)
+    with pytest.raises(FastmachError, match="cannot read log"):
+        replay(tmp_path / "missing.jsonl")
+
+
+def test_cli_replay(log_path, capsys):
+    path, _ = log_path
+    parser = argparse.ArgumentParser()
+    sub = parser.add_subparsers()
+    register_cli(sub)
+    args = parser.parse_args(["replay", str(path)])
+    assert args.func(args) == 0
+    out = capsys.readouterr().out
+    assert "re-checked, all turns legal" in out and "== classic(players=3)" in out
