@@ -53,6 +53,15 @@ cdef enum:
 
 STRATEGY_CODES = {"expert": S_EXPERT}
 ACTIONS = ("play", "draw", "pass", "fail", "draw")
+VIOLATIONS = (
+    "none",
+    "cards not conserved (hands + table + stock != deck)",
+    "a hand's card count is wrong",
+    "the meld list does not hold exactly the table cards",
+    "a meld has fewer than 3 cards",
+    "a play added no hand card",
+    "a draw or pass changed the table",
+)
 ENDS = ("emptied", "blocked", "stock-out")
 
 
@@ -237,6 +246,9 @@ cdef class Engine:
     cdef readonly int match_value
     cdef readonly int players
     cdef uint8_t deck[MAX_DECK]
+    cdef int deck_counts[NCARD]
+    cdef readonly bint checked        # verify the invariants after every turn (tests)
+    cdef readonly int violation       # the first broken invariant (see VIOLATIONS)
 
     def __init__(self, dict cfg):
         """cfg (built by fastmach.engine.engine_config): plain ints and arrays."""
@@ -275,8 +287,12 @@ cdef class Engine:
         deck = np.asarray(cfg["deck"], dtype=np.uint8)
         if len(deck) != R.deck_size:
             raise ValueError("engine: deck length differs from deck_size")
+        memset(self.deck_counts, 0, sizeof(self.deck_counts))
         for i in range(R.deck_size):
             self.deck[i] = deck[i]
+            self.deck_counts[deck[i]] += 1
+        self.checked = bool(cfg.get("check", False))
+        self.violation = 0
         self.players = R.players
         self.match_kind = cfg["match_kind"]
         self.match_value = cfg["match_value"]
@@ -370,6 +386,41 @@ cdef class Engine:
                 if next_uniform(rng) < pfail:
                     d.kind = A_FAIL
 
+    # ------------------------------------------------------------ invariants (checked mode)
+    cdef int check_state(self, HState* st) noexcept nogil:
+        cdef int cnt[NCARD]
+        cdef int wcnt[NCARD]
+        cdef int s, c, k, n, m
+        memset(cnt, 0, sizeof(cnt))
+        memset(wcnt, 0, sizeof(wcnt))
+        for s in range(self.R.players):
+            n = 0
+            for c in range(NCARD):
+                cnt[c] += st.hands[s][c]
+                n += st.hands[s][c]
+            if n != st.hand_n[s]:
+                return 2
+        n = 0
+        for c in range(NCARD):
+            cnt[c] += st.table[c]
+            n += st.table[c]
+        if n != st.table_n or st.wit.start[st.wit.n_melds] != n:
+            return 3
+        for k in range(st.stock_pos, st.stock_len):
+            cnt[st.stock[k]] += 1
+        for c in range(NCARD):
+            if cnt[c] != self.deck_counts[c]:
+                return 1
+        for k in range(n):
+            wcnt[st.wit.cards[k]] += 1
+        for c in range(NCARD):
+            if wcnt[c] != st.table[c]:
+                return 3
+        for m in range(st.wit.n_melds):
+            if st.wit.start[m + 1] - st.wit.start[m] < 3:
+                return 4
+        return 0
+
     # ------------------------------------------------------------ one hand
     cdef int play_hand(self, const uint8_t* deck, int dealer, uint64_t* rng,
                        HandResult* res) noexcept nogil:
@@ -377,7 +428,7 @@ cdef class Engine:
         cdef HState* st = &self.st
         cdef Decision* d = &self.dec
         cdef int P = R.players, k, c, seat, cur, kind, avail, take, noadd = 0
-        cdef int empty_at_start, i, best_pts, n_best
+        cdef int empty_at_start, i, best_pts, n_best, table_before
         memset(st, 0, sizeof(HState))
         memset(res, 0, sizeof(HandResult))
         wit_clear(&st.wit)
@@ -396,7 +447,11 @@ cdef class Engine:
             if res.turns >= MAX_TURNS:
                 return -1
             empty_at_start = st.stock_pos == st.stock_len
+            table_before = st.table_n
             self.decide(st, cur, rng, d)
+            if self.checked and d.kind == A_PLAY and d.n_placed < 1:
+                self.violation = 5
+                return -2
             res.turns += 1
             kind = d.kind
             avail = st.stock_len - st.stock_pos
@@ -442,12 +497,23 @@ cdef class Engine:
                 res.cards_drawn += take
                 if take > 0 and take == avail:
                     res.stock_exhausted_turn = res.turns
+            if self.checked:
+                if kind != A_PLAY and st.table_n != table_before:
+                    self.violation = 6
+                    return -2
+                self.violation = self.check_state(st)
+                if self.violation:
+                    return -2
             if kind != A_PLAY and empty_at_start:
                 noadd += 1
                 if noadd >= P:
                     res.end = E_BLOCKED
                     break
             cur = (cur + 1) % P
+        if self.checked:
+            self.violation = self.check_state(st)
+            if self.violation:
+                return -2
         for seat in range(P):
             res.cards_left[seat] = st.hand_n[seat]
             res.points[seat] = 0
@@ -514,6 +580,10 @@ cdef class Engine:
                     hand_deck[s] = pv[s]
                 with nogil:
                     rc = self.play_hand(hand_deck, dealer, &rng_state, &res)
+                if rc == -2:
+                    raise RuntimeError(
+                        f"engine invariant broken in hand {h} of replicate {reps[g]}: "
+                        f"{VIOLATIONS[self.violation]}")
                 if rc != 0:
                     raise RuntimeError(
                         f"engine: hand {h} of replicate {reps[g]} exceeded {MAX_TURNS} turns "

@@ -78,7 +78,7 @@ def deck_of(rules: Rules) -> np.ndarray:
     ])
 
 
-def engine_config(rules: Rules, seats: Sequence[Strategy]) -> dict:
+def engine_config(rules: Rules, seats: Sequence[Strategy], check: bool = False) -> dict:
     """Plain ints and arrays describing rules and seats for ``_engine.Engine``."""
     from fastmach.solver import _POINT_SCALE, opening_weights
 
@@ -104,14 +104,20 @@ def engine_config(rules: Rules, seats: Sequence[Strategy]) -> dict:
         match_kind=_MATCH_CODES[rules.match_kind],
         match_value=rules.match_value,
         seats=[(s.code, s.vector()) for s in seats],
+        check=bool(check),
     )
 
 
-def make_engine(rules: Rules | str, seats: Sequence[str | Strategy]):
-    """Validated rules and seats -> (Rules, [Strategy], compiled Engine)."""
+def make_engine(rules: Rules | str, seats: Sequence[str | Strategy], check: bool = False):
+    """Validated rules and seats -> (Rules, [Strategy], compiled Engine).
+
+    ``check``: the engine verifies its invariants after every turn (card conservation,
+    hand counts, meld list = table cards, melds of 3+ cards, a play adds a card, a
+    non-play leaves the table alone) and raises RuntimeError naming the first broken one.
+    """
     rules = resolve_rules(rules)
     strategies = parse_seats(seats, rules.players)
-    return rules, strategies, _engine.Engine(engine_config(rules, strategies))
+    return rules, strategies, _engine.Engine(engine_config(rules, strategies, check))
 
 
 def _replicates(replicates) -> np.ndarray:
@@ -141,13 +147,15 @@ def play_games(
     replicates: Sequence[int] | np.ndarray,
     *,
     log: str | Path | None = None,
+    check: bool = False,
 ) -> pd.DataFrame:
     """Play one game (a hand, or a match) per replicate; one row per game.
 
     ``seats``: one strategy string per seat (``len == rules.players``). ``log``: also write
-    every game as JSON lines (see ``fastmach.gamelog``), appended to the file.
+    every game as JSON lines (see ``fastmach.gamelog``), appended to the file. ``check``:
+    verify the engine's invariants after every turn (slower; for tests).
     """
-    rules, strategies, eng = make_engine(rules, seats)
+    rules, strategies, eng = make_engine(rules, seats, check)
     seed = _check_seed(root_seed)
     reps = _replicates(replicates)
     out = eng.play_batch(seed, reps)

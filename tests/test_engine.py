@@ -216,3 +216,29 @@ def test_cli_play_writes_parquet_and_summary(tmp_path, capsys):
 def test_run_play_validates_games():
     with pytest.raises(FastmachError, match="--games"):
         run_play("classic", "expert", 0, 1)
+
+
+# ----------------------------------------------------------------- many games, checked
+@pytest.mark.parametrize("rules,seats,games", [
+    ("classic(match=single)", "expert", 1000),
+    ("classic", "expert(error=0.05)", 60),
+    ("classic(match=single)", "expert(error=0.2)", 30),
+    ("ace-low(match=single)", "expert", 1000),
+    ("ace-low(players=6,jokers=2,match=single)", "expert(error=0.1)", 60),
+    ("italian", "expert", 600),
+    ("jokers", "expert", 120),
+    ("classic(players=7,stock_empty=ends-hand,match=single)", "expert(error=0.3)", 300),
+])
+def test_thousands_of_games_keep_the_invariants(rules, seats, games):
+    # the engine verifies after every turn: all cards accounted for (hands + table + stock
+    # = deck), the meld list holds exactly the table cards in melds of 3+, a play adds a
+    # hand card, a draw/pass/fail leaves the table alone; every game terminates
+    r = Rules.parse(rules)
+    df = play_games(r, [seats] * r.players, 31, range(games), check=True)
+    assert len(df) == games and (df["turns"] > 0).all()
+    P = r.players
+    left = df[[f"cards_left_{i}" for i in range(P)]].to_numpy()
+    emptied = df["end"] == "emptied"
+    if r.match_kind == "single":
+        assert (left[emptied.to_numpy(), :].min(axis=1) == 0).all()
+        assert (left[~emptied.to_numpy(), :].min(axis=1) > 0).all()

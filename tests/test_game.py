@@ -43,7 +43,7 @@ FALLIBLE = [
     ("classic(players=7,match=single)", "expert(error=0.3)"),
     ("classic(players=6,failed_penalty=0,match=single)", "expert(error=0.5)"),
     ("ace-low(players=7,failed_penalty=3,match=single)", "expert(error=0.4)"),
-    ("italian(players=7,jokers=2)", "expert(error=0.2)"),
+    ("italian(players=7,jokers=2,hand_size=11)", "expert(error=0.1)"),
 ]
 
 
