@@ -234,7 +234,7 @@ cdef uint64_t _sink = 0
 
 
 def bench_cardset(int reps=20000, int seed=0) -> dict:
-    """Nanoseconds per operation (best of 5) for add, remove, subset, points and size.
+    """Nanoseconds per operation (best of 7) for add, remove, subset, points and size.
 
     add/remove: 104 cards (two shuffled decks) into an empty set and out again;
     subset/points/size: over a pool of 256 random multisets of 0..60 cards.
@@ -267,7 +267,7 @@ def bench_cardset(int reps=20000, int seed=0) -> dict:
     for mode, name in enumerate(("add", "remove", "subset", "points", "size")):
         ops = reps * (n if name in ("add", "remove") else 256)
         times = []
-        for _ in range(5):
+        for _ in range(7):
             t0 = perf_counter_ns()
             with nogil:
                 if mode == 0:
