@@ -233,6 +233,7 @@ def run_play(
     for lineup in lineups:  # validate every seat before the first game
         parse_seats(lineup, rules.players)
     if log is not None:
+        Path(log).parent.mkdir(parents=True, exist_ok=True)
         Path(log).write_text("")
     from tqdm import tqdm
 
@@ -276,10 +277,10 @@ def _cli_play(args: argparse.Namespace) -> int:
     out = Path(args.out)
     if out.suffix != ".parquet":
         raise FastmachError(f"--out {args.out!r}: expected a .parquet file")
+    out.parent.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
     df = run_play(rules, args.strategies, args.games, args.seed, rotate=args.rotate, log=args.log)
     dt = time.perf_counter() - t0
-    out.parent.mkdir(parents=True, exist_ok=True)
     df.to_parquet(out, index=False)
     print(summary(df, rules, dt) + f"; written to {out}" + (f" and {args.log}" if args.log else ""))
     return 0
