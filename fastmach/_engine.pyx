@@ -184,39 +184,67 @@ cdef void sort_melds(const Witness* w, uint8_t* out) noexcept nogil:
             out[j + 1] = x
 
 
-cdef inline int sorted_subset(const uint8_t* a, int na, const uint8_t* b, int nb) noexcept nogil:
-    """1 if sorted multiset a is contained in sorted multiset b."""
+cdef inline int take_subset(const uint8_t* a, int na, const uint8_t* b, uint8_t* used,
+                            int nb, int mark) noexcept nogil:
+    """1 if sorted multiset a fits in the unused entries of sorted b (marks them if mark)."""
     cdef int i = 0, j = 0
     while i < na:
-        while j < nb and b[j] < a[i]:
+        while j < nb and (used[j] or b[j] < a[i]):
             j += 1
         if j == nb or b[j] != a[i]:
             return 0
+        if mark:
+            used[j] = 1
         i += 1
         j += 1
     return 1
 
 
 cdef int count_dissolved(const Witness* old, const Witness* new) noexcept nogil:
-    """Table melds that a play broke up: an old meld is kept when it is contained (as a
-    multiset) in a distinct new meld (extending a meld keeps it, splitting it does not)."""
+    """Table melds that a play broke up. An old meld is kept when its cards sit, all
+    together, in one new meld (extending a meld or merging two keeps them; splitting a
+    meld or taking a card from it does not); matched greedily in meld order."""
     cdef uint8_t so[MAX_TABLE]
     cdef uint8_t sn[MAX_TABLE]
-    cdef uint8_t used[MAX_MELDS]
-    cdef int m, k, kept = 0
+    cdef uint8_t used[MAX_TABLE]
+    cdef int m, k, a, na, b, nb, kept = 0
     sort_melds(old, so)
     sort_melds(new, sn)
-    memset(used, 0, MAX_MELDS)
+    memset(used, 0, MAX_TABLE)
     for m in range(old.n_melds):
+        a = old.start[m]
+        na = old.start[m + 1] - a
         for k in range(new.n_melds):
-            if not used[k] and sorted_subset(
-                so + old.start[m], old.start[m + 1] - old.start[m],
-                sn + new.start[k], new.start[k + 1] - new.start[k],
-            ):
-                used[k] = 1
+            b = new.start[k]
+            nb = new.start[k + 1] - b
+            if nb >= na and take_subset(so + a, na, sn + b, used + b, nb, 0):
+                take_subset(so + a, na, sn + b, used + b, nb, 1)
                 kept += 1
                 break
     return old.n_melds - kept
+
+
+cdef void _fill_witness(Witness* w, melds) except *:
+    cdef int i = 0, m = 0
+    w.n_melds = 0
+    w.start[0] = 0
+    for meld in melds:
+        for c in meld:
+            w.cards[i] = c
+            w.stands[i] = c
+            i += 1
+        m += 1
+        w.start[m] = i
+    w.n_melds = m
+
+
+def dissolved(old_melds, new_melds):
+    """How many of ``old_melds`` a table rearranged into ``new_melds`` broke up (the
+    fallible player's count; for tests)."""
+    cdef Witness a, b
+    _fill_witness(&a, old_melds)
+    _fill_witness(&b, new_melds)
+    return count_dissolved(&a, &b)
 
 
 cdef inline int total(const uint8_t* counts) noexcept nogil:

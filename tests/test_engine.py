@@ -242,3 +242,14 @@ def test_thousands_of_games_keep_the_invariants(rules, seats, games):
     if r.match_kind == "single":
         assert (left[emptied.to_numpy(), :].min(axis=1) == 0).all()
         assert (left[~emptied.to_numpy(), :].min(axis=1) > 0).all()
+
+
+def test_fallible_count_of_dissolved_melds():
+    from fastmach.cards import parse_cards as p
+    old = [p("3H 4H 5H"), p("6H 7H 8H"), p("8S 8D 8C")]
+    # extending and merging keep melds; splitting or borrowing breaks them
+    assert _engine.dissolved(old, old) == 0
+    assert _engine.dissolved(old, [p("3H 4H 5H 6H 7H 8H 9H"), p("8S 8D 8C")]) == 0
+    assert _engine.dissolved(old, [p("3H 4H 5H"), p("6H 7H"), p("8H 8S 8D 8C")]) == 1
+    assert _engine.dissolved(old, [p("3H 4H 5H 6H"), p("7H 8H 9H"), p("8S 8D 8C 8H")]) == 1
+    assert _engine.dissolved(old, [p("3H 4H"), p("5H 6H 7H"), p("8H 8S 8D"), p("8C")]) == 3
