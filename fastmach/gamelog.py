@@ -40,7 +40,7 @@ from fastmach.cards import JOKER, card_points, card_str, parse_card
 from fastmach.errors import FastmachError
 from fastmach.rules import Rules
 
-__all__ = ["write_log", "game_lines", "replay", "register_cli", "ReplayedHand"]
+__all__ = ["write_log", "game_lines", "replay", "replay_states", "to_action", "register_cli", "ReplayedHand"]
 
 
 def _txt(cards: Iterable[int]) -> list[str]:
@@ -386,6 +386,62 @@ def replay(path: str | Path, *, out=None) -> list[ReplayedHand]:
     if checker is not None:
         raise FastmachError(f"{path.name}: the last game has no end record (truncated log?)")
     return hands
+
+
+def to_action(rec: dict):
+    """The ``fastmach.game`` action of a turn record."""
+    from fastmach.game import Draw, Fail, Pass, Play
+
+    kind = rec.get("action")
+    if kind == "play":
+        return Play(_melds(rec), _cards(rec, "placed"), _cards(rec, "taken") if "taken" in rec else ())
+    if kind in ("draw", "pass", "fail"):
+        return {"draw": Draw, "pass": Pass, "fail": Fail}[kind]()
+    raise _Bad(f"unknown action {kind!r} (play, draw, pass or fail)")
+
+
+def replay_states(path: str | Path) -> list:
+    """Rebuild every game of a log from its seed and action list with the State API.
+
+    Each game (header with ``hand`` 0, then its hands) is dealt again from (rules, seed,
+    replicate); the dealt cards must equal the header's, each logged action is applied
+    (and checked) and must draw the logged cards. Returns the final ``State`` of each game.
+    """
+    from fastmach.game import Game
+
+    path = Path(path)
+    states: list = []
+    state = None
+    for no, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+            kind = rec.get("type")
+            if kind == "header":
+                if rec.get("hand", 0) == 0:
+                    game = Game(rec["rules"], rec.get("strategies"))
+                    state = game.new_initial_state(_int(rec, "seed"), _int(rec, "replicate"))
+                    states.append(state)
+                if state is None or state.is_terminal():
+                    raise _Bad("header of a hand the game does not have")
+                hands, stock = state.dealt
+                if [list(h) for h in hands] != [sorted(_cards({"h": h}, "h")) for h in rec["hands"]] \
+                        or list(stock) != _cards(rec, "stock"):
+                    raise _Bad("the seed deals other cards than the header lists")
+            elif kind == "turn":
+                if state is None:
+                    raise _Bad("turn before any header")
+                done = state.apply_action(to_action(rec))
+                if list(done.drawn) != _cards(rec, "drawn"):
+                    raise _Bad("the action draws other cards than the log lists")
+            elif kind != "end":
+                raise _Bad(f"unknown record type {kind!r}")
+        except json.JSONDecodeError as e:
+            raise FastmachError(f"{path.name} line {no}: not JSON ({e.msg})") from None
+        except (_Bad, FastmachError, KeyError) as e:
+            raise FastmachError(f"{path.name} line {no}: {e}") from None
+    return states
 
 
 def _cli_replay(args: argparse.Namespace) -> int:

@@ -8,7 +8,7 @@ import pytest
 
 from fastmach.engine import play_games
 from fastmach.errors import FastmachError
-from fastmach.gamelog import register_cli, replay
+from fastmach.gamelog import register_cli, replay, replay_states
 
 
 @pytest.fixture(scope="module")
@@ -141,3 +141,61 @@ def test_cli_replay(log_path, capsys):
     assert args.func(args) == 0
     out = capsys.readouterr().out
     assert "re-checked, all turns legal" in out and "== classic(players=3)" in out
+
+
+def test_every_game_replays_from_its_seed_and_action_list(log_path):
+    path, frames = log_path
+    states = replay_states(path)
+    assert len(states) == 2 + 4 + 3 + 2 and all(s.is_terminal() for s in states)
+    rows = [r for df in frames for _, r in df.iterrows()]
+    for st, row in zip(states, rows):
+        assert st.winner() == row["winner"] and st.total_turns == row["turns"]
+        assert st.scores == [row[f"score_{i}"] for i in range(st.rules.players)]
+
+
+# A golden playthrough (jokers, 2 players, 7 cards, seed 2026, replicate 240): the deal,
+# then each turn as "seat action [placed | table after]" and the drawn cards. Replayed
+# through the State API (checked with fastmach.validate), independent of the solver.
+GOLDEN_HANDS = ["10S AH 10H 5D 7C JK JK", "3H 8D 5C 10C JC KC JK"]
+GOLDEN_TURNS = [
+    "1 play 10C JC KC JK | 10C JC JK KC",
+    "0 play 10S 10H JK | 10S 10H 10C JK / JC JK KC",
+    "1 draw 6S",
+    "0 draw AC",
+    "1 draw QC",
+    "0 play AH AC JK | 10S 10H 10C JK / JC JK KC / AH AC JK",
+    "1 play 3H QC | AH JK 3H / 10S 10H 10C / JK JC QC / JK KC AC",
+    "0 draw 5H",
+    "1 draw 6C",
+    "0 play 5H 5D | AH JK 3H / 5H 5D JK / 10S 10H 10C / JK JC QC KC AC",
+    "1 play 6S 5C 6C | AH JK 3H / 5H 5D 5C / 6S 6C JK / 10S 10H 10C / JK JC QC KC AC",
+    "0 draw 6D",
+    "1 draw 4D",
+    "0 play 6D 7C | AH JK 3H / 5H 5D 5C / 6S 6D JK / 6C 7C JK / 10S 10H 10C / JC QC KC AC",
+]
+
+
+def test_golden_playthrough():
+    from fastmach.cards import parse_cards
+    from fastmach.game import Draw, Game, Play
+
+    st = Game("jokers(players=2,hand_size=7)").new_initial_state(2026, 240)
+    assert st.hands == [sorted(parse_cards(h)) for h in GOLDEN_HANDS]
+    for line in GOLDEN_TURNS:
+        head, _, table = line.partition(" | ")
+        seat, kind, *cards = head.split()
+        assert st.current_player == int(seat)
+        if kind == "play":
+            melds = [parse_cards(m) for m in table.split(" / ")]
+            rec = st.apply_action(Play(melds, parse_cards(" ".join(cards))))
+        else:
+            rec = st.apply_action(Draw())
+            assert list(rec.drawn) == parse_cards(" ".join(cards))
+    assert st.is_terminal()
+    hr = st.hand_results[0]
+    assert (hr.end, hr.winner, hr.points) == ("emptied", 0, (0, 12))
+    # an illegal variation of the golden game is refused: 10S 10H with one joker only
+    st2 = Game("jokers(players=2,hand_size=7)").new_initial_state(2026, 240)
+    st2.apply_action(Play([parse_cards("10C JC JK KC")], parse_cards("10C JC KC JK")))
+    assert not st2.is_legal(Play([parse_cards("10S 10H 10C JK JK"), parse_cards("JC KC")],
+                                 parse_cards("10S 10H JK")))
