@@ -39,7 +39,6 @@ cdef enum:
     A_DRAW = 1
     A_PASS = 2
     A_FAIL = 3
-    A_STOCKOUT = 4   # a DRAW that ended the hand (ends-hand, empty stock)
 
 # hand ends
 cdef enum:
@@ -52,7 +51,7 @@ cdef enum:
     S_EXPERT = 0
 
 STRATEGY_CODES = {"expert": S_EXPERT}
-ACTIONS = ("play", "draw", "pass", "fail", "draw")
+ACTIONS = ("play", "draw", "pass", "fail")
 VIOLATIONS = (
     "none",
     "cards not conserved (hands + table + stock != deck)",
@@ -334,7 +333,12 @@ cdef class Engine:
 
     # ------------------------------------------------------------ strategies
     cdef void decide(self, HState* st, int seat, uint64_t* rng, Decision* d) noexcept nogil:
-        """The seat's strategy chooses PLAY (d.placed, d.taken, d.wit), DRAW or FAIL."""
+        """The seat's strategy chooses PLAY (d.placed, d.taken, d.wit), DRAW or FAIL.
+
+        A new strategy (issue 4) is one more branch here: it reads the position (st: hands,
+        table counts and meld list, stock left, opened flags), its parameters S.p[0..3]
+        (the declared parameters of strategies.py, in order) and the game's PRNG (rng),
+        and fills d. The engine then applies d the same way for every strategy."""
         cdef Strat* S = &self.seats[seat]
         if S.code == S_EXPERT:
             self.expert(st, seat, S, rng, d)
