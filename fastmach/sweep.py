@@ -598,18 +598,25 @@ def _run_pool(study, todo, store, engine, retries, failures, bar, backend: _Back
             queue.appendleft(c)
 
     while pending or suspects or inflight:
-        if suspects:
-            if not inflight:
-                c = suspects.popleft()
-                fut = backend.submit(make_spec(study, c, engine))
-                inflight[fut] = c
-                alone.add(fut)
-        else:
-            while pending and len(inflight) < backend.limit:
-                c = pending.popleft()
-                inflight[backend.submit(make_spec(study, c, engine))] = c
         restart = False
-        for fut in backend.wait(list(inflight)):
+        queue = suspects if suspects else pending
+        try:
+            if suspects:
+                if not inflight:
+                    c = suspects.popleft()
+                    fut = backend.submit(make_spec(study, c, engine))
+                    inflight[fut] = c
+                    alone.add(fut)
+            else:
+                while pending and len(inflight) < backend.limit:
+                    c = pending.popleft()
+                    inflight[backend.submit(make_spec(study, c, engine))] = c
+        except Exception as e:  # the pool broke since the last wait: c never ran
+            if not backend.broken(e):
+                raise
+            queue.appendleft(c)
+            restart = True
+        for fut in (backend.wait(list(inflight)) if inflight else ()):
             c = inflight.pop(fut)
             try:
                 data = fut.result()
