@@ -206,7 +206,15 @@ def _lineups(strategies: list[str], players: int, rotate: bool) -> list[list[str
     base = [strategies[i % len(strategies)] for i in range(players)]
     if not rotate:
         return [base]
-    return [base[-k:] + base[:-k] if k else list(base) for k in range(players)]
+    # rotate until the line-up repeats (its period): every strategy then sits in every
+    # seat equally often, and no rotation replays an identical line-up
+    out = [base]
+    for k in range(1, players):
+        nxt = base[-k:] + base[:-k]
+        if nxt == base:
+            break
+        out.append(nxt)
+    return out
 
 
 def run_play(

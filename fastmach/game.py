@@ -46,6 +46,11 @@ class Play:
     stands: tuple[Meld, ...] | None = field(default=None, compare=False, repr=False)
     rng_after: int | None = field(default=None, compare=False, repr=False)
 
+    @property
+    def melds_after(self) -> tuple[Meld, ...]:
+        """The whole table after the play (alias of ``melds``)."""
+        return self.melds
+
     def __post_init__(self) -> None:
         object.__setattr__(self, "melds", tuple(tuple(int(c) for c in m) for m in self.melds))
         object.__setattr__(self, "placed", tuple(sorted(int(c) for c in self.placed)))

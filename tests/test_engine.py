@@ -188,10 +188,15 @@ def test_engine_prng_is_splitmix64():
 # ----------------------------------------------------------------- command line
 def test_rotate_lineups_put_every_strategy_in_every_seat():
     ups = _lineups(["a", "b"], 4, True)
-    assert len(ups) == 4
-    for seat in range(4):
-        assert sorted(u[seat] for u in ups) == ["a", "a", "b", "b"]
+    assert ups == [["a", "b", "a", "b"], ["b", "a", "b", "a"]]  # the period: 2 rotations
+    ups = _lineups(["a", "b", "c"], 3, True)
+    assert len(ups) == 3
+    for seat in range(3):
+        assert sorted(u[seat] for u in ups) == ["a", "b", "c"]
+    ups = _lineups(["a", "b", "c"], 4, True)  # a b c a: 4 distinct rotations
+    assert len(ups) == 4 and all(sorted(u[s] for u in ups) == ["a", "a", "b", "c"] for s in range(4))
     assert _lineups(["a", "b", "c"], 4, False) == [["a", "b", "c", "a"]]
+    assert _lineups(["a"], 4, True) == [["a"] * 4]
 
 
 def test_cli_play_writes_parquet_and_summary(tmp_path, capsys):
