@@ -213,11 +213,11 @@ def _ignore_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _warm_up(engine: Callable | None = None) -> int:
-    """Import the engine in a worker (so start-up is not counted as playing time)."""
+def _warm_up(engine: Callable | None = None) -> str:
+    """Import the engine in a worker (start-up is not playing time); fastmach's version."""
     if engine is None:
         default_engine()
-    return os.getpid()
+    return _version()
 
 
 # ----------------------------------------------------------------------------- the store
@@ -245,6 +245,22 @@ def _write_atomic(path: Path, data: bytes) -> None:
         f.flush()
         os.fsync(f.fileno())
     os.replace(tmp, path)
+
+
+def _lock(root: Path):
+    """Hold DIR/.lock exclusively while a sweep writes DIR (one sweep per directory)."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX: no lock
+        return None
+    f = open(root / ".lock", "a+")
+    try:
+        fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        f.close()
+        raise FastmachError(f"--out {str(root)!r}: another sweep is writing this directory "
+                            f"(wait for it, or stop it and resume)") from None
+    return f
 
 
 class Store:
@@ -278,14 +294,19 @@ class Store:
                         "command": None, "runs": []}
         self.manifest = manifest
         self.dir.mkdir(parents=True, exist_ok=True)
+        self._lock = _lock(self.root)
         manifest["command"] = command or manifest.get("command")
         manifest["finished"] = None
         manifest.setdefault("runs", []).append(
             {"started": _now(), "finished": None, "command": command,
              "fastmach_version": _version()})
-        self._save_manifest()
-        self.names = {chunk_name(study, c): c for c in plan(study)}
-        self.existing = self._scan()
+        try:
+            self._save_manifest()
+            self.names = {chunk_name(study, c): c for c in plan(study)}
+            self.existing = self._scan()
+        except BaseException:
+            self._lock.close() if self._lock is not None else None
+            raise
 
     def _scan(self) -> set[str]:
         """Finished chunk files (stale temporary files are removed; foreign files refused)."""
@@ -326,6 +347,9 @@ class Store:
         if finished:
             self.manifest["finished"] = _now()
         self._save_manifest()
+        if self._lock is not None:
+            self._lock.close()  # releases the lock
+            self._lock = None
 
 
 def read_results(out: str | Path, study: Study | None = None):
@@ -434,8 +458,25 @@ class _Dask(_Backend):
             except (OSError, TimeoutError) as e:
                 raise FastmachError(f"--scheduler {scheduler!r}: cannot connect ({e})") from None
             self.where = f"the Dask cluster at {scheduler}"
-        self.client.wait_for_workers(1)
-        self.client.run(_warm_up, engine)
+        try:
+            self.client.wait_for_workers(1, timeout=120)
+        except TimeoutError:
+            self.close()
+            raise FastmachError(f"--scheduler {scheduler!r}: no worker joined within 120 s; "
+                                f"start some with: dask worker {scheduler}") from None
+        try:
+            versions = self.client.run(_warm_up, engine)
+        except Exception as e:
+            self.close()
+            raise FastmachError(f"--scheduler {scheduler!r}: a worker cannot load fastmach's "
+                                f"engine ({type(e).__name__}: {e}); install fastmach on "
+                                f"every worker host") from None
+        mine = _version()
+        other = {w: v for w, v in versions.items() if v != mine}
+        if other:
+            self.close()
+            raise FastmachError(f"--scheduler {scheduler!r}: workers run another fastmach "
+                                f"version than this driver ({mine}): {other}")
         n = sum(w.get("nthreads", 1) for w in self.client.scheduler_info()["workers"].values())
         self.limit = max(2 * n, 4)
         self._n = 0

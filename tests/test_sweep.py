@@ -26,7 +26,7 @@ from fastmach.engine import play_games
 from fastmach.errors import FastmachError
 from fastmach.study import Study, seating, split_lineup
 from fastmach.sweep import (
-    MANIFEST, SweepError, bench_driver, format_bench, main, plan, read_results,
+    MANIFEST, Store, SweepError, bench_driver, format_bench, main, plan, read_results,
     register_cli, run_study,
 )
 
@@ -132,8 +132,9 @@ def test_read_parquet_of_the_directory_reads_the_whole_table(study, reference, t
     pd.testing.assert_frame_equal(
         raw.sort_values(key).reset_index(drop=True), df.sort_values(key).reset_index(drop=True))
     files = sorted(p.name for p in out.rglob("*") if p.is_file())
-    assert MANIFEST in files and len(files) == len(plan(study)) + 1
-    assert not [f for f in files if f.startswith(".")]
+    # the manifest, one file per chunk, and the hidden lock that read_parquet skips
+    assert MANIFEST in files and ".lock" in files and len(files) == len(plan(study)) + 2
+    assert [f for f in files if f.startswith(".")] == [".lock"]
 
 
 def test_in_memory_run_equals_stored_run(study, reference):
@@ -307,6 +308,16 @@ def test_foreign_and_stale_files_in_the_chunk_directory(study, tmp_path):
     (out / "chunks" / "intruder.parquet").write_bytes(b"x")
     with pytest.raises(FastmachError, match="intruder.parquet: not a chunk"):
         run_study(small, out, workers=0, progress=False)
+
+
+def test_one_sweep_at_a_time_per_directory(study, tmp_path):
+    small = study.replace(games=1, chunk=1)
+    first = Store(tmp_path / "out", small, "first")
+    with pytest.raises(FastmachError, match="another sweep is writing"):
+        run_study(small, tmp_path / "out", workers=0, progress=False)
+    first.close(finished=False)
+    df = run_study(small, tmp_path / "out", workers=0, progress=False)
+    assert len(df) == small.total_games
 
 
 # ----------------------------------------------------------------------------- CLI, bench
