@@ -24,10 +24,8 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures as cf
-import dataclasses
 import datetime as _dt
 import difflib
-import io
 import json
 import multiprocessing
 import os
@@ -450,9 +448,6 @@ class _Dask(_Backend):
             self.client = Client(self.cluster)
             self.where = f"a Dask LocalCluster of {workers} workers"
         else:
-            if not re.match(r"^(tcp|tls|ucx|inproc|ws|wss)://", scheduler):
-                raise FastmachError(f"--scheduler {scheduler!r}: expected 'local' or an "
-                                    f"address like tcp://host:8786")
             try:
                 self.client = Client(scheduler, timeout="20s")
             except (OSError, TimeoutError) as e:
@@ -477,9 +472,17 @@ class _Dask(_Backend):
             self.close()
             raise FastmachError(f"--scheduler {scheduler!r}: workers run another fastmach "
                                 f"version than this driver ({mine}): {other}")
-        n = sum(w.get("nthreads", 1) for w in self.client.scheduler_info()["workers"].values())
-        self.limit = max(2 * n, 4)
         self._n = 0
+        self._limit, self._checked = 4, 0.0
+
+    @property
+    def limit(self) -> int:
+        """Chunks in flight: twice the cluster's threads (re-read every 5 s as workers join)."""
+        now = time.monotonic()
+        if now - self._checked > 5.0:
+            self._checked = now
+            self._limit = max(2 * sum(self.client.nthreads().values()), 4)
+        return self._limit
 
     def submit(self, spec):
         self._n += 1
@@ -534,6 +537,10 @@ def run_study(study: Study, out: str | Path | None = None, *, workers: int | Non
         raise FastmachError(f"--workers must be an integer >= 0, got {workers!r}")
     if scheduler is not None and workers == 0:
         workers = _cpu_count()
+    if scheduler is not None and scheduler != "local" and not re.match(
+            r"^(tcp|tls|ucx|inproc|ws|wss)://\S+$", scheduler):
+        raise FastmachError(f"--scheduler {scheduler!r}: expected 'local' or an address "
+                            f"like tcp://host:8786")
     if command is None:
         command = shlex.join(sys.argv) if sys.argv and sys.argv[0] else "python"
     store = Store(out, study, command)

@@ -349,6 +349,12 @@ def test_bad_study_file_fails_before_any_game(tmp_path, capsys):
     assert not (tmp_path / "o").exists()
 
 
+def test_bad_scheduler_address_is_refused_before_any_game(study, tmp_path):
+    with pytest.raises(FastmachError, match="--scheduler 'host:8786'"):
+        run_study(study, tmp_path / "o", scheduler="host:8786", progress=False)
+    assert not (tmp_path / "o").exists()
+
+
 def test_bench_driver_reports_overhead_and_scaling():
     b = bench_driver(rules="ace-low(match=single)", players=2, games=8, chunk=4,
                      workers=(1, 2))
