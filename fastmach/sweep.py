@@ -44,7 +44,7 @@ import numpy as np
 from fastmach.errors import FastmachError
 from fastmach.study import Study
 
-__all__ = ["Chunk", "ChunkSpec", "SweepError", "plan", "play_chunk", "run_study",
+__all__ = ["Chunk", "ChunkSpec", "SweepError", "plan", "play_chunk", "run_study", "execute",
            "read_results", "register_cli", "bench_driver", "format_bench", "MANIFEST"]
 
 MANIFEST = "_study.json"
@@ -522,7 +522,7 @@ def run_study(study: Study, out: str | Path | None = None, *, workers: int | Non
     ``play_games``-compatible callable (default :func:`fastmach.engine.play_games`).
     A chunk that raises is retried ``retries`` times, then reported in a
     :class:`SweepError` after every other chunk has run. The returned DataFrame carries
-    the run summary in ``df.attrs["summary"]``.
+    the run summary (:func:`execute`) in ``df.attrs["summary"]``.
     """
     if out is None:
         with tempfile.TemporaryDirectory(prefix="fastmach-sweep-") as tmp:
@@ -531,6 +531,24 @@ def run_study(study: Study, out: str | Path | None = None, *, workers: int | Non
                            command=command)
             df.attrs["summary"]["out"] = None
             return df
+    summary = execute(study, out, workers=workers, scheduler=scheduler, engine=engine,
+                      retries=retries, progress=progress, command=command)
+    df = read_results(out, study)
+    df.attrs["summary"] = summary
+    if progress:
+        print(format_summary(summary), file=sys.stderr)
+    return df
+
+
+def execute(study: Study, out: str | Path, *, workers: int | None = None,
+            scheduler: str | None = None, engine: Callable | None = None,
+            retries: int = 2, progress: bool = True, command: str | None = None) -> dict:
+    """Play the study's missing chunks into ``out`` without loading the table (the CLI).
+
+    Returns the run summary: ``games`` (in the store), ``played`` (this run), ``cells``,
+    ``chunks``, ``resumed_chunks``, ``wall`` (s), ``games_per_s``, ``where``, ``out``.
+    Arguments as :func:`run_study`.
+    """
     if workers is None:
         workers = _cpu_count()
     if not isinstance(workers, int) or workers < 0:
@@ -589,15 +607,11 @@ def run_study(study: Study, out: str | Path | None = None, *, workers: int | Non
             f"{len(failures)} chunk(s) of study {study.name!r} failed after "
             f"{retries + 1} attempts (the other chunks are saved in {out}; rerun to retry "
             f"only these):\n" + "\n".join(lines))
-    df = read_results(out, study)
-    summary = {"games": len(df), "played": played, "cells": len(study.cells),
+    summary = {"games": total, "played": played, "cells": len(study.cells),
                "chunks": len(chunks), "resumed_chunks": resumed, "wall": wall,
                "games_per_s": played / wall if wall > 0 else float("nan"), "where": where,
                "out": str(out)}
-    df.attrs["summary"] = summary
-    if progress:
-        print(format_summary(summary), file=sys.stderr)
-    return df
+    return summary
 
 
 def format_summary(s: dict) -> str:
@@ -719,9 +733,9 @@ def sweep_command(args: argparse.Namespace) -> int:
     """``fastmach sweep``: FastmachError propagates (exit 2); failures exit 1, Ctrl-C 130."""
     study = Study.from_toml(Path(args.study), games=args.games)
     try:
-        df = run_study(study, args.out, workers=args.workers, scheduler=args.scheduler,
-                       retries=args.retries, progress=not args.quiet,
-                       command=shlex.join(sys.argv))
+        summary = execute(study, args.out, workers=args.workers, scheduler=args.scheduler,
+                          retries=args.retries, progress=not args.quiet,
+                          command=shlex.join(sys.argv))
     except SweepError as e:
         print(f"fastmach sweep: {e}", file=sys.stderr)
         return 1
@@ -729,8 +743,7 @@ def sweep_command(args: argparse.Namespace) -> int:
         print(f"\nfastmach sweep: interrupted; finished chunks are saved in {args.out}; "
               f"run the same command again to play only the missing ones", file=sys.stderr)
         return 130
-    if args.quiet:
-        print(format_summary(df.attrs["summary"]))
+    print(format_summary(summary))
     return 0
 
 
@@ -756,9 +769,10 @@ def bench_driver(*, rules: str = "ace-low(match=single)", players: int = 2,
     """Driver overhead and scaling: raw engine games/s vs the sweep's, 1 and 2 workers.
 
     ``raw``: the engine called directly in this process, chunk by chunk; ``inline``: the
-    whole driver (tidy table, parquet bytes, atomic write) in this process; ``workers_N``:
+    whole driver (tidy table, parquet bytes, atomic write) in this process, also in CPU
+    seconds (``*_per_cpu_s``: immune to other load on a shared machine); ``workers_N``:
     N local worker processes, timed after their start-up (reported apart). Each figure is
-    the best of ``repeats`` runs (the machine may be shared). Returns a dict;
+    the best of ``repeats`` runs. Returns a dict;
     :func:`format_bench` prints it.
     """
     eng = engine or default_engine()
@@ -782,14 +796,16 @@ def bench_driver(*, rules: str = "ace-low(match=single)", players: int = 2,
             result[f"workers_{w}_startup_s"] = time.perf_counter() - t
         with tempfile.TemporaryDirectory(prefix="fastmach-bench-") as tmp:
             for rep in range(repeats):
-                t = time.perf_counter()
+                t, cpu = time.perf_counter(), time.process_time()
                 for start in range(0, games, chunk):
                     eng(r, seats, seed, np.arange(start, min(start + chunk, games)))
                 keep("raw_games_per_s", time.perf_counter() - t)
-                t = time.perf_counter()
+                keep("raw_games_per_cpu_s", time.process_time() - cpu)
+                t, cpu = time.perf_counter(), time.process_time()
                 run_study(study, Path(tmp) / f"inline{rep}", workers=0, engine=engine,
                           progress=False, command="bench")
                 keep("inline_games_per_s", time.perf_counter() - t)
+                keep("inline_games_per_cpu_s", time.process_time() - cpu)
                 for w, backend in backends.items():
                     store = Store(Path(tmp) / f"w{w}-{rep}", study, "bench")
                     failures: list = []
@@ -804,6 +820,8 @@ def bench_driver(*, rules: str = "ace-low(match=single)", players: int = 2,
             backend.close()
     result.update(best)
     result["inline_overhead"] = best["raw_games_per_s"] / best["inline_games_per_s"] - 1.0
+    result["inline_cpu_overhead"] = (best["raw_games_per_cpu_s"]
+                                     / best["inline_games_per_cpu_s"] - 1.0)
     if 1 in backends:
         result["workers_1_overhead"] = (best["raw_games_per_s"]
                                         / best["workers_1_games_per_s"] - 1.0)
@@ -819,7 +837,8 @@ def format_bench(b: dict) -> str:
              f"{b['games']} games in chunks of {b['chunk']}, best of {b['repeats']}",
              f"  raw engine (this process)    {b['raw_games_per_s']:10.1f} games/s",
              f"  driver, this process         {b['inline_games_per_s']:10.1f} games/s "
-             f"(overhead {100 * b['inline_overhead']:+.1f}%)"]
+             f"(overhead {100 * b['inline_overhead']:+.1f}%; in CPU time "
+             f"{100 * b['inline_cpu_overhead']:+.1f}%, which a busy machine does not skew)"]
     for k in sorted(k for k in b if re.fullmatch(r"workers_\d+_games_per_s", k)):
         w = int(k.split("_")[1])
         extra = f"  x{b[f'speedup_{w}']:.2f} vs 1 worker" if f"speedup_{w}" in b else ""
