@@ -524,16 +524,16 @@ def run_study(study: Study, out: str | Path | None = None, *, workers: int | Non
     :class:`SweepError` after every other chunk has run. The returned DataFrame carries
     the run summary (:func:`execute`) in ``df.attrs["summary"]``.
     """
+    kw = dict(workers=workers, scheduler=scheduler, engine=engine, retries=retries,
+              progress=progress, command=command)
     if out is None:
         with tempfile.TemporaryDirectory(prefix="fastmach-sweep-") as tmp:
-            df = run_study(study, Path(tmp) / "study", workers=workers, scheduler=scheduler,
-                           engine=engine, retries=retries, progress=progress,
-                           command=command)
-            df.attrs["summary"]["out"] = None
-            return df
-    summary = execute(study, out, workers=workers, scheduler=scheduler, engine=engine,
-                      retries=retries, progress=progress, command=command)
-    df = read_results(out, study)
+            summary = execute(study, Path(tmp) / "study", **kw)
+            df = read_results(Path(tmp) / "study", study)
+        summary["out"] = None
+    else:
+        summary = execute(study, out, **kw)
+        df = read_results(out, study)
     df.attrs["summary"] = summary
     if progress:
         print(format_summary(summary), file=sys.stderr)
@@ -570,7 +570,7 @@ def execute(study: Study, out: str | Path, *, workers: int | None = None,
     bar = None
     if progress:
         from tqdm.auto import tqdm
-        bar = tqdm(total=total, initial=done_games, unit="games", unit_scale=True,
+        bar = tqdm(total=total, initial=done_games, unit="games", unit_scale=total >= 10**5,
                    dynamic_ncols=True, desc=study.name, file=sys.stderr, smoothing=0.05)
     t0 = time.perf_counter()
     failures: list[tuple[Chunk, BaseException]] = []
@@ -619,7 +619,8 @@ def format_summary(s: dict) -> str:
     resumed = f", {s['resumed_chunks']} of {s['chunks']} chunks resumed" if s[
         "resumed_chunks"] else ""
     where = f" -> {s['out']}" if s.get("out") else ""
-    return (f"{s['games']} games in {s['cells']} cells: played {s['played']} in "
+    cells = f"{s['cells']} cell{'s' if s['cells'] != 1 else ''}"
+    return (f"{s['games']} games in {cells}: played {s['played']} in "
             f"{s['wall']:.1f} s ({s['games_per_s']:.0f} games/s) on {s['where']}"
             f"{resumed}{where}")
 
