@@ -340,14 +340,10 @@ class Study:
 
     @classmethod
     def from_toml(cls, path_or_text: str | Path, *, games: int | None = None) -> Study:
-        """A study from a TOML file (a path) or TOML text; ``games`` overrides games per cell.
-
-        Errors name the file, the line and the key.
+        """A study from a TOML file (a Path, or a one-line string) or TOML text (several
+        lines); ``games`` overrides the games per cell. Errors name the file, line and key.
         """
-        if isinstance(path_or_text, Path) or (
-            isinstance(path_or_text, str) and "\n" not in path_or_text
-            and "=" not in path_or_text
-        ):
+        if isinstance(path_or_text, Path) or "\n" not in str(path_or_text):
             path = Path(path_or_text)
             try:
                 text = path.read_text(encoding="utf-8")

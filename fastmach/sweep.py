@@ -34,6 +34,7 @@ import shlex
 import sys
 import tempfile
 import time
+import warnings
 from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
@@ -275,6 +276,10 @@ class Store:
                 manifest = json.loads(mpath.read_text())
             except (OSError, ValueError) as e:
                 raise FastmachError(f"{mpath}: unreadable manifest ({e})") from None
+            if manifest.get("fastmach_version") != _version():
+                warnings.warn(f"{mpath}: the study was started with fastmach "
+                              f"{manifest.get('fastmach_version')}, this is {_version()}; "
+                              f"resumed chunks may differ if the engine changed", stacklevel=3)
             if manifest.get("study") != text:
                 diff = "\n".join(list(difflib.unified_diff(
                     str(manifest.get("study", "")).splitlines(), text.splitlines(),
