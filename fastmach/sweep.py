@@ -815,9 +815,10 @@ def bench_driver(*, rules: str = "ace-low(match=single)", players: int = 2,
                 for w, backend in backends.items():
                     store = Store(Path(tmp) / f"w{w}-{rep}", study, "bench")
                     failures: list = []
-                    t = time.perf_counter()
+                    t, cpu = time.perf_counter(), time.process_time()
                     _run_pool(study, plan(study), store, engine, 0, failures, None, backend)
                     keep(f"workers_{w}_games_per_s", time.perf_counter() - t)
+                    keep(f"workers_{w}_driver_games_per_cpu_s", time.process_time() - cpu)
                     store.close(not failures)
                     if failures:
                         raise SweepError(f"bench: {failures[0][1]}")
@@ -834,6 +835,9 @@ def bench_driver(*, rules: str = "ace-low(match=single)", players: int = 2,
         for w in backends:
             result[f"speedup_{w}"] = (best[f"workers_{w}_games_per_s"]
                                       / best["workers_1_games_per_s"])
+    for w in backends:  # the driver's serial CPU work per game, relative to the engine's
+        result[f"workers_{w}_driver_cpu_share"] = (
+            best["raw_games_per_cpu_s"] / best[f"workers_{w}_driver_games_per_cpu_s"])
     return result
 
 
@@ -852,7 +856,8 @@ def format_bench(b: dict) -> str:
             extra += f"  (overhead vs raw {100 * b['workers_1_overhead']:+.1f}%)"
         lines.append(f"  driver, {w} worker process{'es' if w > 1 else '  '}  "
                      f"{b[k]:10.1f} games/s{extra}  [start-up "
-                     f"{b[f'workers_{w}_startup_s']:.1f} s]")
+                     f"{b[f'workers_{w}_startup_s']:.1f} s; driver CPU "
+                     f"{100 * b[f'workers_{w}_driver_cpu_share']:.1f}% of the engine's]")
     return "\n".join(lines)
 
 
