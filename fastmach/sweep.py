@@ -775,7 +775,8 @@ def bench_driver(*, rules: str = "ace-low(match=single)", players: int = 2,
     """Driver overhead and scaling: raw engine games/s vs the sweep's, 1 and 2 workers.
 
     ``raw``: the engine called directly in this process, chunk by chunk; ``inline``: the
-    whole driver (tidy table, parquet bytes, atomic write) in this process, also in CPU
+    whole driver as ``fastmach sweep`` runs it (tidy table, parquet bytes, atomic writes,
+    manifest; the final table is not loaded) in this process, also in CPU
     seconds (``*_per_cpu_s``: immune to other load on a shared machine); ``workers_N``:
     N local worker processes, timed after their start-up (reported apart). Each figure is
     the best of ``repeats`` runs. Returns a dict;
@@ -808,8 +809,8 @@ def bench_driver(*, rules: str = "ace-low(match=single)", players: int = 2,
                 keep("raw_games_per_s", time.perf_counter() - t)
                 keep("raw_games_per_cpu_s", time.process_time() - cpu)
                 t, cpu = time.perf_counter(), time.process_time()
-                run_study(study, Path(tmp) / f"inline{rep}", workers=0, engine=engine,
-                          progress=False, command="bench")
+                execute(study, Path(tmp) / f"inline{rep}", workers=0, engine=engine,
+                        progress=False, command="bench")
                 keep("inline_games_per_s", time.perf_counter() - t)
                 keep("inline_games_per_cpu_s", time.process_time() - cpu)
                 for w, backend in backends.items():
