@@ -296,7 +296,7 @@ class Study:
         if not isinstance(self.rotate, bool):
             raise _KeyError("grid", "rotate", f"expected true or false, got {self.rotate!r}")
         # axes
-        axes = dict(self.axes) if not isinstance(self.axes, Mapping) else dict(self.axes)
+        axes = dict(self.axes)
         for k in axes:
             if k == "players" or k not in R.PARAMETERS:
                 raise _KeyError("grid", k, _unknown_grid_key(k))

@@ -46,11 +46,11 @@ from fastmach.errors import FastmachError
 from fastmach.study import Study
 
 __all__ = ["Chunk", "ChunkSpec", "SweepError", "plan", "play_chunk", "run_study", "execute",
-           "read_results", "register_cli", "bench_driver", "format_bench", "MANIFEST"]
+           "read_results", "Store", "format_summary", "register_cli", "bench_driver",
+           "format_bench", "MANIFEST"]
 
 MANIFEST = "_study.json"
 CHUNKS = "chunks"
-_CHUNK_RE = re.compile(r"([0-9a-f]{12})-(\d+)-(\d+)-(\d+)\.parquet")
 _SEAT_RE = re.compile(r"(.+)_(\d+)")
 
 
