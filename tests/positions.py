@@ -201,7 +201,8 @@ def adv_aces(rng: random.Random, rules: dict) -> tuple[list[int], list[int]]:
     table = [c for p in parts for c in p]
     if Counter(table)[s * 13] > rules["decks"]:
         table = [c for p in parts[:2] for c in p]
-    pool = [t * 13 + r for t in range(4) for r in (0, 0, 1, 2, 10, 11, 12)]
+    pool = [s * 13 + r for r in (0, 0, 1, 2, 3, 9, 10, 11, 12)] * 2 + \
+        [t * 13 + r for t in range(4) for r in (0, 0, 1, 2, 10, 11, 12)]
     hand = rng.sample(pool, rng.randint(1, 6))
     return sorted(table), _fit(hand, table, rules["decks"])
 
