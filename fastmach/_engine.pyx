@@ -276,6 +276,7 @@ cdef class Engine:
     cdef int deck_counts[NCARD]
     cdef readonly bint checked        # verify the invariants after every turn (tests)
     cdef readonly int violation       # the first broken invariant (see VIOLATIONS)
+    cdef readonly int solver_rc       # a solver failure (< -1) met during the hand
 
     def __init__(self, dict cfg):
         """cfg (built by fastmach.engine.engine_config): plain ints and arrays."""
@@ -320,6 +321,7 @@ cdef class Engine:
             self.deck_counts[deck[i]] += 1
         self.checked = bool(cfg.get("check", False))
         self.violation = 0
+        self.solver_rc = 0
         self.players = R.players
         self.match_kind = cfg["match_kind"]
         self.match_value = cfg["match_value"]
@@ -362,6 +364,9 @@ cdef class Engine:
             # a joker counted as the card it stands for); the best-scoring set is played
             best = self.solver.solve(self.empty, hand, &R.srules, R.open_w, R.open_jw,
                                      d.placed, &self.tmpwit)
+            if best < -1:
+                self.solver_rc = <int>best
+                return
             n = total(d.placed) if best >= 0 else 0
             if n > 0 and best // R.open_scale >= R.opening:
                 d.kind = A_PLAY
@@ -373,6 +378,9 @@ cdef class Engine:
             return
         best = self.solver.solve(st.table, hand, &R.srules, R.ones, R.ones_j,
                                  d.placed, &d.wit)
+        if best < -1:
+            self.solver_rc = <int>best
+            return
         n = total(d.placed) if best >= 0 else 0
         if best < 0:
             memset(d.placed, 0, NCARD)
@@ -395,6 +403,9 @@ cdef class Engine:
                 memset(self.alt.placed, 0, NCARD)
                 best = self.solver.solve(self.t2, self.h2, &R.srules, R.ones, R.ones_j,
                                          self.alt.placed, &self.alt.wit)
+                if best < -1:
+                    self.solver_rc = <int>best
+                    return
                 if best >= 0:
                     n2 = total(self.alt.placed)   # net cards leaving the hand
                     if n2 >= n:
@@ -481,6 +492,8 @@ cdef class Engine:
             empty_at_start = st.stock_pos == st.stock_len
             table_before = st.table_n
             self.decide(st, cur, rng, d)
+            if self.solver_rc:
+                return -3
             if self.checked and d.kind == A_PLAY and d.n_placed < 1:
                 self.violation = 5
                 return -2
@@ -612,6 +625,13 @@ cdef class Engine:
                     hand_deck[s] = pv[s]
                 with nogil:
                     rc = self.play_hand(hand_deck, dealer, &rng_state, &res)
+                if rc == -3:
+                    rc = self.solver_rc
+                    self.solver_rc = 0
+                    raise RuntimeError(
+                        f"engine: the exact solver stopped ({'state limit' if rc == -4 else rc}) "
+                        f"in hand {h} of replicate {reps[g]}; no move is guessed, the game "
+                        "is not counted")
                 if rc == -2:
                     raise RuntimeError(
                         f"engine invariant broken in hand {h} of replicate {reps[g]}: "

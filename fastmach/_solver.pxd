@@ -25,11 +25,13 @@ cdef struct Witness:
 cdef class Solver:
     # work buffers, reused across calls; one Solver per thread
     cdef void* _impl
+    cdef Witness scratch        # the melds rebuilt by the last solve
     cdef int64_t solve(self, const uint8_t* table, const uint8_t* hand,
                        const SolverRules* rules, const int32_t* card_w,
                        const int32_t* joker_w, uint8_t* placed, Witness* wit) noexcept nogil
     # Maximise sum of card_w[c] (and joker_w[value] for each joker, by the value it stands
     # for, 1..14) over all cards in the final melds, where every table card is used and any
     # subset of hand cards may be added. Returns the best total (table cards included),
-    # or -1 when the table itself cannot be partitioned. `placed` (length NCARD) receives
+    # or -1 when the table itself cannot be partitioned, -4 past the state limit (about
+    # 2 million states: very large hands with jokers). `placed` (length NCARD) receives
     # the counts of hand cards used; `wit` (may be NULL) the melds.

@@ -46,6 +46,9 @@ cdef struct Node:
     uint64_t dec
 
 cdef enum:
+    # at most this many states per solve (about 100 MB); beyond it the solve reports -4
+    # instead of exhausting memory (seen only with very large hands and jokers)
+    MAX_STATES = 1 << 21
     MAXV = 14
     MAX_LAYERS = 5 * MAXV + 2
 
@@ -67,6 +70,11 @@ cdef struct Impl:
     int limited     # 1: one joker per meld at most
     int V           # last value (13 or 14)
     int ace_high
+    int track[4]    # aces high: 1 = this suit's aces used low are in the state (budget
+                    # enforced); 0 = relaxed, an ace may serve low and high (checked after)
+    int64_t lb      # a value already achieved: states that cannot beat it are dropped
+    int64_t rest[16][4]   # most weight the cards after (value, suit) can still add
+    int64_t jwmax   # heaviest joker weight
 
 
 cdef inline uint64_t _hash(uint64_t a, uint64_t b) noexcept nogil:
@@ -79,6 +87,8 @@ cdef inline uint64_t _hash(uint64_t a, uint64_t b) noexcept nogil:
 
 cdef int _grow_nodes(Impl* im) noexcept nogil:
     cdef int cap = im.cap_nodes * 2
+    if im.cap_nodes >= MAX_STATES:
+        return -4     # refuse to grow past the state limit (see MAX_STATES)
     cdef Node* p = <Node*> realloc(im.nodes, cap * sizeof(Node))
     if p == NULL:
         return -1
@@ -132,7 +142,7 @@ cdef int _insert(Impl* im, uint64_t k1, uint64_t k2, int64_t val, int32_t prev,
         h = (h + 1) & (im.hcap - 1)
     if im.n_nodes == im.cap_nodes:
         if _grow_nodes(im) < 0:
-            return -1
+            return -4
     nd = &im.nodes[im.n_nodes]
     nd.k1 = k1
     nd.k2 = k2
@@ -337,7 +347,10 @@ cdef int _suit_step(Impl* im, int v, int s) noexcept nogil:
         JL = im.jtot - j
         m = im.must[s][v]
         A = im.avail[s][v]
-        if v == 14:
+        if v == 14 and not im.track[s]:
+            m = 0
+            A = im.avail[s][1]
+        elif v == 14:
             # the aces not used low (as run starts at value 1) are the ones left for here
             m = im.must[s][1] - low
             if m < 0:
@@ -416,6 +429,9 @@ cdef int _suit_step(Impl* im, int v, int s) noexcept nogil:
                                                             val = im.nodes[i].val + u * wv + (Jr) * jwv + n1 * jwm1 + lw
                                                             if v == 1 and im.ace_high and g > 0:
                                                                 continue   # groups of aces are made at value 14
+                                                            if im.lb >= 0 and val + im.rest[v][s] + (JL - nJ) * im.jwmax \
+                                                                    + _aces_left(im, (k2 | (<uint64_t>u << (9 + 2 * s))) if v == 1 else k2, v, s) <= im.lb:
+                                                                continue   # cannot beat the known value
                                                             F = (<uint64_t>na1 | (<uint64_t>na2 << 2) | (<uint64_t>na3 << 4)
                                                                  | (<uint64_t>nb2 << 9) | (<uint64_t>nb3 << 12))
                                                             nk1 = (k1 & ~(<uint64_t>0x7FFF << sh)) | (F << sh)
@@ -423,7 +439,7 @@ cdef int _suit_step(Impl* im, int v, int s) noexcept nogil:
                                                             nk2 |= <uint64_t>(j + nJ)
                                                             nk2 |= <uint64_t>(gsum + g) << 3
                                                             nk2 |= <uint64_t>(gmax if gmax > g else g) << 7
-                                                            if v == 1 and im.ace_high:
+                                                            if v == 1 and im.ace_high and im.track[s]:
                                                                 nk2 |= <uint64_t>u << (9 + 2 * s)
                                                             dec = 0
                                                             dec = _dset(dec, D_U, u)
@@ -439,7 +455,7 @@ cdef int _suit_step(Impl* im, int v, int s) noexcept nogil:
                                                             dec = _dset(dec, D_NL, nL)
                                                             dec = _dset(dec, D_XL, xl)
                                                             if _insert(im, nk1, nk2, val, i, dec) < 0:
-                                                                return -1
+                                                                return -4
     return 0
 
 
@@ -468,9 +484,12 @@ cdef int _group_step(Impl* im, int v) noexcept nogil:
             if not _group_ok(gsum, gmax, jg, im.limited):
                 continue
             nk2 = (k2 & ~(<uint64_t>0x1FF)) | <uint64_t>(j + jg)
+            if im.lb >= 0 and im.nodes[i].val + jg * im.jw[v] + im.rest[v][3] \
+                    + (im.jtot - j - jg) * im.jwmax + _aces_left(im, k2, v, 3) <= im.lb:
+                continue
             if _insert(im, im.nodes[i].k1, nk2, im.nodes[i].val + jg * im.jw[v], i,
                        <uint64_t>jg) < 0:
-                return -1
+                return -4
     return 0
 
 
@@ -784,67 +803,139 @@ cdef class Solver:
         im.jtot = table[JOKER] + hand[JOKER]
         if im.jtot > 7:
             return -2
-        # root (the previous call left its last layer in the hash table)
-        for i in range(im.layer_start[im.n_layers], im.n_nodes):
-            im.slots[im.nodes[i].slot] = -1
-        im.n_nodes = 0
-        im.n_layers = 0
-        im.layer_start[0] = 0
-        if _insert(im, 0, 0, 0, -1, 0) < 0:
-            return -3
-        for v in range(1, im.V + 1):
-            for s in range(4):
-                if _suit_step(im, v, s) < 0:
-                    return -3
-                if im.n_nodes - im.layer_start[im.n_layers] > 32:
-                    _prune_dominated(im)
-            if _group_step(im, v) < 0:
+        im.track[0] = im.track[1] = im.track[2] = im.track[3] = 1
+        im.lb = -1
+        if not rules.ace_high:
+            best = _sweep(im)
+            if best < 0:
+                return best
+            if _rebuild(im, best, &self.scratch) < 0:
                 return -3
-            if im.n_nodes - im.layer_start[im.n_layers] > 32:
-                _prune_dominated(im)
-        im.layer_start[im.n_layers + 1] = im.n_nodes
-        # runs still open must have length >= 3: a1, a2, b1, b2 all zero
-        for s in range(4):
-            short_mask |= (<uint64_t>0xF | (<uint64_t>0x3F << 6)) << (15 * s)
-        start = im.layer_start[im.n_layers]
-        for i in range(start, im.n_nodes):
-            if im.nodes[i].val < 0 or im.nodes[i].k1 & short_mask:
-                continue
-            if <int>(im.nodes[i].k2 & 7) < im.jt:
-                continue
-            if im.nodes[i].val > bestval:
-                bestval = im.nodes[i].val
-                best = i
-        if best < 0:
+            return _finish(im.nodes[best].val, table, placed, wit, &self.scratch)
+        # Aces high. Tracking how many aces of each suit were used low (A-2-3) multiplies
+        # the states, so first solve with aces low only: every such partition is valid
+        # with high aces too, so its value is a lower bound. The full search then drops
+        # every state that cannot beat it (branch and bound on the weight still to come);
+        # if none does, the aces-low partition is optimal.
+        im.ace_high = 0
+        im.V = 13
+        best = _sweep(im)
+        if best < -1:
+            return best
+        if best >= 0:
+            if _rebuild(im, best, &self.scratch) < 0:
+                return -3
+            im.lb = im.nodes[best].val
+        im.ace_high = 1
+        im.V = 14
+        _set_rest(im)
+        best = _sweep(im)
+        if best < -1:
+            return best
+        if best >= 0 and im.nodes[best].val > im.lb:
+            if _rebuild(im, best, &self.scratch) < 0:
+                return -3
+            return _finish(im.nodes[best].val, table, placed, wit, &self.scratch)
+        if im.lb < 0:
             return -1
-        if placed != NULL or wit != NULL:
-            if _placed_and_witness(im, best, table, placed, wit) < 0:
-                return -3
-        return bestval
+        return _finish(im.lb, table, placed, wit, &self.scratch)
 
 
-cdef int _placed_and_witness(Impl* im, int best, const uint8_t* table, uint8_t* placed,
-                             Witness* wit) noexcept nogil:
-    cdef Witness local
-    cdef Witness* w = wit if wit != NULL else &local
+cdef inline int64_t _aces_left(Impl* im, uint64_t k2, int v, int s) noexcept nogil:
+    """Most weight the aces at value 14 can still add (those not used low), after (v, s)."""
+    cdef int t, first = (s + 1) if v == 14 else 0
+    cdef int64_t acc = 0
+    if not im.ace_high:
+        return 0
+    for t in range(first, 4):
+        acc += (im.avail[t][1] - <int>((k2 >> (9 + 2 * t)) & 3)) * im.w[t][14]
+    return acc
+
+
+cdef void _set_rest(Impl* im) noexcept nogil:
+    """rest[v][s]: the weight of every card after suit s of value v, taken in sweep order."""
+    cdef int v, s
+    cdef int64_t acc = 0
+    for v in range(im.V, 0, -1):
+        for s in range(3, -1, -1):
+            im.rest[v][s] = acc
+            if v != 14:   # aces at 14: what is left after the low ones, see _aces_left
+                acc += im.avail[s][v] * im.w[s][v]
+    im.jwmax = 0
+    for v in range(1, 15):
+        if im.jw[v] > im.jwmax:
+            im.jwmax = im.jw[v]
+
+
+cdef int64_t _finish(int64_t val, const uint8_t* table, uint8_t* placed,
+                     Witness* wit, Witness* built) noexcept nogil:
+    """Copy the rebuilt melds out and derive the placed hand cards."""
     cdef int used[NCARD]
-    cdef int i, c
-    if _rebuild(im, best, w) < 0:
-        return -1
-    memset(used, 0, sizeof(used))
-    for i in range(w.start[w.n_melds]):
-        used[w.cards[i]] += 1
+    cdef int i, c, n = built.start[built.n_melds]
+    if wit != NULL:
+        wit.n_melds = built.n_melds
+        for i in range(built.n_melds + 1):
+            wit.start[i] = built.start[i]
+        for i in range(n):
+            wit.cards[i] = built.cards[i]
+            wit.stands[i] = built.stands[i]
     if placed != NULL:
+        memset(used, 0, sizeof(used))
+        for i in range(n):
+            used[built.cards[i]] += 1
         for c in range(NCARD):
             if used[c] < table[c]:
-                return -1
+                return -3
             placed[c] = <uint8_t>(used[c] - table[c])
-    return 0
+    return val
+
+
+cdef int _sweep(Impl* im) noexcept nogil:
+    """Run the dynamic program; the index of the best final state, -1 if none, < -1 error."""
+    cdef int s, v, i, best = -1, start
+    cdef int64_t bestval = -1
+    cdef uint64_t short_mask = 0
+    # root (the previous call left its last layer in the hash table)
+    for i in range(im.layer_start[im.n_layers], im.n_nodes):
+        im.slots[im.nodes[i].slot] = -1
+    im.n_nodes = 0
+    im.n_layers = 0
+    im.layer_start[0] = 0
+    if _insert(im, 0, 0, 0, -1, 0) < 0:
+        return -4
+    for v in range(1, im.V + 1):
+        for s in range(4):
+            if _suit_step(im, v, s) < 0:
+                return -4
+            if im.n_nodes - im.layer_start[im.n_layers] > 32:
+                _prune_dominated(im)
+        if _group_step(im, v) < 0:
+            return -4
+        if im.n_nodes - im.layer_start[im.n_layers] > 32:
+            _prune_dominated(im)
+    im.layer_start[im.n_layers + 1] = im.n_nodes
+    # runs still open must have length >= 3: a1, a2, b1, b2 all zero
+    for s in range(4):
+        short_mask |= (<uint64_t>0xF | (<uint64_t>0x3F << 6)) << (15 * s)
+    start = im.layer_start[im.n_layers]
+    for i in range(start, im.n_nodes):
+        if im.nodes[i].val < 0 or im.nodes[i].k1 & short_mask:
+            continue
+        if <int>(im.nodes[i].k2 & 7) < im.jt:
+            continue
+        if im.nodes[i].val > bestval:
+            bestval = im.nodes[i].val
+            best = i
+    return best
 
 
 # ---------------------------------------------------------------------------------------
 # Python-level entry point (used by fastmach.solver)
 # ---------------------------------------------------------------------------------------
+class SolverLimitError(RuntimeError):
+    """A position too large for the exact search within its state limit (never a guess)."""
+
+
 cdef Solver _default_solver = Solver()
 
 
@@ -881,6 +972,10 @@ def solve_counts(cnp.ndarray[cnp.uint8_t, ndim=1] table not None,
                              <uint8_t*> placed.data, &wit if witness else NULL)
     if total == -1:
         return -1, None, None, None
+    if total == -4:
+        raise SolverLimitError(
+            f"the position needs more than {MAX_STATES} solver states "
+            f"({int(table.sum())} table cards, {int(hand.sum())} hand cards)")
     if total < -1:
         raise RuntimeError(f"solver internal error {total}")
     if not witness:
@@ -934,3 +1029,21 @@ def time_positions(cnp.ndarray[cnp.uint8_t, ndim=2] tables not None,
                 best = t1 - t0
         out[i] = best
     return out, res
+
+
+def _layer_keys(int layer, Solver solver=None):
+    """Debug: (k1, k2, val) of the states of one layer of the last solve."""
+    if solver is None:
+        solver = _default_solver
+    cdef Impl* im = <Impl*> solver._impl
+    cdef int i
+    return [(im.nodes[i].k1, im.nodes[i].k2, im.nodes[i].val)
+            for i in range(im.layer_start[layer], im.layer_start[layer + 1])]
+
+
+def _tracked(Solver solver=None):
+    """Debug: which suits' low aces the last solve had to track."""
+    if solver is None:
+        solver = _default_solver
+    cdef Impl* im = <Impl*> solver._impl
+    return [im.track[s] for s in range(4)]

@@ -81,9 +81,12 @@ def _check_position(t: np.ndarray, h: np.ndarray, rules: Rules) -> None:
 
 
 def _run(t, h, rules: Rules, w, jw, witness=True):
-    return _solver.solve_counts(
-        t, h, rules.decks, rules.ace_high, rules.jokers_per_meld, w, jw, witness
-    )
+    try:
+        return _solver.solve_counts(
+            t, h, rules.decks, rules.ace_high, rules.jokers_per_meld, w, jw, witness
+        )
+    except _solver.SolverLimitError as e:
+        raise FastmachError(f"position too large for the exact solver: {e}") from e
 
 
 def solve(table, hand, rules: Rules | str = "classic", objective: str = "cards") -> Solution:
