@@ -15,13 +15,30 @@ try:
 except ImportError as _err:  # pragma: no cover - exercised by hand, see README
     raise_build_error(_err)
 
+from ._cardset import CardSet
 from .cards import card_str, format_cards, parse_cards, pretty
+from .engine import play_games
 from .errors import FastmachError
+from .game import Game
 from .rules import PRESETS, Rules
 from .solver import Solution, opening, partition, solve
+from .study import Study
+
+
+def build_report(results_dir, out_dir=None):
+    """Build the balance report of a study's results (see fastmach.report)."""
+    from .report import build_report as _build  # matplotlib is imported only here
+
+    return _build(results_dir, out_dir)
+
 
 __all__ = [
+    "CardSet",
     "FastmachError",
+    "Game",
+    "Study",
+    "build_report",
+    "play_games",
     "PRESETS",
     "Rules",
     "Solution",
