@@ -803,6 +803,7 @@ cdef class Solver:
         im.jtot = table[JOKER] + hand[JOKER]
         if im.jtot > 7:
             return -2
+        _drop_useless(im)
         im.track[0] = im.track[1] = im.track[2] = im.track[3] = 1
         im.lb = -1
         if not rules.ace_high:
@@ -850,6 +851,54 @@ cdef inline int64_t _aces_left(Impl* im, uint64_t k2, int v, int s) noexcept nog
     for t in range(first, 4):
         acc += (im.avail[t][1] - <int>((k2 >> (9 + 2 * t)) & 3)) * im.w[t][14]
     return acc
+
+
+cdef inline int _av(Impl* im, int s, int p) noexcept nogil:
+    """Copies available at run position p (1..14; 14 is the ace when aces may be high)."""
+    if p == 14:
+        return im.avail[s][1] if im.ace_high else 0
+    return im.avail[s][p]
+
+
+cdef void _drop_useless(Impl* im) noexcept nogil:
+    """Forget hand cards that no meld can hold, whatever else is used (exact pruning).
+
+    A card fits a group only if its value has enough other suits (or jokers), and a run
+    only if some 3-window of positions around it is filled by available cards and jokers.
+    Dropping a card can strand another, so this repeats until nothing changes.
+    """
+    cdef int s, v, t, a, p, k, suits, miss, ok, changed = 1, top = 14 if im.ace_high else 13
+    cdef int jmax_group = (1 if im.jtot > 0 else 0) if im.limited else im.jtot
+    cdef int jmax_run = (1 if im.jtot > 0 else 0) if im.limited else im.jtot
+    while changed:
+        changed = 0
+        for s in range(4):
+            for v in range(1, 14):
+                if im.avail[s][v] == im.must[s][v]:
+                    continue
+                suits = 0
+                for t in range(4):
+                    if im.avail[t][v] > 0:
+                        suits += 1
+                ok = suits + jmax_group >= 3
+                # runs: windows [a, a+2] holding position v (and 14 for an ace)
+                for k in range(2):
+                    p = v if k == 0 else (14 if (v == 1 and im.ace_high) else 0)
+                    if p == 0 or ok:
+                        continue
+                    for a in range(p - 2, p + 1):
+                        if a < 1 or a + 2 > top:
+                            continue
+                        miss = 0
+                        for t in range(a, a + 3):
+                            if t != p and _av(im, s, t) == 0:
+                                miss += 1
+                        if miss <= jmax_run:
+                            ok = 1
+                            break
+                if not ok:
+                    im.avail[s][v] = im.must[s][v]
+                    changed = 1
 
 
 cdef void _set_rest(Impl* im) noexcept nogil:
