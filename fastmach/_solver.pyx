@@ -777,7 +777,7 @@ cdef class Solver:
                        const SolverRules* rules, const int32_t* card_w,
                        const int32_t* joker_w, uint8_t* placed, Witness* wit) noexcept nogil:
         cdef Impl* im = <Impl*> self._impl
-        cdef int s, v, c, i, best = -1, ok, start
+        cdef int s, v, c, i, best = -1, ok, start, high
         cdef uint64_t k1
         cdef int64_t bestval = -1, table_w = 0
         cdef uint64_t short_mask = 0
@@ -806,27 +806,28 @@ cdef class Solver:
         _drop_useless(im)
         im.track[0] = im.track[1] = im.track[2] = im.track[3] = 1
         im.lb = -1
-        if not rules.ace_high:
-            best = _sweep(im)
+        high = rules.ace_high
+        # Aces high: tracking how many aces of each suit were used low (A-2-3) multiplies
+        # the states, so first solve with aces low only: every such partition is valid
+        # with high aces too, so its value is a lower bound for the full search below.
+        im.ace_high = 0
+        im.V = 13
+        best = _deepening(im)
+        if best < -1:
+            return best
+        if not high:
             if best < 0:
-                return best
+                return -1
             if _rebuild(im, best, &self.scratch) < 0:
                 return -3
             return _finish(im.nodes[best].val, table, placed, wit, &self.scratch)
-        # Aces high. Tracking how many aces of each suit were used low (A-2-3) multiplies
-        # the states, so first solve with aces low only: every such partition is valid
-        # with high aces too, so its value is a lower bound. The full search then drops
-        # every state that cannot beat it (branch and bound on the weight still to come);
-        # if none does, the aces-low partition is optimal.
-        im.ace_high = 0
-        im.V = 13
-        best = _sweep(im)
-        if best < -1:
-            return best
+        im.lb = -1
         if best >= 0:
             if _rebuild(im, best, &self.scratch) < 0:
                 return -3
             im.lb = im.nodes[best].val
+        # The full search drops every state that cannot beat that value (branch and
+        # bound on the weight still to come); if none does, the aces-low one is optimal.
         im.ace_high = 1
         im.V = 14
         _set_rest(im)
@@ -842,15 +843,40 @@ cdef class Solver:
         return _finish(im.lb, table, placed, wit, &self.scratch)
 
 
-cdef inline int64_t _aces_left(Impl* im, uint64_t k2, int v, int s) noexcept nogil:
-    """Most weight the aces at value 14 can still add (those not used low), after (v, s)."""
-    cdef int t, first = (s + 1) if v == 14 else 0
-    cdef int64_t acc = 0
-    if not im.ace_high:
-        return 0
-    for t in range(first, 4):
-        acc += (im.avail[t][1] - <int>((k2 >> (9 + 2 * t)) & 3)) * im.w[t][14]
-    return acc
+cdef enum:
+    DEEPEN_FROM = 10   # hand cards (that some meld could hold) from which deepening pays
+
+
+cdef int _deepening(Impl* im) noexcept nogil:
+    """Sweep with a growing allowance D for the weight left out (iterative deepening).
+
+    States whose best possible total falls short of everything by more than D are
+    dropped. A solution found that way is optimal (any better one is within D too);
+    if none is found, D grows fourfold, until it covers everything (no pruning). Small
+    hands are solved in one plain sweep.
+    """
+    cdef int s, v, best, optional = im.jtot - im.jt
+    cdef int64_t total = 0, wmax = 0, D
+    _set_rest(im)
+    for s in range(4):
+        for v in range(1, 14):
+            total += im.avail[s][v] * im.w[s][v]
+            optional += im.avail[s][v] - im.must[s][v]
+            if im.avail[s][v] > im.must[s][v] and im.w[s][v] > wmax:
+                wmax = im.w[s][v]
+    if optional < DEEPEN_FROM:
+        im.lb = -1
+        return _sweep(im)
+    total += im.jtot * im.jwmax
+    if im.jtot > im.jt and im.jwmax > wmax:
+        wmax = im.jwmax
+    D = 2 * wmax if wmax > 0 else 1
+    while True:
+        im.lb = total - D - 1 if D < total else -1
+        best = _sweep(im)
+        if best < -1 or best >= 0 or im.lb < 0:
+            return best
+        D *= 4
 
 
 cdef inline int _av(Impl* im, int s, int p) noexcept nogil:
@@ -899,6 +925,17 @@ cdef void _drop_useless(Impl* im) noexcept nogil:
                 if not ok:
                     im.avail[s][v] = im.must[s][v]
                     changed = 1
+
+
+cdef inline int64_t _aces_left(Impl* im, uint64_t k2, int v, int s) noexcept nogil:
+    """Most weight the aces at value 14 can still add (those not used low), after (v, s)."""
+    cdef int t, first = (s + 1) if v == 14 else 0
+    cdef int64_t acc = 0
+    if not im.ace_high:
+        return 0
+    for t in range(first, 4):
+        acc += (im.avail[t][1] - <int>((k2 >> (9 + 2 * t)) & 3)) * im.w[t][14]
+    return acc
 
 
 cdef void _set_rest(Impl* im) noexcept nogil:
