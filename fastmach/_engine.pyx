@@ -16,8 +16,8 @@
 # - joker_swap = hand: a player who has opened may take back a table joker by putting the
 #   real card it stands for (in the current meld list) in its place; the expert does it
 #   when the play that follows places at least as many cards as the best play without it.
-from libc.stdint cimport uint8_t, int32_t, int64_t, uint64_t
-from libc.string cimport memset, memcpy
+from libc.stdint cimport uint8_t, int32_t, int64_t, uint32_t, uint64_t
+from libc.string cimport memset, memcpy, memmove
 from libc.math cimport pow
 
 import numpy as np
@@ -30,7 +30,8 @@ cnp.import_array()
 cdef enum:
     MAX_PLAYERS = 8
     MAX_DECK = 164
-    N_PARAMS = 4
+    N_PARAMS = 8
+    PATIENCE_STOCK = 10  # a patient player waits while the stock holds at least this many
     MAX_TURNS = 100000   # a hand longer than this is reported as an error (see play_batch)
 
 # actions
@@ -49,8 +50,24 @@ cdef enum:
 # strategy codes: keep in sync with fastmach/strategies.py REGISTRY
 cdef enum:
     S_EXPERT = 0
+    S_BEGINNER = 1
+    S_INTERMEDIATE = 2
+    S_PATIENT = 3
 
-STRATEGY_CODES = {"expert": S_EXPERT}
+# parameter slots (fastmach/strategies.py Param.slot), the same for every strategy
+cdef enum:
+    P_ERROR = 0
+    P_K = 1
+    P_MIN = 2
+    P_OBJ = 3
+    P_KEEPJ = 4
+    P_PLAYOUTS = 5
+
+STRATEGY_CODES = {"expert": S_EXPERT, "beginner": S_BEGINNER,
+                  "intermediate": S_INTERMEDIATE, "patient": S_PATIENT}
+PARAM_SLOTS = {"error": P_ERROR, "k": P_K, "min_cards": P_MIN, "objective": P_OBJ,
+               "keep_jokers": P_KEEPJ, "playouts": P_PLAYOUTS}
+SOLVER_ERRORS = {-4: "state limit", -6: "a set of table melds did not partition"}
 ACTIONS = ("play", "draw", "pass", "fail")
 VIOLATIONS = (
     "none",
@@ -86,6 +103,8 @@ cdef struct ERules:
     int32_t open_w[NCARD]
     int32_t open_jw[16]
     int32_t open_scale
+    int32_t pw[NCARD]       # objective=points: hand points * 64 + 1 (ties to more cards)
+    int32_t pw_j[16]
 
 
 cdef struct HState:
@@ -98,6 +117,7 @@ cdef struct HState:
     int stock_pos
     int stock_len
     int opened[MAX_PLAYERS]
+    int failed_last[MAX_PLAYERS]   # the seat's previous turn was a FAIL
 
 
 cdef struct Decision:
@@ -105,6 +125,7 @@ cdef struct Decision:
     uint8_t placed[NCARD]   # hand cards put on the table (swapped-in real cards included)
     int n_placed
     int taken               # jokers taken back into the hand (joker_swap = hand)
+    int touched             # intact table melds laid off onto (beginner, intermediate)
     Witness wit             # the table's melds after a PLAY
 
 
@@ -165,6 +186,73 @@ cdef inline void wit_append(Witness* dst, const Witness* src) noexcept nogil:
     for m in range(src.n_melds):
         dst.start[dst.n_melds + 1 + m] = base + src.start[m + 1]
     dst.n_melds += src.n_melds
+
+
+cdef inline void wit_push(Witness* dst, const Witness* src, int m) noexcept nogil:
+    """Append meld m of src to dst."""
+    cdef int a = src.start[m], n = src.start[m + 1] - src.start[m]
+    cdef int base = dst.start[dst.n_melds]
+    memcpy(dst.cards + base, src.cards + a, n)
+    memcpy(dst.stands + base, src.stands + a, n)
+    dst.n_melds += 1
+    dst.start[dst.n_melds] = base + n
+
+
+cdef inline void wit_insert(Witness* w, int m, int pos, int card, int stand) noexcept nogil:
+    """Insert a card (standing for `stand`) at index pos, inside meld m."""
+    cdef int i, n = w.start[w.n_melds]
+    memmove(w.cards + pos + 1, w.cards + pos, n - pos)
+    memmove(w.stands + pos + 1, w.stands + pos, n - pos)
+    w.cards[pos] = card
+    w.stands[pos] = stand
+    for i in range(m + 1, w.n_melds + 1):
+        w.start[i] += 1
+
+
+cdef inline int64_t placed_weight(const uint8_t* placed, const int32_t* w,
+                                  const int32_t* jw) noexcept nogil:
+    """Objective value of placed hand cards (the jokers' weight does not depend on the
+    value they stand for in the strategies' objectives)."""
+    cdef int c
+    cdef int64_t v = <int64_t>placed[JOKER] * jw[1]
+    for c in range(JOKER):
+        v += <int64_t>placed[c] * w[c]
+    return v
+
+
+cdef inline uint32_t seg_closure(uint32_t pool, uint32_t seed) noexcept nogil:
+    """The bits of `pool` connected to `seed` through runs of consecutive set bits."""
+    cdef uint32_t s = seed & pool, t
+    while True:
+        t = (s | (s << 1) | (s >> 1)) & pool
+        if t == s:
+            return s
+        s = t
+
+
+cdef struct Masks:
+    uint32_t ranks          # bit r-1 for every rank r present
+    uint32_t suit[4]        # per suit, bit r (1..13), an ace also at bit 14 when ace_high
+
+
+cdef inline void masks_add(Masks* m, int c, int ace_high) noexcept nogil:
+    cdef int r = c % 13 + 1, s = c // 13
+    m.ranks |= (<uint32_t>1) << (r - 1)
+    m.suit[s] |= (<uint32_t>1) << r
+    if r == 1 and ace_high:
+        m.suit[s] |= (<uint32_t>1) << 14
+
+
+cdef inline int related(const Masks* x, const Masks* y, const Masks* pool) noexcept nogil:
+    """Whether a card of x and a card of y could share a meld made of pool cards: the same
+    rank (a group), or the same suit with every rank between them in the pool (a run)."""
+    cdef int s
+    if x.ranks & y.ranks:
+        return 1
+    for s in range(4):
+        if y.suit[s] and seg_closure(pool.suit[s], y.suit[s]) & x.suit[s]:
+            return 1
+    return 0
 
 
 cdef void sort_melds(const Witness* w, uint8_t* out) noexcept nogil:
@@ -265,7 +353,16 @@ cdef class Engine:
     cdef HState st
     cdef Decision dec
     cdef Decision alt
+    cdef Decision cand        # intermediate: the candidate set being tried
+    cdef Decision full        # keep_jokers: the play with the whole hand
     cdef Witness tmpwit
+    cdef uint8_t hk[NCARD]    # the hand a strategy plays from (keep_jokers: no jokers)
+    cdef uint8_t rem[NCARD]   # hand cards left for lay-offs
+    cdef uint8_t tS[NCARD]    # cards of the dissolved melds
+    cdef uint8_t scratch[NCARD]
+    cdef int touched_m[MAX_MELDS]
+    cdef Masks mmask[MAX_MELDS]
+    cdef public bint raw      # decide without patience or error (the State API's must-play check)
     cdef uint8_t t2[NCARD]
     cdef uint8_t h2[NCARD]
     cdef uint8_t swapped[NCARD]
@@ -309,9 +406,13 @@ cdef class Engine:
             R.hpts[c] = hp[c]
             R.ones[c] = 1
             R.open_w[c] = ow[c]
+        for c in range(NCARD):
+            R.pw[c] = hp[c] * 64 + 1
         for v in range(16):
             R.ones_j[v] = 1
             R.open_jw[v] = ojw[v]
+            R.pw_j[v] = hp[JOKER] * 64 + 1
+        self.raw = False
         deck = np.asarray(cfg["deck"], dtype=np.uint8)
         if len(deck) != R.deck_size:
             raise ValueError("engine: deck length differs from deck_size")
@@ -337,31 +438,34 @@ cdef class Engine:
     cdef void decide(self, HState* st, int seat, uint64_t* rng, Decision* d) noexcept nogil:
         """The seat's strategy chooses PLAY (d.placed, d.taken, d.wit), DRAW or FAIL.
 
-        A new strategy (issue 4) is one more branch here: it reads the position (st: hands,
-        table counts and meld list, stock left, opened flags), its parameters S.p[0..3]
-        (the declared parameters of strategies.py, in order) and the game's PRNG (rng),
-        and fills d. The engine then applies d the same way for every strategy."""
+        A strategy reads the position (st: hands, table counts and meld list, stock left,
+        opened flags), its parameters S.p[slot] (fastmach/strategies.py Param.slot) and the
+        game's PRNG (rng), and fills d. The engine then applies d the same way for every
+        strategy. Skill levels share the tactics layer (opening, keep_jokers, patience,
+        error): see fastmach/strategies.py for the definitions."""
         cdef Strat* S = &self.seats[seat]
-        if S.code == S_EXPERT:
-            self.expert(st, seat, S, rng, d)
-        else:
-            d.kind = A_DRAW
+        self.skill_decide(st, seat, S, rng, d)
 
-    cdef void expert(self, HState* st, int seat, Strat* S, uint64_t* rng, Decision* d) noexcept nogil:
+    cdef void skill_decide(self, HState* st, int seat, Strat* S, uint64_t* rng,
+                           Decision* d) noexcept nogil:
         cdef ERules* R = &self.R
         cdef uint8_t* hand = st.hands[seat]
         cdef int64_t best
-        cdef int n, n2, i, c, nswap, cancel, diss
+        cdef int n, c, diss, level, net, keepj
+        cdef const int32_t* w
+        cdef const int32_t* jw
         cdef double pfail
         d.kind = A_DRAW
         d.taken = 0
         d.n_placed = 0
+        d.touched = 0
         memset(d.placed, 0, NCARD)
         if st.hand_n[seat] == 0:
             return
         if R.opening > 0 and not st.opened[seat]:
-            # opening: melds from the hand only, worth >= opening (points of the cards,
-            # a joker counted as the card it stands for); the best-scoring set is played
+            # opening (every skill level): melds from the hand only, worth >= opening
+            # (points of the cards, a joker counted as the card it stands for); the
+            # best-scoring set is played
             best = self.solver.solve(self.empty, hand, &R.srules, R.open_w, R.open_jw,
                                      d.placed, &self.tmpwit)
             if best < -1:
@@ -375,9 +479,81 @@ cdef class Engine:
                 wit_append(&d.wit, &self.tmpwit)
             else:
                 memset(d.placed, 0, NCARD)
+        else:
+            level = S.code
+            if S.p[P_OBJ] > 0.5:
+                w = R.pw
+                jw = R.pw_j
+            else:
+                w = R.ones
+                jw = R.ones_j
+            keepj = S.p[P_KEEPJ] > 0.5 and hand[JOKER] > 0
+            memcpy(self.hk, hand, NCARD)
+            if keepj:
+                self.hk[JOKER] = 0
+            self.skill_play(st, level, <int>S.p[P_K], self.hk, w, jw, d)
+            if self.solver_rc:
+                return
+            if keepj and d.n_placed - d.taken < st.hand_n[seat]:
+                # the jokers come out only in a play that empties the hand
+                self.skill_play(st, level, <int>S.p[P_K], hand, w, jw, &self.full)
+                if self.solver_rc:
+                    return
+                # (or where the rules forbid drawing when able and nothing else plays)
+                if self.full.kind == A_PLAY and (
+                        self.full.n_placed - self.full.taken == st.hand_n[seat]
+                        or (not R.may_draw and d.kind != A_PLAY)):
+                    memcpy(d, &self.full, sizeof(Decision))
+        if self.raw:
             return
-        best = self.solver.solve(st.table, hand, &R.srules, R.ones, R.ones_j,
-                                 d.placed, &d.wit)
+        # patience: wait for a bigger play while the stock is large
+        if d.kind == A_PLAY and S.p[P_MIN] > 0.0 and R.may_draw:
+            net = d.n_placed - d.taken
+            if net < S.p[P_MIN] and net < st.hand_n[seat] and \
+                    st.stock_len - st.stock_pos >= PATIENCE_STOCK:
+                d.kind = A_DRAW
+        # fallible: each dissolved (or, below expert, laid-off-onto) meld may botch the play
+        if d.kind == A_PLAY and S.p[P_ERROR] > 0.0 and st.wit.n_melds > 0 \
+                and not (R.penalty == 0 and st.failed_last[seat]):
+            diss = count_dissolved(&st.wit, &d.wit) + d.touched
+            if diss > 0:
+                pfail = 1.0 - pow(1.0 - S.p[P_ERROR], diss)
+                if next_uniform(rng) < pfail:
+                    d.kind = A_FAIL
+
+    cdef void skill_play(self, HState* st, int level, int k, const uint8_t* hand,
+                         const int32_t* w, const int32_t* jw, Decision* d) noexcept nogil:
+        """The largest play (by the objective w/jw) that the skill level sees, from `hand`
+        (d.kind = A_PLAY, or A_DRAW when it sees none). Errors go to self.solver_rc."""
+        cdef int64_t v
+        d.kind = A_DRAW
+        d.taken = 0
+        d.n_placed = 0
+        d.touched = 0
+        memset(d.placed, 0, NCARD)
+        if level == S_BEGINNER:
+            v = self.regroup(st, NULL, 0, hand, w, jw, d)
+        elif level == S_INTERMEDIATE:
+            v = self.intermediate(st, k, hand, w, jw, d)
+        else:
+            self.expert_play(st, hand, w, jw, d)
+            return
+        if v < -1:
+            self.solver_rc = <int>v
+            d.kind = A_DRAW
+            return
+        if d.n_placed > 0:
+            d.kind = A_PLAY
+        else:
+            d.kind = A_DRAW
+            memset(d.placed, 0, NCARD)
+
+    cdef void expert_play(self, HState* st, const uint8_t* hand, const int32_t* w,
+                          const int32_t* jw, Decision* d) noexcept nogil:
+        cdef ERules* R = &self.R
+        cdef int64_t best
+        cdef int n, n2, i, c, nswap, cancel
+        best = self.solver.solve(st.table, hand, &R.srules, w, jw, d.placed, &d.wit)
         if best < -1:
             self.solver_rc = <int>best
             return
@@ -401,7 +577,7 @@ cdef class Engine:
                     nswap += 1
             if nswap > 0:
                 memset(self.alt.placed, 0, NCARD)
-                best = self.solver.solve(self.t2, self.h2, &R.srules, R.ones, R.ones_j,
+                best = self.solver.solve(self.t2, self.h2, &R.srules, w, jw,
                                          self.alt.placed, &self.alt.wit)
                 if best < -1:
                     self.solver_rc = <int>best
@@ -422,12 +598,219 @@ cdef class Engine:
         if n > 0:
             d.kind = A_PLAY
             d.n_placed = n
-        if d.kind == A_PLAY and S.p[0] > 0.0 and st.wit.n_melds > 0:
-            diss = count_dissolved(&st.wit, &d.wit)
-            if diss > 0:
-                pfail = 1.0 - pow(1.0 - S.p[0], diss)
-                if next_uniform(rng) < pfail:
-                    d.kind = A_FAIL
+
+    cdef int layoff_fit(self, const Witness* W, int m, const uint8_t* R, int joker,
+                        int* pos, int* card, int* stand) noexcept nogil:
+        """Whether a hand card fits meld m as a lay-off (a real card of R, or with `joker` a
+        joker): the missing suit of a group of three, or the next card at the top then the
+        bottom of a run. Fills the insertion index, the card and what it stands for."""
+        cdef int a = W.start[m], b = W.start[m + 1], L, i, nj = 0, r0, isgroup = 1
+        cdef int suits = 0, u, c, suit, lo, hi, jok
+        L = b - a
+        for i in range(a, b):
+            if W.cards[i] == JOKER:
+                nj += 1
+        jok = joker and R[JOKER] > 0 and (self.R.srules.jokers_per_meld == 0
+                                          or nj < self.R.srules.jokers_per_meld)
+        if joker and not jok:
+            return 0
+        r0 = W.stands[a] % 13
+        for i in range(a + 1, b):
+            if W.stands[i] % 13 != r0:
+                isgroup = 0
+        if isgroup:
+            if L != 3:
+                return 0
+            for i in range(a, b):
+                suits |= 1 << (W.stands[i] // 13)
+            for u in range(4):
+                if not (suits >> u) & 1:
+                    c = u * 13 + r0
+                    if jok or R[c] > 0:
+                        pos[0] = b
+                        card[0] = JOKER if joker else c
+                        stand[0] = c
+                        return 1
+            return 0
+        suit = W.stands[a] // 13
+        lo = W.stands[a] % 13 + 1
+        hi = W.stands[b - 1] % 13 + 1
+        if hi == 1:
+            hi = 14   # an ace at the top of a run
+        if hi < 13 or (hi == 13 and self.R.srules.ace_high):
+            c = suit * 13 + hi % 13
+            if jok or R[c] > 0:
+                pos[0] = b
+                card[0] = JOKER if joker else c
+                stand[0] = c
+                return 1
+        if lo > 1:
+            c = suit * 13 + lo - 2
+            if jok or R[c] > 0:
+                pos[0] = a
+                card[0] = JOKER if joker else c
+                stand[0] = c
+                return 1
+        return 0
+
+    cdef void layoffs(self, Witness* W, int n_intact, uint8_t* R, uint8_t* placed) noexcept nogil:
+        """Lay off hand cards R onto melds 0..n_intact-1 of W, one card at a time while any
+        fits: real cards first (melds in order), a joker only when no real card fits."""
+        cdef int m, pos = 0, card = 0, stand = 0, found
+        while True:
+            found = 0
+            for m in range(n_intact):
+                while self.layoff_fit(W, m, R, 0, &pos, &card, &stand):
+                    wit_insert(W, m, pos, card, stand)
+                    R[card] -= 1
+                    placed[card] += 1
+                    self.touched_m[m] = 1
+                    found = 1
+            if found:
+                continue
+            if R[JOKER] == 0:
+                return
+            for m in range(n_intact):
+                if self.layoff_fit(W, m, R, 1, &pos, &card, &stand):
+                    wit_insert(W, m, pos, card, stand)
+                    R[card] -= 1
+                    placed[card] += 1
+                    self.touched_m[m] = 1
+                    found = 1
+                    break
+            if not found:
+                return
+
+    cdef int64_t regroup(self, HState* st, const int* idx, int ns, const uint8_t* hand,
+                         const int32_t* w, const int32_t* jw, Decision* out) noexcept nogil:
+        """Dissolve the melds idx[0..ns) and solve their cards with the hand exactly, keep
+        the other melds, then lay off onto them. Returns the placed value (or an error)."""
+        cdef ERules* R = &self.R
+        cdef int i, m, c, n_intact, k
+        cdef int inS[MAX_MELDS]
+        cdef int64_t best
+        cdef Witness* W = &out.wit
+        memset(self.tS, 0, NCARD)
+        memset(inS, 0, sizeof(inS))
+        for i in range(ns):
+            inS[idx[i]] = 1
+            for k in range(st.wit.start[idx[i]], st.wit.start[idx[i] + 1]):
+                self.tS[st.wit.cards[k]] += 1
+        memset(out.placed, 0, NCARD)
+        best = self.solver.solve(self.tS, hand, &R.srules, w, jw, out.placed, &self.tmpwit)
+        if best < -1:
+            return best
+        if best < 0:
+            return -6
+        wit_clear(W)
+        for m in range(st.wit.n_melds):
+            if not inS[m]:
+                wit_push(W, &st.wit, m)
+        n_intact = W.n_melds
+        wit_append(W, &self.tmpwit)
+        for c in range(NCARD):
+            self.rem[c] = hand[c] - out.placed[c]
+        memset(self.touched_m, 0, sizeof(self.touched_m))
+        self.layoffs(W, n_intact, self.rem, out.placed)
+        out.touched = 0
+        for m in range(n_intact):
+            out.touched += self.touched_m[m]
+        out.taken = 0
+        out.n_placed = total(out.placed)
+        return placed_weight(out.placed, w, jw)
+
+    cdef int connected(self, HState* st, const int* idx, int ns, const Masks* hm,
+                       const uint8_t* hand) noexcept nogil:
+        """Whether every meld of idx is linked to the hand by 'could share a meld' in the
+        pool of their cards and the hand (see strategies.py: the pruning loses nothing)."""
+        cdef Masks pool
+        cdef int reach[4]
+        cdef int i, j, s, changed
+        pool = hm[0]
+        for i in range(ns):
+            pool.ranks |= self.mmask[idx[i]].ranks
+            for s in range(4):
+                pool.suit[s] |= self.mmask[idx[i]].suit[s]
+        for i in range(ns):
+            reach[i] = related(hm, &self.mmask[idx[i]], &pool)
+        changed = 1
+        while changed:
+            changed = 0
+            for i in range(ns):
+                if reach[i]:
+                    continue
+                for j in range(ns):
+                    if reach[j] and related(&self.mmask[idx[j]], &self.mmask[idx[i]], &pool):
+                        reach[i] = 1
+                        changed = 1
+                        break
+        for i in range(ns):
+            if not reach[i]:
+                return 0
+        return 1
+
+    cdef int64_t intermediate(self, HState* st, int k, const uint8_t* hand, const int32_t* w,
+                              const int32_t* jw, Decision* d) noexcept nogil:
+        """Best over every set of <= k table melds (connected to the hand) of regroup()."""
+        cdef ERules* R = &self.R
+        cdef int64_t best, bound, v
+        cdef int n = st.wit.n_melds, i, j, l, m, c, prune
+        cdef int idx[3]
+        cdef Masks hm
+        # the whole hand bounds every play (a full solve for the expert's value would cost
+        # more than the search it could cut short on large tables)
+        bound = placed_weight(hand, w, jw)
+        best = self.regroup(st, NULL, 0, hand, w, jw, d)   # the beginner's play
+        if best < 0 or best >= bound or n == 0:
+            return best
+        prune = hand[JOKER] == 0 and st.table[JOKER] == 0
+        if prune:
+            memset(&hm, 0, sizeof(Masks))
+            for c in range(JOKER):
+                if hand[c]:
+                    masks_add(&hm, c, R.srules.ace_high)
+            for m in range(n):
+                memset(&self.mmask[m], 0, sizeof(Masks))
+                for i in range(st.wit.start[m], st.wit.start[m + 1]):
+                    masks_add(&self.mmask[m], st.wit.cards[i], R.srules.ace_high)
+        for i in range(n):
+            idx[0] = i
+            if not prune or self.connected(st, idx, 1, &hm, hand):
+                v = self.regroup(st, idx, 1, hand, w, jw, &self.cand)
+                if v < -1:
+                    return v
+                if v > best:
+                    best = v
+                    memcpy(d, &self.cand, sizeof(Decision))
+                    if best >= bound:
+                        return best
+            if k < 2:
+                continue
+            for j in range(i + 1, n):
+                idx[1] = j
+                if not prune or self.connected(st, idx, 2, &hm, hand):
+                    v = self.regroup(st, idx, 2, hand, w, jw, &self.cand)
+                    if v < -1:
+                        return v
+                    if v > best:
+                        best = v
+                        memcpy(d, &self.cand, sizeof(Decision))
+                        if best >= bound:
+                            return best
+                if k < 3:
+                    continue
+                for l in range(j + 1, n):
+                    idx[2] = l
+                    if not prune or self.connected(st, idx, 3, &hm, hand):
+                        v = self.regroup(st, idx, 3, hand, w, jw, &self.cand)
+                        if v < -1:
+                            return v
+                        if v > best:
+                            best = v
+                            memcpy(d, &self.cand, sizeof(Decision))
+                            if best >= bound:
+                                return best
+        return best
 
     # ------------------------------------------------------------ invariants (checked mode)
     cdef int check_state(self, HState* st) noexcept nogil:
@@ -542,6 +925,7 @@ cdef class Engine:
                 res.cards_drawn += take
                 if take > 0 and take == avail:
                     res.stock_exhausted_turn = res.turns
+            st.failed_last[cur] = kind == A_FAIL
             if self.checked:
                 if kind != A_PLAY and st.table_n != table_before:
                     self.violation = 6
@@ -629,7 +1013,7 @@ cdef class Engine:
                     rc = self.solver_rc
                     self.solver_rc = 0
                     raise RuntimeError(
-                        f"engine: the exact solver stopped ({'state limit' if rc == -4 else rc}) "
+                        f"engine: the exact solver stopped ({SOLVER_ERRORS.get(rc, rc)}) "
                         f"in hand {h} of replicate {reps[g]}; no move is guessed, the game "
                         "is not counted")
                 if rc == -2:
@@ -692,12 +1076,14 @@ cdef class Engine:
 
     # ------------------------------------------------------------ one decision (State API)
     def decide_position(self, int seat, hands, table_melds, table_stands, opened,
-                        int stock_left, uint64_t rng_state):
+                        int stock_left, uint64_t rng_state, failed_last=None, raw=False):
         """The seat's strategy decision in a position given as Python data.
 
         hands: P x 53 counts; table_melds / table_stands: the current meld list (card ids,
         and what each stands for); opened: per-seat flags. Returns (action, placed counts,
         taken jokers, melds after, stands after, new rng state); action in ACTIONS[:4].
+        failed_last: per-seat flags, the seat's previous turn was a failure. raw: the skill
+        level's play alone, without patience or error (the must-play check).
         """
         cdef HState* st = &self.st
         cdef Decision* d = &self.dec
@@ -710,6 +1096,7 @@ cdef class Engine:
                 st.hands[s][c] = hands[s][c]
                 st.hand_n[s] += hands[s][c]
             st.opened[s] = 1 if opened[s] else 0
+            st.failed_last[s] = 1 if failed_last is not None and failed_last[s] else 0
         i = 0
         for m, meld in enumerate(table_melds):
             for k, c in enumerate(meld):
@@ -721,8 +1108,16 @@ cdef class Engine:
         st.wit.n_melds = len(table_melds)
         st.table_n = i
         st.stock_len = stock_left
-        with nogil:
-            self.decide(st, seat, &rng, d)
+        self.raw = bool(raw)
+        try:
+            with nogil:
+                self.decide(st, seat, &rng, d)
+        finally:
+            self.raw = False
+        if self.solver_rc:
+            rc = self.solver_rc
+            self.solver_rc = 0
+            raise RuntimeError(f"engine: the exact solver stopped ({SOLVER_ERRORS.get(rc, rc)})")
         placed = np.array(<uint8_t[:NCARD]> d.placed, dtype=np.uint8)
         melds, stands = [], []
         if d.kind == A_PLAY:

@@ -184,6 +184,7 @@ class State:
         self._melds: list[list[int]] = []
         self._stands: list[list[int]] = []
         self.opened = [False] * P
+        self.failed_last = [False] * P  # the seat's previous turn (this hand) was a Fail
         self.first_player = (self.dealer + 1) % P
         self.current_player = self.first_player
         self.turn = 0  # turns played in this hand
@@ -220,6 +221,7 @@ class State:
         if current_player is not None:
             self.current_player = current_player
         self.opened = [bool(x) for x in opened] if opened is not None else [True] * P
+        self.failed_last = [False] * P
         self._noadd = 0
         return self
 
@@ -298,10 +300,19 @@ class State:
 
     # -------------------------------------------------------------- legality
     def _play_exists(self) -> bool:
-        """Whether the current player can add a card (solver; opening rule included)."""
+        """Whether the current player can add a card (opening rule included).
+
+        ``may_draw_when_able = false`` binds a player to the plays their skill level can
+        see: for a ``beginner`` or ``intermediate`` seat the question goes to that skill's
+        search (without patience or error); for every other seat to the exact solver."""
         from fastmach.solver import opening, solve
 
         seat = self.current_player
+        if self.game.seats[seat].name in ("beginner", "intermediate"):
+            kind = self.game._engine.decide_position(
+                seat, [h for h in self._hands], self._melds, self._stands, self.opened,
+                len(self.stock), self.rng_state, self.failed_last, raw=True)[0]
+            return kind == "play"
         hand = self.hand_of(seat)
         if not hand:
             return False
@@ -410,7 +421,7 @@ class State:
         P = self.rules.players
         kind, placed, taken, melds, stands, rng = engine.decide_position(
             self.current_player, [h for h in self._hands], self._melds, self._stands,
-            self.opened, len(self.stock), self.rng_state)
+            self.opened, len(self.stock), self.rng_state, self.failed_last)
         if kind == "play":
             cards = np.repeat(np.arange(NCARD), placed).tolist()
             return Play(melds, cards, (JOKER,) * taken, stands=stands, rng_after=rng)
@@ -478,6 +489,7 @@ class State:
                 end = "stock-out"
             else:
                 drawn = self._draw(r.failed_penalty)
+        self.failed_last[seat] = kind == "fail"
         if end is None and kind != "play" and empty_at_start:
             self._noadd += 1
             if self._noadd >= P:

@@ -3,10 +3,40 @@
 A strategy is written as a canonical string, the name alone when every parameter has its
 default (``expert``) and otherwise the non-default parameters in declaration order
 (``expert(error=0.2)``). The engine (``fastmach._engine``) dispatches on ``Strategy.code``
-and reads the parameters from ``Strategy.vector()`` (slot i = i-th declared parameter).
+and reads the parameters from ``Strategy.vector()``: every parameter has a fixed engine
+slot (``Param.slot``: 0 error, 1 k, 2 min_cards, 3 objective, 4 keep_jokers, 5 playouts),
+the same for every strategy, so the engine's tactics code is shared by all skill levels.
 
-Adding a strategy (issue 4: beginner, intermediate(k), patient(min_cards), lookahead) means
-one ``StrategyKind`` entry here and one code path in ``_engine.pyx`` (``Engine.decide``).
+Skill (what a player can see), for the maximum placement it looks for:
+
+- ``beginner``: the best melds from the hand alone (the exact solver on an empty table),
+  then lay-offs one card at a time onto the table melds as they were (the next card at
+  the top, then at the bottom, of a run; the missing suit of a group of three), repeated
+  while any card fits (melds in table order, real cards first; a joker only when no real
+  card fits). The table is never rearranged. (Lay-offs onto its own new melds never
+  happen: the hand-only melds are already maximal.)
+- ``intermediate(k)``: for every set S of at most k table melds, the exact solver on the
+  cards of S (as the table) plus the hand, the other melds left intact, then the
+  beginner's lay-offs onto the intact melds; the best S wins (S = {} is the beginner's
+  play, so intermediate >= beginner, and k=1 <= k=2 <= expert). Pruning that loses no
+  placement: S is tried only when its melds are connected to the hand by "could share a
+  meld" (same rank, or same suit with every rank between them in the pool of S's cards
+  and the hand; any joker connects everything). A part of S not connected to the rest and
+  the hand can only regroup among itself, so dissolving it places no more hand cards.
+  The search stops early when a play empties the hand.
+- ``expert``: the exact solver over the whole table.
+
+Tactics (every skill level): ``objective`` 0 = most cards, 1 = most points of the placed
+cards (``hand_points`` scheme; ties to more cards); ``keep_jokers`` 1 = play hand jokers
+only in a play that empties the hand; ``min_cards`` (patience) = draw instead of a play
+placing fewer cards (net) while the stock holds at least ``PATIENCE_STOCK`` cards, unless
+the play empties the hand, and never where ``may_draw_when_able`` is false.
+
+Fallible (``error=p``): a play fails with chance 1-(1-p)^d, d = the table melds it
+dissolves; for ``beginner`` and ``intermediate`` each intact meld they lay off onto counts
+too (their own manipulations; the expert's extensions count as kept melds). Fallback so
+that a hand cannot stall: under ``failed_penalty=0`` a player who failed on their
+previous turn does not fail this turn.
 """
 from __future__ import annotations
 
@@ -17,8 +47,6 @@ from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 from fastmach.errors import FastmachError
-
-N_PARAMS = 4  # parameter slots the compiled engine reserves per seat
 
 
 @dataclass(frozen=True)
@@ -31,6 +59,7 @@ class Param:
     lo: float
     hi: float
     doc: str
+    slot: int = 0  # the engine's parameter slot (fixed meaning across strategies)
 
     def coerce(self, strategy: str, text: str) -> float:
         """Parse and range-check the text value of this parameter."""
@@ -61,19 +90,55 @@ class StrategyKind:
     doc: str
 
 
+N_PARAMS = 8
+PATIENCE_STOCK = 10  # "a large stock" for patient players: at least this many cards
+
 ERROR = Param(
     "error", float, 0.0, 0.0, 1.0,
     "fallible player: each table meld a play dissolves adds a chance p of botching it "
-    "(table restored, failed_penalty cards drawn)",
+    "(table restored, failed_penalty cards drawn); beginner/intermediate: each meld laid "
+    "off onto counts too",
+    0,
 )
+K = Param("k", int, 2, 1, 3, "table melds the player may dissolve and regroup", 1)
+MIN_CARDS = Param(
+    "min_cards", int, 0, 0, 20,
+    f"patience: draw instead of a play of fewer cards while the stock holds >= "
+    f"{PATIENCE_STOCK} cards, unless it empties the hand (0 = off; must play where "
+    "may_draw_when_able is false)",
+    2,
+)
+OBJECTIVE = Param("objective", int, 0, 0, 1,
+                  "0: most cards placed, 1: most hand points placed (ties: more cards)", 3)
+KEEP_JOKERS = Param("keep_jokers", int, 0, 0, 1,
+                    "1: keep hand jokers until a play that empties the hand", 4)
+PLAYOUTS = Param("playouts", int, 16, 1, 4096,
+                 "Monte Carlo playouts per candidate play", 5)
+TACTICS = (ERROR, MIN_CARDS, OBJECTIVE, KEEP_JOKERS)
 
 # Engine codes: keep in sync with the S_* enum in fastmach/_engine.pyx (a test checks it).
 REGISTRY: dict[str, StrategyKind] = {
     "expert": StrategyKind(
-        "expert", 0, (ERROR,),
+        "expert", 0, TACTICS,
         "exact solver over the whole table: plays the maximum placement (most hand cards) "
         "whenever one exists, draws otherwise; before opening, the best hand-only melds if "
         "they reach opening_points",
+    ),
+    "beginner": StrategyKind(
+        "beginner", 1, TACTICS,
+        "new melds from the hand alone (exact), then lay-offs onto the ends of runs and "
+        "groups of three, one card at a time while any fits; never rearranges the table",
+    ),
+    "intermediate": StrategyKind(
+        "intermediate", 2, (K,) + TACTICS,
+        "may dissolve up to k table melds and regroup their cards with the hand (exact "
+        "over every such set), other melds intact, plus lay-offs onto the intact melds",
+    ),
+    "patient": StrategyKind(
+        "patient", 3,
+        (Param("min_cards", int, 3, 0, 20, MIN_CARDS.doc, 2), ERROR, OBJECTIVE, KEEP_JOKERS),
+        "the expert's skill, but draws instead of a play of fewer than min_cards cards "
+        f"while the stock holds >= {PATIENCE_STOCK} cards (unless the play empties the hand)",
     ),
 }
 
@@ -99,8 +164,10 @@ class Strategy:
 
     def vector(self) -> list[float]:
         """Parameter slots handed to the engine (N_PARAMS floats)."""
-        out = [float(v) for v in self.values]
-        return out + [0.0] * (N_PARAMS - len(out))
+        out = [0.0] * N_PARAMS
+        for p, v in zip(self.kind.params, self.values):
+            out[p.slot] = float(v)
+        return out
 
     def __str__(self) -> str:
         parts = [
