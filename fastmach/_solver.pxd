@@ -33,5 +33,5 @@ cdef class Solver:
     # for, 1..14) over all cards in the final melds, where every table card is used and any
     # subset of hand cards may be added. Returns the best total (table cards included),
     # or -1 when the table itself cannot be partitioned, -4 past the state limit (about
-    # 2 million states: very large hands with jokers). `placed` (length NCARD) receives
+    # 8 million states: very large hands with jokers). `placed` (length NCARD) receives
     # the counts of hand cards used; `wit` (may be NULL) the melds.

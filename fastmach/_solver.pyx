@@ -46,9 +46,9 @@ cdef struct Node:
     uint64_t dec
 
 cdef enum:
-    # at most this many states per solve (about 100 MB); beyond it the solve reports -4
+    # at most this many states per solve (about 400 MB); beyond it the solve reports -4
     # instead of exhausting memory (seen only with very large hands and jokers)
-    MAX_STATES = 1 << 21
+    MAX_STATES = 1 << 23
     MAXV = 14
     MAX_LAYERS = 5 * MAXV + 2
 
