@@ -1,0 +1,304 @@
+"""The strategy suite (issue 4): skill levels, tactics, fallible players, the opening rule;
+every strategy under every preset, the same game in the engine and the State API."""
+from __future__ import annotations
+
+import argparse
+from functools import lru_cache
+
+import numpy as np
+import pytest
+
+from fastmach import _engine
+from fastmach.cards import JOKER, NCARD, card_points, parse_cards
+from fastmach.engine import make_engine, play_games
+from fastmach.errors import FastmachError
+from fastmach.game import Game
+from fastmach.rules import PRESETS, Rules
+from fastmach.strategies import (N_PARAMS, PATIENCE_STOCK, REGISTRY, describe, parse_strategy,
+                                 register_cli)
+from test_game import play_checked
+
+SKILLS = ["beginner", "intermediate(k=1)", "intermediate", "expert"]
+NEW = ["beginner", "intermediate", "intermediate(k=1)", "patient",
+       "beginner(error=0.3)", "intermediate(error=0.2)", "expert(objective=1,keep_jokers=1)",
+       "beginner(min_cards=4,objective=1)", "intermediate(k=1,keep_jokers=1)"]
+
+
+# ----------------------------------------------------------------- registry
+def test_registry_codes_slots_and_canonical_strings():
+    for name, kind in REGISTRY.items():
+        assert _engine.STRATEGY_CODES[name] == kind.code
+        for p in kind.params:
+            assert _engine.PARAM_SLOTS[p.name] == p.slot < N_PARAMS
+        assert str(parse_strategy(name)) == name  # defaults print as the bare name
+    s = parse_strategy("intermediate( k=1, error=0.1 )")
+    assert str(s) == "intermediate(k=1,error=0.1)"
+    assert s.vector()[:2] == [0.1, 1.0]  # slot 0 error, slot 1 k
+    assert str(parse_strategy("patient(min_cards=3)")) == "patient"
+    assert str(parse_strategy("patient(min_cards=5)")) == "patient(min_cards=5)"
+    assert parse_strategy("patient").vector()[2] == 3.0
+    assert str(parse_strategy("beginner(keep_jokers=1,objective=1)")) == \
+        "beginner(objective=1,keep_jokers=1)"
+    for bad, msg in [("intermediate(k=0)", "'k'=0 outside"), ("beginner(k=1)", "no parameter 'k'"),
+                     ("expert(objective=2)", "'objective'=2 outside"),
+                     ("patient(min_cards=x)", "'min_cards' must be an integer")]:
+        with pytest.raises(FastmachError, match=msg):
+            parse_strategy(bad)
+
+
+def test_cli_lists_every_strategy_with_parameters(capsys):
+    parser = argparse.ArgumentParser()
+    register_cli(parser.add_subparsers())
+    args = parser.parse_args(["strategies"])
+    assert args.func(args) == 0
+    out = capsys.readouterr().out
+    for name, kind in REGISTRY.items():
+        assert f"{name}: " in out
+        for p in kind.params:
+            assert f"    {p.name} (" in out
+    assert len(list(describe())) == len(out.splitlines())
+
+
+# ----------------------------------------------------------------- every preset, checked
+@pytest.mark.parametrize("preset", list(PRESETS))
+def test_every_strategy_under_every_preset_keeps_the_invariants(preset):
+    r = Rules.parse(preset)
+    if r.match_kind != "single":
+        r = r.replace(match="single")
+    for name in REGISTRY:
+        df = play_games(r, [name] * r.players, 7, range(12), check=True)
+        assert len(df) == 12 and (df["turns"] > 0).all()
+    # a mixed table too, the fallible versions included
+    seats = [f"{n}(error=0.2)" if n != "patient" else "patient(error=0.2)" for n in REGISTRY]
+    seats = [seats[i % len(seats)] for i in range(r.players)]
+    df = play_games(r, seats, 8, range(12), check=True)
+    assert len(df) == 12
+
+
+# ----------------------------------------------------------------- engine == State API
+@pytest.mark.parametrize("rules,strategy", [
+    ("classic(match=single)", "beginner"),
+    ("classic(match=single)", "intermediate"),
+    ("classic(players=3,match=single)", "intermediate(k=1)"),
+    ("classic(match=single)", "patient"),
+    ("jokers", "intermediate(keep_jokers=1)"),
+    ("jokers", "beginner(objective=1)"),
+    ("italian(jokers=2)", "beginner"),                      # must play when able (skill's view)
+    ("jokers(may_draw_when_able=false)", "patient(keep_jokers=1)"),
+    ("ace-low(jokers=4,opening_points=36,match=single)", "intermediate"),
+    ("ace-low(jokers=2,match=single)", "beginner(error=0.3)"),  # joker_swap = hand
+    ("classic(players=6,failed_penalty=0,match=single)", "intermediate(k=1,error=0.5)"),
+    ("classic(players=7,match=single)", "beginner(error=0.3)"),
+])
+def test_same_game_in_engine_and_state_api(rules, strategy):
+    r = Rules.parse(rules)
+    lineup = [strategy, "expert", "beginner"] * 3
+    seats = lineup[:r.players]
+    game = Game(r, seats)
+    df = play_games(game.rules, seats, 13, range(3))
+    for rep in range(3):
+        state = play_checked(game, 13, rep)  # every play checked by the independent validator
+        assert state.row() == {k: df.iloc[rep][k] for k in state.row()}
+
+
+def test_failed_penalty_zero_never_fails_twice_in_a_row():
+    game = Game("classic(players=6,failed_penalty=0,match=single)", ["intermediate(error=1)"] * 6)
+    fails = 0
+    for rep in range(3):
+        state = game.new_initial_state(3, rep).play_out()
+        last = {}
+        for rec in state.history:
+            if rec.action == "fail":
+                fails += 1
+                assert last.get(rec.seat) != "fail"
+            last[rec.seat] = rec.action
+    assert fails > 0
+
+
+# ----------------------------------------------------------------- skill ordering
+def _engine_for(rules: Rules, strategy: str):
+    return make_engine(rules, [strategy] * rules.players)[2]
+
+
+def _net(eng, state) -> int:
+    kind, placed, taken, *_ = eng.decide_position(
+        state.current_player, state._hands, state._melds, state._stands, state.opened,
+        len(state.stock), state.rng_state)
+    return int(placed.sum()) - taken if kind == "play" else 0
+
+
+MIXED = ("expert", "intermediate(k=1)", "beginner", "intermediate")
+
+
+@lru_cache(maxsize=None)
+def _positions(rules: str, games: int, seed: int, lineup: tuple = MIXED):
+    """Positions (states before a decision) from games of a mixed table."""
+    r = Rules.parse(rules)
+    game = Game(r, (list(lineup) * 2)[:r.players])
+    out = []
+    for rep in range(games):
+        st = game.new_initial_state(seed, rep)
+        while not st.is_terminal():
+            if st.table and st.opened[st.current_player]:
+                out.append(st.clone())
+            st.step()
+    return r, out
+
+
+@pytest.mark.parametrize("rules", ["classic(match=single)", "jokers", "italian(jokers=4)",
+                                   "ace-low(ace=low-only,match=single)"])
+def test_higher_skill_never_places_fewer_cards(rules):
+    r, positions = _positions(rules, 12, 21)
+    engines = [_engine_for(r, s) for s in SKILLS]
+    assert len(positions) > 100
+    strict = [0] * 3
+    for st in positions:
+        n = [_net(e, st) for e in engines]
+        assert n[0] <= n[1] <= n[2] <= n[3], (str(st), n)
+        strict = [a + (n[i] < n[i + 1]) for i, a in enumerate(strict)]
+    # every step of skill matters somewhere in real games
+    assert strict[0] > 0 and strict[2] > 0
+
+
+def test_beginner_lays_off_but_never_rearranges():
+    g = Game("classic(match=single)", ["beginner"] * 4)
+    st = g.new_initial_state(0, 0)
+    st.set_position(
+        ["3H 8H 7S 7D 9C 9C KS QS", "KC", "KC", "KH"],
+        table=["4H 5H 6H 7H", "7C 7H 7S", "10C JC QC", "AD 2D 3D"], stock="5C 5C", current_player=0)
+    a = st.strategy_action()
+    # lay-offs: 3H at the bottom and 8H at the top of the heart run, 7D to the group of
+    # three, 9C below 10C (the second 9C fits nowhere); no meld is broken
+    assert sorted(a.placed) == sorted(parse_cards("3H 8H 7D 9C"))
+    assert sorted(map(sorted, a.melds)) == sorted(map(sorted, [
+        parse_cards("3H 4H 5H 6H 7H 8H"), parse_cards("7C 7H 7S 7D"),
+        parse_cards("9C 10C JC QC"), parse_cards("AD 2D 3D")]))
+    assert len(st.expert_action().placed) >= len(a.placed)
+    st.apply_action(a)
+
+
+def test_intermediate_dissolves_at_most_k_melds():
+    # the whole hand goes down only by dissolving the heart run into 2H-4H, 5H 5S 5D and
+    # 6H-8H; the spade run is left as it is
+    g = Game("classic(match=single)", ["intermediate(k=1)"] * 4)
+    st = g.new_initial_state(0, 0)
+    st.set_position(["5S 5D 2H 8H", "KC", "KC", "KH"],
+                    table=["9S 10S JS", "3H 4H 5H 6H 7H"], stock="5C",
+                    current_player=0)
+    beg = _engine_for(g.rules, "beginner")
+    assert _net(beg, st) == 2  # lay-offs 2H, 8H only
+    a = st.strategy_action()
+    assert sorted(a.placed) == sorted(parse_cards("5S 5D 2H 8H"))  # the whole hand
+    assert sorted(parse_cards("9S 10S JS")) in [sorted(m) for m in a.melds]  # left intact
+    st.apply_action(a)
+    assert st.is_terminal() and st.winner() == 0
+
+
+# ----------------------------------------------------------------- tactics
+def _stock(n: int) -> list[int]:
+    cards = parse_cards("6H 6H 8S 8S 9S 9S 10S 10S JH JH QH QH KS KS AC AC 4C 4C 5C 5C")
+    return cards[:n]
+
+
+def test_patient_rules():
+    from fastmach.game import Draw, Play
+    g = Game("classic(match=single)", ["patient(min_cards=4)"] * 4)
+    st = g.new_initial_state(0, 0)
+    hand = "7S 7D 7C KD 2C"  # the best play places 3 cards (the group of sevens)
+    st.set_position([hand, "KC", "KC", "KH"], table=["3H 4H 5H"], stock=_stock(PATIENCE_STOCK), current_player=0)
+    assert isinstance(st.strategy_action(), Draw)            # stock large: wait
+    st.set_position([hand, "KC", "KC", "KH"], table=["3H 4H 5H"], stock=_stock(PATIENCE_STOCK - 1),
+                    current_player=0)
+    assert isinstance(st.strategy_action(), Play)            # stock small: play
+    st.set_position(["7S 7D 7C", "KC", "KC", "KH"], table=["3H 4H 5H"], stock=_stock(20), current_player=0)
+    assert isinstance(st.strategy_action(), Play)            # the play empties the hand
+    g2 = Game("classic(match=single,may_draw_when_able=false)", ["patient(min_cards=4)"] * 4)
+    st2 = g2.new_initial_state(0, 0)
+    st2.set_position([hand, "KC", "KC", "KH"], table=["3H 4H 5H"], stock=_stock(20), current_player=0)
+    assert isinstance(st2.strategy_action(), Play)           # must play when able
+
+
+def test_points_objective_trades_cards_for_points():
+    r, positions = _positions("jokers(hand_points=face-ace11)", 3, 5)
+    cards = _engine_for(r, "expert")
+    points = _engine_for(r, "expert(objective=1)")
+    pts = card_points("face-ace11")
+    differ = 0
+    for st in positions:
+        res = []
+        for eng in (cards, points):
+            kind, placed, taken, *_ = eng.decide_position(
+                st.current_player, st._hands, st._melds, st._stands, st.opened,
+                len(st.stock), st.rng_state)
+            placed = placed if kind == "play" else np.zeros(NCARD, dtype=np.uint8)
+            res.append((int(placed.sum()) - taken, int((placed * pts).sum()) - 25 * taken))
+        (nc, pc), (np_, pp) = res
+        assert nc >= np_ and pp >= pc
+        differ += (nc, pc) != (np_, pp)
+    assert differ > 0
+
+
+def test_keep_jokers_plays_a_joker_only_to_empty_the_hand():
+    keep_s = "intermediate(keep_jokers=1)"
+    r, positions = _positions("jokers", 6, 9, (keep_s, "expert(keep_jokers=1)"))
+    keep = _engine_for(r, keep_s)
+    seen_holding = 0
+    for st in positions:
+        seat = st.current_player
+        if st._hands[seat][JOKER] == 0:
+            continue
+        seen_holding += 1
+        kind, placed, taken, *_ = keep.decide_position(
+            seat, st._hands, st._melds, st._stands, st.opened, len(st.stock), st.rng_state)
+        if kind == "play" and placed[JOKER] > 0:
+            assert int(placed.sum()) - taken == int(st._hands[seat].sum())
+    assert seen_holding > 0
+
+
+def test_opening_rule_for_every_strategy():
+    # before opening only hand-only melds worth >= 36; State.check enforces the rule and
+    # the strategies' plays must pass it
+    rules = "ace-low(opening_points=36,match=single)"
+    for name in REGISTRY:
+        game = Game(rules, [name, "beginner", "intermediate(k=1)", "expert"])
+        for rep in range(2):
+            state = play_checked(game, 17, rep)
+            first = {}
+            for rec in state.history:
+                if rec.action == "play" and rec.seat not in first:
+                    first[rec.seat] = rec
+            assert first  # somebody opened
+
+
+# ----------------------------------------------------------------- the shares a study needs
+def test_with_beginners_the_stock_runs_out_in_classic_games():
+    # (an expert at the table empties a hand first: 4 experts never run the stock out)
+    df = play_games("classic(match=single)", ["beginner", "intermediate(k=1)"] * 2, 1, range(300))
+    share = df["stock_exhausted"].mean()
+    assert share > 0.1, share
+    assert (df.loc[df["stock_exhausted"], "end"] == "blocked").mean() > 0.5
+    experts = play_games("classic(match=single)", ["expert"] * 4, 1, range(300))
+    assert share > experts["stock_exhausted"].mean()
+
+
+@pytest.mark.parametrize("strategy", ["beginner(error=0.3)", "intermediate(k=2,error=0.1)",
+                                      "intermediate(k=1,error=0.2)", "patient(error=0.2)"])
+def test_fallible_rows_show_failures_and_penalty_draws(strategy):
+    seats = [strategy, "expert", strategy, "beginner"]
+    df = play_games("classic(match=single)", seats, 2, range(60))
+    ok = play_games("classic(match=single)",
+                    [s.split("(")[0] if "error" in s else s for s in seats], 2, range(60))
+    assert df["failed"].sum() > 0 and ok["failed"].sum() == 0
+    assert df["cards_drawn"].sum() > ok["cards_drawn"].sum()
+
+
+def test_skill_order_shows_in_win_rates():
+    # a small sample, rotated seats: the expert wins more often than the beginner
+    from fastmach.engine import run_play
+    df = run_play("classic(match=single)", "expert,beginner", 150, 4, rotate=True,
+                  progress=False)
+    wins = {"expert": 0, "beginner": 0}
+    for i in range(4):
+        for s, w in zip(df[f"strategy_{i}"], df["winner"] == i):
+            wins[s] += int(w)
+    assert wins["expert"] > 2 * wins["beginner"]
