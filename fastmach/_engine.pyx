@@ -53,6 +53,7 @@ cdef enum:
     S_BEGINNER = 1
     S_INTERMEDIATE = 2
     S_PATIENT = 3
+    S_LOOKAHEAD = 4
 
 # parameter slots (fastmach/strategies.py Param.slot), the same for every strategy
 cdef enum:
@@ -64,7 +65,8 @@ cdef enum:
     P_PLAYOUTS = 5
 
 STRATEGY_CODES = {"expert": S_EXPERT, "beginner": S_BEGINNER,
-                  "intermediate": S_INTERMEDIATE, "patient": S_PATIENT}
+                  "intermediate": S_INTERMEDIATE, "patient": S_PATIENT,
+                  "lookahead": S_LOOKAHEAD}
 PARAM_SLOTS = {"error": P_ERROR, "k": P_K, "min_cards": P_MIN, "objective": P_OBJ,
                "keep_jokers": P_KEEPJ, "playouts": P_PLAYOUTS}
 SOLVER_ERRORS = {-4: "state limit", -6: "a set of table melds did not partition"}
@@ -356,6 +358,12 @@ cdef class Engine:
     cdef Decision cand        # intermediate: the candidate set being tried
     cdef Decision full        # keep_jokers: the play with the whole hand
     cdef Witness tmpwit
+    # lookahead: the playout position, its decisions, the candidate play, the expert seat
+    cdef HState ps
+    cdef Decision pdec
+    cdef Decision la
+    cdef Strat xstrat
+    cdef uint8_t unknown[MAX_DECK]
     cdef uint8_t hk[NCARD]    # the hand a strategy plays from (keep_jokers: no jokers)
     cdef uint8_t rem[NCARD]   # hand cards left for lay-offs
     cdef uint8_t tS[NCARD]    # cards of the dissolved melds
@@ -444,7 +452,137 @@ cdef class Engine:
         strategy. Skill levels share the tactics layer (opening, keep_jokers, patience,
         error): see fastmach/strategies.py for the definitions."""
         cdef Strat* S = &self.seats[seat]
-        self.skill_decide(st, seat, S, rng, d)
+        if S.code == S_LOOKAHEAD:
+            self.lookahead(st, seat, S, rng, d)
+        else:
+            self.skill_decide(st, seat, S, rng, d)
+
+    # ------------------------------------------------------------ lookahead
+    cdef void lookahead(self, HState* st, int seat, Strat* S, uint64_t* rng,
+                        Decision* d) noexcept nogil:
+        """The expert's play, or a draw instead when Monte Carlo playouts say waiting wins
+        more. Candidates: the expert's maximum placement and a draw, evaluated only when both
+        are allowed and the play does not empty the hand. Each playout deals the cards the
+        player cannot see (other hands and the stock) at random from what is not in its hand
+        or on the table, keeping every hand size and the stock size, then plays the hand out
+        with expert players; both candidates are played from the same deal (common random
+        numbers). Value: 1 for a win (emptied, or lowest points where the rules say so),
+        minus 0.001 per card left. Ties keep the play. The PRNG is the game's: one draw per
+        playout, so games stay reproducible."""
+        cdef int i, n, net, played
+        cdef uint64_t seed, prng
+        cdef double vplay = 0.0, vdraw = 0.0
+        memset(&self.xstrat, 0, sizeof(Strat))
+        self.xstrat.code = S_EXPERT
+        self.skill_decide(st, seat, &self.xstrat, rng, d)
+        if self.solver_rc or d.kind != A_PLAY or not self.R.may_draw:
+            return
+        net = d.n_placed - d.taken
+        if net >= st.hand_n[seat] or st.stock_len - st.stock_pos <= 0:
+            return
+        memcpy(&self.la, d, sizeof(Decision))
+        n = <int>S.p[P_PLAYOUTS]
+        for i in range(n):
+            seed = next_u64(rng)
+            prng = seed
+            vplay += self.playout(st, seat, &self.la, &prng)
+            prng = seed
+            vdraw += self.playout(st, seat, NULL, &prng)
+            if self.solver_rc:
+                return
+        if vdraw > vplay:
+            d.kind = A_DRAW
+
+    cdef double playout(self, HState* st, int seat, Decision* cand, uint64_t* prng) noexcept nogil:
+        """One determinised playout from seat's view: `cand` (NULL = draw) then experts."""
+        cdef HState* ps = &self.ps
+        cdef ERules* R = &self.R
+        cdef int s, c, k, nu = 0, j, cur, turns = 0, noadd = 0, empty_at_start, avail
+        cdef int end = -1, winner = -1, best, nb, pts
+        cdef uint8_t x
+        memcpy(ps, st, sizeof(HState))
+        # the unseen cards: the deck minus the seat's hand minus the table
+        for c in range(NCARD):
+            k = self.deck_counts[c] - st.hands[seat][c] - st.table[c]
+            for j in range(k):
+                self.unknown[nu] = c
+                nu += 1
+        for j in range(nu - 1, 0, -1):   # Fisher-Yates with the playout's PRNG
+            k = <int>(next_uniform(prng) * (j + 1))
+            x = self.unknown[j]
+            self.unknown[j] = self.unknown[k]
+            self.unknown[k] = x
+        k = 0
+        for s in range(R.players):
+            if s == seat:
+                continue
+            memset(ps.hands[s], 0, NCARD)
+            for j in range(st.hand_n[s]):
+                ps.hands[s][self.unknown[k]] += 1
+                k += 1
+        ps.stock_pos = 0
+        ps.stock_len = st.stock_len - st.stock_pos
+        for j in range(ps.stock_len):
+            ps.stock[j] = self.unknown[k + j]
+        cur = seat
+        while turns < 400:
+            empty_at_start = ps.stock_pos == ps.stock_len
+            if turns == 0:
+                if cand != NULL:
+                    memcpy(&self.pdec, cand, sizeof(Decision))
+                else:
+                    self.pdec.kind = A_DRAW
+            else:
+                self.skill_decide(ps, cur, &self.xstrat, prng, &self.pdec)
+                if self.solver_rc:
+                    return 0.0
+            turns += 1
+            avail = ps.stock_len - ps.stock_pos
+            if self.pdec.kind == A_PLAY:
+                for c in range(NCARD):
+                    ps.hands[cur][c] -= self.pdec.placed[c]
+                    ps.table[c] += self.pdec.placed[c]
+                ps.hands[cur][JOKER] += self.pdec.taken
+                ps.table[JOKER] -= self.pdec.taken
+                ps.hand_n[cur] += self.pdec.taken - self.pdec.n_placed
+                ps.table_n += self.pdec.n_placed - self.pdec.taken
+                wit_copy(&ps.wit, &self.pdec.wit)
+                ps.opened[cur] = 1
+                noadd = 0
+                if ps.hand_n[cur] == 0:
+                    winner = cur
+                    end = E_EMPTIED
+                    break
+            else:
+                if avail > 0:
+                    ps.hands[cur][ps.stock[ps.stock_pos]] += 1
+                    ps.stock_pos += 1
+                    ps.hand_n[cur] += 1
+                elif R.ends_hand:
+                    end = E_STOCKOUT
+                    break
+            if self.pdec.kind != A_PLAY and empty_at_start:
+                noadd += 1
+                if noadd >= R.players:
+                    end = E_BLOCKED
+                    break
+            cur = (cur + 1) % R.players
+        if end != E_EMPTIED and R.lowest:
+            best = -1
+            nb = 0
+            for s in range(R.players):
+                pts = 0
+                for c in range(NCARD):
+                    pts += ps.hands[s][c] * R.hpts[c]
+                if best < 0 or pts < best:
+                    best = pts
+                    nb = 1
+                    winner = s
+                elif pts == best:
+                    nb += 1
+            if nb > 1:
+                winner = -1
+        return (1.0 if winner == seat else 0.0) - 0.001 * ps.hand_n[seat]
 
     cdef void skill_decide(self, HState* st, int seat, Strat* S, uint64_t* rng,
                            Decision* d) noexcept nogil:

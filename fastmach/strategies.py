@@ -140,6 +140,12 @@ REGISTRY: dict[str, StrategyKind] = {
         "the expert's skill, but draws instead of a play of fewer than min_cards cards "
         f"while the stock holds >= {PATIENCE_STOCK} cards (unless the play empties the hand)",
     ),
+    "lookahead": StrategyKind(
+        "lookahead", 4, (PLAYOUTS,),
+        "the expert's play, or a draw instead when Monte Carlo playouts (determinised "
+        "hidden hands and stock, played out by experts, same deals for both candidates) "
+        "give the draw a better mean outcome (win, then fewer cards left)",
+    ),
 }
 
 

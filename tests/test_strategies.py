@@ -66,10 +66,14 @@ def test_every_strategy_under_every_preset_keeps_the_invariants(preset):
     if r.match_kind != "single":
         r = r.replace(match="single")
     for name in REGISTRY:
-        df = play_games(r, [name] * r.players, 7, range(12), check=True)
-        assert len(df) == 12 and (df["turns"] > 0).all()
+        if name == "lookahead":  # playouts are whole hands: one seat, a small budget
+            seats, games = ["lookahead(playouts=2)"] + ["expert"] * (r.players - 1), 3
+        else:
+            seats, games = [name] * r.players, 12
+        df = play_games(r, seats, 7, range(games), check=True)
+        assert len(df) == games and (df["turns"] > 0).all()
     # a mixed table too, the fallible versions included
-    seats = [f"{n}(error=0.2)" if n != "patient" else "patient(error=0.2)" for n in REGISTRY]
+    seats = [f"{n}(error=0.2)" for n in REGISTRY if n != "lookahead"]
     seats = [seats[i % len(seats)] for i in range(r.players)]
     df = play_games(r, seats, 8, range(12), check=True)
     assert len(df) == 12
@@ -89,6 +93,8 @@ def test_every_strategy_under_every_preset_keeps_the_invariants(preset):
     ("ace-low(jokers=2,match=single)", "beginner(error=0.3)"),  # joker_swap = hand
     ("classic(players=6,failed_penalty=0,match=single)", "intermediate(k=1,error=0.5)"),
     ("classic(players=7,match=single)", "beginner(error=0.3)"),
+    ("classic(players=3,match=single)", "lookahead(playouts=2)"),
+    ("ace-low(jokers=2,opening_points=36,match=single)", "lookahead(playouts=2)"),
 ])
 def test_same_game_in_engine_and_state_api(rules, strategy):
     r = Rules.parse(rules)
@@ -302,3 +308,27 @@ def test_skill_order_shows_in_win_rates():
         for s, w in zip(df[f"strategy_{i}"], df["winner"] == i):
             wins[s] += int(w)
     assert wins["expert"] > 2 * wins["beginner"]
+
+
+def test_lookahead_plays_the_expert_move_or_waits():
+    # where the expert plays, lookahead plays the same move or draws; where the expert draws
+    # (or the play empties the hand) it does the same; the playouts use the game's PRNG
+    r, positions = _positions("classic(match=single)", 2, 4)
+    look = _engine_for(r, "lookahead(playouts=4)")
+    exp = _engine_for(r, "expert")
+    draws = 0
+    for st in positions[:60]:
+        args = (st.current_player, st._hands, st._melds, st._stands, st.opened,
+                len(st.stock), 12345)
+        a, b = look.decide_position(*args), exp.decide_position(*args)
+        if b[0] != "play" or int(b[1].sum()) == int(st._hands[st.current_player].sum()):
+            assert a[0] == b[0] and a[5] == 12345  # nothing to evaluate: no PRNG draw
+            continue
+        assert a[5] != 12345  # one PRNG draw per playout
+        if a[0] == "play":
+            assert (a[1] == b[1]).all() and a[3] == b[3]
+        else:
+            assert a[0] == "draw"
+            draws += 1
+        assert look.decide_position(*args)[0] == a[0]  # reproducible
+    assert draws > 0  # it does wait sometimes (a strategy of its own, not the expert)
