@@ -870,13 +870,15 @@ cdef int _deepening(Impl* im) noexcept nogil:
     total += im.jtot * im.jwmax
     if im.jtot > im.jt and im.jwmax > wmax:
         wmax = im.jwmax
-    D = 2 * wmax if wmax > 0 else 1
+    D = 0   # first: can everything be placed? (cheap: nothing may be left out)
     while True:
         im.lb = total - D - 1 if D < total else -1
         best = _sweep(im)
         if best < -1 or best >= 0 or im.lb < 0:
             return best
-        D *= 4
+        D = 2 * wmax if D == 0 else D * 4
+        if D == 0:
+            D = 1
 
 
 cdef inline int _av(Impl* im, int s, int p) noexcept nogil:
