@@ -91,19 +91,9 @@ def rotations_of(lineup: Sequence[str], players: int, rotate: bool) -> tuple[int
 
 def split_lineup(text: str) -> list[str]:
     """Split ``a,b(x=1,y=2),c`` at the commas outside parentheses."""
-    out, depth, cur = [], 0, []
-    for ch in text:
-        if ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-        if ch == "," and depth == 0:
-            out.append("".join(cur))
-            cur = []
-        else:
-            cur.append(ch)
-    out.append("".join(cur))
-    return out
+    from fastmach.strategies import split_strategies  # lazy: keeps this module light
+
+    return split_strategies(text)
 
 
 # ----------------------------------------------------------------------------- helpers
