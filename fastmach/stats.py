@@ -373,6 +373,21 @@ def seat_offsets(df: pd.DataFrame) -> pd.Series:
     return pd.Series(np.where(w < 0, -1, off), index=df.index, name="win_offset")
 
 
+def _offset_wins(df: pd.DataFrame, by, caller: str):
+    """Group keys (with ``players``) and, per group, (key, rows, players, wins by offset)."""
+    keys = _group_keys(by)
+    keys_p = keys + ([] if "players" in keys else ["players"])
+    _require(df, keys_p, caller)
+    d = df.assign(_off=seat_offsets(df))
+    groups = []
+    for key, g in d.groupby(keys_p, sort=True):
+        key = key if isinstance(key, tuple) else (key,)
+        players = int(g["players"].iloc[0])
+        counts = np.bincount(g["_off"][g["_off"] >= 0].astype(int), minlength=players)
+        groups.append((key, g, players, counts))
+    return keys_p, groups
+
+
 def seat_win_rates(df: pd.DataFrame, by: str | Sequence[str] = "cell",
                    confidence: float = 0.95) -> pd.DataFrame:
     """Win rate of each seat offset from the first player (0 = the first player).
@@ -382,15 +397,9 @@ def seat_win_rates(df: pd.DataFrame, by: str | Sequence[str] = "cell",
     win_rate_lo, win_rate_hi`` (Wilson) and ``fair`` = 1 / players. The denominator is all
     games, including those nobody won.
     """
-    keys = _group_keys(by)
-    keys_p = keys + ([] if "players" in keys else ["players"])
-    _require(df, keys_p, "seat_win_rates")
-    d = df.assign(_off=seat_offsets(df))
+    keys_p, groups = _offset_wins(df, by, "seat_win_rates")
     rows = []
-    for key, g in d.groupby(keys_p, sort=True):
-        key = key if isinstance(key, tuple) else (key,)
-        players = int(g["players"].iloc[0])
-        counts = np.bincount(g["_off"][g["_off"] >= 0].astype(int), minlength=players)
+    for key, g, players, counts in groups:
         for off in range(players):
             rows.append(dict(zip(keys_p, key)) | {"offset": off, "games": len(g),
                                                  "wins": int(counts[off])})
@@ -410,15 +419,9 @@ def seat_equality_test(df: pd.DataFrame, by: str | Sequence[str] = "cell") -> pd
     chi2, dof, p_value, best_offset, best_share`` (share of decided games won by the most
     successful offset). p is NaN when no game was decided.
     """
-    keys = _group_keys(by)
-    keys_p = keys + ([] if "players" in keys else ["players"])
-    _require(df, keys_p, "seat_equality_test")
-    d = df.assign(_off=seat_offsets(df))
+    keys_p, groups = _offset_wins(df, by, "seat_equality_test")
     rows = []
-    for key, g in d.groupby(keys_p, sort=True):
-        key = key if isinstance(key, tuple) else (key,)
-        players = int(g["players"].iloc[0])
-        counts = np.bincount(g["_off"][g["_off"] >= 0].astype(int), minlength=players)
+    for key, g, players, counts in groups:
         decided = int(counts.sum())
         if decided == 0:
             chi2 = p = math.nan
