@@ -40,7 +40,13 @@ Model choices (where RULES.md leaves room):
   (net) as the best play without swapping.
 - opening: before a player's first play, only melds of hand cards worth at least
   ``opening_points`` (A 1, J/Q/K 10, a joker as the card it stands for; best set by
-  points, then cards); the opening player cannot touch the table on that turn.
+  points, then cards); the opening player cannot touch the table on that turn. Every
+  strategy opens this way (skill does not matter for hand-only melds).
+- strategies (``fastmach.strategies``): beginner / intermediate(k) / expert skill levels,
+  tactics (objective, keep_jokers, patience), fallible players, lookahead; only the
+  expert's skill (expert, patient, lookahead) takes jokers back under
+  ``joker_swap = "hand"``. Under ``failed_penalty = 0`` a
+  player who failed on their previous turn does not fail this turn (a hand cannot stall).
 """
 from __future__ import annotations
 
@@ -311,11 +317,19 @@ def register_cli(subparsers) -> None:
 
 
 def bench(rules: Rules | str = "classic", seats: Sequence[str] | None = None,
-          games: int = 2000, seed: int = 0) -> float:
-    """Games per second on one core (one batch, same process)."""
+          games: int = 2000, seed: int = 0, max_seconds: float = 30.0) -> float:
+    """Games per second on one core (same process): up to ``games`` games, in growing
+    batches, stopping early once ``max_seconds`` have passed (slow strategies such as
+    lookahead are timed on the games played so far)."""
     rules = resolve_rules(rules)
     seats = list(seats) if seats is not None else ["expert"] * rules.players
-    play_games(rules, seats, seed, range(10))  # warm-up
-    t0 = time.perf_counter()
-    play_games(rules, seats, seed, np.arange(games))
-    return games / (time.perf_counter() - t0)
+    play_games(rules, seats, seed, range(2))  # warm-up
+    done, size, spent = 0, 1, 0.0
+    while done < games and (spent < max_seconds or done == 0):
+        n = min(size, games - done)
+        t0 = time.perf_counter()
+        play_games(rules, seats, seed, np.arange(done, done + n))
+        spent += time.perf_counter() - t0
+        done += n
+        size *= 2
+    return done / spent
