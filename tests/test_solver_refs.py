@@ -56,14 +56,14 @@ def _compare_brute(table, hand, rules, card_w=None) -> int:
 def test_fast_matches_brute_on_random_positions(rules):
     rng = random.Random(f"brute-random-{_rid(rules)}")
     nonzero = 0
-    for trial in range(150):
+    for trial in range(120):
         table = rand_table(rng, rng.randint(0, 12), rules, max_jokers=rng.choice((0, 1, 2)))
         k = Counter(table)[JOKER]
         hand = rand_hand(rng, table, rules["decks"], rng.randint(0, 6),
                          jokers=rng.choice((0, 0, 1, 2)) if k < 2 else 0)
         card_w = rand_weights(rng) if trial % 2 else None
         nonzero += _compare_brute(table, hand, rules, card_w) > 0
-    assert nonzero >= 40          # the positions are not trivial
+    assert nonzero >= 30          # the positions are not trivial
 
 
 @pytest.mark.parametrize("kind", sorted(ADVERSARIAL))
@@ -72,7 +72,7 @@ def test_fast_matches_brute_on_adversarial_positions(kind, rules):
     rng = random.Random(f"brute-adv-{kind}-{_rid(rules)}")
     make = ADVERSARIAL[kind]
     nonzero = 0
-    for trial in range(30):
+    for trial in range(25):
         table, hand = make(rng, rules)
         card_w = rand_weights(rng) if trial % 3 == 0 else None
         nonzero += _compare_brute(table, hand, rules, card_w) > 0
@@ -194,11 +194,11 @@ def _sample_game_positions(r: Rules, n: int, seed: int) -> list[tuple[list[int],
 def test_fast_matches_milp_on_game_positions(preset):
     r = Rules.parse(preset)
     rules = dict(decks=r.decks, ace_high=r.ace_high, jokers_per_meld=r.jokers_per_meld)
-    positions = _sample_game_positions(r, 100, seed=2006)
+    positions = _sample_game_positions(r, 80, seed=2006)
     rng = random.Random(f"milp-game-{preset}")
-    assert len(positions) == 100
+    assert len(positions) == 80
     big = sum(len(t) >= 51 for t, _ in positions)
-    assert big >= 20, f"only {big} positions with 51+ table cards"
+    assert big >= 15, f"only {big} positions with 51+ table cards"
     for i, (table, hand) in enumerate(positions):
         card_w = rand_weights(rng) if i % 3 == 0 else None
         ref = milp.solve(table, hand, card_w=card_w, known_valid=True, **rules)
@@ -217,8 +217,7 @@ def test_fast_matches_milp_on_game_positions(preset):
 ], ids=lambda x: _rid(x) if isinstance(x, dict) else f"jk{x}")
 def test_fast_matches_milp_on_80_card_tables(rules, jokers):
     """Synthetic 80+-card tables of random melds (long runs, 13/14-card runs, duplicates),
-    a 13-15 card hand. Jokers only with ace low-only: with aces high, 80-card tables with
-    jokers take the solver seconds to minutes (reported, not a correctness matter)."""
+    a 13-15 card hand (jokers with aces high: the next test)."""
     rng = random.Random(f"milp-80-{_rid(rules)}")
     for trial in range(6):
         table = rand_table(rng, 82, rules, max_jokers=jokers)
@@ -303,3 +302,57 @@ def test_property_placed_at_least_any_hand_meld(pos):
     # the meld laid alone is a lower bound for the hand meld's own cards too
     alone = fastmach.solve(table, hand_meld, r)
     assert alone.n_placed == len(hand_meld)
+
+
+def _fast_or_fail(table, hand, rules, ref_weight):
+    """The fast answer, or a test failure naming the position when the solver gives up
+    (its state limit raises a RuntimeError subclass) on a position the MILP solved."""
+    try:
+        return fast(table, hand, rules)
+    except RuntimeError as err:
+        pytest.fail(f"solver gave up ({err}) where the MILP places weight {ref_weight}; "
+                    f"rules {rules}\n table {text(table)}\n hand {text(hand)}")
+
+
+@pytest.mark.parametrize("lim", [1, 0], ids=["j1", "jinf"])
+@pytest.mark.parametrize("jokers", [2, 4])
+def test_fast_matches_milp_on_80_card_tables_with_jokers_aces_high(lim, jokers):
+    """80+-card tables with 2 or 4 jokers, aces high (the jokers and italian presets),
+    a 13-card hand: the exact solver must answer them, and agree with the MILP."""
+    rules = dict(decks=2, ace_high=True, jokers_per_meld=lim)
+    rng = random.Random(f"milp-80-jokers-{lim}-{jokers}")
+    for _ in range(2):
+        table = rand_table(rng, 82, rules, max_jokers=jokers)
+        assert len(table) >= 80 and Counter(table)[JOKER] == jokers
+        hand = rand_hand(rng, table, 2, 13)
+        ref = milp.solve(table, hand, known_valid=True, **rules)
+        got = _fast_or_fail(table, hand, rules, ref[0])
+        check_fast(table, hand, rules, got)
+        assert got[0] == ref[0], (rules, text(table), text(hand))
+
+
+# A valid 65-card table under the jokers preset (4 jokers, one per meld), no hand: minimised
+# from a random 82-card table on which the solver raised SolverLimitError ("position too
+# large", more than 2^21 states) while the MILP partitions it in about 10 ms.
+TABLE_65_FOUR_JOKERS = (
+    "AS 2S 2S 3S 4S 5S 5S 6S 6S 7S 7S 8S 8S 9S 9S 10S 10S JS AH 2H 2H 3H 4H 5H 5H 6H 6H "
+    "7H 7H 8H AD 2D 4D 5D 5D 6D 6D 7D 7D 8D 8D 9D 10D AC AC 2C 2C 3C 3C 4C 4C 5C 5C 6C 6C "
+    "7C 7C 8C 8C 9C 10C JK JK JK JK")
+
+
+def test_fast_partitions_65_card_table_with_four_jokers():
+    r = Rules.parse("jokers")
+    rules = dict(decks=2, ace_high=True, jokers_per_meld=1)
+    table = fastmach.parse_cards(TABLE_65_FOUR_JOKERS)
+    assert len(table) == 65
+    ref = milp.partition(table, known_valid=True, **rules)
+    check_partition(ref, table, **rules)                 # the table is valid
+    try:
+        got = fastmach.partition(table, r)
+    except FastmachError as err:
+        pytest.fail(f"fastmach.partition gave up on a valid 65-card table: {err}")
+    assert got is not None
+    check_partition(got, table, **rules)
+    sol = fastmach.solve(table, "KS QC", r)               # and with a hand
+    check_play(table, sol.melds, fastmach.parse_cards("KS QC"), sol.placed, allow_empty=True,
+               **rules)
