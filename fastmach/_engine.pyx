@@ -1163,7 +1163,7 @@ cdef class Engine:
                 if rc != 0:
                     raise RuntimeError(
                         f"engine: hand {h} of replicate {reps[g]} exceeded {MAX_TURNS} turns "
-                        "(fallible players with failed_penalty=0 can stall a hand)")
+                        "(a strategy that never ends a hand?)")
                 if h == 0:
                     o_first[g] = res.first_player
                 o_end[g] = res.end
