@@ -356,3 +356,29 @@ def test_fast_partitions_65_card_table_with_four_jokers():
     sol = fastmach.solve(table, "KS QC", r)               # and with a hand
     check_play(table, sol.melds, fastmach.parse_cards("KS QC"), sol.placed, allow_empty=True,
                **rules)
+
+
+# A valid 78-card table with 4 jokers under italian(jokers=4) (unlimited per meld, aces
+# high) and a 7-card hand: minimised from a random 82-card table + 13-card hand on which the
+# solver raised SolverLimitError (more than 2^23 states) while the MILP places all 7 cards.
+TABLE_78_FOUR_JOKERS = (
+    "AS AS 3S 4S 5S 6S 6S 7S 7S 8S 9S 9S 10S 10S JS QS QS KS AH AH 2H 3H 4H 5H 6H 6H 7H 7H "
+    "8H 8H 9H 9H 10H JH QH QH KH AD AD 2D 3D 4D 4D 5D 5D 6D 6D 7D 7D 8D 8D 9D 9D 10D 10D JD "
+    "JD QD QD KD 2C 3C 3C 4C 4C 5C 5C 6C 7C 7C 8C 9C 9C 10C JK JK JK JK")
+HAND_78 = "JS 4H 5H 10H JH 3D 8C"
+
+
+def test_fast_solves_78_card_table_four_jokers_unlimited():
+    r = Rules.parse("italian(jokers=4)")
+    rules = dict(decks=2, ace_high=True, jokers_per_meld=0)
+    table, hand = fastmach.parse_cards(TABLE_78_FOUR_JOKERS), fastmach.parse_cards(HAND_78)
+    assert len(table) == 78 and len(hand) == 7
+    ref = milp.solve(table, hand, known_valid=True, **rules)
+    assert ref[0] == 7
+    try:
+        sol = fastmach.solve(table, hand, r)
+    except FastmachError as err:
+        pytest.fail(f"fastmach.solve gave up on a valid 78-card table (the MILP places all "
+                    f"7 hand cards): {err}")
+    check_play(table, sol.melds, hand, sol.placed, allow_empty=True, **rules)
+    assert sol.n_placed == 7
