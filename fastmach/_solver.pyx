@@ -845,6 +845,7 @@ cdef class Solver:
 
 cdef enum:
     DEEPEN_FROM = 10   # hand cards (that some meld could hold) from which deepening pays
+                       # (and always with four jokers or more: their placements multiply)
 
 
 cdef int _deepening(Impl* im) noexcept nogil:
@@ -853,7 +854,7 @@ cdef int _deepening(Impl* im) noexcept nogil:
     States whose best possible total falls short of everything by more than D are
     dropped. A solution found that way is optimal (any better one is within D too);
     if none is found, D grows fourfold, until it covers everything (no pruning). Small
-    hands are solved in one plain sweep.
+    hands with few jokers are solved in one plain sweep.
     """
     cdef int s, v, best, optional = im.jtot - im.jt
     cdef int64_t total = 0, wmax = 0, D
@@ -864,7 +865,7 @@ cdef int _deepening(Impl* im) noexcept nogil:
             optional += im.avail[s][v] - im.must[s][v]
             if im.avail[s][v] > im.must[s][v] and im.w[s][v] > wmax:
                 wmax = im.w[s][v]
-    if optional < DEEPEN_FROM:
+    if optional < DEEPEN_FROM and im.jtot < 4:
         im.lb = -1
         return _sweep(im)
     total += im.jtot * im.jwmax
