@@ -7,12 +7,21 @@
 # that sweeps the values A=1..K=13 (and the ace again as value 14 when aces may be high).
 # The state between value v-1 and v holds, per suit, the runs still open, counted by
 # length bucket (1, 2, 3+) and by whether they contain a joker; the number of jokers used
-# so far; and, for high aces, how many aces of each suit were set aside at value 1 to close
-# runs at value 14. Each value is processed suit by suit (sub-steps that also carry the
-# number of cards set aside for groups, their sum and max over suits), then one group step
-# checks that the set-aside cards (plus jokers) form groups of 3-4 distinct suits. States
-# are merged by exact key keeping the best value; back-pointers rebuild one optimal
-# partition, which is then written out as concrete melds.
+# so far; and, for high aces, how many aces of each suit value 1 used (to start A-2-3
+# runs), so that value 14 knows how many are left. Each value is processed suit by suit
+# (sub-steps that also carry the number of cards set aside for groups, their sum and max
+# over suits), then one group step checks that the set-aside cards (plus jokers) form
+# groups of 3-4 distinct suits. States are merged by exact key keeping the best value, and
+# dominated ones dropped; back-pointers rebuild one optimal partition as concrete melds.
+#
+# Exact shortcuts around that sweep (Solver.solve):
+#  - hand cards that no meld can hold are dropped first (_drop_useless);
+#  - aces high: a first sweep with aces low only gives a lower bound (every such partition
+#    is valid with high aces too); the full sweep then drops states that cannot beat it
+#    (branch and bound on the weight still to come, _set_rest / _aces_left);
+#  - large hands or four jokers: iterative deepening on the weight left out (_deepening),
+#    starting with "everything placed";
+#  - a hard cap of MAX_STATES states: past it the solve reports -4, never a guess.
 #
 # Group feasibility (exact, proved in the comment of _group_ok): g_s real cards of suit s
 # and jg jokers form k groups iff max g_s <= k, (3 - min(jpm, 2)) k <= sum g <= 4k,
@@ -70,8 +79,6 @@ cdef struct Impl:
     int limited     # 1: one joker per meld at most
     int V           # last value (13 or 14)
     int ace_high
-    int track[4]    # aces high: 1 = this suit's aces used low are in the state (budget
-                    # enforced); 0 = relaxed, an ace may serve low and high (checked after)
     int64_t lb      # a value already achieved: states that cannot beat it are dropped
     int64_t rest[16][4]   # most weight the cards after (value, suit) can still add
     int64_t jwmax   # heaviest joker weight
@@ -309,7 +316,7 @@ cdef int _suit_step(Impl* im, int v, int s) noexcept nogil:
     cdef int i, sh = 15 * s
     cdef uint64_t k1, k2, F, nk1, nk2, dec
     cdef int a1, a2, a3, b2, b3, j, gsum, gmax, low
-    cdef int m, A, r, rlo, rhi, u, x1, x2, x3, y3, p2, p3, q3, e3, n0, n1, nL, xl
+    cdef int m, A, u, x1, x2, x3, y3, p2, p3, q3, e3, n0, n1, nL, xl
     cdef int R, Jr, JL, g, na1, na2, na3, nb2, nb3, lead, nJ, umin, umax
     cdef int limited = im.limited, last = (v == im.V)
     cdef int next_dead   # no card of this suit at v+1: short runs cannot survive
@@ -347,10 +354,7 @@ cdef int _suit_step(Impl* im, int v, int s) noexcept nogil:
         JL = im.jtot - j
         m = im.must[s][v]
         A = im.avail[s][v]
-        if v == 14 and not im.track[s]:
-            m = 0
-            A = im.avail[s][1]
-        elif v == 14:
+        if v == 14:
             # the aces not used low (as run starts at value 1) are the ones left for here
             m = im.must[s][1] - low
             if m < 0:
@@ -358,104 +362,103 @@ cdef int _suit_step(Impl* im, int v, int s) noexcept nogil:
             A = im.avail[s][1] - low
         elif v == 1 and im.ace_high:
             m = 0   # table aces may instead be used at value 14 (checked there)
-        for r in range(1):
-            umin = m
-            umax = A
-            for u in range(umin, umax + 1):
-                # runs of length 1 and 2 must go on; 3+ may go on or end
-                for x1 in range(a1 + 1):
-                    if a1 - x1 > JL:
+        umin = m
+        umax = A
+        for u in range(umin, umax + 1):
+            # runs of length 1 and 2 must go on; 3+ may go on or end
+            for x1 in range(a1 + 1):
+                if a1 - x1 > JL:
+                    continue
+                for x2 in range(a2 + 1):
+                    if (a1 - x1) + (a2 - x2) > JL:
                         continue
-                    for x2 in range(a2 + 1):
-                        if (a1 - x1) + (a2 - x2) > JL:
-                            continue
-                        for x3 in range(a3 + 1):
-                            for y3 in range(a3 - x3 + 1):
-                                e3 = a3 - x3 - y3
-                                for p2 in range(b2 + 1):
-                                    if limited and p2 != b2:
-                                        continue
-                                    for p3 in range(b3 + 1):
-                                        for q3 in range(b3 - p3 + 1):
-                                            if limited and q3 != 0:
-                                                break
-                                            R = x1 + x2 + x3 + p2 + p3
-                                            if R > u:
-                                                continue
-                                            Jr = (a1 - x1) + (a2 - x2) + y3 + (b2 - p2) + q3
-                                            if Jr > JL:
-                                                continue
-                                            # new runs starting here (0, 1, >=2 leading jokers)
-                                            for n0 in range(u - R + 1):
-                                                if n0 > 0 and e3 > 0:
-                                                    break  # continuing the ended run dominates
-                                                for n1 in range(u - R - n0 + 1):
-                                                    if n1 > 0 and v < 2:
+                    for x3 in range(a3 + 1):
+                        for y3 in range(a3 - x3 + 1):
+                            e3 = a3 - x3 - y3
+                            for p2 in range(b2 + 1):
+                                if limited and p2 != b2:
+                                    continue
+                                for p3 in range(b3 + 1):
+                                    for q3 in range(b3 - p3 + 1):
+                                        if limited and q3 != 0:
+                                            break
+                                        R = x1 + x2 + x3 + p2 + p3
+                                        if R > u:
+                                            continue
+                                        Jr = (a1 - x1) + (a2 - x2) + y3 + (b2 - p2) + q3
+                                        if Jr > JL:
+                                            continue
+                                        # new runs starting here (0, 1, >=2 leading jokers)
+                                        for n0 in range(u - R + 1):
+                                            if n0 > 0 and e3 > 0:
+                                                break  # continuing the ended run dominates
+                                            for n1 in range(u - R - n0 + 1):
+                                                if n1 > 0 and v < 2:
+                                                    break
+                                                if Jr + n1 > JL:
+                                                    break
+                                                for nL in range(u - R - n0 - n1 + 1):
+                                                    if nL > 0 and (limited or v < 3):
                                                         break
-                                                    if Jr + n1 > JL:
+                                                    if Jr + n1 + 2 * nL > JL:
                                                         break
-                                                    for nL in range(u - R - n0 - n1 + 1):
-                                                        if nL > 0 and (limited or v < 3):
+                                                    for xl in range(JL - Jr - n1 - 2 * nL + 1):
+                                                        if xl > 0 and (nL == 0 or 2 + xl > v - 1):
                                                             break
-                                                        if Jr + n1 + 2 * nL > JL:
-                                                            break
-                                                        for xl in range(JL - Jr - n1 - 2 * nL + 1):
-                                                            if xl > 0 and (nL == 0 or 2 + xl > v - 1):
-                                                                break
-                                                            g = u - R - n0 - n1 - nL
-                                                            na1 = n0
-                                                            na2 = x1
-                                                            na3 = x2 + x3
-                                                            nb2 = (a1 - x1) + n1
-                                                            nb3 = (a2 - x2) + y3 + b2 + p3 + q3 + nL
-                                                            if last and (na1 + na2 + nb2) > 0:
-                                                                continue
-                                                            nJ = Jr + n1 + 2 * nL + xl
-                                                            if next_dead and (na1 + na2 + nb2) > 0 and nJ >= JL:
-                                                                continue
-                                                            if next2_dead and na1 > 0 and nJ >= JL:
-                                                                continue
-                                                            if na3 > 3 or nb3 > 7 or nb2 > 7:
-                                                                continue
-                                                            gnew = gsum + g
-                                                            gmaxnew = gmax if gmax > g else g
-                                                            if gnew > 0 and not _groups_possible(gnew, gmaxnew, later, JL - nJ, limited):
-                                                                continue
-                                                            lw = 0
-                                                            if nL > 0:
-                                                                lw = nL * (jwm1 + jwm2)
-                                                                if xl > 0:
-                                                                    lw += _lead_extra_w(im, v, xl)
-                                                            val = im.nodes[i].val + u * wv + (Jr) * jwv + n1 * jwm1 + lw
-                                                            if v == 1 and im.ace_high and g > 0:
-                                                                continue   # groups of aces are made at value 14
-                                                            if im.lb >= 0 and val + im.rest[v][s] + (JL - nJ) * im.jwmax \
-                                                                    + _aces_left(im, (k2 | (<uint64_t>u << (9 + 2 * s))) if v == 1 else k2, v, s) <= im.lb:
-                                                                continue   # cannot beat the known value
-                                                            F = (<uint64_t>na1 | (<uint64_t>na2 << 2) | (<uint64_t>na3 << 4)
-                                                                 | (<uint64_t>nb2 << 9) | (<uint64_t>nb3 << 12))
-                                                            nk1 = (k1 & ~(<uint64_t>0x7FFF << sh)) | (F << sh)
-                                                            nk2 = k2 & ~(<uint64_t>0x1FF)
-                                                            nk2 |= <uint64_t>(j + nJ)
-                                                            nk2 |= <uint64_t>(gsum + g) << 3
-                                                            nk2 |= <uint64_t>(gmax if gmax > g else g) << 7
-                                                            if v == 1 and im.ace_high and im.track[s]:
-                                                                nk2 |= <uint64_t>u << (9 + 2 * s)
-                                                            dec = 0
-                                                            dec = _dset(dec, D_U, u)
-                                                            dec = _dset(dec, D_X1, x1)
-                                                            dec = _dset(dec, D_X2, x2)
-                                                            dec = _dset(dec, D_X3, x3)
-                                                            dec = _dset(dec, D_Y3, y3)
-                                                            dec = _dset(dec, D_P2, p2)
-                                                            dec = _dset(dec, D_P3, p3)
-                                                            dec = _dset(dec, D_Q3, q3)
-                                                            dec = _dset(dec, D_N0, n0)
-                                                            dec = _dset(dec, D_N1, n1)
-                                                            dec = _dset(dec, D_NL, nL)
-                                                            dec = _dset(dec, D_XL, xl)
-                                                            if _insert(im, nk1, nk2, val, i, dec) < 0:
-                                                                return -4
+                                                        g = u - R - n0 - n1 - nL
+                                                        na1 = n0
+                                                        na2 = x1
+                                                        na3 = x2 + x3
+                                                        nb2 = (a1 - x1) + n1
+                                                        nb3 = (a2 - x2) + y3 + b2 + p3 + q3 + nL
+                                                        if last and (na1 + na2 + nb2) > 0:
+                                                            continue
+                                                        nJ = Jr + n1 + 2 * nL + xl
+                                                        if next_dead and (na1 + na2 + nb2) > 0 and nJ >= JL:
+                                                            continue
+                                                        if next2_dead and na1 > 0 and nJ >= JL:
+                                                            continue
+                                                        if na3 > 3 or nb3 > 7 or nb2 > 7:
+                                                            continue
+                                                        gnew = gsum + g
+                                                        gmaxnew = gmax if gmax > g else g
+                                                        if gnew > 0 and not _groups_possible(gnew, gmaxnew, later, JL - nJ, limited):
+                                                            continue
+                                                        lw = 0
+                                                        if nL > 0:
+                                                            lw = nL * (jwm1 + jwm2)
+                                                            if xl > 0:
+                                                                lw += _lead_extra_w(im, v, xl)
+                                                        val = im.nodes[i].val + u * wv + (Jr) * jwv + n1 * jwm1 + lw
+                                                        if v == 1 and im.ace_high and g > 0:
+                                                            continue   # groups of aces are made at value 14
+                                                        if im.lb >= 0 and val + im.rest[v][s] + (JL - nJ) * im.jwmax \
+                                                                + _aces_left(im, (k2 | (<uint64_t>u << (9 + 2 * s))) if v == 1 else k2, v, s) <= im.lb:
+                                                            continue   # cannot beat the known value
+                                                        F = (<uint64_t>na1 | (<uint64_t>na2 << 2) | (<uint64_t>na3 << 4)
+                                                             | (<uint64_t>nb2 << 9) | (<uint64_t>nb3 << 12))
+                                                        nk1 = (k1 & ~(<uint64_t>0x7FFF << sh)) | (F << sh)
+                                                        nk2 = k2 & ~(<uint64_t>0x1FF)
+                                                        nk2 |= <uint64_t>(j + nJ)
+                                                        nk2 |= <uint64_t>(gsum + g) << 3
+                                                        nk2 |= <uint64_t>(gmax if gmax > g else g) << 7
+                                                        if v == 1 and im.ace_high:
+                                                            nk2 |= <uint64_t>u << (9 + 2 * s)
+                                                        dec = 0
+                                                        dec = _dset(dec, D_U, u)
+                                                        dec = _dset(dec, D_X1, x1)
+                                                        dec = _dset(dec, D_X2, x2)
+                                                        dec = _dset(dec, D_X3, x3)
+                                                        dec = _dset(dec, D_Y3, y3)
+                                                        dec = _dset(dec, D_P2, p2)
+                                                        dec = _dset(dec, D_P3, p3)
+                                                        dec = _dset(dec, D_Q3, q3)
+                                                        dec = _dset(dec, D_N0, n0)
+                                                        dec = _dset(dec, D_N1, n1)
+                                                        dec = _dset(dec, D_NL, nL)
+                                                        dec = _dset(dec, D_XL, xl)
+                                                        if _insert(im, nk1, nk2, val, i, dec) < 0:
+                                                            return -4
     return 0
 
 
@@ -804,7 +807,6 @@ cdef class Solver:
         if im.jtot > 7:
             return -2
         _drop_useless(im)
-        im.track[0] = im.track[1] = im.track[2] = im.track[3] = 1
         im.lb = -1
         high = rules.ace_high
         # Aces high: tracking how many aces of each suit were used low (A-2-3) multiplies
@@ -1128,11 +1130,3 @@ def _layer_keys(int layer, Solver solver=None):
     cdef int i
     return [(im.nodes[i].k1, im.nodes[i].k2, im.nodes[i].val)
             for i in range(im.layer_start[layer], im.layer_start[layer + 1])]
-
-
-def _tracked(Solver solver=None):
-    """Debug: which suits' low aces the last solve had to track."""
-    if solver is None:
-        solver = _default_solver
-    cdef Impl* im = <Impl*> solver._impl
-    return [im.track[s] for s in range(4)]
