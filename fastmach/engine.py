@@ -323,7 +323,7 @@ def bench(rules: Rules | str = "classic", seats: Sequence[str] | None = None,
     lookahead are timed on the games played so far)."""
     rules = resolve_rules(rules)
     seats = list(seats) if seats is not None else ["expert"] * rules.players
-    play_games(rules, seats, seed, range(2))  # warm-up
+    play_games(rules, seats, seed, range(1))  # warm-up
     done, size, spent = 0, 1, 0.0
     while done < games and (spent < max_seconds or done == 0):
         n = min(size, games - done)

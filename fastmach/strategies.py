@@ -112,7 +112,7 @@ OBJECTIVE = Param("objective", int, 0, 0, 1,
                   "0: most cards placed, 1: most hand points placed (ties: more cards)", 3)
 KEEP_JOKERS = Param("keep_jokers", int, 0, 0, 1,
                     "1: keep hand jokers until a play that empties the hand", 4)
-PLAYOUTS = Param("playouts", int, 16, 1, 4096,
+PLAYOUTS = Param("playouts", int, 32, 1, 4096,
                  "Monte Carlo playouts per candidate play", 5)
 TACTICS = (ERROR, MIN_CARDS, OBJECTIVE, KEEP_JOKERS)
 
