@@ -828,6 +828,9 @@ cdef class Solver:
             if _rebuild(im, best, &self.scratch) < 0:
                 return -3
             im.lb = im.nodes[best].val
+            if not _high_run_possible(im):
+                # no suit can hold ...-Q-K-A: aces high add nothing to aces low
+                return _finish(im.lb, table, placed, wit, &self.scratch)
         # The full search drops every state that cannot beat that value (branch and
         # bound on the weight still to come); if none does, the aces-low one is optimal.
         im.ace_high = 1
@@ -848,6 +851,18 @@ cdef class Solver:
 cdef enum:
     DEEPEN_FROM = 10   # hand cards (that some meld could hold) from which deepening pays
                        # (and always with four jokers or more: their placements multiply)
+
+
+cdef bint _high_run_possible(Impl* im) noexcept nogil:
+    """Could some suit hold a run ending with a high ace (its Q, K, A, jokers filling)?"""
+    cdef int s, miss
+    for s in range(4):
+        if im.avail[s][1] == 0:
+            continue
+        miss = (1 if im.avail[s][12] == 0 else 0) + (1 if im.avail[s][13] == 0 else 0)
+        if miss == 0 or (miss <= im.jtot and (not im.limited or miss == 1)):
+            return True
+    return False
 
 
 cdef int _deepening(Impl* im) noexcept nogil:
