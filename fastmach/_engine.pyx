@@ -892,7 +892,7 @@ cdef class Engine:
         """Best over every set of <= k table melds (connected to the hand) of regroup()."""
         cdef ERules* R = &self.R
         cdef int64_t best, bound, v
-        cdef int n = st.wit.n_melds, i, j, l, m, c, prune
+        cdef int n = st.wit.n_melds, i, m, c, prune, ns
         cdef int idx[3]
         cdef Masks hm
         # an upper bound to stop the search early (it never changes the result: a later
@@ -913,10 +913,12 @@ cdef class Engine:
                 memset(&self.mmask[m], 0, sizeof(Masks))
                 for i in range(st.wit.start[m], st.wit.start[m + 1]):
                     masks_add(&self.mmask[m], st.wit.cards[i], R.srules.ace_high)
-        for i in range(n):
-            idx[0] = i
-            if not prune or self.connected(st, idx, 1, &hm, hand):
-                v = self.regroup(st, idx, 1, hand, w, jw, &self.cand)
+        # every set of 1..k melds, in the order {0}, {0,1}, {0,1,2}, ..., {0,2}, ..., {1}, ...
+        ns = 1
+        idx[0] = 0
+        while ns > 0:
+            if not prune or self.connected(st, idx, ns, &hm, hand):
+                v = self.regroup(st, idx, ns, hand, w, jw, &self.cand)
                 if v < -1:
                     return v
                 if v > best:
@@ -924,32 +926,15 @@ cdef class Engine:
                     memcpy(d, &self.cand, sizeof(Decision))
                     if best >= bound:
                         return best
-            if k < 2:
-                continue
-            for j in range(i + 1, n):
-                idx[1] = j
-                if not prune or self.connected(st, idx, 2, &hm, hand):
-                    v = self.regroup(st, idx, 2, hand, w, jw, &self.cand)
-                    if v < -1:
-                        return v
-                    if v > best:
-                        best = v
-                        memcpy(d, &self.cand, sizeof(Decision))
-                        if best >= bound:
-                            return best
-                if k < 3:
-                    continue
-                for l in range(j + 1, n):
-                    idx[2] = l
-                    if not prune or self.connected(st, idx, 3, &hm, hand):
-                        v = self.regroup(st, idx, 3, hand, w, jw, &self.cand)
-                        if v < -1:
-                            return v
-                        if v > best:
-                            best = v
-                            memcpy(d, &self.cand, sizeof(Decision))
-                            if best >= bound:
-                                return best
+            if ns < k and idx[ns - 1] + 1 < n:
+                idx[ns] = idx[ns - 1] + 1
+                ns += 1
+            else:
+                while ns > 0:
+                    idx[ns - 1] += 1
+                    if idx[ns - 1] < n:
+                        break
+                    ns -= 1
         return best
 
     # ------------------------------------------------------------ invariants (checked mode)
