@@ -82,6 +82,10 @@ cdef struct Impl:
     int64_t lb      # a value already achieved: states that cannot beat it are dropped
     int64_t rest[16][4]   # most weight the cards after (value, suit) can still add
     int64_t jwmax   # heaviest joker weight
+    int64_t stats[8]   # debug: states made by each sweep of the last solve
+    int64_t stats_lb[8]
+    int stats_high[8]
+    int n_sweeps
 
 
 cdef inline uint64_t _hash(uint64_t a, uint64_t b) noexcept nogil:
@@ -180,8 +184,10 @@ cdef inline bint _beats(Impl* im, uint64_t k1, uint64_t k2, int64_t val) noexcep
     return idx >= 0 and im.nodes[idx].val >= val
 
 
-cdef void _prune_dominated(Impl* im) noexcept nogil:
+cdef void _prune_dominated(Impl* im, int only) noexcept nogil:
     """Drop states whose open runs are worse than those of a state at least as good.
+
+    `only`: compare within that suit only (-1: every suit).
 
     A run of length 3+ may end at any time, a longer run needs fewer cards than a
     shorter one, and a run without a joker may take one more (one joker per meld): so a
@@ -201,6 +207,8 @@ cdef void _prune_dominated(Impl* im) noexcept nogil:
         k1 = im.nodes[i].k1
         k2 = im.nodes[i].k2
         for s in range(4):
+            if only >= 0 and s != only:
+                continue
             sh = 15 * s
             F = (k1 >> sh) & 0x7FFF
             if F == 0:
@@ -807,6 +815,7 @@ cdef class Solver:
         if im.jtot > 7:
             return -2
         _drop_useless(im)
+        im.n_sweeps = 0
         im.lb = -1
         high = rules.ace_high
         # Aces high: tracking how many aces of each suit were used low (A-2-3) multiplies
@@ -998,7 +1007,7 @@ cdef int64_t _finish(int64_t val, const uint8_t* table, uint8_t* placed,
 
 cdef int _sweep(Impl* im) noexcept nogil:
     """Run the dynamic program; the index of the best final state, -1 if none, < -1 error."""
-    cdef int s, v, i, best = -1, start
+    cdef int s, v, i, n, best = -1, start
     cdef int64_t bestval = -1
     cdef uint64_t short_mask = 0
     # root (the previous call left its last layer in the hash table)
@@ -1013,13 +1022,21 @@ cdef int _sweep(Impl* im) noexcept nogil:
         for s in range(4):
             if _suit_step(im, v, s) < 0:
                 return -4
-            if im.n_nodes - im.layer_start[im.n_layers] > 32:
-                _prune_dominated(im)
+            # dominance after a suit step: within that suit only (where new dominance
+            # mostly appears), every suit once the layer is large
+            n = im.n_nodes - im.layer_start[im.n_layers]
+            if n > 32:
+                _prune_dominated(im, s if n < 4096 else -1)
         if _group_step(im, v) < 0:
             return -4
         if im.n_nodes - im.layer_start[im.n_layers] > 32:
-            _prune_dominated(im)
+            _prune_dominated(im, -1)
     im.layer_start[im.n_layers + 1] = im.n_nodes
+    if im.n_sweeps < 8:
+        im.stats[im.n_sweeps] = im.n_nodes
+        im.stats_lb[im.n_sweeps] = im.lb
+        im.stats_high[im.n_sweeps] = im.ace_high
+    im.n_sweeps += 1
     # runs still open must have length >= 3: a1, a2, b1, b2 all zero
     for s in range(4):
         short_mask |= (<uint64_t>0xF | (<uint64_t>0x3F << 6)) << (15 * s)
@@ -1092,6 +1109,14 @@ def solve_counts(cnp.ndarray[cnp.uint8_t, ndim=1] table not None,
         melds.append([wit.cards[i] for i in range(wit.start[m], wit.start[m + 1])])
         stands.append([wit.stands[i] for i in range(wit.start[m], wit.start[m + 1])])
     return total, placed, melds, stands
+
+
+def _sweep_stats(Solver solver=None):
+    """Debug: the number of states made by each sweep of the last solve."""
+    if solver is None:
+        solver = _default_solver
+    cdef Impl* im = <Impl*> solver._impl
+    return [(im.stats[i], im.stats_lb[i], im.stats_high[i]) for i in range(min(im.n_sweeps, 8))]
 
 
 def _layer_sizes(Solver solver=None):
