@@ -26,6 +26,7 @@ cdef class Solver:
     # work buffers, reused across calls; one Solver per thread
     cdef void* _impl
     cdef Witness scratch        # the melds rebuilt by the last solve
+    cdef Witness mirrored       # the melds of a solve on the mirrored position
     cdef int64_t solve(self, const uint8_t* table, const uint8_t* hand,
                        const SolverRules* rules, const int32_t* card_w,
                        const int32_t* joker_w, uint8_t* placed, Witness* wit) noexcept nogil
@@ -35,3 +36,6 @@ cdef class Solver:
     # or -1 when the table itself cannot be partitioned, -4 past the state limit (about
     # 8 million states: very large hands with jokers). `placed` (length NCARD) receives
     # the counts of hand cards used; `wit` (may be NULL) the melds.
+    cdef int64_t _solve_one(self, const uint8_t* table, const uint8_t* hand,
+                            const SolverRules* rules, const int32_t* card_w,
+                            const int32_t* joker_w, uint8_t* placed, Witness* wit) noexcept nogil

@@ -60,6 +60,7 @@ cdef enum:
     MAX_STATES = 1 << 23
     MAXV = 14
     MAX_LAYERS = 5 * MAXV + 2
+    GROUP_PRUNE_FROM = 4096   # layers at least this large are pruned after the group step
 
 cdef struct Impl:
     Node* nodes
@@ -307,6 +308,24 @@ cdef inline bint _groups_possible(int gsum, int gmax, int more, int jokers,
     return False
 
 
+# _groups_possible for every argument (gsum, more <= 15; gmax <= 3; jokers <= 7), looked
+# up in the innermost loop of _suit_step
+cdef uint8_t _GP[2][16][4][16][8]
+
+
+cdef void _init_tables() noexcept nogil:
+    cdef int lim, gs, gm, mo, jk
+    for lim in range(2):
+        for gs in range(16):
+            for gm in range(4):
+                for mo in range(16):
+                    for jk in range(8):
+                        _GP[lim][gs][gm][mo][jk] = _groups_possible(gs, gm, mo, jk, lim)
+
+
+_init_tables()
+
+
 cdef int _group_k(int gsum, int gmax, int jg, int limited) noexcept nogil:
     cdef int k, minreal = 2 if limited else 1
     k = gmax if gmax > 1 else 1
@@ -329,7 +348,7 @@ cdef int _suit_step(Impl* im, int v, int s) noexcept nogil:
     cdef int limited = im.limited, last = (v == im.V)
     cdef int next_dead   # no card of this suit at v+1: short runs cannot survive
     cdef int next2_dead, later, t, gnew, gmaxnew
-    cdef int64_t val, wv = im.w[s][v], jwv = im.jw[v], lw
+    cdef int64_t val, wv = im.w[s][v], jwv = im.jw[v], lw, al
     cdef int64_t jwm1 = im.jw[v - 1] if v >= 2 else 0
     cdef int64_t jwm2 = im.jw[v - 2] if v >= 3 else 0
     _open_layer(im)
@@ -372,6 +391,8 @@ cdef int _suit_step(Impl* im, int v, int s) noexcept nogil:
             m = 0   # table aces may instead be used at value 14 (checked there)
         umin = m
         umax = A
+        # aces still to come at 14 (those used low at value 1 are subtracted below)
+        al = _aces_left(im, k2, v, s) if im.lb >= 0 else 0
         for u in range(umin, umax + 1):
             # runs of length 1 and 2 must go on; 3+ may go on or end
             for x1 in range(a1 + 1):
@@ -430,7 +451,7 @@ cdef int _suit_step(Impl* im, int v, int s) noexcept nogil:
                                                             continue
                                                         gnew = gsum + g
                                                         gmaxnew = gmax if gmax > g else g
-                                                        if gnew > 0 and not _groups_possible(gnew, gmaxnew, later, JL - nJ, limited):
+                                                        if gnew > 0 and not _GP[limited][gnew][gmaxnew][later][JL - nJ]:
                                                             continue
                                                         lw = 0
                                                         if nL > 0:
@@ -441,7 +462,7 @@ cdef int _suit_step(Impl* im, int v, int s) noexcept nogil:
                                                         if v == 1 and im.ace_high and g > 0:
                                                             continue   # groups of aces are made at value 14
                                                         if im.lb >= 0 and val + im.rest[v][s] + (JL - nJ) * im.jwmax \
-                                                                + _aces_left(im, (k2 | (<uint64_t>u << (9 + 2 * s))) if v == 1 else k2, v, s) <= im.lb:
+                                                                + al - (u * im.w[s][14] if v == 1 and im.ace_high else 0) <= im.lb:
                                                             continue   # cannot beat the known value
                                                         F = (<uint64_t>na1 | (<uint64_t>na2 << 2) | (<uint64_t>na3 << 4)
                                                              | (<uint64_t>nb2 << 9) | (<uint64_t>nb3 << 12))
@@ -787,6 +808,83 @@ cdef class Solver:
     cdef int64_t solve(self, const uint8_t* table, const uint8_t* hand,
                        const SolverRules* rules, const int32_t* card_w,
                        const int32_t* joker_w, uint8_t* placed, Witness* wit) noexcept nogil:
+        # Direction: the sweep drops states once they have left out more than the answer
+        # allows, so it is fastest when the hand's cards come early. Runs read the same
+        # both ways, so a hand heavy in high ranks is solved on the mirrored position
+        # (rank r -> 15 - r with aces high, 14 - r with aces low only) and mapped back.
+        cdef int c, s, r, m, i, k, a, b, n
+        cdef int64_t num = 0, den = 0, val
+        cdef uint8_t tm[NCARD]
+        cdef uint8_t hm[NCARD]
+        cdef uint8_t pm[NCARD]
+        cdef int32_t cwm[NCARD]
+        cdef int32_t jwm[16]
+        cdef int mp[NCARD]
+        cdef uint8_t tmp
+        cdef Witness* out
+        for s in range(4):
+            for r in range(2, 14):
+                c = s * 13 + r - 1
+                num += hand[c] * card_w[c] * r
+                den += hand[c] * card_w[c]
+        # mean rank above the middle (7.5 aces high, 7 aces low only); a direction that
+        # runs out of states (-4) is retried the other way
+        if not (2 * num > (15 if rules.ace_high else 14) * den):
+            val = self._solve_one(table, hand, rules, card_w, joker_w, placed, wit)
+            if val != -4:
+                return val
+        for s in range(4):
+            for r in range(1, 14):
+                if rules.ace_high:
+                    m = 1 if r == 1 else 15 - r
+                else:
+                    m = 14 - r
+                mp[s * 13 + r - 1] = s * 13 + m - 1
+        mp[JOKER] = JOKER
+        for c in range(NCARD):
+            tm[mp[c]] = table[c]
+            hm[mp[c]] = hand[c]
+            cwm[mp[c]] = card_w[c]
+        jwm[0] = joker_w[0]
+        jwm[15] = joker_w[15]
+        for r in range(1, 15):
+            m = (15 - r) if rules.ace_high else (14 - r if r < 14 else 14)
+            jwm[m] = joker_w[r]
+        val = self._solve_one(tm, hm, rules, cwm, jwm, pm, &self.mirrored)
+        if val == -4 and 2 * num > (15 if rules.ace_high else 14) * den:
+            return self._solve_one(table, hand, rules, card_w, joker_w, placed, wit)
+        if val < 0:
+            return val
+        if placed != NULL:
+            for c in range(NCARD):
+                placed[c] = pm[mp[c]]
+        if wit != NULL:
+            out = wit
+            out.n_melds = self.mirrored.n_melds
+            for i in range(self.mirrored.n_melds + 1):
+                out.start[i] = self.mirrored.start[i]
+            for k in range(self.mirrored.start[self.mirrored.n_melds]):
+                out.cards[k] = <uint8_t>mp[self.mirrored.cards[k]]
+                out.stands[k] = <uint8_t>mp[self.mirrored.stands[k]]
+            # runs were listed in mirrored order: reverse them (a run's first two cards
+            # stand for different ranks; a group's for the same one)
+            for i in range(out.n_melds):
+                a = out.start[i]
+                n = out.start[i + 1] - a
+                if n >= 2 and out.stands[a] % 13 != out.stands[a + 1] % 13:
+                    for k in range(n // 2):
+                        b = a + n - 1 - k
+                        tmp = out.cards[a + k]
+                        out.cards[a + k] = out.cards[b]
+                        out.cards[b] = tmp
+                        tmp = out.stands[a + k]
+                        out.stands[a + k] = out.stands[b]
+                        out.stands[b] = tmp
+        return val
+
+    cdef int64_t _solve_one(self, const uint8_t* table, const uint8_t* hand,
+                            const SolverRules* rules, const int32_t* card_w,
+                            const int32_t* joker_w, uint8_t* placed, Witness* wit) noexcept nogil:
         cdef Impl* im = <Impl*> self._impl
         cdef int s, v, c, i, best = -1, ok, start, high
         cdef uint64_t k1
@@ -1030,7 +1128,7 @@ cdef int _sweep(Impl* im) noexcept nogil:
         if _group_step(im, v) < 0:
             return -4
         if im.n_nodes - im.layer_start[im.n_layers] > 32:
-            _prune_dominated(im, -1)
+            _prune_dominated(im, -1 if im.n_nodes - im.layer_start[im.n_layers] >= GROUP_PRUNE_FROM else 4)
     im.layer_start[im.n_layers + 1] = im.n_nodes
     if im.n_sweeps < 8:
         im.stats[im.n_sweeps] = im.n_nodes
