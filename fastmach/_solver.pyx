@@ -394,6 +394,9 @@ cdef int _suit_step(Impl* im, int v, int s) noexcept nogil:
         # aces still to come at 14 (those used low at value 1 are subtracted below)
         al = _aces_left(im, k2, v, s) if im.lb >= 0 else 0
         for u in range(umin, umax + 1):
+            if im.lb >= 0 and im.nodes[i].val + u * wv + im.rest[v][s] + JL * im.jwmax + al \
+                    - (u * im.w[s][14] if v == 1 and im.ace_high else 0) <= im.lb:
+                continue   # even with every joker placed, u cards here cannot beat lb
             # runs of length 1 and 2 must go on; 3+ may go on or end
             for x1 in range(a1 + 1):
                 if a1 - x1 > JL:
@@ -943,7 +946,11 @@ cdef class Solver:
         im.ace_high = 1
         im.V = 14
         _set_rest(im)
-        best = _sweep(im)
+        if im.lb < 0:
+            # no aces-low partition at all (the table needs aces high): a search of its own
+            best = _deepening(im)
+        else:
+            best = _sweep(im)
         if best < -1:
             return best
         if best >= 0 and im.nodes[best].val > im.lb:
@@ -984,6 +991,8 @@ cdef int _deepening(Impl* im) noexcept nogil:
     cdef int64_t total = 0, wmax = 0, D
     _set_rest(im)
     for s in range(4):
+        if im.ace_high and im.w[s][14] > im.w[s][1]:
+            total += im.avail[s][1] * (im.w[s][14] - im.w[s][1])
         for v in range(1, 14):
             total += im.avail[s][v] * im.w[s][v]
             optional += im.avail[s][v] - im.must[s][v]
@@ -999,7 +1008,8 @@ cdef int _deepening(Impl* im) noexcept nogil:
     while True:
         im.lb = total - D - 1 if D < total else -1
         best = _sweep(im)
-        if best < -1 or best >= 0 or im.lb < 0:
+        # (a final state at or below lb proves nothing: a better one may have been dropped)
+        if best < -1 or (best >= 0 and im.nodes[best].val > im.lb) or im.lb < 0:
             return best
         D = 2 * wmax if D == 0 else D * 4
         if D == 0:
