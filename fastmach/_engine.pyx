@@ -17,7 +17,7 @@
 #   real card it stands for (in the current meld list) in its place; the expert does it
 #   when the play that follows places at least as many cards as the best play without it.
 from libc.stdint cimport uint8_t, int32_t, int64_t, uint32_t, uint64_t
-from libc.string cimport memset, memcpy, memmove
+from libc.string cimport memset, memcpy, memmove, memcmp
 from libc.math cimport pow
 
 import numpy as np
@@ -336,6 +336,10 @@ def dissolved(old_melds, new_melds):
     return count_dissolved(&a, &b)
 
 
+cdef inline bint _same_play(const Decision* a, const Decision* b) noexcept nogil:
+    return a.taken == b.taken and memcmp(a.placed, b.placed, NCARD) == 0
+
+
 cdef inline int total(const uint8_t* counts) noexcept nogil:
     cdef int c, n = 0
     for c in range(NCARD):
@@ -361,7 +365,9 @@ cdef class Engine:
     # lookahead: the playout position, its decisions, the candidate play, the expert seat
     cdef HState ps
     cdef Decision pdec
-    cdef Decision la
+    cdef Decision la          # candidates: the maximum placement,
+    cdef Decision la_kj       # ... keeping the jokers,
+    cdef Decision la_pts      # ... placing the most points
     cdef Strat xstrat
     cdef uint8_t unknown[MAX_DECK]
     cdef uint8_t hk[NCARD]    # the hand a strategy plays from (keep_jokers: no jokers)
@@ -460,38 +466,75 @@ cdef class Engine:
     # ------------------------------------------------------------ lookahead
     cdef void lookahead(self, HState* st, int seat, Strat* S, uint64_t* rng,
                         Decision* d) noexcept nogil:
-        """The expert's play, or a draw instead when Monte Carlo playouts say waiting wins
-        more. Candidates: the expert's maximum placement and a draw, evaluated only when both
-        are allowed and the play does not empty the hand. Each playout deals the cards the
-        player cannot see (other hands and the stock) at random from what is not in its hand
-        or on the table, keeping every hand size and the stock size, then plays the hand out
-        with expert players; both candidates are played from the same deal (common random
-        numbers). Value: 1 for a win (emptied, or lowest points where the rules say so),
-        minus 0.001 per card left. Ties keep the play. The PRNG is the game's: one draw per
-        playout, so games stay reproducible."""
-        cdef int i, n, net, played
+        """The best of its candidate plays by Monte Carlo playouts.
+
+        Candidates: the expert's maximum placement (all of it); some of it: the maximum
+        placement that keeps the jokers in hand, and the one that places the most points
+        (when they differ from it); none of it: a draw (where drawing is allowed and the
+        stock is not empty). A play that empties the hand is made at once. Each playout
+        deals the cards the player cannot see (other hands and the stock) at random from
+        what is not in its hand or on the table, keeping every hand size and the stock
+        size, then plays the hand out with expert players; every candidate is played
+        from the same deal (common random numbers). Value: 1 for a win (emptied, or
+        lowest points where the rules say so), minus 0.001 per card left. Ties keep the
+        earlier candidate (all, keep jokers, points, draw). The PRNG is the game's: one
+        draw per round of playouts, so games stay reproducible."""
+        cdef ERules* R = &self.R
+        cdef const uint8_t* hand = st.hands[seat]
+        cdef Decision* cands[4]
+        cdef double value[4]
+        cdef int i, k, n, nc = 0, best
         cdef uint64_t seed, prng
-        cdef double vplay = 0.0, vdraw = 0.0
         memset(&self.xstrat, 0, sizeof(Strat))
         self.xstrat.code = S_EXPERT
         self.skill_decide(st, seat, &self.xstrat, rng, d)
-        if self.solver_rc or d.kind != A_PLAY or not self.R.may_draw:
+        if self.solver_rc or d.kind != A_PLAY:
             return
-        net = d.n_placed - d.taken
-        if net >= st.hand_n[seat] or st.stock_len - st.stock_pos <= 0:
-            return
+        if d.n_placed - d.taken >= st.hand_n[seat]:
+            return   # the play empties the hand: nothing beats it
         memcpy(&self.la, d, sizeof(Decision))
+        cands[nc] = &self.la
+        nc += 1
+        if R.opening == 0 or st.opened[seat]:
+            if hand[JOKER] > 0 and d.placed[JOKER] > 0:
+                memcpy(self.hk, hand, NCARD)
+                self.hk[JOKER] = 0
+                self.skill_play(st, S_EXPERT, 0, self.hk, R.ones, R.ones_j, &self.la_kj)
+                if self.solver_rc:
+                    return
+                if self.la_kj.kind == A_PLAY:
+                    cands[nc] = &self.la_kj
+                    nc += 1
+            self.skill_play(st, S_EXPERT, 0, hand, R.pw, R.pw_j, &self.la_pts)
+            if self.solver_rc:
+                return
+            if self.la_pts.kind == A_PLAY and not _same_play(&self.la_pts, &self.la) \
+                    and not (nc == 2 and _same_play(&self.la_pts, &self.la_kj)):
+                cands[nc] = &self.la_pts
+                nc += 1
+        if R.may_draw and st.stock_len - st.stock_pos > 0:
+            cands[nc] = NULL   # draw
+            nc += 1
+        if nc == 1:
+            return
+        for k in range(nc):
+            value[k] = 0.0
         n = <int>S.p[P_PLAYOUTS]
         for i in range(n):
             seed = next_u64(rng)
-            prng = seed
-            vplay += self.playout(st, seat, &self.la, &prng)
-            prng = seed
-            vdraw += self.playout(st, seat, NULL, &prng)
-            if self.solver_rc:
-                return
-        if vdraw > vplay:
+            for k in range(nc):
+                prng = seed
+                value[k] += self.playout(st, seat, cands[k], &prng)
+                if self.solver_rc:
+                    return
+        best = 0
+        for k in range(1, nc):
+            if value[k] > value[best]:
+                best = k
+        if cands[best] == NULL:
             d.kind = A_DRAW
+        elif best > 0:
+            memcpy(d, cands[best], sizeof(Decision))
 
     cdef double playout(self, HState* st, int seat, Decision* cand, uint64_t* prng) noexcept nogil:
         """One determinised playout from seat's view: `cand` (NULL = draw) then experts."""

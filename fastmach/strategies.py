@@ -142,9 +142,10 @@ REGISTRY: dict[str, StrategyKind] = {
     ),
     "lookahead": StrategyKind(
         "lookahead", 4, (PLAYOUTS,),
-        "the expert's play, or a draw instead when Monte Carlo playouts (determinised "
-        "hidden hands and stock, played out by experts, same deals for both candidates) "
-        "give the draw a better mean outcome (win, then fewer cards left)",
+        "the best of its candidates by Monte Carlo playouts (determinised hidden hands "
+        "and stock, played out by experts, the same deals for every candidate; mean "
+        "outcome: win, then fewer cards left): all of the expert's maximum placement, "
+        "some of it (keeping the jokers; placing the most points), or none (a draw)",
     ),
 }
 
