@@ -27,6 +27,7 @@ cdef class Solver:
     cdef void* _impl
     cdef Witness scratch        # the melds rebuilt by the last solve
     cdef Witness mirrored       # the melds of a solve on the mirrored position
+    cdef int relax_pass         # 1 while solving the relaxation of one joker per meld
     cdef int64_t solve(self, const uint8_t* table, const uint8_t* hand,
                        const SolverRules* rules, const int32_t* card_w,
                        const int32_t* joker_w, uint8_t* placed, Witness* wit) noexcept nogil
@@ -39,3 +40,6 @@ cdef class Solver:
     cdef int64_t _solve_one(self, const uint8_t* table, const uint8_t* hand,
                             const SolverRules* rules, const int32_t* card_w,
                             const int32_t* joker_w, uint8_t* placed, Witness* wit) noexcept nogil
+    cdef int64_t _solve_exact(self, const uint8_t* table, const uint8_t* hand,
+                              const SolverRules* rules, const int32_t* card_w,
+                              const int32_t* joker_w, uint8_t* placed, Witness* wit) noexcept nogil

@@ -78,6 +78,8 @@ cdef struct Impl:
     int jt          # table jokers (must be used)
     int jtot        # table + hand jokers
     int limited     # 1: one joker per meld at most
+    int merged      # runs counted by length only, whatever jokers they hold (jokers
+                    # unlimited; or the relaxation of one joker per meld, see _solve_one)
     int V           # last value (13 or 14)
     int ace_high
     int64_t lb      # a value already achieved: states that cannot beat it are dropped
@@ -235,7 +237,10 @@ cdef void _prune_dominated(Impl* im, int only) noexcept nogil:
             if b2 > 0 and b3 < 7 and _beats(im, k1 - (one << 9) + (one << 12), k2, val):
                 im.nodes[i].val = -1
                 break
-            if im.limited:
+            if im.merged and a1 > 0 and b2 < 7 and _beats(im, k1 - one + (one << 9), k2, val):
+                im.nodes[i].val = -1   # (merged: length 2 is counted in b2)
+                break
+            if im.limited and not im.merged:
                 if b2 > 0 and a2 < 3 and _beats(im, k1 - (one << 9) + (one << 2), k2, val):
                     im.nodes[i].val = -1
                     break
@@ -345,7 +350,7 @@ cdef int _suit_step(Impl* im, int v, int s) noexcept nogil:
     cdef int a1, a2, a3, b2, b3, j, gsum, gmax, low
     cdef int m, A, u, x1, x2, x3, y3, p2, p3, q3, e3, n0, n1, nL, xl
     cdef int R, Jr, JL, g, na1, na2, na3, nb2, nb3, lead, nJ, umin, umax
-    cdef int limited = im.limited, last = (v == im.V)
+    cdef int limited = im.limited, merged = im.merged, last = (v == im.V)
     cdef int next_dead   # no card of this suit at v+1: short runs cannot survive
     cdef int next2_dead, later, t, gnew, gmaxnew
     cdef int64_t val, wv = im.w[s][v], jwv = im.jw[v], lw, al
@@ -374,6 +379,13 @@ cdef int _suit_step(Impl* im, int v, int s) noexcept nogil:
         a3 = <int>((F >> 4) & 3)
         b2 = <int>((F >> 9) & 7)
         b3 = <int>((F >> 12) & 7)
+        if merged:
+            # runs counted by length only, whatever jokers they hold (b2, b3; a2, a3
+            # hold what exceeds 7, see below)
+            b2 += a2
+            a2 = 0
+            b3 += a3
+            a3 = 0
         j = <int>(k2 & 7)
         gsum = <int>((k2 >> 3) & 15)
         gmax = <int>((k2 >> 7) & 3)
@@ -408,11 +420,11 @@ cdef int _suit_step(Impl* im, int v, int s) noexcept nogil:
                         for y3 in range(a3 - x3 + 1):
                             e3 = a3 - x3 - y3
                             for p2 in range(b2 + 1):
-                                if limited and p2 != b2:
+                                if limited and not merged and p2 != b2:
                                     continue
                                 for p3 in range(b3 + 1):
                                     for q3 in range(b3 - p3 + 1):
-                                        if limited and q3 != 0:
+                                        if limited and not merged and q3 != 0:
                                             break
                                         R = x1 + x2 + x3 + p2 + p3
                                         if R > u:
@@ -422,8 +434,10 @@ cdef int _suit_step(Impl* im, int v, int s) noexcept nogil:
                                             continue
                                         # new runs starting here (0, 1, >=2 leading jokers)
                                         for n0 in range(u - R + 1):
-                                            if n0 > 0 and e3 > 0:
+                                            if n0 > 0 and (e3 > 0 or (merged and b3 - p3 - q3 > 0)):
                                                 break  # continuing the ended run dominates
+                                                # (one joker per meld: not a run with a
+                                                # joker, which could take no other)
                                             for n1 in range(u - R - n0 + 1):
                                                 if n1 > 0 and v < 2:
                                                     break
@@ -443,6 +457,17 @@ cdef int _suit_step(Impl* im, int v, int s) noexcept nogil:
                                                         na3 = x2 + x3
                                                         nb2 = (a1 - x1) + n1
                                                         nb3 = (a2 - x2) + y3 + b2 + p3 + q3 + nL
+                                                        if merged:
+                                                            # by length only; beyond 7 the
+                                                            # rest goes to a2 / a3 (canonical)
+                                                            nb2 += na2
+                                                            nb3 += na3
+                                                            na2 = nb2 - 7 if nb2 > 7 else 0
+                                                            nb2 -= na2
+                                                            na3 = nb3 - 7 if nb3 > 7 else 0
+                                                            nb3 -= na3
+                                                            if na2 > 3:
+                                                                continue
                                                         if last and (na1 + na2 + nb2) > 0:
                                                             continue
                                                         nJ = Jr + n1 + 2 * nL + xl
@@ -542,6 +567,7 @@ cdef struct CRun:
 
 cdef enum:
     MAX_RUNS = 64
+    ANY = -1       # _pick / _continue: runs with or without a joker
 
 cdef inline int _card_at(int s, int v) noexcept nogil:
     return s * 13 + (0 if v == 14 else v - 1)
@@ -579,7 +605,7 @@ cdef int _pick(CRun* runs, int nr, int s, int lenb, int jok, int* out, int want)
     for i in range(nr):
         if got == want:
             break
-        if runs[i].open != 1 or runs[i].suit != s or runs[i].joker != jok:
+        if runs[i].open != 1 or runs[i].suit != s or (jok != ANY and runs[i].joker != jok):
             continue
         b = runs[i].length if runs[i].length < 3 else 3
         if b != lenb:
@@ -597,7 +623,7 @@ cdef int _rebuild(Impl* im, int best, Witness* w) noexcept nogil:
     cdef CRun runs[MAX_RUNS]
     cdef int gcount[4]
     cdef uint64_t d
-    cdef int u, x1, x2, x3, y3, p2, p3, q3, n0, n1, nL, xl, g, c, jg, k, e
+    cdef int u, x1, x2, x3, y3, p2, p3, q3, n0, n1, nL, xl, g, c, jg, k, e, jk
     cdef int order[4]
     cdef int rsize[MAX_MELDS]
     cdef int jsize[MAX_MELDS]
@@ -635,14 +661,17 @@ cdef int _rebuild(Impl* im, int best, Witness* w) noexcept nogil:
             # a1 runs: x1 real, rest joker
             if _continue(runs, nr, s, 1, 0, x1, c, c) < 0: return -1
             if _continue_all(runs, nr, s, 1, 0, JOKER, c) < 0: return -1
-            if _continue(runs, nr, s, 2, 0, x2, c, c) < 0: return -1
-            if _continue_all(runs, nr, s, 2, 0, JOKER, c) < 0: return -1
-            if _continue(runs, nr, s, 3, 0, x3, c, c) < 0: return -1
-            if _continue(runs, nr, s, 3, 0, y3, JOKER, c) < 0: return -1
-            if _continue(runs, nr, s, 2, 1, p2, c, c) < 0: return -1
-            if _continue_all(runs, nr, s, 2, 1, JOKER, c) < 0: return -1
-            if _continue(runs, nr, s, 3, 1, p3, c, c) < 0: return -1
-            if _continue(runs, nr, s, 3, 1, q3, JOKER, c) < 0: return -1
+            if not im.merged:
+                if _continue(runs, nr, s, 2, 0, x2, c, c) < 0: return -1
+                if _continue_all(runs, nr, s, 2, 0, JOKER, c) < 0: return -1
+                if _continue(runs, nr, s, 3, 0, x3, c, c) < 0: return -1
+                if _continue(runs, nr, s, 3, 0, y3, JOKER, c) < 0: return -1
+            # (merged: runs by length only, whatever they hold: ANY)
+            jk = ANY if im.merged else 1
+            if _continue(runs, nr, s, 2, jk, p2, c, c) < 0: return -1
+            if _continue_all(runs, nr, s, 2, jk, JOKER, c) < 0: return -1
+            if _continue(runs, nr, s, 3, jk, p3, c, c) < 0: return -1
+            if _continue(runs, nr, s, 3, jk, q3, JOKER, c) < 0: return -1
             # runs of this suit not continued end here (all have length >= 3)
             for t in range(nr):
                 if runs[t].suit == s and runs[t].open == 1:
@@ -752,7 +781,7 @@ cdef inline int _room(int* suits, int size) noexcept nogil:
 cdef int _continue(CRun* runs, int nr, int s, int lenb, int jok, int want, int card,
                    int stands) noexcept nogil:
     """Extend `want` open runs of bucket (lenb, jok) by one card; mark them continued."""
-    cdef int sel[8]
+    cdef int sel[MAX_RUNS]
     cdef int i
     if want <= 0:
         return 0
@@ -771,7 +800,7 @@ cdef int _continue_all(CRun* runs, int nr, int s, int lenb, int jok, int card,
     cdef int idx[MAX_RUNS]
     cdef int n = 0
     for i in range(nr):
-        if runs[i].open != 1 or runs[i].suit != s or runs[i].joker != jok:
+        if runs[i].open != 1 or runs[i].suit != s or (jok != ANY and runs[i].joker != jok):
             continue
         b = runs[i].length if runs[i].length < 3 else 3
         if b == lenb:
@@ -888,6 +917,32 @@ cdef class Solver:
     cdef int64_t _solve_one(self, const uint8_t* table, const uint8_t* hand,
                             const SolverRules* rules, const int32_t* card_w,
                             const int32_t* joker_w, uint8_t* placed, Witness* wit) noexcept nogil:
+        # One joker per meld: first solve a relaxation that counts runs by length only,
+        # without the flag "holds a joker" (groups, leading jokers and the hand-card
+        # filter keep the one-joker rules): far fewer states. When its partition holds at
+        # most one joker per meld it is optimal here too, else the exact search runs.
+        cdef int64_t val
+        cdef int m, i, k
+        if _RELAX and rules.jokers_per_meld == 1 and table[JOKER] + hand[JOKER] > 0:
+            self.relax_pass = 1
+            val = self._solve_exact(table, hand, rules, card_w, joker_w, placed, wit)
+            self.relax_pass = 0
+            if val == -1:
+                return -1   # no partition even so: none with one joker per meld
+            if val >= 0:
+                for m in range(self.scratch.n_melds):
+                    k = 0
+                    for i in range(self.scratch.start[m], self.scratch.start[m + 1]):
+                        k += self.scratch.cards[i] == JOKER
+                    if k > 1:
+                        break
+                else:
+                    return val
+        return self._solve_exact(table, hand, rules, card_w, joker_w, placed, wit)
+
+    cdef int64_t _solve_exact(self, const uint8_t* table, const uint8_t* hand,
+                              const SolverRules* rules, const int32_t* card_w,
+                              const int32_t* joker_w, uint8_t* placed, Witness* wit) noexcept nogil:
         cdef Impl* im = <Impl*> self._impl
         cdef int s, v, c, i, best = -1, ok, start, high
         cdef uint64_t k1
@@ -900,6 +955,7 @@ cdef class Solver:
         im.ace_high = rules.ace_high
         im.V = 14 if rules.ace_high else 13
         im.limited = 1 if rules.jokers_per_meld == 1 else 0
+        im.merged = 1 if (not im.limited or self.relax_pass) else 0
         for s in range(4):
             for v in range(1, 14):
                 c = s * 13 + v - 1
@@ -1168,6 +1224,13 @@ class SolverLimitError(RuntimeError):
 
 
 cdef Solver _default_solver = Solver()
+cdef int _RELAX = 1
+
+
+def _set_relax(int on):
+    """Debug: 0 turns off the unlimited-jokers relaxation of one-joker-per-meld solves."""
+    global _RELAX
+    _RELAX = on
 
 
 def solve_counts(cnp.ndarray[cnp.uint8_t, ndim=1] table not None,
