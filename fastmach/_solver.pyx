@@ -813,6 +813,9 @@ cdef int _continue_all(CRun* runs, int nr, int s, int lenb, int jok, int card,
 
 
 # ---------------------------------------------------------------------------------------
+cdef long _FALLBACKS[1]   # debug count, see _relax_fallbacks (not thread-safe: a statistic)
+
+
 cdef class Solver:
     """Exact solver with reusable work buffers (one per thread)."""
 
@@ -938,6 +941,7 @@ cdef class Solver:
                         break
                 else:
                     return val
+            _FALLBACKS[0] += 1
         return self._solve_exact(table, hand, rules, card_w, joker_w, placed, wit)
 
     cdef int64_t _solve_exact(self, const uint8_t* table, const uint8_t* hand,
@@ -1225,6 +1229,11 @@ class SolverLimitError(RuntimeError):
 
 cdef Solver _default_solver = Solver()
 cdef int _RELAX = 1
+
+
+def _relax_fallbacks():
+    """Debug: how many relaxed solves fell back to the exact search (this process)."""
+    return _FALLBACKS[0]
 
 
 def _set_relax(int on):
