@@ -371,6 +371,21 @@ cdef class Engine:
     cdef int touched_m[MAX_MELDS]
     cdef Masks mmask[MAX_MELDS]
     cdef public bint raw      # decide without patience or error (the State API's must-play check)
+    # intermediate: bounds that skip sets which cannot beat the best so far (see intermediate)
+    cdef public bint exhaustive       # no bounds: the plain search (the reference path, for tests)
+    cdef readonly long long n_regroups    # sets solved by intermediate (regroup calls)
+    cdef readonly long long n_bounded     # connected sets skipped by the bound
+    cdef int64_t last_vs              # regroup: the value the solver placed (before lay-offs)
+    cdef int64_t v0                   # the hand-only optimum (the beginner's solve)
+    cdef int64_t lay_all              # lay-off cap with every meld intact
+    cdef int64_t vs1[MAX_MELDS]       # per meld: the solver's value with it dissolved (or a bound)
+    cdef int64_t rw1[MAX_MELDS]       # per meld: weight of the hand cards related to it
+    cdef int64_t vs2[MAX_MELDS][MAX_MELDS]   # per pair (k = 3): the same for two melds
+    cdef int mjok[MAX_MELDS]          # the meld holds a joker
+    cdef int capn[MAX_MELDS]          # hand cards each meld could take as lay-offs ...
+    cdef uint8_t capc[MAX_MELDS][32]  # ... (card ids, a chain of a run's ends, a group's suit)
+    cdef int capall[NCARD]
+    cdef int capt[NCARD]
     cdef uint8_t t2[NCARD]
     cdef uint8_t h2[NCARD]
     cdef uint8_t swapped[NCARD]
@@ -840,6 +855,7 @@ cdef class Engine:
             return best
         if best < 0:
             return -6
+        self.last_vs = placed_weight(out.placed, w, jw)
         wit_clear(W)
         for m in range(st.wit.n_melds):
             if not inS[m]:
@@ -889,16 +905,97 @@ cdef class Engine:
 
     cdef int64_t intermediate(self, HState* st, int k, const uint8_t* hand, const int32_t* w,
                               const int32_t* jw, Decision* d) noexcept nogil:
-        """Best over every set of <= k table melds (connected to the hand) of regroup()."""
+        """Best over every set of <= k table melds (connected to the hand) of regroup(): the
+        largest value, the earliest set in the order {0}, {0,1}, {0,1,2}, {0,2}, ..., {1},
+        ... among equals (the beginner's play, the empty set, first of all).
+
+        Sets are tried by size (every single meld, then every pair, then every triple) and
+        compared by (value, place in that order), so the winner is the same as in the plain
+        search (intermediate_plain). A set is skipped when an upper bound on its value
+        (solver_bound + lay_cap) cannot beat the best so far: exact, it never changes the
+        play."""
+        cdef ERules* R = &self.R
+        cdef int64_t best, total_w, v, ub
+        cdef int64_t best_key = 0, key
+        cdef int n = st.wit.n_melds, i, j, l, c, prune, bounded
+        cdef int idx[3]
+        cdef Masks hm
+        if self.exhaustive:
+            return self.intermediate_plain(st, k, hand, w, jw, d)
+        total_w = placed_weight(hand, w, jw)
+        best = self.regroup(st, NULL, 0, hand, w, jw, d)   # the beginner's play
+        if best < 0 or best >= total_w or n == 0:
+            return best
+        prune = hand[JOKER] == 0 and st.table[JOKER] == 0
+        # bounds need a hand without jokers (a joker relates any cards); the hand-only
+        # value V0 is the solver's part of the beginner's play
+        bounded = hand[JOKER] == 0
+        memset(&hm, 0, sizeof(Masks))
+        for c in range(JOKER):
+            if hand[c]:
+                masks_add(&hm, c, R.srules.ace_high)
+        for i in range(n):
+            memset(&self.mmask[i], 0, sizeof(Masks))
+            self.mjok[i] = 0
+            for j in range(st.wit.start[i], st.wit.start[i + 1]):
+                if st.wit.cards[j] == JOKER:
+                    self.mjok[i] = 1
+                else:
+                    masks_add(&self.mmask[i], st.wit.cards[j], R.srules.ace_high)
+        if bounded:
+            self.bound_setup(st, hand, w, &hm)
+        for l in range(1, k + 1 if k < n else n + 1):
+            # every set of l melds, in lexicographic order
+            for i in range(l):
+                idx[i] = i
+            while True:
+                key = 0
+                for i in range(3):
+                    key = key * 65 + (idx[i] + 1 if i < l else 0)
+                if not prune or self.connected(st, idx, l, &hm, hand):
+                    ub = total_w
+                    if bounded:
+                        ub = self.solver_bound(idx, l, hand, w, &hm, total_w)
+                        ub += self.lay_cap(idx, l, hand, w)
+                        if ub > total_w:
+                            ub = total_w
+                    if ub > best or (ub == best and key < best_key):
+                        v = self.regroup(st, idx, l, hand, w, jw, &self.cand)
+                        if v < -1:
+                            return v
+                        self.n_regroups += 1
+                        if bounded:
+                            self.store_vs(idx, l, self.last_vs)
+                        if v > best or (v == best and key < best_key):
+                            best = v
+                            best_key = key
+                            memcpy(d, &self.cand, sizeof(Decision))
+                    else:
+                        self.n_bounded += 1
+                elif bounded and l == 2 and k == 3:
+                    self.solver_bound(idx, l, hand, w, &hm, total_w)   # for the triples
+                # next set of l melds
+                i = l - 1
+                while i >= 0 and idx[i] == n - l + i:
+                    i -= 1
+                if i < 0:
+                    break
+                idx[i] += 1
+                for j in range(i + 1, l):
+                    idx[j] = idx[j - 1] + 1
+        return best
+
+    cdef int64_t intermediate_plain(self, HState* st, int k, const uint8_t* hand,
+                                    const int32_t* w, const int32_t* jw, Decision* d) noexcept nogil:
+        """The plain search (no bounds), in the order of its definition: the reference the
+        bounded search is tested against (Engine.exhaustive)."""
         cdef ERules* R = &self.R
         cdef int64_t best, bound, v
         cdef int n = st.wit.n_melds, i, m, c, prune, ns
         cdef int idx[3]
         cdef Masks hm
-        # an upper bound to stop the search early (it never changes the result: a later
-        # set replaces the best only when strictly better): the whole hand. (The expert's
-        # value would be tighter, but its full solve on large tables costs more than the
-        # search it cuts short: measured.)
+        # stop early once the whole hand is placed (a later set replaces the best only
+        # when strictly better)
         bound = placed_weight(hand, w, jw)
         best = self.regroup(st, NULL, 0, hand, w, jw, d)   # the beginner's play
         if best < 0 or best >= bound or n == 0:
@@ -921,6 +1018,7 @@ cdef class Engine:
                 v = self.regroup(st, idx, ns, hand, w, jw, &self.cand)
                 if v < -1:
                     return v
+                self.n_regroups += 1
                 if v > best:
                     best = v
                     memcpy(d, &self.cand, sizeof(Decision))
@@ -936,6 +1034,195 @@ cdef class Engine:
                         break
                     ns -= 1
         return best
+
+    # ------------------------------------------------------------ intermediate: bounds
+    # regroup(S) places hand cards three ways: in melds the solver builds with cards of S
+    # ("mixed" melds), in melds of hand cards alone, and as lay-offs onto the intact melds.
+    # - mixed melds: each hand card in one shares a meld with a card of S, so it is
+    #   "related" to S (related_weight: same rank with >= 3 suits in the pool for a group,
+    #   or a segment of >= 3 consecutive pool ranks of its suit holding a card of S);
+    # - hand-only melds weigh at most V0, the hand-only optimum (the beginner's solve);
+    # - lay-offs: only cards of the chains that extend an intact meld (lay_cap).
+    # Decomposition: when no card of A can share a meld with a card of B (related() in
+    # the pool of both and the hand), the solver's melds for A+B split into those holding
+    # cards of A, of B, and hand-only ones H; A's with H is a play for A alone, B's with H
+    # one for B alone, so value(A+B) <= value(A) + value(B) (the solver's parts).
+
+    cdef void bound_setup(self, HState* st, const uint8_t* hand, const int32_t* w,
+                          const Masks* hm) noexcept nogil:
+        """Per meld: the lay-off chains it offers the hand, the related hand weight, and the
+        solver-value bound V0 + related weight (replaced by the exact value once solved)."""
+        cdef int m, c, a, b, i, r0, isgroup, suits, u, s, p, lo, hi
+        cdef int top = 14 if self.R.srules.ace_high else 13
+        cdef int64_t v0 = self.last_vs   # the beginner's solve: hand-only melds
+        cdef Witness* W = &st.wit
+        memset(self.capall, 0, sizeof(self.capall))
+        memset(self.capt, 0, sizeof(self.capt))
+        for m in range(W.n_melds):
+            self.capn[m] = 0
+            a = W.start[m]
+            b = W.start[m + 1]
+            r0 = W.stands[a] % 13
+            isgroup = 1
+            for i in range(a + 1, b):
+                if W.stands[i] % 13 != r0:
+                    isgroup = 0
+            if isgroup:
+                # a group of three takes a missing suit (layoff_fit)
+                if b - a == 3:
+                    suits = 0
+                    for i in range(a, b):
+                        suits |= 1 << (W.stands[i] // 13)
+                    for u in range(4):
+                        c = u * 13 + r0
+                        if not (suits >> u) & 1 and hand[c]:
+                            self.capc[m][self.capn[m]] = c
+                            self.capn[m] += 1
+            else:
+                # a run takes the next cards up, then down, while the hand holds them
+                s = W.stands[a] // 13
+                lo = W.stands[a] % 13 + 1
+                hi = W.stands[b - 1] % 13 + 1
+                if hi == 1:
+                    hi = 14
+                p = hi + 1
+                while p <= top and hand[s * 13 + (p - 1) % 13]:
+                    self.capc[m][self.capn[m]] = s * 13 + (p - 1) % 13
+                    self.capn[m] += 1
+                    p += 1
+                p = lo - 1
+                while p >= 1 and hand[s * 13 + p - 1]:
+                    self.capc[m][self.capn[m]] = s * 13 + p - 1
+                    self.capn[m] += 1
+                    p -= 1
+            for i in range(self.capn[m]):
+                self.capall[self.capc[m][i]] += 1
+        self.v0 = v0
+        self.lay_all = 0
+        for c in range(JOKER):
+            self.lay_all += <int64_t>w[c] * (hand[c] if hand[c] < self.capall[c] else self.capall[c])
+        for m in range(W.n_melds):
+            self.rw1[m] = self.related_weight(hand, w, hm, &self.mmask[m])
+            self.vs1[m] = v0 + self.rw1[m]
+
+    cdef int64_t lay_cap(self, const int* idx, int ns, const uint8_t* hand,
+                         const int32_t* w) noexcept nogil:
+        """Most weight the lay-offs can place with the melds idx dissolved: every card of
+        the intact melds' chains, as many copies as the hand holds and the chains take."""
+        cdef int i, j, c, m, a, b
+        cdef int64_t v = self.lay_all
+        for i in range(ns):
+            m = idx[i]
+            for j in range(self.capn[m]):
+                self.capt[self.capc[m][j]] += 1
+        for i in range(ns):
+            m = idx[i]
+            for j in range(self.capn[m]):
+                c = self.capc[m][j]
+                if self.capt[c]:
+                    a = hand[c] if hand[c] < self.capall[c] else self.capall[c]
+                    b = self.capall[c] - self.capt[c]
+                    b = hand[c] if hand[c] < b else b
+                    v -= <int64_t>w[c] * (a - b)
+                    self.capt[c] = 0
+        return v
+
+    cdef int64_t related_weight(self, const uint8_t* hand, const int32_t* w, const Masks* hm,
+                                const Masks* tm) noexcept nogil:
+        """Weight of the hand cards that could share a meld with a card of tm, in the pool of
+        tm's cards and the hand (no jokers): a group (same rank, another suit, >= 3 suits of
+        that rank in the pool) or a run (>= 3 consecutive pool ranks of its suit, holding a
+        card of tm at another place)."""
+        cdef Masks pool
+        cdef int c, r, s, t, nsu, rel, ace_high = self.R.srules.ace_high
+        cdef uint32_t rb, b, seg, x
+        cdef int64_t v = 0
+        pool.ranks = hm.ranks | tm.ranks
+        for s in range(4):
+            pool.suit[s] = hm.suit[s] | tm.suit[s]
+        for c in range(JOKER):
+            if not hand[c]:
+                continue
+            r = c % 13 + 1
+            s = c // 13
+            rb = (<uint32_t>1) << r
+            rel = 0
+            if tm.ranks & ((<uint32_t>1) << (r - 1)):
+                nsu = 0
+                for t in range(4):
+                    if pool.suit[t] & rb:
+                        nsu += 1
+                if nsu >= 3:
+                    for t in range(4):
+                        if t != s and tm.suit[t] & rb:
+                            rel = 1
+            if not rel and tm.suit[s]:
+                b = rb
+                while b:
+                    seg = seg_closure(pool.suit[s], b)
+                    x = seg & (seg - 1)
+                    if x & (x - 1) and seg & tm.suit[s] & ~b:
+                        rel = 1
+                        break
+                    b = (<uint32_t>1) << 14 if (r == 1 and ace_high and b != ((<uint32_t>1) << 14)) else 0
+            if rel:
+                v += <int64_t>hand[c] * w[c]
+        return v
+
+    cdef void store_vs(self, const int* idx, int ns, int64_t v) noexcept nogil:
+        """Record the exact solver value of a set that was solved."""
+        if ns == 1:
+            self.vs1[idx[0]] = v
+        elif ns == 2:
+            self.vs2[idx[0]][idx[1]] = v
+
+    cdef int64_t solver_bound(self, const int* idx, int ns, const uint8_t* hand,
+                              const int32_t* w, const Masks* hm, int64_t total_w) noexcept nogil:
+        """An upper bound on the solver's part of regroup(idx) (see the comment above
+        bound_setup); a pair's bound is kept in vs2 until the pair is solved."""
+        cdef Masks tm, pool
+        cdef int i, s, a, b, c, rel[3]
+        cdef int64_t ub = -1, alt
+        for i in range(ns):
+            if self.mjok[idx[i]]:
+                ub = total_w   # a table joker relates any cards
+        if ns == 1:
+            return ub if ub >= 0 else self.vs1[idx[0]]
+        a = idx[0]
+        b = idx[1]
+        if ub < 0:
+            tm = self.mmask[a]
+            for i in range(1, ns):
+                tm.ranks |= self.mmask[idx[i]].ranks
+                for s in range(4):
+                    tm.suit[s] |= self.mmask[idx[i]].suit[s]
+            ub = self.v0 + self.related_weight(hand, w, hm, &tm)
+            pool.ranks = hm.ranks | tm.ranks
+            for s in range(4):
+                pool.suit[s] = hm.suit[s] | tm.suit[s]
+            if ns == 2:
+                if not related(&self.mmask[a], &self.mmask[b], &pool):
+                    alt = self.vs1[a] + self.vs1[b]
+                    if self.vs1[a] + self.rw1[b] < alt:
+                        alt = self.vs1[a] + self.rw1[b]
+                    if self.vs1[b] + self.rw1[a] < alt:
+                        alt = self.vs1[b] + self.rw1[a]
+                    if alt < ub:
+                        ub = alt
+            else:
+                c = idx[2]
+                rel[0] = related(&self.mmask[a], &self.mmask[b], &pool)
+                rel[1] = related(&self.mmask[a], &self.mmask[c], &pool)
+                rel[2] = related(&self.mmask[b], &self.mmask[c], &pool)
+                if not rel[0] and not rel[1] and self.vs1[a] + self.vs2[b][c] < ub:
+                    ub = self.vs1[a] + self.vs2[b][c]
+                if not rel[0] and not rel[2] and self.vs1[b] + self.vs2[a][c] < ub:
+                    ub = self.vs1[b] + self.vs2[a][c]
+                if not rel[1] and not rel[2] and self.vs1[c] + self.vs2[a][b] < ub:
+                    ub = self.vs1[c] + self.vs2[a][b]
+        if ns == 2:
+            self.vs2[a][b] = ub
+        return ub
 
     # ------------------------------------------------------------ invariants (checked mode)
     cdef int check_state(self, HState* st) noexcept nogil:
