@@ -18,6 +18,7 @@
 #   when the play that follows places at least as many cards as the best play without it.
 from libc.stdint cimport uint8_t, int32_t, int64_t, uint32_t, uint64_t
 from libc.string cimport memset, memcpy, memmove
+from libc.stdlib cimport malloc, free
 from libc.math cimport pow
 
 import numpy as np
@@ -33,6 +34,7 @@ cdef enum:
     N_PARAMS = 8
     PATIENCE_STOCK = 10  # a patient player waits while the stock holds at least this many
     MAX_TURNS = 100000   # a hand longer than this is reported as an error (see play_batch)
+    MV_SLOTS = 16384     # intermediate: entries of the mixed-value cache (a power of two)
 
 # actions
 cdef enum:
@@ -386,6 +388,15 @@ cdef class Engine:
     cdef uint8_t capc[MAX_MELDS][32]  # ... (card ids, a chain of a run's ends, a group's suit)
     cdef int capall[NCARD]
     cdef int capt[NCARD]
+    cdef int mvdone[MAX_MELDS]        # vs1[m] already holds the mixed-value bound
+    cdef int hl[NCARD]                # the hand's card types (no jokers)
+    cdef int nhl
+    cdef uint8_t rset[NCARD]          # related_weight: the related hand cards it found
+    cdef uint8_t tmv[NCARD]           # mixed_value: the cards of the set
+    cdef uint8_t mvplaced[NCARD]
+    cdef uint64_t* mvkey              # mixed-value cache: MV_SLOTS keys of 5 words ...
+    cdef int64_t* mvval               # ... and values (exact: whole keys are compared)
+    cdef readonly long long n_mixed   # mixed values solved (cache misses)
     cdef uint8_t t2[NCARD]
     cdef uint8_t h2[NCARD]
     cdef uint8_t swapped[NCARD]
@@ -397,6 +408,17 @@ cdef class Engine:
     cdef readonly bint checked        # verify the invariants after every turn (tests)
     cdef readonly int violation       # the first broken invariant (see VIOLATIONS)
     cdef readonly int solver_rc       # a solver failure (< -1) met during the hand
+
+    def __cinit__(self):
+        self.mvkey = <uint64_t*> malloc(MV_SLOTS * 5 * sizeof(uint64_t))
+        self.mvval = <int64_t*> malloc(MV_SLOTS * sizeof(int64_t))
+        if self.mvkey == NULL or self.mvval == NULL:
+            raise MemoryError()
+        memset(self.mvkey, 0, MV_SLOTS * 5 * sizeof(uint64_t))
+
+    def __dealloc__(self):
+        free(self.mvkey)
+        free(self.mvval)
 
     def __init__(self, dict cfg):
         """cfg (built by fastmach.engine.engine_config): plain ints and arrays."""
@@ -912,12 +934,12 @@ cdef class Engine:
         Sets are tried by size (every single meld, then every pair, then every triple) and
         compared by (value, place in that order), so the winner is the same as in the plain
         search (intermediate_plain). A set is skipped when an upper bound on its value
-        (solver_bound + lay_cap) cannot beat the best so far: exact, it never changes the
-        play."""
+        (solver_bound + lay_cap, a cheap one first) cannot beat the best so far: exact, it
+        never changes the play."""
         cdef ERules* R = &self.R
-        cdef int64_t best, total_w, v, ub
+        cdef int64_t best, total_w, v, ub, ub2, lay
         cdef int64_t best_key = 0, key
-        cdef int n = st.wit.n_melds, i, j, l, c, prune, bounded
+        cdef int n = st.wit.n_melds, i, j, l, c, prune, bounded, level, top
         cdef int idx[3]
         cdef Masks hm
         if self.exhaustive:
@@ -927,8 +949,8 @@ cdef class Engine:
         if best < 0 or best >= total_w or n == 0:
             return best
         prune = hand[JOKER] == 0 and st.table[JOKER] == 0
-        # bounds need a hand without jokers (a joker relates any cards); the hand-only
-        # value V0 is the solver's part of the beginner's play
+        # the bounds need a hand without jokers (a joker relates any cards); the hand-only
+        # value V0 is the solver's part of the beginner's play (last_vs)
         bounded = hand[JOKER] == 0
         memset(&hm, 0, sizeof(Masks))
         for c in range(JOKER):
@@ -944,7 +966,8 @@ cdef class Engine:
                     masks_add(&self.mmask[i], st.wit.cards[j], R.srules.ace_high)
         if bounded:
             self.bound_setup(st, hand, w, &hm)
-        for l in range(1, k + 1 if k < n else n + 1):
+        top = k if k < n else n
+        for l in range(1, top + 1):
             # every set of l melds, in lexicographic order
             for i in range(l):
                 idx[i] = i
@@ -952,28 +975,30 @@ cdef class Engine:
                 key = 0
                 for i in range(3):
                     key = key * 65 + (idx[i] + 1 if i < l else 0)
-                if not prune or self.connected(st, idx, l, &hm, hand):
-                    ub = total_w
+                ub = total_w
+                if bounded:
+                    lay = self.lay_cap(idx, l, hand, w)
+                    for level in range(2):   # cheap bounds, then the mixed values
+                        ub = self.solver_bound(st, idx, l, hand, w, jw, &hm, total_w, level) + lay
+                        if level == 0:
+                            ub2 = self.union_bound(idx, l, hand, w, &hm)
+                            if ub2 < ub:
+                                ub = ub2
+                        if ub < best or (ub == best and key > best_key):
+                            break
+                if ub < best or (ub == best and key > best_key):
+                    self.n_bounded += 1
+                elif not prune or self.connected(st, idx, l, &hm, hand):
+                    v = self.regroup(st, idx, l, hand, w, jw, &self.cand)
+                    if v < -1:
+                        return v
+                    self.n_regroups += 1
                     if bounded:
-                        ub = self.solver_bound(idx, l, hand, w, &hm, total_w)
-                        ub += self.lay_cap(idx, l, hand, w)
-                        if ub > total_w:
-                            ub = total_w
-                    if ub > best or (ub == best and key < best_key):
-                        v = self.regroup(st, idx, l, hand, w, jw, &self.cand)
-                        if v < -1:
-                            return v
-                        self.n_regroups += 1
-                        if bounded:
-                            self.store_vs(idx, l, self.last_vs)
-                        if v > best or (v == best and key < best_key):
-                            best = v
-                            best_key = key
-                            memcpy(d, &self.cand, sizeof(Decision))
-                    else:
-                        self.n_bounded += 1
-                elif bounded and l == 2 and k == 3:
-                    self.solver_bound(idx, l, hand, w, &hm, total_w)   # for the triples
+                        self.store_vs(idx, l, self.last_vs)
+                    if v > best or (v == best and key < best_key):
+                        best = v
+                        best_key = key
+                        memcpy(d, &self.cand, sizeof(Decision))
                 # next set of l melds
                 i = l - 1
                 while i >= 0 and idx[i] == n - l + i:
@@ -1038,26 +1063,36 @@ cdef class Engine:
     # ------------------------------------------------------------ intermediate: bounds
     # regroup(S) places hand cards three ways: in melds the solver builds with cards of S
     # ("mixed" melds), in melds of hand cards alone, and as lay-offs onto the intact melds.
-    # - mixed melds: each hand card in one shares a meld with a card of S, so it is
-    #   "related" to S (related_weight: same rank with >= 3 suits in the pool for a group,
-    #   or a segment of >= 3 consecutive pool ranks of its suit holding a card of S);
     # - hand-only melds weigh at most V0, the hand-only optimum (the beginner's solve);
-    # - lay-offs: only cards of the chains that extend an intact meld (lay_cap).
-    # Decomposition: when no card of A can share a meld with a card of B (related() in
-    # the pool of both and the hand), the solver's melds for A+B split into those holding
-    # cards of A, of B, and hand-only ones H; A's with H is a play for A alone, B's with H
-    # one for B alone, so value(A+B) <= value(A) + value(B) (the solver's parts).
+    # - a hand card in a mixed meld shares it with a card of S, so it is "related" to S
+    #   (related_weight: same rank, another suit, >= 3 suits of that rank in the pool of S
+    #   and the hand, for a group; a segment of >= 3 consecutive pool ranks of its suit
+    #   holding a card of S at another place, for a run). The mixed melds are a play of the
+    #   cards of S with related hand cards alone, so they weigh at most the exact solve of
+    #   S's cards with the related hand cards (mixed_value; small, and cached);
+    # - lay-offs take only cards of the chains that extend an intact meld (lay_cap).
+    # Decomposition: when no card of A can share a meld with a card of B (related() in the
+    # pool of both and the hand), the solver's melds for A+B split into those holding cards
+    # of A, those holding cards of B, and hand-only ones H; A's with H is a play for A
+    # alone, B's with H one for B alone, so the solver's value of A+B is at most the sum of
+    # A's and B's.
 
     cdef void bound_setup(self, HState* st, const uint8_t* hand, const int32_t* w,
                           const Masks* hm) noexcept nogil:
-        """Per meld: the lay-off chains it offers the hand, the related hand weight, and the
-        solver-value bound V0 + related weight (replaced by the exact value once solved)."""
+        """Per meld: the lay-off chains it offers the hand, and the solver-value bound
+        V0 + related weight (tightened later by the mixed value, or the exact value)."""
         cdef int m, c, a, b, i, r0, isgroup, suits, u, s, p, lo, hi
         cdef int top = 14 if self.R.srules.ace_high else 13
-        cdef int64_t v0 = self.last_vs   # the beginner's solve: hand-only melds
         cdef Witness* W = &st.wit
+        self.v0 = self.last_vs   # the beginner's solve: hand-only melds
         memset(self.capall, 0, sizeof(self.capall))
         memset(self.capt, 0, sizeof(self.capt))
+        memset(self.rset, 0, NCARD)
+        self.nhl = 0
+        for c in range(JOKER):
+            if hand[c]:
+                self.hl[self.nhl] = c
+                self.nhl += 1
         for m in range(W.n_melds):
             self.capn[m] = 0
             a = W.start[m]
@@ -1097,13 +1132,13 @@ cdef class Engine:
                     p -= 1
             for i in range(self.capn[m]):
                 self.capall[self.capc[m][i]] += 1
-        self.v0 = v0
         self.lay_all = 0
         for c in range(JOKER):
             self.lay_all += <int64_t>w[c] * (hand[c] if hand[c] < self.capall[c] else self.capall[c])
         for m in range(W.n_melds):
             self.rw1[m] = self.related_weight(hand, w, hm, &self.mmask[m])
-            self.vs1[m] = v0 + self.rw1[m]
+            self.vs1[m] = self.v0 + self.rw1[m]
+            self.mvdone[m] = self.rw1[m] == 0   # nothing related: the mixed value is 0
 
     cdef int64_t lay_cap(self, const int* idx, int ns, const uint8_t* hand,
                          const int32_t* w) noexcept nogil:
@@ -1127,22 +1162,46 @@ cdef class Engine:
                     self.capt[c] = 0
         return v
 
+    cdef int64_t union_bound(self, const int* idx, int ns, const uint8_t* hand,
+                             const int32_t* w, const Masks* hm) noexcept nogil:
+        """V0 plus every copy of a hand card related to the melds idx or on an intact meld's
+        lay-off chain, counted once (a copy placed by the solver is not laid off too)."""
+        cdef Masks tm
+        cdef int i, j, s, c, q, n
+        cdef int64_t v = self.v0
+        for i in range(ns):
+            if self.mjok[idx[i]]:
+                return <int64_t>1 << 60
+        tm = self.mmask[idx[0]]
+        for i in range(1, ns):
+            tm.ranks |= self.mmask[idx[i]].ranks
+            for s in range(4):
+                tm.suit[s] |= self.mmask[idx[i]].suit[s]
+        self.related_weight(hand, w, hm, &tm)
+        for i in range(ns):
+            for j in range(self.capn[idx[i]]):
+                self.capt[self.capc[idx[i]][j]] += 1
+        for q in range(self.nhl):
+            c = self.hl[q]
+            n = self.rset[c] + self.capall[c] - self.capt[c]
+            v += <int64_t>w[c] * (hand[c] if hand[c] < n else n)
+        for i in range(ns):
+            for j in range(self.capn[idx[i]]):
+                self.capt[self.capc[idx[i]][j]] = 0
+        return v
+
     cdef int64_t related_weight(self, const uint8_t* hand, const int32_t* w, const Masks* hm,
                                 const Masks* tm) noexcept nogil:
-        """Weight of the hand cards that could share a meld with a card of tm, in the pool of
-        tm's cards and the hand (no jokers): a group (same rank, another suit, >= 3 suits of
-        that rank in the pool) or a run (>= 3 consecutive pool ranks of its suit, holding a
-        card of tm at another place)."""
+        """Weight of the hand cards related to the cards of tm (see above; no jokers); the
+        cards themselves go to self.rset."""
         cdef Masks pool
-        cdef int c, r, s, t, nsu, rel, ace_high = self.R.srules.ace_high
-        cdef uint32_t rb, b, seg, x
+        cdef int c, r, s, t, nsu, rel, q, ace_high = self.R.srules.ace_high
+        cdef uint32_t rb, b, seg, x, b14 = (<uint32_t>1) << 14
         cdef int64_t v = 0
-        pool.ranks = hm.ranks | tm.ranks
         for s in range(4):
             pool.suit[s] = hm.suit[s] | tm.suit[s]
-        for c in range(JOKER):
-            if not hand[c]:
-                continue
+        for q in range(self.nhl):
+            c = self.hl[q]
             r = c % 13 + 1
             s = c // 13
             rb = (<uint32_t>1) << r
@@ -1164,62 +1223,117 @@ cdef class Engine:
                     if x & (x - 1) and seg & tm.suit[s] & ~b:
                         rel = 1
                         break
-                    b = (<uint32_t>1) << 14 if (r == 1 and ace_high and b != ((<uint32_t>1) << 14)) else 0
+                    b = b14 if (r == 1 and ace_high and b != b14) else 0
+            self.rset[c] = hand[c] if rel else 0
             if rel:
                 v += <int64_t>hand[c] * w[c]
+        return v
+
+    cdef int64_t mixed_value(self, HState* st, const int* idx, int ns, const int32_t* w,
+                             const int32_t* jw) noexcept nogil:
+        """The exact solver's value of the cards of the melds idx with the hand cards in
+        self.rset (cached by the whole multisets and the objective); -1 on a solver error."""
+        cdef int i, c, q
+        cdef uint64_t k[5]
+        cdef uint64_t h
+        cdef int64_t v
+        cdef uint64_t* e
+        memset(self.tmv, 0, NCARD)
+        for i in range(ns):
+            for q in range(st.wit.start[idx[i]], st.wit.start[idx[i] + 1]):
+                self.tmv[st.wit.cards[q]] += 1
+        k[0] = k[1] = k[2] = k[3] = 0
+        for c in range(JOKER):   # 2 bits per card type (at most 3 copies)
+            k[c >> 5] |= (<uint64_t>self.tmv[c]) << (2 * (c & 31))
+            k[2 + (c >> 5)] |= (<uint64_t>self.rset[c]) << (2 * (c & 31))
+        k[4] = 1 + (<uint64_t>(w == self.R.pw))   # the objective (never 0: 0 = empty slot)
+        h = k[4]
+        for i in range(4):
+            h = (h ^ k[i]) * <uint64_t>0x9E3779B97F4A7C15ULL
+            h ^= h >> 29
+        e = self.mvkey + 5 * (h & (MV_SLOTS - 1))
+        if e[0] == k[0] and e[1] == k[1] and e[2] == k[2] and e[3] == k[3] and e[4] == k[4]:
+            return self.mvval[h & (MV_SLOTS - 1)]
+        memset(self.mvplaced, 0, NCARD)
+        v = self.solver.solve(self.tmv, self.rset, &self.R.srules, w, jw, self.mvplaced, NULL)
+        if v < 0:
+            return -1
+        v = placed_weight(self.mvplaced, w, jw)
+        self.n_mixed += 1
+        for i in range(5):
+            e[i] = k[i]
+        self.mvval[h & (MV_SLOTS - 1)] = v
         return v
 
     cdef void store_vs(self, const int* idx, int ns, int64_t v) noexcept nogil:
         """Record the exact solver value of a set that was solved."""
         if ns == 1:
             self.vs1[idx[0]] = v
+            self.mvdone[idx[0]] = 1
         elif ns == 2:
             self.vs2[idx[0]][idx[1]] = v
 
-    cdef int64_t solver_bound(self, const int* idx, int ns, const uint8_t* hand,
-                              const int32_t* w, const Masks* hm, int64_t total_w) noexcept nogil:
+    cdef int64_t solver_bound(self, HState* st, const int* idx, int ns, const uint8_t* hand,
+                              const int32_t* w, const int32_t* jw, const Masks* hm,
+                              int64_t total_w, int level) noexcept nogil:
         """An upper bound on the solver's part of regroup(idx) (see the comment above
-        bound_setup); a pair's bound is kept in vs2 until the pair is solved."""
+        bound_setup). level 0: the cheap bounds; 1: with the mixed values too. A pair's
+        bound is kept in vs2 for the triples."""
         cdef Masks tm, pool
-        cdef int i, s, a, b, c, rel[3]
-        cdef int64_t ub = -1, alt
+        cdef int i, s, a, b, c
+        cdef int rel[3]
+        cdef int64_t ub = total_w, alt, mv
         for i in range(ns):
             if self.mjok[idx[i]]:
-                ub = total_w   # a table joker relates any cards
-        if ns == 1:
-            return ub if ub >= 0 else self.vs1[idx[0]]
+                if ns == 2:
+                    self.vs2[idx[0]][idx[1]] = total_w
+                return total_w   # a table joker relates any cards
         a = idx[0]
+        if ns == 1:
+            if level == 1 and not self.mvdone[a]:
+                self.mvdone[a] = 1
+                self.related_weight(hand, w, hm, &self.mmask[a])
+                mv = self.mixed_value(st, idx, 1, w, jw)
+                if mv >= 0 and self.v0 + mv < self.vs1[a]:
+                    self.vs1[a] = self.v0 + mv
+            return self.vs1[a]
         b = idx[1]
-        if ub < 0:
-            tm = self.mmask[a]
-            for i in range(1, ns):
-                tm.ranks |= self.mmask[idx[i]].ranks
-                for s in range(4):
-                    tm.suit[s] |= self.mmask[idx[i]].suit[s]
-            ub = self.v0 + self.related_weight(hand, w, hm, &tm)
-            pool.ranks = hm.ranks | tm.ranks
+        tm = self.mmask[a]
+        for i in range(1, ns):
+            tm.ranks |= self.mmask[idx[i]].ranks
             for s in range(4):
-                pool.suit[s] = hm.suit[s] | tm.suit[s]
-            if ns == 2:
-                if not related(&self.mmask[a], &self.mmask[b], &pool):
-                    alt = self.vs1[a] + self.vs1[b]
-                    if self.vs1[a] + self.rw1[b] < alt:
-                        alt = self.vs1[a] + self.rw1[b]
-                    if self.vs1[b] + self.rw1[a] < alt:
-                        alt = self.vs1[b] + self.rw1[a]
-                    if alt < ub:
-                        ub = alt
-            else:
-                c = idx[2]
-                rel[0] = related(&self.mmask[a], &self.mmask[b], &pool)
-                rel[1] = related(&self.mmask[a], &self.mmask[c], &pool)
-                rel[2] = related(&self.mmask[b], &self.mmask[c], &pool)
-                if not rel[0] and not rel[1] and self.vs1[a] + self.vs2[b][c] < ub:
-                    ub = self.vs1[a] + self.vs2[b][c]
-                if not rel[0] and not rel[2] and self.vs1[b] + self.vs2[a][c] < ub:
-                    ub = self.vs1[b] + self.vs2[a][c]
-                if not rel[1] and not rel[2] and self.vs1[c] + self.vs2[a][b] < ub:
-                    ub = self.vs1[c] + self.vs2[a][b]
+                tm.suit[s] |= self.mmask[idx[i]].suit[s]
+        for s in range(4):
+            pool.suit[s] = hm.suit[s] | tm.suit[s]
+        pool.ranks = hm.ranks | tm.ranks
+        if ns == 2:
+            if not related(&self.mmask[a], &self.mmask[b], &pool):
+                if level == 1:   # tighten the singles (their mixed values are cached)
+                    self.solver_bound(st, idx, 1, hand, w, jw, hm, total_w, 1)
+                    self.solver_bound(st, idx + 1, 1, hand, w, jw, hm, total_w, 1)
+                ub = self.vs1[a] + self.vs1[b]
+                if self.vs1[a] + self.rw1[b] < ub:
+                    ub = self.vs1[a] + self.rw1[b]
+                if self.vs1[b] + self.rw1[a] < ub:
+                    ub = self.vs1[b] + self.rw1[a]
+        else:
+            c = idx[2]
+            rel[0] = related(&self.mmask[a], &self.mmask[b], &pool)
+            rel[1] = related(&self.mmask[a], &self.mmask[c], &pool)
+            rel[2] = related(&self.mmask[b], &self.mmask[c], &pool)
+            if not rel[0] and not rel[1] and self.vs1[a] + self.vs2[b][c] < ub:
+                ub = self.vs1[a] + self.vs2[b][c]
+            if not rel[0] and not rel[2] and self.vs1[b] + self.vs2[a][c] < ub:
+                ub = self.vs1[b] + self.vs2[a][c]
+            if not rel[1] and not rel[2] and self.vs1[c] + self.vs2[a][b] < ub:
+                ub = self.vs1[c] + self.vs2[a][b]
+        alt = self.v0 + self.related_weight(hand, w, hm, &tm)
+        if level == 1 and self.v0 < alt <= ub and ub == total_w:   # (no decomposition)
+            mv = self.mixed_value(st, idx, ns, w, jw)
+            if mv >= 0 and self.v0 + mv < alt:
+                alt = self.v0 + mv
+        if alt < ub:
+            ub = alt
         if ns == 2:
             self.vs2[a][b] = ub
         return ub
