@@ -259,6 +259,42 @@ cdef inline int related(const Masks* x, const Masks* y, const Masks* pool) noexc
     return 0
 
 
+cdef inline int can_share(const Masks* x, const Masks* y, const Masks* pool) noexcept nogil:
+    """Whether some meld of pool cards could hold a card of x and a card of y: a group (one
+    rank, two different suits, >= 3 suits of that rank in the pool) or a run (one suit,
+    one segment of >= 3 consecutive pool ranks, two different places)."""
+    cdef int s, t, r, n
+    cdef uint32_t rb, xs, ys, rest, seg, xb, yb
+    for r in range(1, 14):
+        if not (x.ranks & y.ranks) & ((<uint32_t>1) << (r - 1)):
+            continue
+        rb = (<uint32_t>1) << r
+        n = 0
+        xs = ys = 0
+        for t in range(4):
+            if pool.suit[t] & rb:
+                n += 1
+            if x.suit[t] & rb:
+                xs |= 1u << t
+            if y.suit[t] & rb:
+                ys |= 1u << t
+        if n >= 3 and not (xs == ys and xs & (xs - 1) == 0):
+            return 1
+    for s in range(4):
+        if not (x.suit[s] and y.suit[s]):
+            continue
+        rest = pool.suit[s]
+        while rest:
+            seg = seg_closure(rest, rest & (~rest + 1))
+            rest &= ~seg
+            xb = seg & x.suit[s]
+            yb = seg & y.suit[s]
+            if xb and yb and (seg & (seg - 1)) & ((seg & (seg - 1)) - 1) and \
+                    not (xb == yb and xb & (xb - 1) == 0):
+                return 1
+    return 0
+
+
 cdef void sort_melds(const Witness* w, uint8_t* out) noexcept nogil:
     """Each meld's card ids sorted ascending (insertion sort, melds are short)."""
     cdef int m, i, j, a, b
@@ -381,19 +417,21 @@ cdef class Engine:
     cdef int64_t v0                   # the hand-only optimum (the beginner's solve)
     cdef int64_t lay_all              # lay-off cap with every meld intact
     cdef int64_t vs1[MAX_MELDS]       # per meld: the solver's value with it dissolved (or a bound)
-    cdef int64_t rw1[MAX_MELDS]       # per meld: weight of the hand cards related to it
+    cdef int64_t m1[MAX_MELDS]        # per meld: its mixed value with it dissolved (or a bound)
     cdef int64_t vs2[MAX_MELDS][MAX_MELDS]   # per pair (k = 3): the same for two melds
     cdef int mjok[MAX_MELDS]          # the meld holds a joker
     cdef int capn[MAX_MELDS]          # hand cards each meld could take as lay-offs ...
     cdef uint8_t capc[MAX_MELDS][32]  # ... (card ids, a chain of a run's ends, a group's suit)
     cdef int capall[NCARD]
     cdef int capt[NCARD]
-    cdef int mvdone[MAX_MELDS]        # vs1[m] already holds the mixed-value bound
+    cdef int mvdone[MAX_MELDS]        # m1[m] is the exact mixed value
+    cdef Masks rmask                  # related_weight: the masks of the cards in rset
     cdef int hl[NCARD]                # the hand's card types (no jokers)
     cdef int nhl
     cdef uint8_t rset[NCARD]          # related_weight: the related hand cards it found
     cdef uint8_t tmv[NCARD]           # mixed_value: the cards of the set
     cdef uint8_t mvplaced[NCARD]
+    cdef uint8_t pcnt[NCARD]          # part_ok: the cards left to split
     cdef uint64_t* mvkey              # mixed-value cache: MV_SLOTS keys of 5 words ...
     cdef int64_t* mvval               # ... and values (exact: whole keys are compared)
     cdef readonly long long n_mixed   # mixed values solved (cache misses)
@@ -934,12 +972,12 @@ cdef class Engine:
         Sets are tried by size (every single meld, then every pair, then every triple) and
         compared by (value, place in that order), so the winner is the same as in the plain
         search (intermediate_plain). A set is skipped when an upper bound on its value
-        (solver_bound + lay_cap, a cheap one first) cannot beat the best so far: exact, it
+        (set_bound, cheap ones first) cannot beat the best so far: exact, it
         never changes the play."""
         cdef ERules* R = &self.R
-        cdef int64_t best, total_w, v, ub, ub2, lay
+        cdef int64_t best, total_w, v, ub
         cdef int64_t best_key = 0, key
-        cdef int n = st.wit.n_melds, i, j, l, c, prune, bounded, level, top
+        cdef int n = st.wit.n_melds, i, j, l, c, prune, bounded, top
         cdef int idx[3]
         cdef Masks hm
         if self.exhaustive:
@@ -977,15 +1015,8 @@ cdef class Engine:
                     key = key * 65 + (idx[i] + 1 if i < l else 0)
                 ub = total_w
                 if bounded:
-                    lay = self.lay_cap(idx, l, hand, w)
-                    for level in range(2):   # cheap bounds, then the mixed values
-                        ub = self.solver_bound(st, idx, l, hand, w, jw, &hm, total_w, level) + lay
-                        if level == 0:
-                            ub2 = self.union_bound(idx, l, hand, w, &hm)
-                            if ub2 < ub:
-                                ub = ub2
-                        if ub < best or (ub == best and key > best_key):
-                            break
+                    ub = self.set_bound(st, idx, l, hand, w, jw, &hm, total_w, best,
+                                        key < best_key)
                 if ub < best or (ub == best and key > best_key):
                     self.n_bounded += 1
                 elif not prune or self.connected(st, idx, l, &hm, hand):
@@ -1068,19 +1099,22 @@ cdef class Engine:
     #   (related_weight: same rank, another suit, >= 3 suits of that rank in the pool of S
     #   and the hand, for a group; a segment of >= 3 consecutive pool ranks of its suit
     #   holding a card of S at another place, for a run). The mixed melds are a play of the
-    #   cards of S with related hand cards alone, so they weigh at most the exact solve of
-    #   S's cards with the related hand cards (mixed_value; small, and cached);
-    # - lay-offs take only cards of the chains that extend an intact meld (lay_cap).
-    # Decomposition: when no card of A can share a meld with a card of B (related() in the
-    # pool of both and the hand), the solver's melds for A+B split into those holding cards
-    # of A, those holding cards of B, and hand-only ones H; A's with H is a play for A
-    # alone, B's with H one for B alone, so the solver's value of A+B is at most the sum of
-    # A's and B's.
+    #   cards of S with related hand cards R alone, so they weigh at most the exact solve
+    #   of S's cards with R (mixed_value; small, and cached), or R's weight;
+    # - lay-offs take only cards of the chains that extend an intact meld (lay_cap); a copy
+    #   is placed once, so V0 + (R or a chain card, copies counted once) bounds it all too.
+    # Decomposition: when no meld of the pool of A, B and R can hold a card of A and a card
+    # of B (can_share), each mixed meld holds cards of A or of B, not both: the mixed melds
+    # of A+B weigh at most A's mixed value plus B's. And when no meld of the pool of A, B
+    # and the whole hand can (related), the solver's melds split into those of A, those of
+    # B and hand-only ones H; A's with H is a play for A alone, B's with H one for B alone,
+    # so the solver's value of A+B is at most A's plus B's.
 
     cdef void bound_setup(self, HState* st, const uint8_t* hand, const int32_t* w,
                           const Masks* hm) noexcept nogil:
-        """Per meld: the lay-off chains it offers the hand, and the solver-value bound
-        V0 + related weight (tightened later by the mixed value, or the exact value)."""
+        """Per meld: the lay-off chains it offers the hand, its related hand weight (the
+        mixed bound m1, tightened later by the mixed value) and the solver-value bound
+        vs1 = V0 + m1 (replaced by the exact value once solved)."""
         cdef int m, c, a, b, i, r0, isgroup, suits, u, s, p, lo, hi
         cdef int top = 14 if self.R.srules.ace_high else 13
         cdef Witness* W = &st.wit
@@ -1136,9 +1170,9 @@ cdef class Engine:
         for c in range(JOKER):
             self.lay_all += <int64_t>w[c] * (hand[c] if hand[c] < self.capall[c] else self.capall[c])
         for m in range(W.n_melds):
-            self.rw1[m] = self.related_weight(hand, w, hm, &self.mmask[m])
-            self.vs1[m] = self.v0 + self.rw1[m]
-            self.mvdone[m] = self.rw1[m] == 0   # nothing related: the mixed value is 0
+            self.m1[m] = self.related_weight(hand, w, hm, &self.mmask[m])
+            self.vs1[m] = self.v0 + self.m1[m]
+            self.mvdone[m] = self.m1[m] == 0   # nothing related: the mixed value is 0
 
     cdef int64_t lay_cap(self, const int* idx, int ns, const uint8_t* hand,
                          const int32_t* w) noexcept nogil:
@@ -1163,21 +1197,11 @@ cdef class Engine:
         return v
 
     cdef int64_t union_bound(self, const int* idx, int ns, const uint8_t* hand,
-                             const int32_t* w, const Masks* hm) noexcept nogil:
-        """V0 plus every copy of a hand card related to the melds idx or on an intact meld's
-        lay-off chain, counted once (a copy placed by the solver is not laid off too)."""
-        cdef Masks tm
-        cdef int i, j, s, c, q, n
+                             const int32_t* w) noexcept nogil:
+        """V0 plus every copy of a hand card in self.rset (related to the melds idx) or on
+        an intact meld's lay-off chain, each copy counted once."""
+        cdef int i, j, c, q, n
         cdef int64_t v = self.v0
-        for i in range(ns):
-            if self.mjok[idx[i]]:
-                return <int64_t>1 << 60
-        tm = self.mmask[idx[0]]
-        for i in range(1, ns):
-            tm.ranks |= self.mmask[idx[i]].ranks
-            for s in range(4):
-                tm.suit[s] |= self.mmask[idx[i]].suit[s]
-        self.related_weight(hand, w, hm, &tm)
         for i in range(ns):
             for j in range(self.capn[idx[i]]):
                 self.capt[self.capc[idx[i]][j]] += 1
@@ -1193,11 +1217,12 @@ cdef class Engine:
     cdef int64_t related_weight(self, const uint8_t* hand, const int32_t* w, const Masks* hm,
                                 const Masks* tm) noexcept nogil:
         """Weight of the hand cards related to the cards of tm (see above; no jokers); the
-        cards themselves go to self.rset."""
+        cards themselves go to self.rset, their masks to self.rmask."""
         cdef Masks pool
         cdef int c, r, s, t, nsu, rel, q, ace_high = self.R.srules.ace_high
         cdef uint32_t rb, b, seg, x, b14 = (<uint32_t>1) << 14
         cdef int64_t v = 0
+        memset(&self.rmask, 0, sizeof(Masks))
         for s in range(4):
             pool.suit[s] = hm.suit[s] | tm.suit[s]
         for q in range(self.nhl):
@@ -1227,6 +1252,7 @@ cdef class Engine:
             self.rset[c] = hand[c] if rel else 0
             if rel:
                 v += <int64_t>hand[c] * w[c]
+                masks_add(&self.rmask, c, ace_high)
         return v
 
     cdef int64_t mixed_value(self, HState* st, const int* idx, int ns, const int32_t* w,
@@ -1254,89 +1280,231 @@ cdef class Engine:
         e = self.mvkey + 5 * (h & (MV_SLOTS - 1))
         if e[0] == k[0] and e[1] == k[1] and e[2] == k[2] and e[3] == k[3] and e[4] == k[4]:
             return self.mvval[h & (MV_SLOTS - 1)]
-        memset(self.mvplaced, 0, NCARD)
-        v = self.solver.solve(self.tmv, self.rset, &self.R.srules, w, jw, self.mvplaced, NULL)
-        if v < 0:
-            return -1
-        v = placed_weight(self.mvplaced, w, jw)
+        v = self.small_mixed(w)
+        if v == -2:   # too large for the small search: the solver
+            memset(self.mvplaced, 0, NCARD)
+            v = self.solver.solve(self.tmv, self.rset, &self.R.srules, w, jw, self.mvplaced, NULL)
+            if v < 0:
+                return -1
+            v = placed_weight(self.mvplaced, w, jw)
         self.n_mixed += 1
         for i in range(5):
             e[i] = k[i]
         self.mvval[h & (MV_SLOTS - 1)] = v
         return v
 
-    cdef void store_vs(self, const int* idx, int ns, int64_t v) noexcept nogil:
-        """Record the exact solver value of a set that was solved."""
-        if ns == 1:
-            self.vs1[idx[0]] = v
-            self.mvdone[idx[0]] = 1
-        elif ns == 2:
-            self.vs2[idx[0]][idx[1]] = v
+    cdef int64_t small_mixed(self, const int32_t* w) noexcept nogil:
+        """The mixed value of self.tmv (a union of melds, no jokers) with at most 3 hand
+        cards self.rset, by trying every subset of the hand cards, heaviest first, with
+        part_ok; -2 when larger (the solver's case)."""
+        cdef int rc[3]
+        cdef int nr = 0, n = 0, c, j, mask
+        cdef int64_t best = 0, v
+        for c in range(JOKER):
+            n += self.tmv[c]
+            for j in range(self.rset[c]):
+                if nr == 3:
+                    return -2
+                rc[nr] = c
+                nr += 1
+        if n + nr > 24:
+            return -2
+        for c in range(JOKER):
+            self.pcnt[c] = self.tmv[c]
+        for mask in range(1, 1 << nr):
+            v = 0
+            for j in range(nr):
+                if (mask >> j) & 1:
+                    v += w[rc[j]]
+            if v <= best:
+                continue
+            for j in range(nr):
+                if (mask >> j) & 1:
+                    self.pcnt[rc[j]] += 1
+            if self.part_ok(n + (mask & 1) + ((mask >> 1) & 1) + ((mask >> 2) & 1)):
+                best = v
+            for j in range(nr):
+                if (mask >> j) & 1:
+                    self.pcnt[rc[j]] -= 1
+        return best
 
-    cdef int64_t solver_bound(self, HState* st, const int* idx, int ns, const uint8_t* hand,
-                              const int32_t* w, const int32_t* jw, const Masks* hm,
-                              int64_t total_w, int level) noexcept nogil:
-        """An upper bound on the solver's part of regroup(idx) (see the comment above
-        bound_setup). level 0: the cheap bounds; 1: with the mixed values too. A pair's
-        bound is kept in vs2 for the triples."""
+    cdef int part_ok(self, int left) noexcept nogil:
+        """Whether the cards self.pcnt (no jokers, `left` of them) split into valid melds:
+        the smallest card (ace first, then by suit) goes into a group, a run upward from
+        it, or (an ace, aces high) a run that it ends; the rest recursively."""
+        cdef uint8_t* cnt = self.pcnt
+        cdef int x = -1, r, s, t, no = 0, a, b, p, q, ok = 0
+        cdef int o[3]
+        cdef int ace_high = self.R.srules.ace_high
+        if left == 0:
+            return 1
+        for r in range(13):
+            for s in range(4):
+                if cnt[s * 13 + r]:
+                    x = s * 13 + r
+                    break
+            if x >= 0:
+                break
+        s = x // 13
+        cnt[x] -= 1
+        # groups of 3 and 4: x with other suits of its rank
+        for t in range(4):
+            if t != s and cnt[t * 13 + r]:
+                o[no] = t * 13 + r
+                no += 1
+        for a in range(no):
+            for b in range(a + 1, no):
+                cnt[o[a]] -= 1
+                cnt[o[b]] -= 1
+                ok = self.part_ok(left - 3)
+                if not ok and no == 3 and a == 0 and b == 1:
+                    cnt[o[2]] -= 1
+                    ok = self.part_ok(left - 4)
+                    cnt[o[2]] += 1
+                cnt[o[a]] += 1
+                cnt[o[b]] += 1
+                if ok:
+                    cnt[x] += 1
+                    return 1
+        # runs upward from x (positions r+1 .. q; position 14 is the ace, aces high)
+        q = r + 1
+        while not ok:
+            p = q + 1
+            if p > (14 if ace_high else 13) or cnt[s * 13 + (p - 1) % 13] == 0:
+                break
+            cnt[s * 13 + (p - 1) % 13] -= 1
+            q = p
+            if q - r >= 3:
+                ok = self.part_ok(left - 1 - (q - r - 1))
+        for p in range(r + 2, q + 1):
+            cnt[s * 13 + (p - 1) % 13] += 1
+        # an ace at the top of a run: ... Q K A
+        if not ok and r == 0 and ace_high:
+            q = 14
+            while not ok:
+                p = q - 1
+                if p < 2 or cnt[s * 13 + p - 1] == 0:
+                    break
+                cnt[s * 13 + p - 1] -= 1
+                q = p
+                if 14 - q >= 2:
+                    ok = self.part_ok(left - 1 - (14 - q))
+            for p in range(q, 14):
+                cnt[s * 13 + p - 1] += 1
+        cnt[x] += 1
+        return ok
+
+    cdef void single_mixed(self, HState* st, int m, const uint8_t* hand, const int32_t* w,
+                           const int32_t* jw, const Masks* hm) noexcept nogil:
+        """Tighten meld m's mixed bound m1 (and vs1) by its exact mixed value."""
+        cdef int64_t mv
+        if self.mvdone[m]:
+            return
+        self.mvdone[m] = 1
+        self.related_weight(hand, w, hm, &self.mmask[m])
+        mv = self.mixed_value(st, &m, 1, w, jw)
+        if 0 <= mv < self.m1[m]:
+            self.m1[m] = mv
+            if self.v0 + mv < self.vs1[m]:
+                self.vs1[m] = self.v0 + mv
+
+    cdef int64_t set_bound(self, HState* st, const int* idx, int ns, const uint8_t* hand,
+                           const int32_t* w, const int32_t* jw, const Masks* hm,
+                           int64_t total_w, int64_t best, int beaten_by_equal) noexcept nogil:
+        """An upper bound on regroup(idx) (see the comment above bound_setup): cheap bounds
+        first, the mixed values only while the bound still beats `best` (ties beat it when
+        beaten_by_equal). A pair's solver-value bound is kept in vs2 for the triples."""
         cdef Masks tm, pool
-        cdef int i, s, a, b, c
+        cdef int i, s, a, b, c, split, loose
         cdef int rel[3]
-        cdef int64_t ub = total_w, alt, mv
-        for i in range(ns):
-            if self.mjok[idx[i]]:
-                if ns == 2:
-                    self.vs2[idx[0]][idx[1]] = total_w
-                return total_w   # a table joker relates any cards
+        cdef int64_t sb, lay, ub, u, rw, mv
         a = idx[0]
-        if ns == 1:
-            if level == 1 and not self.mvdone[a]:
-                self.mvdone[a] = 1
-                self.related_weight(hand, w, hm, &self.mmask[a])
-                mv = self.mixed_value(st, idx, 1, w, jw)
-                if mv >= 0 and self.v0 + mv < self.vs1[a]:
-                    self.vs1[a] = self.v0 + mv
-            return self.vs1[a]
-        b = idx[1]
+        b = idx[1] if ns > 1 else 0
+        for i in range(ns):
+            if self.mjok[idx[i]]:   # a table joker relates any cards
+                if ns == 2:
+                    self.vs2[a][b] = total_w
+                return total_w
+        lay = self.lay_cap(idx, ns, hand, w)
+        if ns == 2:
+            # cheap first: an unrelated pair, by its singles' bounds
+            for s in range(4):
+                pool.suit[s] = hm.suit[s] | self.mmask[a].suit[s] | self.mmask[b].suit[s]
+            pool.ranks = hm.ranks | self.mmask[a].ranks | self.mmask[b].ranks
+            loose = not related(&self.mmask[a], &self.mmask[b], &pool)
+            if loose:
+                sb = self.vs1[a] + self.vs1[b]
+                if self.v0 + self.m1[a] + self.m1[b] < sb:
+                    sb = self.v0 + self.m1[a] + self.m1[b]
+                ub = sb + lay
+                if ub < best or (ub == best and not beaten_by_equal):
+                    self.vs2[a][b] = sb
+                    return ub
         tm = self.mmask[a]
         for i in range(1, ns):
             tm.ranks |= self.mmask[idx[i]].ranks
             for s in range(4):
                 tm.suit[s] |= self.mmask[idx[i]].suit[s]
-        for s in range(4):
-            pool.suit[s] = hm.suit[s] | tm.suit[s]
-        pool.ranks = hm.ranks | tm.ranks
-        if ns == 2:
-            if not related(&self.mmask[a], &self.mmask[b], &pool):
-                if level == 1:   # tighten the singles (their mixed values are cached)
-                    self.solver_bound(st, idx, 1, hand, w, jw, hm, total_w, 1)
-                    self.solver_bound(st, idx + 1, 1, hand, w, jw, hm, total_w, 1)
-                ub = self.vs1[a] + self.vs1[b]
-                if self.vs1[a] + self.rw1[b] < ub:
-                    ub = self.vs1[a] + self.rw1[b]
-                if self.vs1[b] + self.rw1[a] < ub:
-                    ub = self.vs1[b] + self.rw1[a]
+        rw = self.related_weight(hand, w, hm, &tm)   # fills rset, rmask
+        split = loose = 0
+        if ns == 1:
+            sb = self.vs1[a]
         else:
-            c = idx[2]
-            rel[0] = related(&self.mmask[a], &self.mmask[b], &pool)
-            rel[1] = related(&self.mmask[a], &self.mmask[c], &pool)
-            rel[2] = related(&self.mmask[b], &self.mmask[c], &pool)
-            if not rel[0] and not rel[1] and self.vs1[a] + self.vs2[b][c] < ub:
-                ub = self.vs1[a] + self.vs2[b][c]
-            if not rel[0] and not rel[2] and self.vs1[b] + self.vs2[a][c] < ub:
-                ub = self.vs1[b] + self.vs2[a][c]
-            if not rel[1] and not rel[2] and self.vs1[c] + self.vs2[a][b] < ub:
-                ub = self.vs1[c] + self.vs2[a][b]
-        alt = self.v0 + self.related_weight(hand, w, hm, &tm)
-        if level == 1 and self.v0 < alt <= ub and ub == total_w:   # (no decomposition)
-            mv = self.mixed_value(st, idx, ns, w, jw)
-            if mv >= 0 and self.v0 + mv < alt:
-                alt = self.v0 + mv
-        if alt < ub:
-            ub = alt
+            sb = self.v0 + rw
+            for s in range(4):
+                pool.suit[s] = hm.suit[s] | tm.suit[s]
+            pool.ranks = hm.ranks | tm.ranks
+            if ns == 2:
+                if loose and self.vs1[a] + self.vs1[b] < sb:
+                    sb = self.vs1[a] + self.vs1[b]
+                for s in range(4):
+                    pool.suit[s] = self.rmask.suit[s] | tm.suit[s]
+                pool.ranks = self.rmask.ranks | tm.ranks
+                split = loose or not can_share(&self.mmask[a], &self.mmask[b], &pool)
+                if split and self.v0 + self.m1[a] + self.m1[b] < sb:
+                    sb = self.v0 + self.m1[a] + self.m1[b]
+            else:
+                c = idx[2]
+                rel[0] = related(&self.mmask[a], &self.mmask[b], &pool)
+                rel[1] = related(&self.mmask[a], &self.mmask[c], &pool)
+                rel[2] = related(&self.mmask[b], &self.mmask[c], &pool)
+                if not rel[0] and not rel[1] and self.vs1[a] + self.vs2[b][c] < sb:
+                    sb = self.vs1[a] + self.vs2[b][c]
+                if not rel[0] and not rel[2] and self.vs1[b] + self.vs2[a][c] < sb:
+                    sb = self.vs1[b] + self.vs2[a][c]
+                if not rel[1] and not rel[2] and self.vs1[c] + self.vs2[a][b] < sb:
+                    sb = self.vs1[c] + self.vs2[a][b]
+        ub = sb + lay
+        u = self.union_bound(idx, ns, hand, w)
+        if u < ub:
+            ub = u
+        if (ub > best or (ub == best and beaten_by_equal)) and rw > 0:
+            # the mixed values (a solve each, unless cached)
+            if split:
+                self.single_mixed(st, a, hand, w, jw, hm)
+                self.single_mixed(st, b, hand, w, jw, hm)
+                sb = self.v0 + self.m1[a] + self.m1[b]
+                if loose and self.vs1[a] + self.vs1[b] < sb:
+                    sb = self.vs1[a] + self.vs1[b]
+            elif ns == 1:
+                self.single_mixed(st, a, hand, w, jw, hm)
+                sb = self.vs1[a]
+            else:
+                mv = self.mixed_value(st, idx, ns, w, jw)
+                if 0 <= mv and self.v0 + mv < sb:
+                    sb = self.v0 + mv
+            if sb + lay < ub:
+                ub = sb + lay
         if ns == 2:
-            self.vs2[a][b] = ub
-        return ub
+            self.vs2[a][b] = sb
+        return ub if ub < total_w else total_w
+
+    cdef void store_vs(self, const int* idx, int ns, int64_t v) noexcept nogil:
+        """Record the exact solver value of a set that was solved."""
+        if ns == 1:
+            self.vs1[idx[0]] = v
+        elif ns == 2:
+            self.vs2[idx[0]][idx[1]] = v
 
     # ------------------------------------------------------------ invariants (checked mode)
     cdef int check_state(self, HState* st) noexcept nogil:
@@ -1599,6 +1767,21 @@ cdef class Engine:
         out["hand_points"] = hand_points
         out["score"] = score
         return out
+
+    def small_mixed_value(self, table, hand, int objective=0):
+        """The small exact search behind the intermediate's bounds (for tests): the most
+        weight of `hand` cards (at most 3, no jokers) placed with every card of `table` (a
+        union of melds) in valid melds; None when it is too large for the small search."""
+        cdef int c
+        cdef int64_t v
+        for c in range(JOKER):
+            self.tmv[c] = table[c]
+            self.rset[c] = hand[c]
+        if objective:
+            v = self.small_mixed(self.R.pw)
+        else:
+            v = self.small_mixed(self.R.ones)
+        return None if v == -2 else v
 
     # ------------------------------------------------------------ one decision (State API)
     def decide_position(self, int seat, hands, table_melds, table_stands, opened,

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from fastmach.cards import card_points
 from fastmach.engine import make_engine
 from fastmach.game import Game
 from fastmach.rules import Rules
@@ -73,3 +74,37 @@ def test_same_decision_in_every_position(rules, strategy):
         c = beg.decide_position(*args, raw=True)
         differs_from_beginner += int(a[1].sum()) > int(c[1].sum())
     assert differs_from_beginner > 0  # positions where regrouping pays are covered
+
+
+@pytest.mark.parametrize("preset", ["classic", "classic(ace=low-only)", "classic(decks=3)"])
+def test_small_mixed_search_equals_the_solver(preset):
+    # the small exact search behind the bounds (a union of melds + at most 3 hand cards)
+    # against the exact solver, both objectives, many random positions
+    import random
+
+    from fastmach import _solver
+    from positions import counts, rand_hand, rand_table
+
+    r = Rules.parse(preset)
+    eng = make_engine(r, ["intermediate"] * r.players)[2]
+    rules = dict(decks=r.decks, ace_high=r.ace_high, jokers_per_meld=r.jokers_per_meld)
+    pts = np.asarray(card_points(r.hand_points), dtype=np.int32) * 64 + 1  # objective=1
+    weights = (np.ones(53, dtype=np.int32), pts)
+    jw = np.ones(16, dtype=np.int32)  # (no jokers here)
+    rng = random.Random(5)
+    placed = 0
+    for _ in range(1500):
+        table = rand_table(rng, rng.choice((3, 6, 9, 12, 15)), rules, 0,
+                           lengths=(3, 3, 4, 5, 6, 13, 14))
+        hand = rand_hand(rng, table, r.decks, rng.randint(1, 3), near_p=0.95)
+        t, h = counts(table), counts(hand)
+        for obj in (0, 1):
+            w = weights[obj]
+            total, pl, _, _ = _solver.solve_counts(t, h, r.decks, r.ace_high, r.jokers_per_meld,
+                                                   w, jw, False)
+            want = int((pl.astype(np.int64) * w).sum())
+            got = eng.small_mixed_value(t, h, obj)
+            if len(table) + len(hand) <= 24:
+                assert got == want, (preset, sorted(table), sorted(hand), obj, got, want)
+            placed += want > 0
+    assert placed > 300  # positions where hand cards join the melds are covered
