@@ -234,6 +234,16 @@ cdef inline uint32_t seg_closure(uint32_t pool, uint32_t seed) noexcept nogil:
         s = t
 
 
+cdef inline uint32_t seg_of(uint32_t pool, uint32_t b) noexcept nogil:
+    """The segment of consecutive set bits of `pool` holding bit b (b in pool)."""
+    cdef uint32_t z = ~pool & (b - 1)
+    z |= z >> 1
+    z |= z >> 2
+    z |= z >> 4
+    z |= z >> 8
+    return (pool & ~(pool + b)) | ((b - 1) & ~z)
+
+
 cdef struct Masks:
     uint32_t ranks          # bit r-1 for every rank r present
     uint32_t suit[4]        # per suit, bit r (1..13), an ace also at bit 14 when ace_high
@@ -285,7 +295,7 @@ cdef inline int can_share(const Masks* x, const Masks* y, const Masks* pool) noe
             continue
         rest = pool.suit[s]
         while rest:
-            seg = seg_closure(rest, rest & (~rest + 1))
+            seg = rest & ~(rest + (rest & (~rest + 1)))   # the lowest segment
             rest &= ~seg
             xb = seg & x.suit[s]
             yb = seg & y.suit[s]
@@ -1243,7 +1253,7 @@ cdef class Engine:
             if not rel and tm.suit[s]:
                 b = rb
                 while b:
-                    seg = seg_closure(pool.suit[s], b)
+                    seg = seg_of(pool.suit[s], b)
                     x = seg & (seg - 1)
                     if x & (x - 1) and seg & tm.suit[s] & ~b:
                         rel = 1
@@ -1265,12 +1275,14 @@ cdef class Engine:
         cdef int64_t v
         cdef uint64_t* e
         memset(self.tmv, 0, NCARD)
-        for i in range(ns):
-            for q in range(st.wit.start[idx[i]], st.wit.start[idx[i] + 1]):
-                self.tmv[st.wit.cards[q]] += 1
         k[0] = k[1] = k[2] = k[3] = 0
-        for c in range(JOKER):   # 2 bits per card type (at most 3 copies)
-            k[c >> 5] |= (<uint64_t>self.tmv[c]) << (2 * (c & 31))
+        for i in range(ns):   # 2 bits per card type (at most 3 copies)
+            for q in range(st.wit.start[idx[i]], st.wit.start[idx[i] + 1]):
+                c = st.wit.cards[q]
+                self.tmv[c] += 1
+                k[c >> 5] += (<uint64_t>1) << (2 * (c & 31))
+        for q in range(self.nhl):
+            c = self.hl[q]
             k[2 + (c >> 5)] |= (<uint64_t>self.rset[c]) << (2 * (c & 31))
         k[4] = 1 + (<uint64_t>(w == self.R.pw))   # the objective (never 0: 0 = empty slot)
         h = k[4]
@@ -1431,7 +1443,7 @@ cdef class Engine:
             for s in range(4):
                 pool.suit[s] = hm.suit[s] | self.mmask[a].suit[s] | self.mmask[b].suit[s]
             pool.ranks = hm.ranks | self.mmask[a].ranks | self.mmask[b].ranks
-            loose = not related(&self.mmask[a], &self.mmask[b], &pool)
+            loose = not can_share(&self.mmask[a], &self.mmask[b], &pool)
             if loose:
                 sb = self.vs1[a] + self.vs1[b]
                 if self.v0 + self.m1[a] + self.m1[b] < sb:
@@ -1465,9 +1477,9 @@ cdef class Engine:
                     sb = self.v0 + self.m1[a] + self.m1[b]
             else:
                 c = idx[2]
-                rel[0] = related(&self.mmask[a], &self.mmask[b], &pool)
-                rel[1] = related(&self.mmask[a], &self.mmask[c], &pool)
-                rel[2] = related(&self.mmask[b], &self.mmask[c], &pool)
+                rel[0] = can_share(&self.mmask[a], &self.mmask[b], &pool)
+                rel[1] = can_share(&self.mmask[a], &self.mmask[c], &pool)
+                rel[2] = can_share(&self.mmask[b], &self.mmask[c], &pool)
                 if not rel[0] and not rel[1] and self.vs1[a] + self.vs2[b][c] < sb:
                     sb = self.vs1[a] + self.vs2[b][c]
                 if not rel[0] and not rel[2] and self.vs1[b] + self.vs2[a][c] < sb:
