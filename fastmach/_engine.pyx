@@ -34,6 +34,7 @@ cdef enum:
     N_PARAMS = 8
     PATIENCE_STOCK = 10  # a patient player waits while the stock holds at least this many
     MAX_TURNS = 100000   # a hand longer than this is reported as an error (see play_batch)
+    SMALL_R = 5          # intermediate: mixed values with at most this many hand cards by part_ok
     MV_SLOTS = 16384     # intermediate: entries of the mixed-value cache (a power of two)
 
 # actions
@@ -273,12 +274,11 @@ cdef inline int can_share(const Masks* x, const Masks* y, const Masks* pool) noe
     """Whether some meld of pool cards could hold a card of x and a card of y: a group (one
     rank, two different suits, >= 3 suits of that rank in the pool) or a run (one suit,
     one segment of >= 3 consecutive pool ranks, two different places)."""
-    cdef int s, t, r, n
-    cdef uint32_t rb, xs, ys, rest, seg, xb, yb
-    for r in range(1, 14):
-        if not (x.ranks & y.ranks) & ((<uint32_t>1) << (r - 1)):
-            continue
-        rb = (<uint32_t>1) << r
+    cdef int s, t, n
+    cdef uint32_t rb, xs, ys, rest, seg, xb, yb, common = x.ranks & y.ranks
+    while common:
+        rb = (common & (~common + 1)) << 1   # rank r: bit r-1 of ranks, bit r of a suit
+        common &= common - 1
         n = 0
         xs = ys = 0
         for t in range(4):
@@ -1306,16 +1306,16 @@ cdef class Engine:
         return v
 
     cdef int64_t small_mixed(self, const int32_t* w) noexcept nogil:
-        """The mixed value of self.tmv (a union of melds, no jokers) with at most 3 hand
-        cards self.rset, by trying every subset of the hand cards, heaviest first, with
-        part_ok; -2 when larger (the solver's case)."""
-        cdef int rc[3]
-        cdef int nr = 0, n = 0, c, j, mask
+        """The mixed value of self.tmv (a union of melds, no jokers) with at most SMALL_R
+        hand cards self.rset: part_ok on every subset of them heavier than the best found
+        so far; -2 when there are more (the solver's case)."""
+        cdef int rc[SMALL_R]
+        cdef int nr = 0, n = 0, c, j, mask, m
         cdef int64_t best = 0, v
         for c in range(JOKER):
             n += self.tmv[c]
             for j in range(self.rset[c]):
-                if nr == 3:
+                if nr == SMALL_R:
                     return -2
                 rc[nr] = c
                 nr += 1
@@ -1333,7 +1333,11 @@ cdef class Engine:
             for j in range(nr):
                 if (mask >> j) & 1:
                     self.pcnt[rc[j]] += 1
-            if self.part_ok(n + (mask & 1) + ((mask >> 1) & 1) + ((mask >> 2) & 1)):
+            m = n
+            for j in range(nr):
+                if (mask >> j) & 1:
+                    m += 1
+            if self.part_ok(m):
                 best = v
             for j in range(nr):
                 if (mask >> j) & 1:
@@ -1782,7 +1786,7 @@ cdef class Engine:
 
     def small_mixed_value(self, table, hand, int objective=0):
         """The small exact search behind the intermediate's bounds (for tests): the most
-        weight of `hand` cards (at most 3, no jokers) placed with every card of `table` (a
+        weight of `hand` cards (at most 5, no jokers) placed with every card of `table` (a
         union of melds) in valid melds; None when it is too large for the small search."""
         cdef int c
         cdef int64_t v
