@@ -35,6 +35,7 @@ cdef enum:
     PATIENCE_STOCK = 10  # a patient player waits while the stock holds at least this many
     MAX_TURNS = 100000   # a hand longer than this is reported as an error (see play_batch)
     SMALL_R = 5          # intermediate: mixed values with at most this many hand cards by part_ok
+    FEAS_R = 4           # ... and with at most this many, every feasible subset (joint_bound)
     MV_SLOTS = 16384     # intermediate: entries of the mixed-value cache (a power of two)
 
 # actions
@@ -439,11 +440,14 @@ cdef class Engine:
     cdef int hl[NCARD]                # the hand's card types (no jokers)
     cdef int nhl
     cdef uint8_t rset[NCARD]          # related_weight: the related hand cards it found
+    cdef uint8_t ho[NCARD]            # hand cards that could be in a meld of hand cards
     cdef uint8_t tmv[NCARD]           # mixed_value: the cards of the set
     cdef uint8_t mvplaced[NCARD]
     cdef uint8_t pcnt[NCARD]          # part_ok: the cards left to split
     cdef uint64_t* mvkey              # mixed-value cache: MV_SLOTS keys of 5 words ...
     cdef int64_t* mvval               # ... and values (exact: whole keys are compared)
+    cdef uint32_t* mvfeas             # ... and feasible subsets (small_mixed; 0 = unknown)
+    cdef uint32_t feas                # the last mixed value's feasible subsets
     cdef readonly long long n_mixed   # mixed values solved (cache misses)
     cdef uint8_t t2[NCARD]
     cdef uint8_t h2[NCARD]
@@ -460,13 +464,15 @@ cdef class Engine:
     def __cinit__(self):
         self.mvkey = <uint64_t*> malloc(MV_SLOTS * 5 * sizeof(uint64_t))
         self.mvval = <int64_t*> malloc(MV_SLOTS * sizeof(int64_t))
-        if self.mvkey == NULL or self.mvval == NULL:
+        self.mvfeas = <uint32_t*> malloc(MV_SLOTS * sizeof(uint32_t))
+        if self.mvkey == NULL or self.mvval == NULL or self.mvfeas == NULL:
             raise MemoryError()
         memset(self.mvkey, 0, MV_SLOTS * 5 * sizeof(uint64_t))
 
     def __dealloc__(self):
         free(self.mvkey)
         free(self.mvval)
+        free(self.mvfeas)
 
     def __init__(self, dict cfg):
         """cfg (built by fastmach.engine.engine_config): plain ints and arrays."""
@@ -1126,6 +1132,7 @@ cdef class Engine:
         mixed bound m1, tightened later by the mixed value) and the solver-value bound
         vs1 = V0 + m1 (replaced by the exact value once solved)."""
         cdef int m, c, a, b, i, r0, isgroup, suits, u, s, p, lo, hi
+        cdef uint32_t hb, hs, hx
         cdef int top = 14 if self.R.srules.ace_high else 13
         cdef Witness* W = &st.wit
         self.v0 = self.last_vs   # the beginner's solve: hand-only melds
@@ -1137,6 +1144,24 @@ cdef class Engine:
             if hand[c]:
                 self.hl[self.nhl] = c
                 self.nhl += 1
+        for i in range(self.nhl):
+            # ho: the card could be in a meld of hand cards (a group of >= 3 suits, a
+            # segment of >= 3 consecutive ranks of its suit in the hand)
+            c = self.hl[i]
+            r0 = c % 13 + 1
+            s = c // 13
+            suits = 0
+            for u in range(4):
+                if hm.suit[u] & ((<uint32_t>1) << r0):
+                    suits += 1
+            self.ho[c] = suits >= 3
+            hb = (<uint32_t>1) << r0
+            while not self.ho[c] and hb:
+                hs = seg_of(hm.suit[s], hb)
+                hx = hs & (hs - 1)
+                self.ho[c] = (hx & (hx - 1)) != 0
+                hb = (<uint32_t>1) << 14 if (r0 == 1 and self.R.srules.ace_high
+                                             and hb != (<uint32_t>1) << 14) else 0
         for m in range(W.n_melds):
             self.capn[m] = 0
             a = W.start[m]
@@ -1208,21 +1233,26 @@ cdef class Engine:
 
     cdef int64_t union_bound(self, const int* idx, int ns, const uint8_t* hand,
                              const int32_t* w) noexcept nogil:
-        """V0 plus every copy of a hand card in self.rset (related to the melds idx) or on
-        an intact meld's lay-off chain, each copy counted once."""
-        cdef int i, j, c, q, n
-        cdef int64_t v = self.v0
+        """Every copy of a hand card in self.rset (related to the melds idx) or on an intact
+        meld's lay-off chain, each copy counted once, plus V0; or, without V0, plus the
+        copies of the cards that fit a hand-only meld (ho)."""
+        cdef int i, j, c, q, n, cap
+        cdef int64_t v = self.v0, u = 0
         for i in range(ns):
             for j in range(self.capn[idx[i]]):
                 self.capt[self.capc[idx[i]][j]] += 1
         for q in range(self.nhl):
             c = self.hl[q]
-            n = self.rset[c] + self.capall[c] - self.capt[c]
+            cap = self.capall[c] - self.capt[c]
+            n = self.rset[c] + cap
             v += <int64_t>w[c] * (hand[c] if hand[c] < n else n)
+            # (a copy in a hand-only meld is related, or fits one: the `ho` cards)
+            n = (hand[c] if self.rset[c] or self.ho[c] else 0) + cap
+            u += <int64_t>w[c] * (hand[c] if hand[c] < n else n)
         for i in range(ns):
             for j in range(self.capn[idx[i]]):
                 self.capt[self.capc[idx[i]][j]] = 0
-        return v
+        return v if v < u else u
 
     cdef int64_t related_weight(self, const uint8_t* hand, const int32_t* w, const Masks* hm,
                                 const Masks* tm) noexcept nogil:
@@ -1291,9 +1321,11 @@ cdef class Engine:
             h ^= h >> 29
         e = self.mvkey + 5 * (h & (MV_SLOTS - 1))
         if e[0] == k[0] and e[1] == k[1] and e[2] == k[2] and e[3] == k[3] and e[4] == k[4]:
+            self.feas = self.mvfeas[h & (MV_SLOTS - 1)]
             return self.mvval[h & (MV_SLOTS - 1)]
         v = self.small_mixed(w)
         if v == -2:   # too large for the small search: the solver
+            self.feas = 0
             memset(self.mvplaced, 0, NCARD)
             v = self.solver.solve(self.tmv, self.rset, &self.R.srules, w, jw, self.mvplaced, NULL)
             if v < 0:
@@ -1303,7 +1335,54 @@ cdef class Engine:
         for i in range(5):
             e[i] = k[i]
         self.mvval[h & (MV_SLOTS - 1)] = v
+        self.mvfeas[h & (MV_SLOTS - 1)] = self.feas
         return v
+
+    cdef int64_t joint_bound(self, const int* idx, int ns, const uint8_t* hand,
+                             const int32_t* w, int64_t mv, int64_t lay) noexcept nogil:
+        """V0 + the mixed value + the lay-offs, a copy counted once: the most, over the
+        feasible subsets M of the related cards (self.feas, from the last mixed_value), of
+        w(M) + the lay-off cap of the hand without M; V0 + mv + lay when unknown."""
+        cdef int rc[FEAS_R]
+        cdef int capT[FEAS_R]
+        cdef int nr = 0, q, c, j, i, mask, h, cnt
+        cdef int64_t best = -1, v
+        if not self.feas:
+            return self.v0 + mv + lay
+        for q in range(self.nhl):
+            c = self.hl[q]
+            for j in range(self.rset[c]):
+                rc[nr] = c
+                capT[nr] = self.capall[c]
+                for i in range(ns):
+                    for h in range(self.capn[idx[i]]):
+                        if self.capc[idx[i]][h] == c:
+                            capT[nr] -= 1
+                nr += 1
+        for mask in range(1 << nr):
+            if not (self.feas >> mask) & 1:
+                continue
+            v = lay
+            for j in range(nr):
+                if not (mask >> j) & 1:
+                    continue
+                v += w[rc[j]]
+                # the lay-off cap loses what M takes of this card: once per card, at its
+                # first copy in M
+                cnt = 0
+                for i in range(nr):
+                    if rc[i] == rc[j] and (mask >> i) & 1:
+                        if i < j:
+                            cnt = -1
+                            break
+                        cnt += 1
+                if cnt > 0:
+                    h = hand[rc[j]]
+                    v -= <int64_t>w[rc[j]] * ((h if h < capT[j] else capT[j])
+                                              - (h - cnt if h - cnt < capT[j] else capT[j]))
+            if v > best:
+                best = v
+        return self.v0 + best
 
     cdef int64_t small_mixed(self, const int32_t* w) noexcept nogil:
         """The mixed value of self.tmv (a union of melds, no jokers) with at most SMALL_R
@@ -1323,12 +1402,15 @@ cdef class Engine:
             return -2
         for c in range(JOKER):
             self.pcnt[c] = self.tmv[c]
+        # up to FEAS_R hand cards, every subset is tried: self.feas gets a bit per feasible
+        # subset (for joint_bound); beyond, only those heavier than the best so far
+        self.feas = 1 if nr <= FEAS_R else 0
         for mask in range(1, 1 << nr):
             v = 0
             for j in range(nr):
                 if (mask >> j) & 1:
                     v += w[rc[j]]
-            if v <= best:
+            if v <= best and not self.feas:
                 continue
             for j in range(nr):
                 if (mask >> j) & 1:
@@ -1338,7 +1420,10 @@ cdef class Engine:
                 if (mask >> j) & 1:
                     m += 1
             if self.part_ok(m):
-                best = v
+                if v > best:
+                    best = v
+                if self.feas:
+                    self.feas |= (<uint32_t>1) << mask
             for j in range(nr):
                 if (mask >> j) & 1:
                     self.pcnt[rc[j]] -= 1
@@ -1502,13 +1587,21 @@ cdef class Engine:
                 sb = self.v0 + self.m1[a] + self.m1[b]
                 if loose and self.vs1[a] + self.vs1[b] < sb:
                     sb = self.vs1[a] + self.vs1[b]
-            elif ns == 1:
-                self.single_mixed(st, a, hand, w, jw, hm)
-                sb = self.vs1[a]
             else:
-                mv = self.mixed_value(st, idx, ns, w, jw)
-                if 0 <= mv and self.v0 + mv < sb:
-                    sb = self.v0 + mv
+                mv = self.mixed_value(st, idx, ns, w, jw)   # (rset: the set's related cards)
+                if mv >= 0:
+                    if ns == 1:
+                        self.mvdone[a] = 1
+                        if mv < self.m1[a]:
+                            self.m1[a] = mv
+                        if self.v0 + mv < self.vs1[a]:
+                            self.vs1[a] = self.v0 + mv
+                        sb = self.vs1[a]
+                    elif self.v0 + mv < sb:
+                        sb = self.v0 + mv
+                    u = self.joint_bound(idx, ns, hand, w, mv, lay)
+                    if u < ub:
+                        ub = u
             if sb + lay < ub:
                 ub = sb + lay
         if ns == 2:
