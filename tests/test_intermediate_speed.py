@@ -110,3 +110,18 @@ def test_small_mixed_search_equals_the_solver(preset):
                 assert got == want, (preset, sorted(table), sorted(hand), obj, got, want)
             placed += want > 0
     assert placed > 300  # positions where hand cards join the melds are covered
+
+
+def test_bench_reports_turns_and_time_per_decision():
+    from fastmach.bench import format_games
+    from fastmach.engine import bench, play_games
+
+    row = bench("classic(match=single)", ["intermediate"] * 4, games=6, detail=True)
+    df = play_games("classic(match=single)", ["intermediate"] * 4, 0, range(6))
+    assert row["games"] == 6 and row["turns_per_game"] == df["turns"].mean()
+    assert row["games_per_s"] > 0 and row["us_per_decision"] > 0
+    # the time per decision times the turns is the time per game
+    assert row["us_per_decision"] * row["turns_per_game"] * row["games_per_s"] == \
+        pytest.approx(1e6)
+    text = format_games([{"rules": "classic", "seats": "4 x intermediate", **row}])
+    assert "µs/decision" in text and f"{row['turns_per_game']:.1f}" in text
