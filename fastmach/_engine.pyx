@@ -35,7 +35,7 @@ cdef enum:
     PATIENCE_STOCK = 10  # a patient player waits while the stock holds at least this many
     MAX_TURNS = 100000   # a hand longer than this is reported as an error (see play_batch)
     SMALL_R = 5          # intermediate: mixed values with at most this many hand cards by part_ok
-    FEAS_R = 4           # ... and with at most this many, every feasible subset (joint_bound)
+    FEAS_R = 2           # ... and with at most this many, every feasible subset (joint_bound)
     MV_SLOTS = 16384     # intermediate: entries of the mixed-value cache (a power of two)
 
 # actions
@@ -294,9 +294,9 @@ cdef inline int can_share(const Masks* x, const Masks* y, const Masks* pool) noe
     for s in range(4):
         if not (x.suit[s] and y.suit[s]):
             continue
-        rest = pool.suit[s]
-        while rest:
-            seg = rest & ~(rest + (rest & (~rest + 1)))   # the lowest segment
+        rest = x.suit[s]
+        while rest:   # the pool segments through x's cards
+            seg = seg_of(pool.suit[s], rest & (~rest + 1))
             rest &= ~seg
             xb = seg & x.suit[s]
             yb = seg & y.suit[s]
@@ -1526,28 +1526,41 @@ cdef class Engine:
                 if ns == 2:
                     self.vs2[a][b] = total_w
                 return total_w
-        lay = self.lay_cap(idx, ns, hand, w)
+        loose = 0
         if ns == 2:
-            # cheap first: an unrelated pair, by its singles' bounds
-            for s in range(4):
-                pool.suit[s] = hm.suit[s] | self.mmask[a].suit[s] | self.mmask[b].suit[s]
-            pool.ranks = hm.ranks | self.mmask[a].ranks | self.mmask[b].ranks
-            loose = not can_share(&self.mmask[a], &self.mmask[b], &pool)
-            if loose:
-                sb = self.vs1[a] + self.vs1[b]
-                if self.v0 + self.m1[a] + self.m1[b] < sb:
-                    sb = self.v0 + self.m1[a] + self.m1[b]
-                ub = sb + lay
-                if ub < best or (ub == best and not beaten_by_equal):
+            # cheap first: an unrelated pair, by its singles' bounds (the relation is
+            # looked at only when that bound would skip the pair)
+            sb = self.vs1[a] + self.vs1[b]
+            if self.v0 + self.m1[a] + self.m1[b] < sb:
+                sb = self.v0 + self.m1[a] + self.m1[b]
+            ub = sb + self.lay_all
+            if not (ub < best or (ub == best and not beaten_by_equal)):
+                ub = sb + self.lay_cap(idx, ns, hand, w)
+            if ub < best or (ub == best and not beaten_by_equal):
+                if not self.mmask[a].ranks & self.mmask[b].ranks and not (
+                        (self.mmask[a].suit[0] and self.mmask[b].suit[0])
+                        or (self.mmask[a].suit[1] and self.mmask[b].suit[1])
+                        or (self.mmask[a].suit[2] and self.mmask[b].suit[2])
+                        or (self.mmask[a].suit[3] and self.mmask[b].suit[3])):
+                    loose = 1   # no common rank, no common suit
+                else:
+                    for s in range(4):
+                        pool.suit[s] = hm.suit[s] | self.mmask[a].suit[s] | self.mmask[b].suit[s]
+                    pool.ranks = hm.ranks | self.mmask[a].ranks | self.mmask[b].ranks
+                    loose = not can_share(&self.mmask[a], &self.mmask[b], &pool)
+                if loose:
                     self.vs2[a][b] = sb
                     return ub
+            else:
+                loose = -1   # not known yet
+        lay = self.lay_cap(idx, ns, hand, w)
         tm = self.mmask[a]
         for i in range(1, ns):
             tm.ranks |= self.mmask[idx[i]].ranks
             for s in range(4):
                 tm.suit[s] |= self.mmask[idx[i]].suit[s]
         rw = self.related_weight(hand, w, hm, &tm)   # fills rset, rmask
-        split = loose = 0
+        split = 0
         if ns == 1:
             sb = self.vs1[a]
         else:
@@ -1556,6 +1569,8 @@ cdef class Engine:
                 pool.suit[s] = hm.suit[s] | tm.suit[s]
             pool.ranks = hm.ranks | tm.ranks
             if ns == 2:
+                if loose < 0:
+                    loose = not can_share(&self.mmask[a], &self.mmask[b], &pool)
                 if loose and self.vs1[a] + self.vs1[b] < sb:
                     sb = self.vs1[a] + self.vs1[b]
                 for s in range(4):
