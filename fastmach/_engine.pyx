@@ -431,6 +431,7 @@ cdef class Engine:
     cdef int64_t m1[MAX_MELDS]        # per meld: its mixed value with it dissolved (or a bound)
     cdef int64_t vs2[MAX_MELDS][MAX_MELDS]   # per pair (k = 3): the same for two melds
     cdef int mjok[MAX_MELDS]          # the meld holds a joker
+    cdef int msuits[MAX_MELDS]        # the suits of its real cards (bits)
     cdef int capn[MAX_MELDS]          # hand cards each meld could take as lay-offs ...
     cdef uint8_t capc[MAX_MELDS][32]  # ... (card ids, a chain of a run's ends, a group's suit)
     cdef int capall[NCARD]
@@ -991,7 +992,7 @@ cdef class Engine:
         (set_bound, cheap ones first) cannot beat the best so far: exact, it
         never changes the play."""
         cdef ERules* R = &self.R
-        cdef int64_t best, total_w, v, ub
+        cdef int64_t best, total_w, v, ub, sb
         cdef int64_t best_key = 0, key
         cdef int n = st.wit.n_melds, i, j, l, c, prune, bounded, top
         cdef int idx[3]
@@ -1013,11 +1014,13 @@ cdef class Engine:
         for i in range(n):
             memset(&self.mmask[i], 0, sizeof(Masks))
             self.mjok[i] = 0
+            self.msuits[i] = 0
             for j in range(st.wit.start[i], st.wit.start[i + 1]):
                 if st.wit.cards[j] == JOKER:
                     self.mjok[i] = 1
                 else:
                     masks_add(&self.mmask[i], st.wit.cards[j], R.srules.ace_high)
+                    self.msuits[i] |= 1 << (st.wit.cards[j] // 13)
         if bounded:
             self.bound_setup(st, hand, w, &hm)
         top = k if k < n else n
@@ -1030,7 +1033,20 @@ cdef class Engine:
                 for i in range(3):
                     key = key * 65 + (idx[i] + 1 if i < l else 0)
                 ub = total_w
-                if bounded:
+                if bounded and l == 2 and not (self.mmask[idx[0]].ranks & self.mmask[idx[1]].ranks) \
+                        and not (self.msuits[idx[0]] & self.msuits[idx[1]]) \
+                        and not self.mjok[idx[0]] and not self.mjok[idx[1]]:
+                    # a pair with no common rank or suit (so unrelated): the singles'
+                    # bound with every lay-off chain, first (see set_bound)
+                    sb = self.vs1[idx[0]] + self.vs1[idx[1]]
+                    if self.v0 + self.m1[idx[0]] + self.m1[idx[1]] < sb:
+                        sb = self.v0 + self.m1[idx[0]] + self.m1[idx[1]]
+                    ub = sb + self.lay_all
+                    if ub < best or (ub == best and key > best_key):
+                        self.vs2[idx[0]][idx[1]] = sb
+                    else:
+                        ub = total_w
+                if bounded and ub == total_w:
                     ub = self.set_bound(st, idx, l, hand, w, jw, &hm, total_w, best,
                                         key < best_key)
                 if ub < best or (ub == best and key > best_key):
