@@ -441,6 +441,8 @@ cdef class Engine:
     cdef int hl[NCARD]                # the hand's card types (no jokers)
     cdef int nhl
     cdef uint8_t rset[NCARD]          # related_weight: the related hand cards it found
+    cdef uint64_t rbits               # ... as places in the hand list hl
+    cdef uint64_t rb1[MAX_MELDS]      # per meld: its related cards (places in hl)
     cdef uint8_t ho[NCARD]            # hand cards that could be in a meld of hand cards
     cdef uint8_t tmv[NCARD]           # mixed_value: the cards of the set
     cdef uint8_t mvplaced[NCARD]
@@ -1222,6 +1224,7 @@ cdef class Engine:
             self.lay_all += <int64_t>w[c] * (hand[c] if hand[c] < self.capall[c] else self.capall[c])
         for m in range(W.n_melds):
             self.m1[m] = self.related_weight(hand, w, hm, &self.mmask[m])
+            self.rb1[m] = self.rbits
             self.vs1[m] = self.v0 + self.m1[m]
             self.mvdone[m] = self.m1[m] == 0   # nothing related: the mixed value is 0
 
@@ -1279,6 +1282,7 @@ cdef class Engine:
         cdef uint32_t rb, b, seg, x, b14 = (<uint32_t>1) << 14
         cdef int64_t v = 0
         memset(&self.rmask, 0, sizeof(Masks))
+        self.rbits = 0
         for s in range(4):
             pool.suit[s] = hm.suit[s] | tm.suit[s]
         for q in range(self.nhl):
@@ -1309,7 +1313,15 @@ cdef class Engine:
             if rel:
                 v += <int64_t>hand[c] * w[c]
                 masks_add(&self.rmask, c, ace_high)
+                self.rbits |= (<uint64_t>1) << q
         return v
+
+    cdef void load_rset(self, uint64_t bits, const uint8_t* hand) noexcept nogil:
+        """self.rset from a set of hand-list places (a meld's related cards, rb1)."""
+        cdef int q, c
+        for q in range(self.nhl):
+            c = self.hl[q]
+            self.rset[c] = hand[c] if (bits >> q) & 1 else 0
 
     cdef int64_t mixed_value(self, HState* st, const int* idx, int ns, const int32_t* w,
                              const int32_t* jw) noexcept nogil:
@@ -1518,7 +1530,7 @@ cdef class Engine:
         if self.mvdone[m]:
             return
         self.mvdone[m] = 1
-        self.related_weight(hand, w, hm, &self.mmask[m])
+        self.load_rset(self.rb1[m], hand)
         mv = self.mixed_value(st, &m, 1, w, jw)
         if 0 <= mv < self.m1[m]:
             self.m1[m] = mv
@@ -1575,7 +1587,11 @@ cdef class Engine:
             tm.ranks |= self.mmask[idx[i]].ranks
             for s in range(4):
                 tm.suit[s] |= self.mmask[idx[i]].suit[s]
-        rw = self.related_weight(hand, w, hm, &tm)   # fills rset, rmask
+        if ns == 1:   # (rw: only whether any card is related)
+            rw = 1 if self.rb1[a] else 0
+            self.load_rset(self.rb1[a], hand)
+        else:
+            rw = self.related_weight(hand, w, hm, &tm)   # fills rset, rmask
         split = 0
         if ns == 1:
             sb = self.vs1[a]
