@@ -18,6 +18,7 @@
 #   when the play that follows places at least as many cards as the best play without it.
 from libc.stdint cimport uint8_t, int32_t, int64_t, uint32_t, uint64_t
 from libc.string cimport memset, memcpy, memmove, memcmp
+from libc.stdlib cimport malloc, free
 from libc.math cimport pow
 
 import numpy as np
@@ -33,6 +34,9 @@ cdef enum:
     N_PARAMS = 8
     PATIENCE_STOCK = 10  # a patient player waits while the stock holds at least this many
     MAX_TURNS = 100000   # a hand longer than this is reported as an error (see play_batch)
+    SMALL_R = 5          # intermediate: mixed values with at most this many hand cards by part_ok
+    FEAS_R = 2           # ... and with at most this many, every feasible subset (joint_bound)
+    MV_SLOTS = 16384     # intermediate: entries of the mixed-value cache (a power of two)
 
 # actions
 cdef enum:
@@ -232,6 +236,16 @@ cdef inline uint32_t seg_closure(uint32_t pool, uint32_t seed) noexcept nogil:
         s = t
 
 
+cdef inline uint32_t seg_of(uint32_t pool, uint32_t b) noexcept nogil:
+    """The segment of consecutive set bits of `pool` holding bit b (b in pool)."""
+    cdef uint32_t z = ~pool & (b - 1)
+    z |= z >> 1
+    z |= z >> 2
+    z |= z >> 4
+    z |= z >> 8
+    return (pool & ~(pool + b)) | ((b - 1) & ~z)
+
+
 cdef struct Masks:
     uint32_t ranks          # bit r-1 for every rank r present
     uint32_t suit[4]        # per suit, bit r (1..13), an ace also at bit 14 when ace_high
@@ -254,6 +268,41 @@ cdef inline int related(const Masks* x, const Masks* y, const Masks* pool) noexc
     for s in range(4):
         if y.suit[s] and seg_closure(pool.suit[s], y.suit[s]) & x.suit[s]:
             return 1
+    return 0
+
+
+cdef inline int can_share(const Masks* x, const Masks* y, const Masks* pool) noexcept nogil:
+    """Whether some meld of pool cards could hold a card of x and a card of y: a group (one
+    rank, two different suits, >= 3 suits of that rank in the pool) or a run (one suit,
+    one segment of >= 3 consecutive pool ranks, two different places)."""
+    cdef int s, t, n
+    cdef uint32_t rb, xs, ys, rest, seg, xb, yb, common = x.ranks & y.ranks
+    while common:
+        rb = (common & (~common + 1)) << 1   # rank r: bit r-1 of ranks, bit r of a suit
+        common &= common - 1
+        n = 0
+        xs = ys = 0
+        for t in range(4):
+            if pool.suit[t] & rb:
+                n += 1
+            if x.suit[t] & rb:
+                xs |= 1u << t
+            if y.suit[t] & rb:
+                ys |= 1u << t
+        if n >= 3 and not (xs == ys and xs & (xs - 1) == 0):
+            return 1
+    for s in range(4):
+        if not (x.suit[s] and y.suit[s]):
+            continue
+        rest = x.suit[s]
+        while rest:   # the pool segments through x's cards
+            seg = seg_of(pool.suit[s], rest & (~rest + 1))
+            rest &= ~seg
+            xb = seg & x.suit[s]
+            yb = seg & y.suit[s]
+            if xb and yb and (seg & (seg - 1)) & ((seg & (seg - 1)) - 1) and \
+                    not (xb == yb and xb & (xb - 1) == 0):
+                return 1
     return 0
 
 
@@ -377,6 +426,38 @@ cdef class Engine:
     cdef int touched_m[MAX_MELDS]
     cdef Masks mmask[MAX_MELDS]
     cdef public bint raw      # decide without patience or error (the State API's must-play check)
+    # intermediate: bounds that skip sets which cannot beat the best so far (see intermediate)
+    cdef public bint exhaustive       # no bounds: the plain search (the reference path, for tests)
+    cdef readonly long long n_regroups    # sets solved by intermediate (regroup calls)
+    cdef readonly long long n_bounded     # connected sets skipped by the bound
+    cdef int64_t last_vs              # regroup: the value the solver placed (before lay-offs)
+    cdef int64_t v0                   # the hand-only optimum (the beginner's solve)
+    cdef int64_t lay_all              # lay-off cap with every meld intact
+    cdef int64_t vs1[MAX_MELDS]       # per meld: the solver's value with it dissolved (or a bound)
+    cdef int64_t m1[MAX_MELDS]        # per meld: its mixed value with it dissolved (or a bound)
+    cdef int64_t vs2[MAX_MELDS][MAX_MELDS]   # per pair (k = 3): the same for two melds
+    cdef int mjok[MAX_MELDS]          # the meld holds a joker
+    cdef int msuits[MAX_MELDS]        # the suits of its real cards (bits)
+    cdef int capn[MAX_MELDS]          # hand cards each meld could take as lay-offs ...
+    cdef uint8_t capc[MAX_MELDS][32]  # ... (card ids, a chain of a run's ends, a group's suit)
+    cdef int capall[NCARD]
+    cdef int capt[NCARD]
+    cdef int mvdone[MAX_MELDS]        # m1[m] is the exact mixed value
+    cdef Masks rmask                  # related_weight: the masks of the cards in rset
+    cdef int hl[NCARD]                # the hand's card types (no jokers)
+    cdef int nhl
+    cdef uint8_t rset[NCARD]          # related_weight: the related hand cards it found
+    cdef uint64_t rbits               # ... as places in the hand list hl
+    cdef uint64_t rb1[MAX_MELDS]      # per meld: its related cards (places in hl)
+    cdef uint8_t ho[NCARD]            # hand cards that could be in a meld of hand cards
+    cdef uint8_t tmv[NCARD]           # mixed_value: the cards of the set
+    cdef uint8_t mvplaced[NCARD]
+    cdef uint8_t pcnt[NCARD]          # part_ok: the cards left to split
+    cdef uint64_t* mvkey              # mixed-value cache: MV_SLOTS keys of 5 words ...
+    cdef int64_t* mvval               # ... and values (exact: whole keys are compared)
+    cdef uint32_t* mvfeas             # ... and feasible subsets (small_mixed; 0 = unknown)
+    cdef uint32_t feas                # the last mixed value's feasible subsets
+    cdef readonly long long n_mixed   # mixed values solved (cache misses)
     cdef uint8_t t2[NCARD]
     cdef uint8_t h2[NCARD]
     cdef uint8_t swapped[NCARD]
@@ -388,6 +469,19 @@ cdef class Engine:
     cdef readonly bint checked        # verify the invariants after every turn (tests)
     cdef readonly int violation       # the first broken invariant (see VIOLATIONS)
     cdef readonly int solver_rc       # a solver failure (< -1) met during the hand
+
+    def __cinit__(self):
+        self.mvkey = <uint64_t*> malloc(MV_SLOTS * 5 * sizeof(uint64_t))
+        self.mvval = <int64_t*> malloc(MV_SLOTS * sizeof(int64_t))
+        self.mvfeas = <uint32_t*> malloc(MV_SLOTS * sizeof(uint32_t))
+        if self.mvkey == NULL or self.mvval == NULL or self.mvfeas == NULL:
+            raise MemoryError()
+        memset(self.mvkey, 0, MV_SLOTS * 5 * sizeof(uint64_t))
+
+    def __dealloc__(self):
+        free(self.mvkey)
+        free(self.mvval)
+        free(self.mvfeas)
 
     def __init__(self, dict cfg):
         """cfg (built by fastmach.engine.engine_config): plain ints and arrays."""
@@ -883,6 +977,7 @@ cdef class Engine:
             return best
         if best < 0:
             return -6
+        self.last_vs = placed_weight(out.placed, w, jw)
         wit_clear(W)
         for m in range(st.wit.n_melds):
             if not inS[m]:
@@ -932,16 +1027,108 @@ cdef class Engine:
 
     cdef int64_t intermediate(self, HState* st, int k, const uint8_t* hand, const int32_t* w,
                               const int32_t* jw, Decision* d) noexcept nogil:
-        """Best over every set of <= k table melds (connected to the hand) of regroup()."""
+        """Best over every set of <= k table melds (connected to the hand) of regroup(): the
+        largest value, the earliest set in the order {0}, {0,1}, {0,1,2}, {0,2}, ..., {1},
+        ... among equals (the beginner's play, the empty set, first of all).
+
+        Sets are tried by size (every single meld, then every pair, then every triple) and
+        compared by (value, place in that order), so the winner is the same as in the plain
+        search (intermediate_plain). A set is skipped when an upper bound on its value
+        (set_bound, cheap ones first) cannot beat the best so far: exact, it
+        never changes the play."""
+        cdef ERules* R = &self.R
+        cdef int64_t best, total_w, v, ub, sb
+        cdef int64_t best_key = 0, key
+        cdef int n = st.wit.n_melds, i, j, l, c, prune, bounded, top
+        cdef int idx[3]
+        cdef Masks hm
+        if self.exhaustive:
+            return self.intermediate_plain(st, k, hand, w, jw, d)
+        total_w = placed_weight(hand, w, jw)
+        best = self.regroup(st, NULL, 0, hand, w, jw, d)   # the beginner's play
+        if best < 0 or best >= total_w or n == 0:
+            return best
+        prune = hand[JOKER] == 0 and st.table[JOKER] == 0
+        # the bounds need a hand without jokers (a joker relates any cards); the hand-only
+        # value V0 is the solver's part of the beginner's play (last_vs)
+        bounded = hand[JOKER] == 0
+        memset(&hm, 0, sizeof(Masks))
+        for c in range(JOKER):
+            if hand[c]:
+                masks_add(&hm, c, R.srules.ace_high)
+        for i in range(n):
+            memset(&self.mmask[i], 0, sizeof(Masks))
+            self.mjok[i] = 0
+            self.msuits[i] = 0
+            for j in range(st.wit.start[i], st.wit.start[i + 1]):
+                if st.wit.cards[j] == JOKER:
+                    self.mjok[i] = 1
+                else:
+                    masks_add(&self.mmask[i], st.wit.cards[j], R.srules.ace_high)
+                    self.msuits[i] |= 1 << (st.wit.cards[j] // 13)
+        if bounded:
+            self.bound_setup(st, hand, w, &hm)
+        top = k if k < n else n
+        for l in range(1, top + 1):
+            # every set of l melds, in lexicographic order
+            for i in range(l):
+                idx[i] = i
+            while True:
+                key = 0
+                for i in range(3):
+                    key = key * 65 + (idx[i] + 1 if i < l else 0)
+                ub = total_w
+                if bounded and l == 2 and not (self.mmask[idx[0]].ranks & self.mmask[idx[1]].ranks) \
+                        and not (self.msuits[idx[0]] & self.msuits[idx[1]]) \
+                        and not self.mjok[idx[0]] and not self.mjok[idx[1]]:
+                    # a pair with no common rank or suit (so unrelated): the singles'
+                    # bound with every lay-off chain, first (see set_bound)
+                    sb = self.vs1[idx[0]] + self.vs1[idx[1]]
+                    if self.v0 + self.m1[idx[0]] + self.m1[idx[1]] < sb:
+                        sb = self.v0 + self.m1[idx[0]] + self.m1[idx[1]]
+                    ub = sb + self.lay_all
+                    if ub < best or (ub == best and key > best_key):
+                        self.vs2[idx[0]][idx[1]] = sb
+                    else:
+                        ub = total_w
+                if bounded and ub == total_w:
+                    ub = self.set_bound(st, idx, l, hand, w, jw, &hm, total_w, best,
+                                        key < best_key)
+                if ub < best or (ub == best and key > best_key):
+                    self.n_bounded += 1
+                elif not prune or self.connected(st, idx, l, &hm, hand):
+                    v = self.regroup(st, idx, l, hand, w, jw, &self.cand)
+                    if v < -1:
+                        return v
+                    self.n_regroups += 1
+                    if bounded:
+                        self.store_vs(idx, l, self.last_vs)
+                    if v > best or (v == best and key < best_key):
+                        best = v
+                        best_key = key
+                        memcpy(d, &self.cand, sizeof(Decision))
+                # next set of l melds
+                i = l - 1
+                while i >= 0 and idx[i] == n - l + i:
+                    i -= 1
+                if i < 0:
+                    break
+                idx[i] += 1
+                for j in range(i + 1, l):
+                    idx[j] = idx[j - 1] + 1
+        return best
+
+    cdef int64_t intermediate_plain(self, HState* st, int k, const uint8_t* hand,
+                                    const int32_t* w, const int32_t* jw, Decision* d) noexcept nogil:
+        """The plain search (no bounds), in the order of its definition: the reference the
+        bounded search is tested against (Engine.exhaustive)."""
         cdef ERules* R = &self.R
         cdef int64_t best, bound, v
         cdef int n = st.wit.n_melds, i, m, c, prune, ns
         cdef int idx[3]
         cdef Masks hm
-        # an upper bound to stop the search early (it never changes the result: a later
-        # set replaces the best only when strictly better): the whole hand. (The expert's
-        # value would be tighter, but its full solve on large tables costs more than the
-        # search it cuts short: measured.)
+        # stop early once the whole hand is placed (a later set replaces the best only
+        # when strictly better)
         bound = placed_weight(hand, w, jw)
         best = self.regroup(st, NULL, 0, hand, w, jw, d)   # the beginner's play
         if best < 0 or best >= bound or n == 0:
@@ -964,6 +1151,7 @@ cdef class Engine:
                 v = self.regroup(st, idx, ns, hand, w, jw, &self.cand)
                 if v < -1:
                     return v
+                self.n_regroups += 1
                 if v > best:
                     best = v
                     memcpy(d, &self.cand, sizeof(Decision))
@@ -979,6 +1167,543 @@ cdef class Engine:
                         break
                     ns -= 1
         return best
+
+    # ------------------------------------------------------------ intermediate: bounds
+    # regroup(S) places hand cards three ways: in melds the solver builds with cards of S
+    # ("mixed" melds), in melds of hand cards alone, and as lay-offs onto the intact melds.
+    # - hand-only melds weigh at most V0, the hand-only optimum (the beginner's solve);
+    # - a hand card in a mixed meld shares it with a card of S, so it is "related" to S
+    #   (related_weight: same rank, another suit, >= 3 suits of that rank in the pool of S
+    #   and the hand, for a group; a segment of >= 3 consecutive pool ranks of its suit
+    #   holding a card of S at another place, for a run). The mixed melds are a play of the
+    #   cards of S with related hand cards R alone, so they weigh at most the exact solve
+    #   of S's cards with R (mixed_value; small, and cached), or R's weight;
+    # - lay-offs take only cards of the chains that extend an intact meld (lay_cap); a copy
+    #   is placed once, so V0 + (R or a chain card, copies counted once) bounds it all too.
+    # Decomposition: when no meld of the pool of A, B and R can hold a card of A and a card
+    # of B (can_share), each mixed meld holds cards of A or of B, not both: the mixed melds
+    # of A+B weigh at most A's mixed value plus B's. And when no meld of the pool of A, B
+    # and the whole hand can (related), the solver's melds split into those of A, those of
+    # B and hand-only ones H; A's with H is a play for A alone, B's with H one for B alone,
+    # so the solver's value of A+B is at most A's plus B's.
+
+    cdef void bound_setup(self, HState* st, const uint8_t* hand, const int32_t* w,
+                          const Masks* hm) noexcept nogil:
+        """Per meld: the lay-off chains it offers the hand, its related hand weight (the
+        mixed bound m1, tightened later by the mixed value) and the solver-value bound
+        vs1 = V0 + m1 (replaced by the exact value once solved)."""
+        cdef int m, c, a, b, i, r0, isgroup, suits, u, s, p, lo, hi
+        cdef uint32_t hb, hs, hx
+        cdef int top = 14 if self.R.srules.ace_high else 13
+        cdef Witness* W = &st.wit
+        self.v0 = self.last_vs   # the beginner's solve: hand-only melds
+        memset(self.capall, 0, sizeof(self.capall))
+        memset(self.capt, 0, sizeof(self.capt))
+        memset(self.rset, 0, NCARD)
+        self.nhl = 0
+        for c in range(JOKER):
+            if hand[c]:
+                self.hl[self.nhl] = c
+                self.nhl += 1
+        for i in range(self.nhl):
+            # ho: the card could be in a meld of hand cards (a group of >= 3 suits, a
+            # segment of >= 3 consecutive ranks of its suit in the hand)
+            c = self.hl[i]
+            r0 = c % 13 + 1
+            s = c // 13
+            suits = 0
+            for u in range(4):
+                if hm.suit[u] & ((<uint32_t>1) << r0):
+                    suits += 1
+            self.ho[c] = suits >= 3
+            hb = (<uint32_t>1) << r0
+            while not self.ho[c] and hb:
+                hs = seg_of(hm.suit[s], hb)
+                hx = hs & (hs - 1)
+                self.ho[c] = (hx & (hx - 1)) != 0
+                hb = (<uint32_t>1) << 14 if (r0 == 1 and self.R.srules.ace_high
+                                             and hb != (<uint32_t>1) << 14) else 0
+        for m in range(W.n_melds):
+            self.capn[m] = 0
+            a = W.start[m]
+            b = W.start[m + 1]
+            r0 = W.stands[a] % 13
+            isgroup = 1
+            for i in range(a + 1, b):
+                if W.stands[i] % 13 != r0:
+                    isgroup = 0
+            if isgroup:
+                # a group of three takes a missing suit (layoff_fit)
+                if b - a == 3:
+                    suits = 0
+                    for i in range(a, b):
+                        suits |= 1 << (W.stands[i] // 13)
+                    for u in range(4):
+                        c = u * 13 + r0
+                        if not (suits >> u) & 1 and hand[c]:
+                            self.capc[m][self.capn[m]] = c
+                            self.capn[m] += 1
+            else:
+                # a run takes the next cards up, then down, while the hand holds them
+                s = W.stands[a] // 13
+                lo = W.stands[a] % 13 + 1
+                hi = W.stands[b - 1] % 13 + 1
+                if hi == 1:
+                    hi = 14
+                p = hi + 1
+                while p <= top and hand[s * 13 + (p - 1) % 13]:
+                    self.capc[m][self.capn[m]] = s * 13 + (p - 1) % 13
+                    self.capn[m] += 1
+                    p += 1
+                p = lo - 1
+                while p >= 1 and hand[s * 13 + p - 1]:
+                    self.capc[m][self.capn[m]] = s * 13 + p - 1
+                    self.capn[m] += 1
+                    p -= 1
+            for i in range(self.capn[m]):
+                self.capall[self.capc[m][i]] += 1
+        self.lay_all = 0
+        for c in range(JOKER):
+            self.lay_all += <int64_t>w[c] * (hand[c] if hand[c] < self.capall[c] else self.capall[c])
+        for m in range(W.n_melds):
+            self.m1[m] = self.related_weight(hand, w, hm, &self.mmask[m])
+            self.rb1[m] = self.rbits
+            self.vs1[m] = self.v0 + self.m1[m]
+            self.mvdone[m] = self.m1[m] == 0   # nothing related: the mixed value is 0
+
+    cdef int64_t lay_cap(self, const int* idx, int ns, const uint8_t* hand,
+                         const int32_t* w) noexcept nogil:
+        """Most weight the lay-offs can place with the melds idx dissolved: every card of
+        the intact melds' chains, as many copies as the hand holds and the chains take."""
+        cdef int i, j, c, m, a, b
+        cdef int64_t v = self.lay_all
+        for i in range(ns):
+            m = idx[i]
+            for j in range(self.capn[m]):
+                self.capt[self.capc[m][j]] += 1
+        for i in range(ns):
+            m = idx[i]
+            for j in range(self.capn[m]):
+                c = self.capc[m][j]
+                if self.capt[c]:
+                    a = hand[c] if hand[c] < self.capall[c] else self.capall[c]
+                    b = self.capall[c] - self.capt[c]
+                    b = hand[c] if hand[c] < b else b
+                    v -= <int64_t>w[c] * (a - b)
+                    self.capt[c] = 0
+        return v
+
+    cdef int64_t union_bound(self, const int* idx, int ns, const uint8_t* hand,
+                             const int32_t* w) noexcept nogil:
+        """Every copy of a hand card in self.rset (related to the melds idx) or on an intact
+        meld's lay-off chain, each copy counted once, plus V0; or, without V0, plus the
+        copies of the cards that fit a hand-only meld (ho)."""
+        cdef int i, j, c, q, n, cap
+        cdef int64_t v = self.v0, u = 0
+        for i in range(ns):
+            for j in range(self.capn[idx[i]]):
+                self.capt[self.capc[idx[i]][j]] += 1
+        for q in range(self.nhl):
+            c = self.hl[q]
+            cap = self.capall[c] - self.capt[c]
+            n = self.rset[c] + cap
+            v += <int64_t>w[c] * (hand[c] if hand[c] < n else n)
+            # (a copy in a hand-only meld is related, or fits one: the `ho` cards)
+            n = (hand[c] if self.rset[c] or self.ho[c] else 0) + cap
+            u += <int64_t>w[c] * (hand[c] if hand[c] < n else n)
+        for i in range(ns):
+            for j in range(self.capn[idx[i]]):
+                self.capt[self.capc[idx[i]][j]] = 0
+        return v if v < u else u
+
+    cdef int64_t related_weight(self, const uint8_t* hand, const int32_t* w, const Masks* hm,
+                                const Masks* tm) noexcept nogil:
+        """Weight of the hand cards related to the cards of tm (see above; no jokers); the
+        cards themselves go to self.rset, their masks to self.rmask."""
+        cdef Masks pool
+        cdef int c, r, s, t, nsu, rel, q, ace_high = self.R.srules.ace_high
+        cdef uint32_t rb, b, seg, x, b14 = (<uint32_t>1) << 14
+        cdef int64_t v = 0
+        memset(&self.rmask, 0, sizeof(Masks))
+        self.rbits = 0
+        for s in range(4):
+            pool.suit[s] = hm.suit[s] | tm.suit[s]
+        for q in range(self.nhl):
+            c = self.hl[q]
+            r = c % 13 + 1
+            s = c // 13
+            rb = (<uint32_t>1) << r
+            rel = 0
+            if tm.ranks & ((<uint32_t>1) << (r - 1)):
+                nsu = 0
+                for t in range(4):
+                    if pool.suit[t] & rb:
+                        nsu += 1
+                if nsu >= 3:
+                    for t in range(4):
+                        if t != s and tm.suit[t] & rb:
+                            rel = 1
+            if not rel and tm.suit[s]:
+                b = rb
+                while b:
+                    seg = seg_of(pool.suit[s], b)
+                    x = seg & (seg - 1)
+                    if x & (x - 1) and seg & tm.suit[s] & ~b:
+                        rel = 1
+                        break
+                    b = b14 if (r == 1 and ace_high and b != b14) else 0
+            self.rset[c] = hand[c] if rel else 0
+            if rel:
+                v += <int64_t>hand[c] * w[c]
+                masks_add(&self.rmask, c, ace_high)
+                self.rbits |= (<uint64_t>1) << q
+        return v
+
+    cdef void load_rset(self, uint64_t bits, const uint8_t* hand) noexcept nogil:
+        """self.rset from a set of hand-list places (a meld's related cards, rb1)."""
+        cdef int q, c
+        for q in range(self.nhl):
+            c = self.hl[q]
+            self.rset[c] = hand[c] if (bits >> q) & 1 else 0
+
+    cdef int64_t mixed_value(self, HState* st, const int* idx, int ns, const int32_t* w,
+                             const int32_t* jw) noexcept nogil:
+        """The exact solver's value of the cards of the melds idx with the hand cards in
+        self.rset (cached by the whole multisets and the objective); -1 on a solver error."""
+        cdef int i, c, q
+        cdef uint64_t k[5]
+        cdef uint64_t h
+        cdef int64_t v
+        cdef uint64_t* e
+        memset(self.tmv, 0, NCARD)
+        k[0] = k[1] = k[2] = k[3] = 0
+        for i in range(ns):   # 2 bits per card type (at most 3 copies)
+            for q in range(st.wit.start[idx[i]], st.wit.start[idx[i] + 1]):
+                c = st.wit.cards[q]
+                self.tmv[c] += 1
+                k[c >> 5] += (<uint64_t>1) << (2 * (c & 31))
+        for q in range(self.nhl):
+            c = self.hl[q]
+            k[2 + (c >> 5)] |= (<uint64_t>self.rset[c]) << (2 * (c & 31))
+        k[4] = 1 + (<uint64_t>(w == self.R.pw))   # the objective (never 0: 0 = empty slot)
+        h = k[4]
+        for i in range(4):
+            h = (h ^ k[i]) * <uint64_t>0x9E3779B97F4A7C15ULL
+            h ^= h >> 29
+        e = self.mvkey + 5 * (h & (MV_SLOTS - 1))
+        if e[0] == k[0] and e[1] == k[1] and e[2] == k[2] and e[3] == k[3] and e[4] == k[4]:
+            self.feas = self.mvfeas[h & (MV_SLOTS - 1)]
+            return self.mvval[h & (MV_SLOTS - 1)]
+        v = self.small_mixed(w)
+        if v == -2:   # too large for the small search: the solver
+            self.feas = 0
+            memset(self.mvplaced, 0, NCARD)
+            v = self.solver.solve(self.tmv, self.rset, &self.R.srules, w, jw, self.mvplaced, NULL)
+            if v < 0:
+                return -1
+            v = placed_weight(self.mvplaced, w, jw)
+        self.n_mixed += 1
+        for i in range(5):
+            e[i] = k[i]
+        self.mvval[h & (MV_SLOTS - 1)] = v
+        self.mvfeas[h & (MV_SLOTS - 1)] = self.feas
+        return v
+
+    cdef int64_t joint_bound(self, const int* idx, int ns, const uint8_t* hand,
+                             const int32_t* w, int64_t mv, int64_t lay) noexcept nogil:
+        """V0 + the mixed value + the lay-offs, a copy counted once: the most, over the
+        feasible subsets M of the related cards (self.feas, from the last mixed_value), of
+        w(M) + the lay-off cap of the hand without M; V0 + mv + lay when unknown."""
+        cdef int rc[FEAS_R]
+        cdef int capT[FEAS_R]
+        cdef int nr = 0, q, c, j, i, mask, h, cnt
+        cdef int64_t best = -1, v
+        if not self.feas:
+            return self.v0 + mv + lay
+        for q in range(self.nhl):
+            c = self.hl[q]
+            for j in range(self.rset[c]):
+                rc[nr] = c
+                capT[nr] = self.capall[c]
+                for i in range(ns):
+                    for h in range(self.capn[idx[i]]):
+                        if self.capc[idx[i]][h] == c:
+                            capT[nr] -= 1
+                nr += 1
+        for mask in range(1 << nr):
+            if not (self.feas >> mask) & 1:
+                continue
+            v = lay
+            for j in range(nr):
+                if not (mask >> j) & 1:
+                    continue
+                v += w[rc[j]]
+                # the lay-off cap loses what M takes of this card: once per card, at its
+                # first copy in M
+                cnt = 0
+                for i in range(nr):
+                    if rc[i] == rc[j] and (mask >> i) & 1:
+                        if i < j:
+                            cnt = -1
+                            break
+                        cnt += 1
+                if cnt > 0:
+                    h = hand[rc[j]]
+                    v -= <int64_t>w[rc[j]] * ((h if h < capT[j] else capT[j])
+                                              - (h - cnt if h - cnt < capT[j] else capT[j]))
+            if v > best:
+                best = v
+        return self.v0 + best
+
+    cdef int64_t small_mixed(self, const int32_t* w) noexcept nogil:
+        """The mixed value of self.tmv (a union of melds, no jokers) with at most SMALL_R
+        hand cards self.rset: part_ok on every subset of them heavier than the best found
+        so far; -2 when there are more (the solver's case)."""
+        cdef int rc[SMALL_R]
+        cdef int nr = 0, n = 0, c, j, mask, m
+        cdef int64_t best = 0, v
+        for c in range(JOKER):
+            n += self.tmv[c]
+            for j in range(self.rset[c]):
+                if nr == SMALL_R:
+                    return -2
+                rc[nr] = c
+                nr += 1
+        if n + nr > 24:
+            return -2
+        for c in range(JOKER):
+            self.pcnt[c] = self.tmv[c]
+        # up to FEAS_R hand cards, every subset is tried: self.feas gets a bit per feasible
+        # subset (for joint_bound); beyond, only those heavier than the best so far
+        self.feas = 1 if nr <= FEAS_R else 0
+        for mask in range(1, 1 << nr):
+            v = 0
+            for j in range(nr):
+                if (mask >> j) & 1:
+                    v += w[rc[j]]
+            if v <= best and not self.feas:
+                continue
+            for j in range(nr):
+                if (mask >> j) & 1:
+                    self.pcnt[rc[j]] += 1
+            m = n
+            for j in range(nr):
+                if (mask >> j) & 1:
+                    m += 1
+            if self.part_ok(m):
+                if v > best:
+                    best = v
+                if self.feas:
+                    self.feas |= (<uint32_t>1) << mask
+            for j in range(nr):
+                if (mask >> j) & 1:
+                    self.pcnt[rc[j]] -= 1
+        return best
+
+    cdef int part_ok(self, int left) noexcept nogil:
+        """Whether the cards self.pcnt (no jokers, `left` of them) split into valid melds:
+        the smallest card (ace first, then by suit) goes into a group, a run upward from
+        it, or (an ace, aces high) a run that it ends; the rest recursively."""
+        cdef uint8_t* cnt = self.pcnt
+        cdef int x = -1, r, s, t, no = 0, a, b, p, q, ok = 0
+        cdef int o[3]
+        cdef int ace_high = self.R.srules.ace_high
+        if left == 0:
+            return 1
+        for r in range(13):
+            for s in range(4):
+                if cnt[s * 13 + r]:
+                    x = s * 13 + r
+                    break
+            if x >= 0:
+                break
+        s = x // 13
+        cnt[x] -= 1
+        # groups of 3 and 4: x with other suits of its rank
+        for t in range(4):
+            if t != s and cnt[t * 13 + r]:
+                o[no] = t * 13 + r
+                no += 1
+        for a in range(no):
+            for b in range(a + 1, no):
+                cnt[o[a]] -= 1
+                cnt[o[b]] -= 1
+                ok = self.part_ok(left - 3)
+                if not ok and no == 3 and a == 0 and b == 1:
+                    cnt[o[2]] -= 1
+                    ok = self.part_ok(left - 4)
+                    cnt[o[2]] += 1
+                cnt[o[a]] += 1
+                cnt[o[b]] += 1
+                if ok:
+                    cnt[x] += 1
+                    return 1
+        # runs upward from x (positions r+1 .. q; position 14 is the ace, aces high)
+        q = r + 1
+        while not ok:
+            p = q + 1
+            if p > (14 if ace_high else 13) or cnt[s * 13 + (p - 1) % 13] == 0:
+                break
+            cnt[s * 13 + (p - 1) % 13] -= 1
+            q = p
+            if q - r >= 3:
+                ok = self.part_ok(left - 1 - (q - r - 1))
+        for p in range(r + 2, q + 1):
+            cnt[s * 13 + (p - 1) % 13] += 1
+        # an ace at the top of a run: ... Q K A
+        if not ok and r == 0 and ace_high:
+            q = 14
+            while not ok:
+                p = q - 1
+                if p < 2 or cnt[s * 13 + p - 1] == 0:
+                    break
+                cnt[s * 13 + p - 1] -= 1
+                q = p
+                if 14 - q >= 2:
+                    ok = self.part_ok(left - 1 - (14 - q))
+            for p in range(q, 14):
+                cnt[s * 13 + p - 1] += 1
+        cnt[x] += 1
+        return ok
+
+    cdef void single_mixed(self, HState* st, int m, const uint8_t* hand, const int32_t* w,
+                           const int32_t* jw, const Masks* hm) noexcept nogil:
+        """Tighten meld m's mixed bound m1 (and vs1) by its exact mixed value."""
+        cdef int64_t mv
+        if self.mvdone[m]:
+            return
+        self.mvdone[m] = 1
+        self.load_rset(self.rb1[m], hand)
+        mv = self.mixed_value(st, &m, 1, w, jw)
+        if 0 <= mv < self.m1[m]:
+            self.m1[m] = mv
+            if self.v0 + mv < self.vs1[m]:
+                self.vs1[m] = self.v0 + mv
+
+    cdef int64_t set_bound(self, HState* st, const int* idx, int ns, const uint8_t* hand,
+                           const int32_t* w, const int32_t* jw, const Masks* hm,
+                           int64_t total_w, int64_t best, int beaten_by_equal) noexcept nogil:
+        """An upper bound on regroup(idx) (see the comment above bound_setup): cheap bounds
+        first, the mixed values only while the bound still beats `best` (ties beat it when
+        beaten_by_equal). A pair's solver-value bound is kept in vs2 for the triples."""
+        cdef Masks tm, pool
+        cdef int i, s, a, b, c, split, loose
+        cdef int rel[3]
+        cdef int64_t sb, lay, ub, u, rw, mv
+        a = idx[0]
+        b = idx[1] if ns > 1 else 0
+        for i in range(ns):
+            if self.mjok[idx[i]]:   # a table joker relates any cards
+                if ns == 2:
+                    self.vs2[a][b] = total_w
+                return total_w
+        loose = 0
+        if ns == 2:
+            # cheap first: an unrelated pair, by its singles' bounds (the relation is
+            # looked at only when that bound would skip the pair)
+            sb = self.vs1[a] + self.vs1[b]
+            if self.v0 + self.m1[a] + self.m1[b] < sb:
+                sb = self.v0 + self.m1[a] + self.m1[b]
+            ub = sb + self.lay_all
+            if not (ub < best or (ub == best and not beaten_by_equal)):
+                ub = sb + self.lay_cap(idx, ns, hand, w)
+            if ub < best or (ub == best and not beaten_by_equal):
+                if not self.mmask[a].ranks & self.mmask[b].ranks and not (
+                        (self.mmask[a].suit[0] and self.mmask[b].suit[0])
+                        or (self.mmask[a].suit[1] and self.mmask[b].suit[1])
+                        or (self.mmask[a].suit[2] and self.mmask[b].suit[2])
+                        or (self.mmask[a].suit[3] and self.mmask[b].suit[3])):
+                    loose = 1   # no common rank, no common suit
+                else:
+                    for s in range(4):
+                        pool.suit[s] = hm.suit[s] | self.mmask[a].suit[s] | self.mmask[b].suit[s]
+                    pool.ranks = hm.ranks | self.mmask[a].ranks | self.mmask[b].ranks
+                    loose = not can_share(&self.mmask[a], &self.mmask[b], &pool)
+                if loose:
+                    self.vs2[a][b] = sb
+                    return ub
+            else:
+                loose = -1   # not known yet
+        lay = self.lay_cap(idx, ns, hand, w)
+        tm = self.mmask[a]
+        for i in range(1, ns):
+            tm.ranks |= self.mmask[idx[i]].ranks
+            for s in range(4):
+                tm.suit[s] |= self.mmask[idx[i]].suit[s]
+        if ns == 1:   # (rw: only whether any card is related)
+            rw = 1 if self.rb1[a] else 0
+            self.load_rset(self.rb1[a], hand)
+        else:
+            rw = self.related_weight(hand, w, hm, &tm)   # fills rset, rmask
+        split = 0
+        if ns == 1:
+            sb = self.vs1[a]
+        else:
+            sb = self.v0 + rw
+            for s in range(4):
+                pool.suit[s] = hm.suit[s] | tm.suit[s]
+            pool.ranks = hm.ranks | tm.ranks
+            if ns == 2:
+                if loose < 0:
+                    loose = not can_share(&self.mmask[a], &self.mmask[b], &pool)
+                if loose and self.vs1[a] + self.vs1[b] < sb:
+                    sb = self.vs1[a] + self.vs1[b]
+                for s in range(4):
+                    pool.suit[s] = self.rmask.suit[s] | tm.suit[s]
+                pool.ranks = self.rmask.ranks | tm.ranks
+                split = loose or not can_share(&self.mmask[a], &self.mmask[b], &pool)
+                if split and self.v0 + self.m1[a] + self.m1[b] < sb:
+                    sb = self.v0 + self.m1[a] + self.m1[b]
+            else:
+                c = idx[2]
+                rel[0] = can_share(&self.mmask[a], &self.mmask[b], &pool)
+                rel[1] = can_share(&self.mmask[a], &self.mmask[c], &pool)
+                rel[2] = can_share(&self.mmask[b], &self.mmask[c], &pool)
+                if not rel[0] and not rel[1] and self.vs1[a] + self.vs2[b][c] < sb:
+                    sb = self.vs1[a] + self.vs2[b][c]
+                if not rel[0] and not rel[2] and self.vs1[b] + self.vs2[a][c] < sb:
+                    sb = self.vs1[b] + self.vs2[a][c]
+                if not rel[1] and not rel[2] and self.vs1[c] + self.vs2[a][b] < sb:
+                    sb = self.vs1[c] + self.vs2[a][b]
+        ub = sb + lay
+        u = self.union_bound(idx, ns, hand, w)
+        if u < ub:
+            ub = u
+        if (ub > best or (ub == best and beaten_by_equal)) and rw > 0:
+            # the mixed values (a solve each, unless cached)
+            if split:
+                self.single_mixed(st, a, hand, w, jw, hm)
+                self.single_mixed(st, b, hand, w, jw, hm)
+                sb = self.v0 + self.m1[a] + self.m1[b]
+                if loose and self.vs1[a] + self.vs1[b] < sb:
+                    sb = self.vs1[a] + self.vs1[b]
+            else:
+                mv = self.mixed_value(st, idx, ns, w, jw)   # (rset: the set's related cards)
+                if mv >= 0:
+                    if ns == 1:
+                        self.mvdone[a] = 1
+                        if mv < self.m1[a]:
+                            self.m1[a] = mv
+                        if self.v0 + mv < self.vs1[a]:
+                            self.vs1[a] = self.v0 + mv
+                        sb = self.vs1[a]
+                    elif self.v0 + mv < sb:
+                        sb = self.v0 + mv
+                    u = self.joint_bound(idx, ns, hand, w, mv, lay)
+                    if u < ub:
+                        ub = u
+            if sb + lay < ub:
+                ub = sb + lay
+        if ns == 2:
+            self.vs2[a][b] = sb
+        return ub if ub < total_w else total_w
+
+    cdef void store_vs(self, const int* idx, int ns, int64_t v) noexcept nogil:
+        """Record the exact solver value of a set that was solved."""
+        if ns == 1:
+            self.vs1[idx[0]] = v
+        elif ns == 2:
+            self.vs2[idx[0]][idx[1]] = v
 
     # ------------------------------------------------------------ invariants (checked mode)
     cdef int check_state(self, HState* st) noexcept nogil:
@@ -1241,6 +1966,21 @@ cdef class Engine:
         out["hand_points"] = hand_points
         out["score"] = score
         return out
+
+    def small_mixed_value(self, table, hand, int objective=0):
+        """The small exact search behind the intermediate's bounds (for tests): the most
+        weight of `hand` cards (at most 5, no jokers) placed with every card of `table` (a
+        union of melds) in valid melds; None when it is too large for the small search."""
+        cdef int c
+        cdef int64_t v
+        for c in range(JOKER):
+            self.tmv[c] = table[c]
+            self.rset[c] = hand[c]
+        if objective:
+            v = self.small_mixed(self.R.pw)
+        else:
+            v = self.small_mixed(self.R.ones)
+        return None if v == -2 else v
 
     # ------------------------------------------------------------ one decision (State API)
     def decide_position(self, int seat, hands, table_melds, table_stands, opened,

@@ -317,19 +317,26 @@ def register_cli(subparsers) -> None:
 
 
 def bench(rules: Rules | str = "classic", seats: Sequence[str] | None = None,
-          games: int = 2000, seed: int = 0, max_seconds: float = 30.0) -> float:
+          games: int = 2000, seed: int = 0, max_seconds: float = 30.0,
+          detail: bool = False) -> float | dict:
     """Games per second on one core (same process): up to ``games`` games, in growing
     batches, stopping early once ``max_seconds`` have passed (slow strategies such as
-    lookahead are timed on the games played so far)."""
+    lookahead are timed on the games played so far). ``detail``: a dict instead, with
+    ``games_per_s``, ``games``, ``turns_per_game`` (mean) and ``us_per_decision`` (the
+    time per turn: every turn is one strategy decision)."""
     rules = resolve_rules(rules)
     seats = list(seats) if seats is not None else ["expert"] * rules.players
     play_games(rules, seats, seed, range(1))  # warm-up
-    done, size, spent = 0, 1, 0.0
+    done, size, spent, turns = 0, 1, 0.0, 0
     while done < games and (spent < max_seconds or done == 0):
         n = min(size, games - done)
         t0 = time.perf_counter()
-        play_games(rules, seats, seed, np.arange(done, done + n))
+        df = play_games(rules, seats, seed, np.arange(done, done + n))
         spent += time.perf_counter() - t0
+        turns += int(df["turns"].sum())
         done += n
         size *= 2
-    return done / spent
+    if not detail:
+        return done / spent
+    return {"games_per_s": done / spent, "games": done, "turns_per_game": turns / done,
+            "us_per_decision": spent / max(turns, 1) * 1e6}

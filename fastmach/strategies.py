@@ -23,7 +23,10 @@ Skill (what a player can see), for the maximum placement it looks for:
   meld" (same rank, or same suit with every rank between them in the pool of S's cards
   and the hand; any joker connects everything). A part of S not connected to the rest and
   the hand can only regroup among itself, so dissolving it places no more hand cards.
-  The search stops early when a play empties the hand.
+  The search stops early when a play empties the hand. (The engine also skips a set whose
+  upper bound, from the hand-only value, the hand cards that could join its melds, exact
+  small solves and the lay-off chains, cannot beat the best so far: the same play is
+  chosen, ties to the earlier set; ``Engine.exhaustive`` turns that off for tests.)
 - ``expert``: the exact solver over the whole table.
 
 Tactics (every skill level): ``objective`` 0 = most cards, 1 = most points of the placed

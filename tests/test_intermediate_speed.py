@@ -1,0 +1,127 @@
+"""The bounded intermediate search (issue 4, speed) plays exactly like the plain search.
+
+``Engine.exhaustive`` switches the engine back to the plain search of the definition
+(every connected set of <= k melds solved, in the order {0}, {0,1}, ..., {1}, ...); the
+bounded search must choose the same play everywhere: same rows for the same seeds, same
+decisions (cards, melds, what the jokers stand for) in positions from real games.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from fastmach.cards import card_points
+from fastmach.engine import make_engine
+from fastmach.game import Game
+from fastmach.rules import Rules
+
+
+def _engines(rules, seats):
+    fast = make_engine(rules, seats)[2]
+    plain = make_engine(rules, seats)[2]
+    plain.exhaustive = True
+    return fast, plain
+
+
+@pytest.mark.parametrize("rules,seats,games", [
+    ("classic(match=single)", ["intermediate"] * 4, 40),
+    ("classic(match=single)", ["intermediate(k=1)"] * 4, 40),
+    ("classic(match=single)", ["intermediate(k=3)", "expert", "beginner", "intermediate(objective=1)"], 12),
+    ("classic(ace=low-only,players=3,match=single)", ["intermediate"] * 3, 20),
+    ("jokers(match=single)", ["intermediate(keep_jokers=1)", "intermediate(k=1,objective=1)",
+                              "intermediate", "intermediate(error=0.2)"], 20),
+    ("ace-low(jokers=2,match=single)", ["intermediate"] * 4, 15),
+    ("italian(jokers=4)", ["intermediate", "intermediate(k=1)", "beginner", "intermediate(k=3)"], 8),
+])
+def test_same_rows_as_the_plain_search(rules, seats, games):
+    fast, plain = _engines(rules, seats)
+    a = fast.play_batch(11, np.arange(games))
+    b = plain.play_batch(11, np.arange(games))
+    assert a.keys() == b.keys()
+    for key in a:
+        assert np.array_equal(a[key], b[key]), key
+    # the plain search solves every connected set, the bounded one skips most of them
+    assert plain.n_bounded == 0 and fast.n_bounded > 0
+    assert fast.n_regroups < plain.n_regroups
+
+
+def _positions(rules: str, lineup, games: int, seed: int):
+    r = Rules.parse(rules)
+    game = Game(r, (list(lineup) * 3)[:r.players])
+    out = []
+    for rep in range(games):
+        st = game.new_initial_state(seed, rep)
+        while not st.is_terminal():
+            if st.table and st.opened[st.current_player]:
+                out.append(st.clone())
+            st.step()
+    return r, out
+
+
+@pytest.mark.parametrize("rules", ["classic(match=single)", "jokers(match=single)"])
+@pytest.mark.parametrize("strategy", ["intermediate", "intermediate(k=3,objective=1)"])
+def test_same_decision_in_every_position(rules, strategy):
+    r, positions = _positions(rules, ("expert", "beginner", "intermediate(k=1)"), 4, 31)
+    assert len(positions) > 100
+    fast, plain = _engines(r, [strategy] * r.players)
+    differs_from_beginner = 0
+    beg = make_engine(r, ["beginner"] * r.players)[2]
+    for st in positions:
+        args = (st.current_player, st._hands, st._melds, st._stands, st.opened,
+                len(st.stock), st.rng_state)
+        a, b = fast.decide_position(*args, raw=True), plain.decide_position(*args, raw=True)
+        assert a[0] == b[0] and (a[1] == b[1]).all() and a[2:] == b[2:], str(st)
+        c = beg.decide_position(*args, raw=True)
+        differs_from_beginner += int(a[1].sum()) > int(c[1].sum())
+    assert differs_from_beginner > 0  # positions where regrouping pays are covered
+
+
+@pytest.mark.parametrize("preset", ["classic", "classic(ace=low-only)", "classic(decks=3)"])
+def test_small_mixed_search_equals_the_solver(preset):
+    # the small exact search behind the bounds (a union of melds + at most 5 hand cards)
+    # against the exact solver, both objectives, many random positions
+    import random
+
+    from fastmach import _solver
+    from positions import counts, rand_hand, rand_table
+
+    r = Rules.parse(preset)
+    eng = make_engine(r, ["intermediate"] * r.players)[2]
+    rules = dict(decks=r.decks, ace_high=r.ace_high, jokers_per_meld=r.jokers_per_meld)
+    pts = np.asarray(card_points(r.hand_points), dtype=np.int32) * 64 + 1  # objective=1
+    weights = (np.ones(53, dtype=np.int32), pts)
+    jw = np.ones(16, dtype=np.int32)  # (no jokers here)
+    rng = random.Random(5)
+    placed = 0
+    for _ in range(1500):
+        table = rand_table(rng, rng.choice((3, 6, 9, 12, 15)), rules, 0,
+                           lengths=(3, 3, 4, 5, 6, 13, 14))
+        hand = rand_hand(rng, table, r.decks, rng.randint(1, 6), near_p=0.95)
+        t, h = counts(table), counts(hand)
+        for obj in (0, 1):
+            w = weights[obj]
+            total, pl, _, _ = _solver.solve_counts(t, h, r.decks, r.ace_high, r.jokers_per_meld,
+                                                   w, jw, False)
+            want = int((pl.astype(np.int64) * w).sum())
+            got = eng.small_mixed_value(t, h, obj)
+            small = len(hand) <= 5 and len(table) + len(hand) <= 24
+            assert (got is not None) == small
+            if small:
+                assert got == want, (preset, sorted(table), sorted(hand), obj, got, want)
+            placed += want > 0
+    assert placed > 300  # positions where hand cards join the melds are covered
+
+
+def test_bench_reports_turns_and_time_per_decision():
+    from fastmach.bench import format_games
+    from fastmach.engine import bench, play_games
+
+    row = bench("classic(match=single)", ["intermediate"] * 4, games=6, detail=True)
+    df = play_games("classic(match=single)", ["intermediate"] * 4, 0, range(6))
+    assert row["games"] == 6 and row["turns_per_game"] == df["turns"].mean()
+    assert row["games_per_s"] > 0 and row["us_per_decision"] > 0
+    # the time per decision times the turns is the time per game
+    assert row["us_per_decision"] * row["turns_per_game"] * row["games_per_s"] == \
+        pytest.approx(1e6)
+    text = format_games([{"rules": "classic", "seats": "4 x intermediate", **row}])
+    assert "µs/decision" in text and f"{row['turns_per_game']:.1f}" in text
