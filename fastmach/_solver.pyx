@@ -519,6 +519,103 @@ cdef int _suit_step(Impl* im, int v, int s) noexcept nogil:
     return 0
 
 
+cdef int _suit_step_plain(Impl* im, int v, int s) noexcept nogil:
+    """_suit_step without jokers (none on the table or in the hand): the same choices,
+    with every run of length 1 or 2 going on with a real card."""
+    cdef int lo = im.layer_start[im.n_layers], hi = im.n_nodes
+    cdef int i, sh = 15 * s
+    cdef uint64_t k1, k2, F, nk1, nk2, dec
+    cdef int a1, a2, a3, gsum, gmax, low, m, A, u, x3, e3, n0, R, R0, g
+    cdef int na1, na2, na3, umin, umax, t, gnew, gmaxnew, later, short_ok, one_ok
+    cdef int last = (v == im.V), next_dead, next2_dead, merged = im.merged
+    cdef int64_t val, base, wv = im.w[s][v], al, w14 = im.w[s][14]
+    _open_layer(im)
+    next_dead = 1 if (v == im.V or im.avail[s][v + 1] == 0) else 0
+    next2_dead = 1 if (next_dead or v + 1 == im.V or im.avail[s][v + 2] == 0) else 0
+    # runs of length 1-2 may stay open only if the next values can take them
+    short_ok = not (last or next_dead)
+    one_ok = not (last or next_dead or next2_dead)
+    later = 0
+    for t in range(s + 1, 4):
+        later += im.avail[t][v]
+    if v == 14 and im.ace_high:
+        later = 0
+        for t in range(s + 1, 4):
+            later += im.avail[t][1]
+    for i in range(lo, hi):
+        if im.nodes[i].val < 0:
+            continue
+        k1 = im.nodes[i].k1
+        k2 = im.nodes[i].k2
+        F = (k1 >> sh) & 0x7FFF
+        a1 = <int>(F & 3)
+        a2 = <int>((F >> 2) & 3)
+        a3 = <int>((F >> 4) & 3)
+        gsum = <int>((k2 >> 3) & 15)
+        gmax = <int>((k2 >> 7) & 3)
+        low = <int>((k2 >> (9 + 2 * s)) & 3)
+        m = im.must[s][v]
+        A = im.avail[s][v]
+        if v == 14 and im.ace_high:
+            m = im.must[s][1] - low
+            if m < 0:
+                m = 0
+            A = im.avail[s][1] - low
+        elif v == 1 and im.ace_high:
+            m = 0
+        umin = m
+        umax = A
+        R0 = a1 + a2     # runs of length 1 and 2 must go on
+        if R0 > umax or (a1 > 0 and not short_ok):
+            continue   # (a run of length 1 becomes one of length 2: it needs v+1)
+        al = _aces_left(im, k2, v, s) if im.lb >= 0 else 0
+        base = im.nodes[i].val
+        for u in range(umin if umin > R0 else R0, umax + 1):
+            val = base + u * wv
+            if im.lb >= 0 and val + im.rest[v][s] + al \
+                    - (u * w14 if v == 1 and im.ace_high else 0) <= im.lb:
+                continue
+            for x3 in range(a3 + 1):
+                R = R0 + x3
+                if R > u:
+                    break
+                e3 = a3 - x3
+                for n0 in range(u - R + 1):
+                    if n0 > 0 and e3 > 0:
+                        break  # continuing the ended run dominates
+                    g = u - R - n0
+                    na1 = n0
+                    na2 = a1
+                    na3 = a2 + x3
+                    if (na1 + na2) > 0 and not short_ok:
+                        continue
+                    if na1 > 0 and not one_ok:
+                        continue
+                    if na3 > 3:
+                        continue
+                    gnew = gsum + g
+                    gmaxnew = gmax if gmax > g else g
+                    if gnew > 0 and not _GP[0][gnew][gmaxnew][later][0]:
+                        continue
+                    if v == 1 and im.ace_high and g > 0:
+                        continue   # groups of aces are made at value 14
+                    F = (<uint64_t>na1 | (<uint64_t>na2 << 2) | (<uint64_t>na3 << 4))
+                    nk1 = (k1 & ~(<uint64_t>0x7FFF << sh)) | (F << sh)
+                    nk2 = k2 & ~(<uint64_t>0x1FF)
+                    nk2 |= <uint64_t>gnew << 3
+                    nk2 |= <uint64_t>gmaxnew << 7
+                    if v == 1 and im.ace_high:
+                        nk2 |= <uint64_t>u << (9 + 2 * s)
+                    # (the rebuild reads runs by length only when merged: P2 / P3)
+                    dec = (<uint64_t>u | (<uint64_t>a1 << (4 * D_X1))
+                           | (<uint64_t>a2 << (4 * (D_P2 if merged else D_X2)))
+                           | (<uint64_t>x3 << (4 * (D_P3 if merged else D_X3)))
+                           | (<uint64_t>n0 << (4 * D_N0)))
+                    if _insert(im, nk1, nk2, val, i, dec) < 0:
+                        return -4
+    return 0
+
+
 cdef int64_t _lead_extra_w(Impl* im, int v, int xl) noexcept nogil:
     """Weight of the extra leading jokers (beyond two) of one new run starting at v."""
     cdef int64_t t = 0
@@ -1188,7 +1285,7 @@ cdef int _sweep(Impl* im) noexcept nogil:
         return -4
     for v in range(1, im.V + 1):
         for s in range(4):
-            if _suit_step(im, v, s) < 0:
+            if (_suit_step_plain(im, v, s) if im.jtot == 0 else _suit_step(im, v, s)) < 0:
                 return -4
             # dominance after a suit step: within that suit only (where new dominance
             # mostly appears), every suit once the layer is large
