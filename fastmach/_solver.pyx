@@ -203,6 +203,9 @@ cdef void _prune_dominated(Impl* im, int only) noexcept nogil:
     cdef uint64_t k1, k2, F, one
     cdef int64_t val
     cdef int a1, a2, a3, b2, b3
+    # merged with jokers, runs of length 2 and 3+ are counted in b2 / b3 (a2 / a3 only
+    # past 7): the rules on a-counts would only look up keys that cannot exist
+    cdef int a_rules = not (im.merged and im.jtot > 0)
     for i in range(lo, hi):
         val = im.nodes[i].val
         if val < 0:
@@ -222,15 +225,19 @@ cdef void _prune_dominated(Impl* im, int only) noexcept nogil:
             b2 = <int>((F >> 9) & 7)
             b3 = <int>((F >> 12) & 7)
             one = <uint64_t>1 << sh
-            if a3 < 3 and _beats(im, k1 + (one << 4), k2, val):
+            if not a_rules:
+                pass
+            elif a3 < 3 and _beats(im, k1 + (one << 4), k2, val):
                 im.nodes[i].val = -1
                 break
-            if a1 > 0 and a2 < 3 and _beats(im, k1 - one + (one << 2), k2, val):
+            elif a1 > 0 and a2 < 3 and _beats(im, k1 - one + (one << 2), k2, val):
                 im.nodes[i].val = -1
                 break
-            if a2 > 0 and a3 < 3 and _beats(im, k1 - (one << 2) + (one << 4), k2, val):
+            elif a2 > 0 and a3 < 3 and _beats(im, k1 - (one << 2) + (one << 4), k2, val):
                 im.nodes[i].val = -1
                 break
+            if im.jtot == 0:
+                continue   # (no jokers: no run holds one)
             if b3 < 7 and _beats(im, k1 + (one << 12), k2, val):
                 im.nodes[i].val = -1
                 break
