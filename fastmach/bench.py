@@ -71,8 +71,8 @@ def _milp_reference():
     return mod
 
 
-def bench_solver(games: int = 40, seed: int = 1, milp: bool = True,
-                 milp_positions: int = 60) -> list[dict]:
+def bench_solver(games: int = 120, seed: int = 1, milp: bool = True,
+                 milp_positions: int = 100) -> list[dict]:
     """Solve times on positions from 4-player greedy games, by table size.
 
     Rows for classic (no jokers) and jokers (4 jokers, one per meld). With ``milp`` a

@@ -85,7 +85,7 @@ def _cli_bench(args: argparse.Namespace) -> int:
 
     what = args.what
     if what in ("solver", "all"):
-        print(bench.format_solver(bench.bench_solver(games=args.games or 40, milp=not args.no_milp)))
+        print(bench.format_solver(bench.bench_solver(games=args.games or 120, milp=not args.no_milp)))
     if what in ("games", "all"):
         print(bench.format_games(bench.bench_games(games=args.games or 2000)))
     if what in ("strategies", "all"):
