@@ -5,6 +5,7 @@ import importlib.util
 import sys
 import time
 from pathlib import Path
+from typing import Sequence
 
 import numpy as np
 
@@ -171,6 +172,54 @@ def bench_strategies(games: int = 500, seed: int = 0, repeats: int = 1) -> list[
         best = max(runs, key=lambda r: r["games_per_s"])
         rows.append({"rules": "classic", "seats": f"4 x {name}", **best})
     return rows
+
+
+def bench_lookahead(budgets: Sequence[int] = (4, 8, 16, 32, 64), positions: int = 24,
+                    rules: str = "classic(match=single)", seed: int = 0) -> list[dict]:
+    """Lookahead's cost per decision against its playout budget.
+
+    Decisions where lookahead has something to weigh (the expert plays without emptying
+    the hand), taken from games of experts; each is decided once per budget. Also the
+    number of candidates per decision (all / some / none of the maximum placement).
+    """
+    from .engine import make_engine
+    from .game import Game
+
+    r = resolve_rules(rules)
+    game = Game(r, ["expert"] * r.players)
+    states = []
+    rep = 0
+    while len(states) < positions and rep < 50:
+        st = game.new_initial_state(seed, rep)
+        while not st.is_terminal() and len(states) < positions:
+            if st.table and st.opened[st.current_player] and st.stock:
+                states.append(st.clone())
+            st.step()
+        rep += 1
+    rows = []
+    for n in budgets:
+        eng = make_engine(r, [f"lookahead(playouts={n})"] * r.players)[2]
+        spent, decided = 0.0, 0
+        for st in states:
+            args = (st.current_player, st._hands, st._melds, st._stands, st.opened,
+                    len(st.stock), st.rng_state)
+            t0 = time.perf_counter()
+            out = eng.decide_position(*args)
+            spent += time.perf_counter() - t0
+            decided += out[5] != st.rng_state   # playouts were run
+        rows.append({"playouts": n, "positions": len(states), "weighed": decided,
+                     "ms_per_decision": spent / max(decided, 1) * 1e3})
+    return rows
+
+
+def format_lookahead(rows: list[dict]) -> str:
+    lines = ["fastmach bench strategies: lookahead cost per decision (decisions with candidates "
+             "to weigh; classic single hands, one core)",
+             f"{'playouts':>8} {'decisions':>10} {'ms/decision':>12} {'ms/playout round':>17}"]
+    for r in rows:
+        lines.append(f"{r['playouts']:8d} {r['weighed']:10d} {r['ms_per_decision']:12.1f} "
+                     f"{r['ms_per_decision'] / r['playouts']:17.2f}")
+    return "\n".join(lines)
 
 
 def format_games(rows: list[dict]) -> str:

@@ -90,6 +90,7 @@ def _cli_bench(args: argparse.Namespace) -> int:
         print(bench.format_games(bench.bench_games(games=args.games or 2000)))
     if what in ("strategies", "all"):
         print(bench.format_games(bench.bench_strategies(games=args.games or 500)))
+        print(bench.format_lookahead(bench.bench_lookahead()))
     if what in ("sweep", "all"):
         from .sweep import bench_driver, format_bench
         print(format_bench(bench_driver(games=args.games or 2000)))

@@ -339,3 +339,14 @@ def test_lookahead_plays_one_of_its_candidates_or_waits():
         assert look.decide_position(*args)[0] == a[0]  # reproducible
     # it does wait sometimes, and plays the maximum placement most of the time
     assert kinds["draw"] > 0 and kinds["max"] > kinds["draw"], kinds
+
+
+def test_bench_lookahead_reports_cost_per_decision_by_budget():
+    from fastmach.bench import bench_lookahead, format_lookahead
+    rows = bench_lookahead(budgets=(1, 2), positions=5)
+    assert [r["playouts"] for r in rows] == [1, 2]
+    for r in rows:
+        assert r["positions"] == 5 and 0 < r["weighed"] <= 5 and r["ms_per_decision"] > 0
+    # the same positions are weighed whatever the budget (candidates do not depend on it)
+    assert rows[0]["weighed"] == rows[1]["weighed"]
+    assert "ms/decision" in format_lookahead(rows)
