@@ -726,6 +726,7 @@ cdef int _rebuild(Impl* im, int best, Witness* w) noexcept nogil:
     cdef int L = im.n_layers, li, idx, v, s, t, q, nr = 0
     cdef CRun runs[MAX_RUNS]
     cdef int gcount[4]
+    cdef int nopen[4]     # open runs per suit
     cdef uint64_t d
     cdef int u, x1, x2, x3, y3, p2, p3, q3, n0, n1, nL, xl, g, c, jg, k, e, jk
     cdef int order[4]
@@ -737,6 +738,7 @@ cdef int _rebuild(Impl* im, int best, Witness* w) noexcept nogil:
     cdef uint8_t ms[16]
     w.n_melds = 0
     w.start[0] = 0
+    nopen[0] = nopen[1] = nopen[2] = nopen[3] = 0
     idx = best
     li = L
     while li >= 0:
@@ -760,22 +762,33 @@ cdef int _rebuild(Impl* im, int best, Witness* w) noexcept nogil:
             nL = _dget(d, D_NL)
             xl = _dget(d, D_XL)
             c = _card_at(s, v)
+            if u == 0 and nopen[s] == 0:
+                gcount[s] = 0
+                continue   # nothing of this suit here
             # mark the open runs of this suit as "not yet continued" (open == 1); a run
             # continued at this value becomes open == 2 until the suit is done
             # a1 runs: x1 real, rest joker
             if _continue(runs, nr, s, 1, 0, x1, c, c) < 0: return -1
-            if _continue_all(runs, nr, s, 1, 0, JOKER, c) < 0: return -1
-            if not im.merged:
+            if im.jtot == 0:
+                pass   # no jokers: no run goes on with one, none holds one
+            elif _continue_all(runs, nr, s, 1, 0, JOKER, c) < 0: return -1
+            if im.jtot == 0:
+                if _continue(runs, nr, s, 2, 0, x2, c, c) < 0: return -1
+                if _continue(runs, nr, s, 3, 0, x3, c, c) < 0: return -1
+                if _continue(runs, nr, s, 2, ANY, p2, c, c) < 0: return -1
+                if _continue(runs, nr, s, 3, ANY, p3, c, c) < 0: return -1
+            elif not im.merged:
                 if _continue(runs, nr, s, 2, 0, x2, c, c) < 0: return -1
                 if _continue_all(runs, nr, s, 2, 0, JOKER, c) < 0: return -1
                 if _continue(runs, nr, s, 3, 0, x3, c, c) < 0: return -1
                 if _continue(runs, nr, s, 3, 0, y3, JOKER, c) < 0: return -1
-            # (merged: runs by length only, whatever they hold: ANY)
-            jk = ANY if im.merged else 1
-            if _continue(runs, nr, s, 2, jk, p2, c, c) < 0: return -1
-            if _continue_all(runs, nr, s, 2, jk, JOKER, c) < 0: return -1
-            if _continue(runs, nr, s, 3, jk, p3, c, c) < 0: return -1
-            if _continue(runs, nr, s, 3, jk, q3, JOKER, c) < 0: return -1
+            if im.jtot > 0:
+                # (merged: runs by length only, whatever they hold: ANY)
+                jk = ANY if im.merged else 1
+                if _continue(runs, nr, s, 2, jk, p2, c, c) < 0: return -1
+                if _continue_all(runs, nr, s, 2, jk, JOKER, c) < 0: return -1
+                if _continue(runs, nr, s, 3, jk, p3, c, c) < 0: return -1
+                if _continue(runs, nr, s, 3, jk, q3, JOKER, c) < 0: return -1
             # runs of this suit not continued end here (all have length >= 3)
             for t in range(nr):
                 if runs[t].suit == s and runs[t].open == 1:
@@ -783,6 +796,7 @@ cdef int _rebuild(Impl* im, int best, Witness* w) noexcept nogil:
                         return -1
                     if _emit(w, runs[t].cards, runs[t].stands, runs[t].n) < 0: return -1
                     runs[t].open = 0
+                    nopen[s] -= 1
                 elif runs[t].suit == s and runs[t].open == 2:
                     runs[t].open = 1
             # new runs
@@ -803,6 +817,7 @@ cdef int _rebuild(Impl* im, int best, Witness* w) noexcept nogil:
                     _run_add(&runs[nr], JOKER, _card_at(s, v - q))
                 _run_add(&runs[nr], c, c)
                 nr += 1
+                nopen[s] += 1
             gcount[s] = u - (x1 + x2 + x3 + p2 + p3) - n0 - n1 - nL
         # groups at value v
         jg = <int>im.nodes[path[5 * v]].dec
