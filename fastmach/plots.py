@@ -140,7 +140,8 @@ def plot_seat_advantage(table: pd.DataFrame) -> Figure:
     """Win rate by seat counted from the first player, one panel per player count.
 
     ``table`` is :func:`fastmach.stats.seat_win_rates` grouped by ``("rules", "players")``;
-    rows of bare presets (or presets with only a bigger deal) are drawn. The dashed line is the fair share 1/players.
+    rows of bare presets (or presets with only a bigger deal) are drawn. The dashed lines
+    are the fair shares (1/players of the games that have a winner), one per preset.
     """
     plain = table[table["rules"].map(is_base_rules)]
     players = sorted(plain["players"].unique())
@@ -156,9 +157,11 @@ def plot_seat_advantage(table: pd.DataFrame) -> Figure:
             y = 100 * s["win_rate"].to_numpy()
             err = 100 * np.vstack([s["win_rate"] - s["win_rate_lo"],
                                    s["win_rate_hi"] - s["win_rate"]])
+            colour = preset_colour(parse_rules(r)[0])
             ax.errorbar(x, y, yerr=err, fmt="o" if r == parse_rules(r)[0] else "D", capsize=3,
-                        color=preset_colour(parse_rules(r)[0]), label=r)
-        ax.axhline(100 / p, color="grey", ls="--", lw=1, label="fair share")
+                        color=colour, label=r)
+            ax.hlines(100 * s["fair"].iloc[0], 0.6, p + 0.4, colors=colour, linestyles="--",
+                      lw=0.8, label="fair share" if i == 0 else None)
         ax.set_xticks(range(1, p + 1))
         ax.set_xlabel("seat (1 = first player, clockwise)")
         ax.set_ylabel("games won (%)")

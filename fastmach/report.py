@@ -40,7 +40,8 @@ FIGURES = {
                          "preset rules, all line-ups pooled), with 95% Wilson intervals."),
     "seat_advantage": ("Seat advantage",
                        "Win rate of each seat counted clockwise from the first player, per "
-                       "preset and player count; the dashed line is the fair share."),
+                       "preset and player count; the dashed lines are the fair shares "
+                       "(1/players of the games that have a winner)."),
     "strategy_matrix": ("Strategy win rates",
                         "Share of games a strategy wins when seated in a mixed line-up (every "
                         "rules variant of a preset pooled), against the share it would win if "
@@ -190,7 +191,9 @@ def findings(df: pd.DataFrame, a: _Analysis | None = None) -> dict[str, list[str
             out["seats"].append(
                 f"{t['rules']}, {t['players']} players: the {seat} seat has the edge, winning "
                 f"{_ci_pct(best['win_rate'], best['win_rate_lo'], best['win_rate_hi'])} of "
-                f"games against a fair {_pct(best['fair'])} ({test}).")
+                f"games against a fair {_pct(best['fair'])} ("
+                + (f"{_pct(t['decided'] / best['games'])} of games have a winner; "
+                   if t['decided'] < best['games'] else "") + f"{test}).")
         else:
             out["seats"].append(
                 f"{t['rules']}, {t['players']} players: no clear seat edge ({test}; best: "
@@ -309,7 +312,7 @@ def _tables(a: _Analysis) -> list[_Table]:
                "chi-square test compares seat wins among games with a winner."),
         _Table("Win rate by strategy (mixed line-ups)", strategies,
                "A game counts once for each strategy seated in it; every rules variant of a "
-               "preset pooled; fair share = seats held / players."),
+               "preset pooled; fair share = seats held / players of the games with a winner."),
         _Table("Effect of each rule against its baseline", effects,
                "Variant minus baseline on the same deals, 95% intervals (paired t for length, "
                "paired difference of proportions for binary outcomes); pp = percentage points."),

@@ -394,20 +394,23 @@ def seat_win_rates(df: pd.DataFrame, by: str | Sequence[str] = "cell",
 
     Groups by ``by`` (default each cell; ``("rules", "players")`` pools line-ups) plus
     ``players``. Columns: the group keys, ``players, offset, games, wins, win_rate,
-    win_rate_lo, win_rate_hi`` (Wilson) and ``fair`` = 1 / players. The denominator is all
-    games, including those nobody won.
+    win_rate_lo, win_rate_hi`` (Wilson), ``decided`` (games somebody won) and ``fair``, the
+    rate every seat would have if seats were equal: decided / games / players. The
+    denominator is all games, including those nobody won (so with blocked hands that have
+    no winner, a fair seat wins less than 1 / players).
     """
     keys_p, groups = _offset_wins(df, by, "seat_win_rates")
     rows = []
     for key, g, players, counts in groups:
         for off in range(players):
             rows.append(dict(zip(keys_p, key)) | {"offset": off, "games": len(g),
-                                                 "wins": int(counts[off])})
+                                                 "wins": int(counts[off]),
+                                                 "decided": int(counts.sum())})
     out = pd.DataFrame(rows)
     out["win_rate"] = out["wins"] / out["games"]
     out["win_rate_lo"], out["win_rate_hi"] = wilson_interval(out["wins"], out["games"],
                                                              confidence)
-    out["fair"] = 1.0 / out["players"]
+    out["fair"] = out["decided"] / out["games"] / out["players"]
     return out
 
 
@@ -446,7 +449,8 @@ def strategy_win_rates(df: pd.DataFrame, by: str | Sequence[str] = "cell",
 
     A game counts once for every strategy seated in it (however many seats it holds) and
     credits the winning seat's strategy. ``fair`` is the share it would win if seats were
-    equal and skill did not matter (mean of seats held / players). ``mixed_only`` keeps
+    equal and skill did not matter (mean of seats held / players over the games, a game
+    nobody won counting 0). ``mixed_only`` keeps
     only games seating at least two different strategies (a line-up of one strategy
     always wins). Columns: the group keys, ``strategy, games, wins, win_rate,
     win_rate_lo, win_rate_hi, fair``.
@@ -471,7 +475,7 @@ def strategy_win_rates(df: pd.DataFrame, by: str | Sequence[str] = "cell",
         seats = (strat == s).sum(axis=1)
         sel = seats > 0
         parts.append(df.loc[sel, keys].assign(strategy=s, _win=(won[sel] == s),
-                                              _share=seats[sel] / players[sel]))
+                                              _share=seats[sel] / players[sel] * has[sel]))
     cols = keys + ["strategy", "games", "wins", "win_rate", "win_rate_lo", "win_rate_hi",
                    "fair"]
     if not parts:

@@ -125,7 +125,8 @@ def test_seat_win_rates_and_equality_test_hand_computed():
     w = S.seat_win_rates(df)
     assert w["wins"].tolist() == [3, 2, 1] and (w["games"] == 7).all()
     assert w["win_rate"].tolist() == pytest.approx([3 / 7, 2 / 7, 1 / 7])
-    assert w["fair"].tolist() == pytest.approx([1 / 3] * 3)
+    # 6 of 7 games decided: a fair seat wins 6 / 7 / 3 of all games
+    assert (w["decided"] == 6).all() and w["fair"].tolist() == pytest.approx([6 / 7 / 3] * 3)
     lo, hi = S.wilson_interval(3, 7)
     assert (w.loc[0, "win_rate_lo"], w.loc[0, "win_rate_hi"]) == pytest.approx((lo, hi))
     t = S.seat_equality_test(df).iloc[0]
@@ -146,7 +147,9 @@ def test_strategy_win_rates_credit_the_winning_seats_strategy():
     s = S.strategy_win_rates(df).set_index("strategy")
     assert s.loc["expert", "games"] == 4 and s.loc["expert", "wins"] == 2
     assert s.loc["beginner", "games"] == 4 and s.loc["beginner", "wins"] == 1
-    assert s.loc["expert", "fair"] == pytest.approx(2 / 3)
+    # 3 of the 4 games have a winner: a fair expert (2 seats of 3) wins 2/3 of those
+    assert s.loc["expert", "fair"] == pytest.approx(2 / 3 * 3 / 4)
+    assert s.loc["beginner", "fair"] == pytest.approx(1 / 3 * 3 / 4)
     assert s.loc["beginner", "win_rate"] == 0.25
     lo, hi = S.wilson_interval(2, 4)
     assert s.loc["expert", ["win_rate_lo", "win_rate_hi"]].tolist() == pytest.approx([lo, hi])
