@@ -21,7 +21,14 @@
 #    (branch and bound on the weight still to come, _set_rest / _aces_left);
 #  - large hands or four jokers: iterative deepening on the weight left out (_deepening),
 #    starting with "everything placed";
-#  - a hard cap of MAX_STATES states: past it the solve reports -4, never a guess.
+#  - direction: a hand heavy in high ranks is solved on the mirrored position (rank r ->
+#    15 - r, or 14 - r with aces low only) and mapped back (Solver.solve);
+#  - one joker per meld: a relaxation that counts runs by length only (no joker flag) is
+#    solved first and kept when no meld of its partition holds two jokers (_solve_one);
+#    jokers unlimited: runs are counted by length only (`merged`), which is exact there;
+#  - no joker at all: a suit step with the real-card choices only (_suit_step_plain);
+#  - a hard cap of MAX_STATES states: past it the solve reports -4, never a guess (a
+#    mirrored solve that hits it is retried in the forward direction).
 #
 # Group feasibility (exact, proved in the comment of _group_ok): g_s real cards of suit s
 # and jg jokers form k groups iff max g_s <= k, (3 - min(jpm, 2)) k <= sum g <= 4k,
