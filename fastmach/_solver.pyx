@@ -28,7 +28,7 @@
 #    jokers unlimited: runs are counted by length only (`merged`), which is exact there;
 #  - no joker at all: a suit step with the real-card choices only (_suit_step_plain);
 #  - a hard cap of MAX_STATES states: past it the solve reports -4, never a guess (a
-#    mirrored solve that hits it is retried in the forward direction).
+#    direction that hits it is retried the other way first).
 #
 # Group feasibility (exact, proved in the comment of _group_ok): g_s real cards of suit s
 # and jg jokers form k groups iff max g_s <= k, (3 - min(jpm, 2)) k <= sum g <= 4k,
