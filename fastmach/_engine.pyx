@@ -1641,7 +1641,7 @@ cdef class Engine:
         first, the mixed values only while the bound still beats `best` (ties beat it when
         beaten_by_equal). A pair's solver-value bound is kept in vs2 for the triples."""
         cdef Masks tm, pool
-        cdef int i, s, a, b, c, split, loose
+        cdef int i, s, a, b, c, split, loose, have_lay = 0
         cdef int rel[3]
         cdef int64_t sb, lay, ub, u, rw, mv
         a = idx[0]
@@ -1660,7 +1660,9 @@ cdef class Engine:
                 sb = self.v0 + self.m1[a] + self.m1[b]
             ub = sb + self.lay_all
             if not (ub < best or (ub == best and not beaten_by_equal)):
-                ub = sb + self.lay_cap(idx, ns, hand, w)
+                lay = self.lay_cap(idx, ns, hand, w)
+                have_lay = 1
+                ub = sb + lay
             if ub < best or (ub == best and not beaten_by_equal):
                 if not self.mmask[a].ranks & self.mmask[b].ranks and not (
                         (self.mmask[a].suit[0] and self.mmask[b].suit[0])
@@ -1678,7 +1680,8 @@ cdef class Engine:
                     return ub
             else:
                 loose = -1   # not known yet
-        lay = self.lay_cap(idx, ns, hand, w)
+        if not have_lay:
+            lay = self.lay_cap(idx, ns, hand, w)
         tm = self.mmask[a]
         for i in range(1, ns):
             tm.ranks |= self.mmask[idx[i]].ranks
@@ -1692,6 +1695,11 @@ cdef class Engine:
         split = 0
         if ns == 1:
             sb = self.vs1[a]
+        elif rw == 0:
+            # nothing related: sb = V0 is already the least of the bounds below (each is
+            # V0 or more: a solver value places at least the hand-only optimum), and no
+            # mixed value is needed
+            sb = self.v0
         else:
             sb = self.v0 + rw
             for s in range(4):
