@@ -2044,6 +2044,27 @@ cdef class Engine:
             v = self.small_mixed(self.R.ones)
         return None if v == -2 else v
 
+    def related_cards(self, hand, cards):
+        """The hand cards (counts, no jokers) related to the table cards `cards` in the pool
+        of both (the intermediate's related_weight; for tests): a numpy count array."""
+        cdef Masks hm, tm
+        cdef int c
+        memset(&hm, 0, sizeof(Masks))
+        memset(&tm, 0, sizeof(Masks))
+        memset(self.hk, 0, NCARD)
+        self.nhl = 0
+        for c in range(JOKER):
+            self.hk[c] = hand[c]
+            if hand[c]:
+                masks_add(&hm, c, self.R.srules.ace_high)
+                self.hl[self.nhl] = c
+                self.nhl += 1
+        for c in cards:
+            masks_add(&tm, c, self.R.srules.ace_high)
+        self.related_weight(self.hk, self.R.ones, &hm, &tm)
+        return np.array([self.rset[c] if c < JOKER and self.hk[c] else 0 for c in range(NCARD)],
+                        dtype=np.uint8)
+
     # ------------------------------------------------------------ one decision (State API)
     def decide_position(self, int seat, hands, table_melds, table_stands, opened,
                         int stock_left, uint64_t rng_state, failed_last=None, raw=False):
