@@ -1493,7 +1493,9 @@ cdef class Engine:
         cdef uint32_t rbit[SMALL_R]
         cdef uint32_t ps0[4]
         cdef uint32_t ps[4]
-        cdef int nr = 0, n = 0, c, j, mask, m, r
+        cdef int nr = 0, n = 0, c, i, j, mask, m, r, nm
+        cdef int order_m[1 << SMALL_R]
+        cdef int64_t order_v[1 << SMALL_R]
         cdef int ace_high = self.R.srules.ace_high
         cdef int64_t best = 0, v
         ps0[0] = ps0[1] = ps0[2] = ps0[3] = 0
@@ -1519,13 +1521,28 @@ cdef class Engine:
         # up to FEAS_R hand cards, every subset is tried: self.feas gets a bit per feasible
         # subset (for joint_bound); beyond, only those heavier than the best so far
         self.feas = 1 if nr <= FEAS_R else 0
-        for mask in range(1, 1 << nr):
+        # beyond FEAS_R, the subsets heaviest first (insertion sort, at most 31): the first
+        # feasible one is the best, the search stops there (the same maximum as trying
+        # every subset heavier than the best so far)
+        nm = (1 << nr) - 1
+        for i in range(nm):
+            mask = i + 1
             v = 0
             for j in range(nr):
                 if (mask >> j) & 1:
                     v += w[rc[j]]
+            j = i
+            while not self.feas and j > 0 and order_v[j - 1] < v:
+                order_v[j] = order_v[j - 1]
+                order_m[j] = order_m[j - 1]
+                j -= 1
+            order_v[j] = v
+            order_m[j] = mask
+        for i in range(nm):
+            mask = order_m[i]
+            v = order_v[i]
             if v <= best and not self.feas:
-                continue
+                break
             # cheapest rejection first: a card with no possible meld (coverable is a
             # necessary condition of part_ok, so the result is the same)
             ps[0] = ps0[0]
