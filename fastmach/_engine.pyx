@@ -1698,8 +1698,6 @@ cdef class Engine:
                     return ub
             else:
                 loose = -1   # not known yet
-        if not have_lay:
-            lay = self.lay_cap(idx, ns, hand, w)
         tm = self.mmask[a]
         for i in range(1, ns):
             tm.ranks |= self.mmask[idx[i]].ranks
@@ -1710,6 +1708,17 @@ cdef class Engine:
             self.load_rset(self.rb1[a], hand)
         else:
             rw = self.related_weight(hand, w, hm, &tm)   # fills rset, rmask
+            if rw == 0:
+                # nothing related: the solver's value is V0 (sb below) and the lay-offs
+                # take at most lay_all, so V0 + lay_all bounds the set; enough when it
+                # cannot beat best (no lay_cap, no union_bound)
+                ub = self.v0 + self.lay_all
+                if ub < best or (ub == best and not beaten_by_equal):
+                    if ns == 2:
+                        self.vs2[a][b] = self.v0
+                    return ub
+        if not have_lay:
+            lay = self.lay_cap(idx, ns, hand, w)
         split = 0
         if ns == 1:
             sb = self.vs1[a]
