@@ -1561,7 +1561,7 @@ cdef class Engine:
             for j in range(nr):
                 if (mask >> j) & 1:
                     m += 1
-            if self.part_ok(m, 0):
+            if self.part_ok(m):
                 if v > best:
                     best = v
                 if self.feas:
@@ -1571,24 +1571,23 @@ cdef class Engine:
                     self.pcnt[rc[j]] -= 1
         return best
 
-    cdef int part_ok(self, int left, int start) noexcept nogil:
+    cdef int part_ok(self, int left) noexcept nogil:
         """Whether the cards self.pcnt (no jokers, `left` of them) split into valid melds:
         the smallest card (ace first, then by suit) goes into a group, a run upward from
-        it, or (an ace, aces high) a run that it ends; the rest recursively. start: no
-        card is smaller than place start = rank * 4 + suit (the recursive calls pass their
-        x's: every card below it is placed, the rest are x or larger)."""
+        it, or (an ace, aces high) a run that it ends; the rest recursively."""
         cdef uint8_t* cnt = self.pcnt
-        cdef int x = -1, r, s, t, no = 0, a, b, p, q, ok = 0, i
+        cdef int x = -1, r, s, t, no = 0, a, b, p, q, ok = 0
         cdef int o[3]
         cdef int ace_high = self.R.srules.ace_high
         if left == 0:
             return 1
-        for i in range(start, 52):
-            if cnt[(i & 3) * 13 + (i >> 2)]:
-                x = (i & 3) * 13 + (i >> 2)
-                start = i
+        for r in range(13):
+            for s in range(4):
+                if cnt[s * 13 + r]:
+                    x = s * 13 + r
+                    break
+            if x >= 0:
                 break
-        r = x % 13
         s = x // 13
         cnt[x] -= 1
         # groups of 3 and 4: x with other suits of its rank
@@ -1600,10 +1599,10 @@ cdef class Engine:
             for b in range(a + 1, no):
                 cnt[o[a]] -= 1
                 cnt[o[b]] -= 1
-                ok = self.part_ok(left - 3, start)
+                ok = self.part_ok(left - 3)
                 if not ok and no == 3 and a == 0 and b == 1:
                     cnt[o[2]] -= 1
-                    ok = self.part_ok(left - 4, start)
+                    ok = self.part_ok(left - 4)
                     cnt[o[2]] += 1
                 cnt[o[a]] += 1
                 cnt[o[b]] += 1
@@ -1619,7 +1618,7 @@ cdef class Engine:
             cnt[s * 13 + (p - 1) % 13] -= 1
             q = p
             if q - r >= 3:
-                ok = self.part_ok(left - 1 - (q - r - 1), start)
+                ok = self.part_ok(left - 1 - (q - r - 1))
         for p in range(r + 2, q + 1):
             cnt[s * 13 + (p - 1) % 13] += 1
         # an ace at the top of a run: ... Q K A
@@ -1632,7 +1631,7 @@ cdef class Engine:
                 cnt[s * 13 + p - 1] -= 1
                 q = p
                 if 14 - q >= 2:
-                    ok = self.part_ok(left - 1 - (14 - q), start)
+                    ok = self.part_ok(left - 1 - (14 - q))
             for p in range(q, 14):
                 cnt[s * 13 + p - 1] += 1
         cnt[x] += 1
