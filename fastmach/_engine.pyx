@@ -246,6 +246,25 @@ cdef inline uint32_t seg_of(uint32_t pool, uint32_t b) noexcept nogil:
     return (pool & ~(pool + b)) | ((b - 1) & ~z)
 
 
+cdef inline int coverable(const uint32_t* ps) noexcept nogil:
+    """A necessary condition for a multiset to split into melds: every card it holds
+    (ps: per suit, bit r for rank r, an ace also at bit 14 when aces are high) has a
+    meld among its cards, a group (>= 3 suits of its rank) or a run (>= 3 consecutive bits
+    of its suit through it; an ace at bit 1 or bit 14)."""
+    cdef uint32_t g3, p, r3, cov
+    cdef int s
+    g3 = ((ps[0] & ps[1] & (ps[2] | ps[3])) | (ps[2] & ps[3] & (ps[0] | ps[1])))
+    for s in range(4):
+        p = ps[s]
+        r3 = p & (p >> 1) & (p >> 2)
+        cov = g3 | r3 | (r3 << 1) | (r3 << 2)
+        if (cov >> 14) & 1:
+            cov |= 2
+        if p & 0x3FFE & ~cov:
+            return 0
+    return 1
+
+
 cdef struct Masks:
     uint32_t ranks          # bit r-1 for every rank r present
     uint32_t suit[4]        # per suit, bit r (1..13), an ace also at bit 14 when ace_high
@@ -1319,44 +1338,55 @@ cdef class Engine:
     cdef int64_t related_weight(self, const uint8_t* hand, const int32_t* w, const Masks* hm,
                                 const Masks* tm) noexcept nogil:
         """Weight of the hand cards related to the cards of tm (see above; no jokers); the
-        cards themselves go to self.rset, their masks to self.rmask."""
+        cards themselves go to self.rset, their masks to self.rmask.
+
+        Bitwise, a suit at a time (the same relation as card by card): a hand card of rank r
+        and suit s is related by a group when >= 3 suits of the pool hold rank r and tm holds
+        r in another suit (G3 & the other suits' tm bits); by a run when the pool segment of
+        its bit (or, an ace with aces high, of bit 14) has >= 3 bits and holds a tm bit other
+        than its own: every bit of such a segment when it holds >= 2 tm bits, every bit but
+        the tm bit when it holds one."""
         cdef Masks pool
-        cdef int c, r, s, t, nsu, rel, q, ace_high = self.R.srules.ace_high
-        cdef uint32_t rb, b, seg, x, b14 = (<uint32_t>1) << 14
+        cdef int c, r, s, q, ace_high = self.R.srules.ace_high
+        cdef uint32_t g3, ot, rr, cc, seg, x, t
+        cdef uint32_t relb[4]
         cdef int64_t v = 0
         memset(&self.rmask, 0, sizeof(Masks))
         self.rbits = 0
         for s in range(4):
             pool.suit[s] = hm.suit[s] | tm.suit[s]
+        g3 = ((pool.suit[0] & pool.suit[1] & (pool.suit[2] | pool.suit[3]))
+              | (pool.suit[2] & pool.suit[3] & (pool.suit[0] | pool.suit[1])))
+        for s in range(4):
+            ot = 0
+            for q in range(4):
+                if q != s:
+                    ot |= tm.suit[q]
+            rr = g3 & ot & 0x3FFE   # groups: ranks 1..13 only
+            cc = tm.suit[s]
+            while cc:   # the pool segments through tm's cards of suit s
+                seg = seg_of(pool.suit[s], cc & (~cc + 1))
+                cc &= ~seg
+                x = seg & (seg - 1)
+                if x & (x - 1):
+                    t = seg & tm.suit[s]
+                    rr |= seg if t & (t - 1) else seg & ~t
+            relb[s] = rr & hm.suit[s]
+        if not (relb[0] | relb[1] | relb[2] | relb[3]):
+            for q in range(self.nhl):
+                self.rset[self.hl[q]] = 0
+            return 0
         for q in range(self.nhl):
             c = self.hl[q]
             r = c % 13 + 1
             s = c // 13
-            rb = (<uint32_t>1) << r
-            rel = 0
-            if tm.ranks & ((<uint32_t>1) << (r - 1)):
-                nsu = 0
-                for t in range(4):
-                    if pool.suit[t] & rb:
-                        nsu += 1
-                if nsu >= 3:
-                    for t in range(4):
-                        if t != s and tm.suit[t] & rb:
-                            rel = 1
-            if not rel and tm.suit[s]:
-                b = rb
-                while b:
-                    seg = seg_of(pool.suit[s], b)
-                    x = seg & (seg - 1)
-                    if x & (x - 1) and seg & tm.suit[s] & ~b:
-                        rel = 1
-                        break
-                    b = b14 if (r == 1 and ace_high and b != b14) else 0
-            self.rset[c] = hand[c] if rel else 0
-            if rel:
+            if (relb[s] >> r) & 1 or (r == 1 and (relb[s] >> 14) & 1):
+                self.rset[c] = hand[c]
                 v += <int64_t>hand[c] * w[c]
                 masks_add(&self.rmask, c, ace_high)
                 self.rbits |= (<uint64_t>1) << q
+            else:
+                self.rset[c] = 0
         return v
 
     cdef void load_rset(self, uint64_t bits, const uint8_t* hand) noexcept nogil:
@@ -1460,14 +1490,29 @@ cdef class Engine:
         hand cards self.rset: part_ok on every subset of them heavier than the best found
         so far; -2 when there are more (the solver's case)."""
         cdef int rc[SMALL_R]
-        cdef int nr = 0, n = 0, c, j, mask, m
+        cdef uint32_t rbit[SMALL_R]
+        cdef uint32_t ps0[4]
+        cdef uint32_t ps[4]
+        cdef int nr = 0, n = 0, c, i, j, mask, m, r, nm
+        cdef int order_m[1 << SMALL_R]
+        cdef int64_t order_v[1 << SMALL_R]
+        cdef int ace_high = self.R.srules.ace_high
         cdef int64_t best = 0, v
+        ps0[0] = ps0[1] = ps0[2] = ps0[3] = 0
         for c in range(JOKER):
+            r = c % 13 + 1
+            if self.tmv[c]:
+                ps0[c // 13] |= (<uint32_t>1) << r
+                if r == 1 and ace_high:
+                    ps0[c // 13] |= (<uint32_t>1) << 14
             n += self.tmv[c]
             for j in range(self.rset[c]):
                 if nr == SMALL_R:
                     return -2
                 rc[nr] = c
+                rbit[nr] = (<uint32_t>1) << r
+                if r == 1 and ace_high:
+                    rbit[nr] |= (<uint32_t>1) << 14
                 nr += 1
         if n + nr > 24:
             return -2
@@ -1476,12 +1521,38 @@ cdef class Engine:
         # up to FEAS_R hand cards, every subset is tried: self.feas gets a bit per feasible
         # subset (for joint_bound); beyond, only those heavier than the best so far
         self.feas = 1 if nr <= FEAS_R else 0
-        for mask in range(1, 1 << nr):
+        # beyond FEAS_R, the subsets heaviest first (insertion sort, at most 31): the first
+        # feasible one is the best, the search stops there (the same maximum as trying
+        # every subset heavier than the best so far)
+        nm = (1 << nr) - 1
+        for i in range(nm):
+            mask = i + 1
             v = 0
             for j in range(nr):
                 if (mask >> j) & 1:
                     v += w[rc[j]]
+            j = i
+            while not self.feas and j > 0 and order_v[j - 1] < v:
+                order_v[j] = order_v[j - 1]
+                order_m[j] = order_m[j - 1]
+                j -= 1
+            order_v[j] = v
+            order_m[j] = mask
+        for i in range(nm):
+            mask = order_m[i]
+            v = order_v[i]
             if v <= best and not self.feas:
+                break
+            # cheapest rejection first: a card with no possible meld (coverable is a
+            # necessary condition of part_ok, so the result is the same)
+            ps[0] = ps0[0]
+            ps[1] = ps0[1]
+            ps[2] = ps0[2]
+            ps[3] = ps0[3]
+            for j in range(nr):
+                if (mask >> j) & 1:
+                    ps[rc[j] // 13] |= rbit[j]
+            if not coverable(ps):
                 continue
             for j in range(nr):
                 if (mask >> j) & 1:
@@ -1587,7 +1658,7 @@ cdef class Engine:
         first, the mixed values only while the bound still beats `best` (ties beat it when
         beaten_by_equal). A pair's solver-value bound is kept in vs2 for the triples."""
         cdef Masks tm, pool
-        cdef int i, s, a, b, c, split, loose
+        cdef int i, s, a, b, c, split, loose, have_lay = 0
         cdef int rel[3]
         cdef int64_t sb, lay, ub, u, rw, mv
         a = idx[0]
@@ -1606,7 +1677,9 @@ cdef class Engine:
                 sb = self.v0 + self.m1[a] + self.m1[b]
             ub = sb + self.lay_all
             if not (ub < best or (ub == best and not beaten_by_equal)):
-                ub = sb + self.lay_cap(idx, ns, hand, w)
+                lay = self.lay_cap(idx, ns, hand, w)
+                have_lay = 1
+                ub = sb + lay
             if ub < best or (ub == best and not beaten_by_equal):
                 if not self.mmask[a].ranks & self.mmask[b].ranks and not (
                         (self.mmask[a].suit[0] and self.mmask[b].suit[0])
@@ -1624,7 +1697,6 @@ cdef class Engine:
                     return ub
             else:
                 loose = -1   # not known yet
-        lay = self.lay_cap(idx, ns, hand, w)
         tm = self.mmask[a]
         for i in range(1, ns):
             tm.ranks |= self.mmask[idx[i]].ranks
@@ -1635,9 +1707,25 @@ cdef class Engine:
             self.load_rset(self.rb1[a], hand)
         else:
             rw = self.related_weight(hand, w, hm, &tm)   # fills rset, rmask
+            if rw == 0:
+                # nothing related: the solver's value is V0 (sb below) and the lay-offs
+                # take at most lay_all, so V0 + lay_all bounds the set; enough when it
+                # cannot beat best (no lay_cap, no union_bound)
+                ub = self.v0 + self.lay_all
+                if ub < best or (ub == best and not beaten_by_equal):
+                    if ns == 2:
+                        self.vs2[a][b] = self.v0
+                    return ub
+        if not have_lay:
+            lay = self.lay_cap(idx, ns, hand, w)
         split = 0
         if ns == 1:
             sb = self.vs1[a]
+        elif rw == 0:
+            # nothing related: sb = V0 is already the least of the bounds below (each is
+            # V0 or more: a solver value places at least the hand-only optimum), and no
+            # mixed value is needed
+            sb = self.v0
         else:
             sb = self.v0 + rw
             for s in range(4):
@@ -1981,6 +2069,27 @@ cdef class Engine:
         else:
             v = self.small_mixed(self.R.ones)
         return None if v == -2 else v
+
+    def related_cards(self, hand, cards):
+        """The hand cards (counts, no jokers) related to the table cards `cards` in the pool
+        of both (the intermediate's related_weight; for tests): a numpy count array."""
+        cdef Masks hm, tm
+        cdef int c
+        memset(&hm, 0, sizeof(Masks))
+        memset(&tm, 0, sizeof(Masks))
+        memset(self.hk, 0, NCARD)
+        self.nhl = 0
+        for c in range(JOKER):
+            self.hk[c] = hand[c]
+            if hand[c]:
+                masks_add(&hm, c, self.R.srules.ace_high)
+                self.hl[self.nhl] = c
+                self.nhl += 1
+        for c in cards:
+            masks_add(&tm, c, self.R.srules.ace_high)
+        self.related_weight(self.hk, self.R.ones, &hm, &tm)
+        return np.array([self.rset[c] if c < JOKER and self.hk[c] else 0 for c in range(NCARD)],
+                        dtype=np.uint8)
 
     # ------------------------------------------------------------ one decision (State API)
     def decide_position(self, int seat, hands, table_melds, table_stands, opened,

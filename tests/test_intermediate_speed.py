@@ -125,3 +125,59 @@ def test_bench_reports_turns_and_time_per_decision():
         pytest.approx(1e6)
     text = format_games([{"rules": "classic", "seats": "4 x intermediate", **row}])
     assert "µs/decision" in text and f"{row['turns_per_game']:.1f}" in text
+
+
+def _related_reference(hand, cards, ace_high):
+    """Card by card, the relation of the bounds: a hand card is related to the table cards
+    when a group of >= 3 pool suits of its rank holds a table card of another suit, or a
+    pool segment of >= 3 consecutive places of its suit (an ace at place 1, or also 14
+    with aces high) holds a table card at another place."""
+    def places(c):
+        r = c % 13 + 1
+        return (r, 14) if r == 1 and ace_high else (r,)
+
+    pool = [set() for _ in range(4)]
+    tab = [set() for _ in range(4)]
+    for c in list(np.flatnonzero(hand[:52])) + list(cards):
+        pool[c // 13].update(places(c))
+    for c in cards:
+        tab[c // 13].update(places(c))
+    out = np.zeros(53, dtype=np.uint8)
+    for c in np.flatnonzero(hand[:52]):
+        r, s = c % 13 + 1, c // 13
+        rel = sum(r in p for p in pool) >= 3 and any(r in tab[t] for t in range(4) if t != s)
+        for b in places(c):
+            lo = hi = b
+            while lo - 1 in pool[s]:
+                lo -= 1
+            while hi + 1 in pool[s]:
+                hi += 1
+            rel = rel or (hi - lo >= 2 and any(lo <= p <= hi and p != b for p in tab[s]))
+        out[c] = hand[c] if rel else 0
+    return out
+
+
+@pytest.mark.parametrize("preset", ["classic", "classic(ace=low-only)", "classic(decks=3)"])
+def test_related_cards_bitwise_equal_card_by_card(preset):
+    # related_weight works a suit at a time on bitmasks; the definition, card by card
+    import random
+
+    from positions import counts, rand_hand, rand_table
+
+    r = Rules.parse(preset)
+    eng = make_engine(r, ["intermediate"] * r.players)[2]
+    rules = dict(decks=r.decks, ace_high=r.ace_high, jokers_per_meld=r.jokers_per_meld)
+    rng = random.Random(7)
+    related = 0
+    for _ in range(1500):
+        table = rand_table(rng, rng.choice((3, 6, 9)), rules, 0, lengths=(3, 3, 4, 5, 13, 14))
+        hand = counts(rand_hand(rng, table, r.decks, rng.randint(1, 12), near_p=0.7))
+        hand[52] = 0
+        for c in rng.sample(table, min(2, len(table))):   # copies of table cards too
+            if c < 52 and rng.random() < 0.5:
+                hand[c] = 1
+        got = eng.related_cards(hand, table)
+        want = _related_reference(hand, table, r.ace_high)
+        assert (got == want).all(), (preset, sorted(table), np.flatnonzero(hand), got, want)
+        related += int(want.sum() > 0) + int((want < hand[:53]).any())
+    assert related > 1500  # both related and unrelated hand cards are covered
