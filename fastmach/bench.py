@@ -232,7 +232,9 @@ def format_games(rows: list[dict]) -> str:
         extra = ""
         if detail and "us_per_decision" in r:
             extra = f" {r['turns_per_game']:8.1f} {r['us_per_decision']:12.1f}"
-        lines.append(f"{r['rules']:22} {r['seats']:28} {r['games_per_s']:10.0f}" + extra
+        gps = r['games_per_s']
+        lines.append(f"{r['rules']:22} {r['seats']:28} "
+                     + (f"{gps:10.0f}" if not gps < 10 else f"{gps:10.3f}") + extra
                      + (f"  ({r['note']})" if r.get("note") else ""))
     return "\n".join(lines)
 
