@@ -356,6 +356,28 @@ cdef int _group_k(int gsum, int gmax, int jg, int limited) noexcept nogil:
     return 0
 
 
+cdef inline int _later(Impl* im, int v, int s) noexcept nogil:
+    """Real cards the suits after s can still give to the groups of value v."""
+    cdef int t, p = 1 if (v == 14 and im.ace_high) else v, n = 0
+    for t in range(s + 1, 4):
+        n += im.avail[t][p]
+    return n
+
+
+cdef inline void _cards_here(Impl* im, int v, int s, int low, int* m, int* A) noexcept nogil:
+    """m, A: how many cards of suit s at value v must be / may be used.
+
+    With aces high, value 1 only starts runs and its table aces may instead be used at 14,
+    where the aces not used low (`low` of them were) are the ones left."""
+    m[0] = im.must[s][v]
+    A[0] = im.avail[s][v]
+    if v == 14 and im.ace_high:
+        m[0] = im.must[s][1] - low if im.must[s][1] > low else 0
+        A[0] = im.avail[s][1] - low
+    elif v == 1 and im.ace_high:
+        m[0] = 0
+
+
 cdef int _suit_step(Impl* im, int v, int s) noexcept nogil:
     """Expand every state of the last layer by the choices for suit s at value v."""
     cdef int lo = im.layer_start[im.n_layers], hi = im.n_nodes
@@ -374,14 +396,7 @@ cdef int _suit_step(Impl* im, int v, int s) noexcept nogil:
     next_dead = 1 if (v == im.V or im.avail[s][v + 1] == 0) else 0
     # a run of length 1 needs cards at v+1 and v+2
     next2_dead = 1 if (next_dead or v + 1 == im.V or im.avail[s][v + 2] == 0) else 0
-    # real cards the later suits can still give to the groups of value v
-    later = 0
-    for t in range(s + 1, 4):
-        later += im.avail[t][v]
-    if v == 14:
-        later = 0
-        for t in range(s + 1, 4):
-            later += im.avail[t][1]
+    later = _later(im, v, s)
     for i in range(lo, hi):
         if im.nodes[i].val < 0:
             continue
@@ -405,16 +420,7 @@ cdef int _suit_step(Impl* im, int v, int s) noexcept nogil:
         gmax = <int>((k2 >> 7) & 3)
         low = <int>((k2 >> (9 + 2 * s)) & 3)
         JL = im.jtot - j
-        m = im.must[s][v]
-        A = im.avail[s][v]
-        if v == 14:
-            # the aces not used low (as run starts at value 1) are the ones left for here
-            m = im.must[s][1] - low
-            if m < 0:
-                m = 0
-            A = im.avail[s][1] - low
-        elif v == 1 and im.ace_high:
-            m = 0   # table aces may instead be used at value 14 (checked there)
+        _cards_here(im, v, s, low, &m, &A)
         umin = m
         umax = A
         # aces still to come at 14 (those used low at value 1 are subtracted below)
@@ -549,13 +555,7 @@ cdef int _suit_step_plain(Impl* im, int v, int s) noexcept nogil:
     # runs of length 1-2 may stay open only if the next values can take them
     short_ok = not (last or next_dead)
     one_ok = not (last or next_dead or next2_dead)
-    later = 0
-    for t in range(s + 1, 4):
-        later += im.avail[t][v]
-    if v == 14 and im.ace_high:
-        later = 0
-        for t in range(s + 1, 4):
-            later += im.avail[t][1]
+    later = _later(im, v, s)
     for i in range(lo, hi):
         if im.nodes[i].val < 0:
             continue
@@ -568,15 +568,7 @@ cdef int _suit_step_plain(Impl* im, int v, int s) noexcept nogil:
         gsum = <int>((k2 >> 3) & 15)
         gmax = <int>((k2 >> 7) & 3)
         low = <int>((k2 >> (9 + 2 * s)) & 3)
-        m = im.must[s][v]
-        A = im.avail[s][v]
-        if v == 14 and im.ace_high:
-            m = im.must[s][1] - low
-            if m < 0:
-                m = 0
-            A = im.avail[s][1] - low
-        elif v == 1 and im.ace_high:
-            m = 0
+        _cards_here(im, v, s, low, &m, &A)
         umin = m
         umax = A
         R0 = a1 + a2     # runs of length 1 and 2 must go on

@@ -247,3 +247,23 @@ def _fit(hand: list[int], table: Sequence[int], decks: int) -> list[int]:
             have[c] += 1
             out.append(c)
     return sorted(out)
+
+
+# ------------------------------------------------------------------------ game positions
+
+def game_positions(rules: str, lineup: Sequence[str], games: int, seed: int):
+    """Positions (states before a decision, on a table, by a player who has opened) from
+    whole games of ``lineup`` cycled over the seats: (Rules, [State])."""
+    from fastmach.game import Game
+    from fastmach.rules import Rules
+
+    r = Rules.parse(rules)
+    game = Game(r, (list(lineup) * r.players)[:r.players])
+    out = []
+    for rep in range(games):
+        st = game.new_initial_state(seed, rep)
+        while not st.is_terminal():
+            if st.table and st.opened[st.current_player]:
+                out.append(st.clone())
+            st.step()
+    return r, out

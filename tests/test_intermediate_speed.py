@@ -12,8 +12,8 @@ import pytest
 
 from fastmach.cards import card_points
 from fastmach.engine import make_engine
-from fastmach.game import Game
 from fastmach.rules import Rules
+from tests.positions import game_positions
 
 
 def _engines(rules, seats):
@@ -45,23 +45,10 @@ def test_same_rows_as_the_plain_search(rules, seats, games):
     assert fast.n_regroups < plain.n_regroups
 
 
-def _positions(rules: str, lineup, games: int, seed: int):
-    r = Rules.parse(rules)
-    game = Game(r, (list(lineup) * 3)[:r.players])
-    out = []
-    for rep in range(games):
-        st = game.new_initial_state(seed, rep)
-        while not st.is_terminal():
-            if st.table and st.opened[st.current_player]:
-                out.append(st.clone())
-            st.step()
-    return r, out
-
-
 @pytest.mark.parametrize("rules", ["classic(match=single)", "jokers(match=single)"])
 @pytest.mark.parametrize("strategy", ["intermediate", "intermediate(k=3,objective=1)"])
 def test_same_decision_in_every_position(rules, strategy):
-    r, positions = _positions(rules, ("expert", "beginner", "intermediate(k=1)"), 4, 31)
+    r, positions = game_positions(rules, ("expert", "beginner", "intermediate(k=1)"), 4, 31)
     assert len(positions) > 100
     fast, plain = _engines(r, [strategy] * r.players)
     differs_from_beginner = 0

@@ -13,6 +13,7 @@ from fastmach.cards import JOKER, NCARD, card_points, parse_cards
 from fastmach.engine import make_engine, play_games
 from fastmach.errors import FastmachError
 from fastmach.game import Game
+from tests.positions import game_positions
 from fastmach.rules import PRESETS, Rules
 from fastmach.strategies import (N_PARAMS, PATIENCE_STOCK, REGISTRY, describe, parse_strategy,
                                  register_cli)
@@ -139,16 +140,7 @@ MIXED = ("expert", "intermediate(k=1)", "beginner", "intermediate")
 @lru_cache(maxsize=None)
 def _positions(rules: str, games: int, seed: int, lineup: tuple = MIXED):
     """Positions (states before a decision) from games of a mixed table."""
-    r = Rules.parse(rules)
-    game = Game(r, (list(lineup) * 2)[:r.players])
-    out = []
-    for rep in range(games):
-        st = game.new_initial_state(seed, rep)
-        while not st.is_terminal():
-            if st.table and st.opened[st.current_player]:
-                out.append(st.clone())
-            st.step()
-    return r, out
+    return game_positions(rules, lineup, games, seed)
 
 
 @pytest.mark.parametrize("rules", ["classic(match=single)", "jokers", "italian(jokers=4)",
