@@ -388,7 +388,7 @@ cdef int _suit_step(Impl* im, int v, int s) noexcept nogil:
     cdef int R, Jr, JL, g, na1, na2, na3, nb2, nb3, lead, nJ, umin, umax
     cdef int limited = im.limited, merged = im.merged, last = (v == im.V)
     cdef int next_dead   # no card of this suit at v+1: short runs cannot survive
-    cdef int next2_dead, later, t, gnew, gmaxnew
+    cdef int next2_dead, later, gnew, gmaxnew
     cdef int64_t val, wv = im.w[s][v], jwv = im.jw[v], lw, al
     cdef int64_t jwm1 = im.jw[v - 1] if v >= 2 else 0
     cdef int64_t jwm2 = im.jw[v - 2] if v >= 3 else 0
@@ -546,7 +546,7 @@ cdef int _suit_step_plain(Impl* im, int v, int s) noexcept nogil:
     cdef int i, sh = 15 * s
     cdef uint64_t k1, k2, F, nk1, nk2, dec
     cdef int a1, a2, a3, gsum, gmax, low, m, A, u, x3, e3, n0, R, R0, g
-    cdef int na1, na2, na3, umin, umax, t, gnew, gmaxnew, later, short_ok, one_ok
+    cdef int na1, na2, na3, umin, umax, gnew, gmaxnew, later, short_ok, one_ok
     cdef int last = (v == im.V), next_dead, next2_dead, merged = im.merged
     cdef int64_t val, base, wv = im.w[s][v], al, w14 = im.w[s][14]
     _open_layer(im)
