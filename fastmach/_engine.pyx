@@ -947,6 +947,14 @@ cdef class Engine:
                 return 1
         return 0
 
+    cdef inline void lay_one(self, Witness* W, int m, int pos, int card, int stand,
+                             uint8_t* R, uint8_t* placed) noexcept nogil:
+        """Put hand card `card` (standing for `stand`) into meld m at pos."""
+        wit_insert(W, m, pos, card, stand)
+        R[card] -= 1
+        placed[card] += 1
+        self.touched_m[m] = 1
+
     cdef void layoffs(self, Witness* W, int n_intact, uint8_t* R, uint8_t* placed) noexcept nogil:
         """Lay off hand cards R onto melds 0..n_intact-1 of W, one card at a time while any
         fits: real cards first (melds in order), a joker only when no real card fits."""
@@ -955,10 +963,7 @@ cdef class Engine:
             found = 0
             for m in range(n_intact):
                 while self.layoff_fit(W, m, R, 0, &pos, &card, &stand):
-                    wit_insert(W, m, pos, card, stand)
-                    R[card] -= 1
-                    placed[card] += 1
-                    self.touched_m[m] = 1
+                    self.lay_one(W, m, pos, card, stand, R, placed)
                     found = 1
             if found:
                 continue
@@ -966,10 +971,7 @@ cdef class Engine:
                 return
             for m in range(n_intact):
                 if self.layoff_fit(W, m, R, 1, &pos, &card, &stand):
-                    wit_insert(W, m, pos, card, stand)
-                    R[card] -= 1
-                    placed[card] += 1
-                    self.touched_m[m] = 1
+                    self.lay_one(W, m, pos, card, stand, R, placed)
                     found = 1
                     break
             if not found:
