@@ -404,6 +404,15 @@ def dissolved(old_melds, new_melds):
     return count_dissolved(&a, &b)
 
 
+cdef inline void _set_draw(Decision* d) noexcept nogil:
+    """A fresh decision: draw, nothing placed or taken."""
+    d.kind = A_DRAW
+    d.taken = 0
+    d.n_placed = 0
+    d.touched = 0
+    memset(d.placed, 0, NCARD)
+
+
 cdef inline bint _same_play(const Decision* a, const Decision* b) noexcept nogil:
     return a.taken == b.taken and memcmp(a.placed, b.placed, NCARD) == 0
 
@@ -749,11 +758,7 @@ cdef class Engine:
         cdef const int32_t* w
         cdef const int32_t* jw
         cdef double pfail
-        d.kind = A_DRAW
-        d.taken = 0
-        d.n_placed = 0
-        d.touched = 0
-        memset(d.placed, 0, NCARD)
+        _set_draw(d)
         if st.hand_n[seat] == 0:
             return
         if R.opening > 0 and not st.opened[seat]:
@@ -820,11 +825,7 @@ cdef class Engine:
         """The largest play (by the objective w/jw) that the skill level sees, from `hand`
         (d.kind = A_PLAY, or A_DRAW when it sees none). Errors go to self.solver_rc."""
         cdef int64_t v
-        d.kind = A_DRAW
-        d.taken = 0
-        d.n_placed = 0
-        d.touched = 0
-        memset(d.placed, 0, NCARD)
+        _set_draw(d)
         if level == S_BEGINNER:
             v = self.regroup(st, NULL, 0, hand, w, jw, d)
         elif level == S_INTERMEDIATE:
