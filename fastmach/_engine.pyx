@@ -471,6 +471,9 @@ cdef class Engine:
     cdef int capall[NCARD]
     cdef int capt[NCARD]
     cdef int mvdone[MAX_MELDS]        # m1[m] is the exact mixed value
+    cdef uint32_t mdil[MAX_MELDS][4]  # per meld and suit: its cards' segments in it + the hand,
+                                      # widened by a rank each way (loose_pair)
+    cdef int64_t lc1[MAX_MELDS]       # per meld: lay_cap with it dissolved
     cdef Masks rmask                  # related_weight: the masks of the cards in rset
     cdef int hl[NCARD]                # the hand's card types (no jokers)
     cdef int nhl
@@ -1100,18 +1103,11 @@ cdef class Engine:
                 for i in range(3):
                     key = key * 65 + (idx[i] + 1 if i < l else 0)
                 ub = total_w
-                if bounded and l == 2 and not (self.mmask[idx[0]].ranks & self.mmask[idx[1]].ranks) \
-                        and not (self.msuits[idx[0]] & self.msuits[idx[1]]) \
-                        and not self.mjok[idx[0]] and not self.mjok[idx[1]]:
-                    # a pair with no common rank or suit (so unrelated): the singles'
-                    # bound with every lay-off chain, first (see set_bound)
-                    sb = self.vs1[idx[0]] + self.vs1[idx[1]]
-                    if self.v0 + self.m1[idx[0]] + self.m1[idx[1]] < sb:
-                        sb = self.v0 + self.m1[idx[0]] + self.m1[idx[1]]
-                    ub = sb + self.lay_all
-                    if ub < best or (ub == best and key > best_key):
-                        self.vs2[idx[0]][idx[1]] = sb
-                    else:
+                if bounded and l == 2 and self.loose_pair(idx[0], idx[1]):
+                    # no meld can hold a card of each: the singles' bounds (see
+                    # loose_pair), with the lay-off cap of each single first
+                    ub = self.loose_bound(idx, hand, w, best, key > best_key)
+                    if ub < 0:
                         ub = total_w
                 if bounded and ub == total_w:
                     ub = self.set_bound(st, idx, l, hand, w, jw, &hm, total_w, best,
@@ -1288,6 +1284,10 @@ cdef class Engine:
         for c in range(JOKER):
             self.lay_all += <int64_t>w[c] * (hand[c] if hand[c] < self.capall[c] else self.capall[c])
         for m in range(W.n_melds):
+            for s in range(4):
+                hb = seg_closure(hm.suit[s] | self.mmask[m].suit[s], self.mmask[m].suit[s])
+                self.mdil[m][s] = hb | (hb << 1) | (hb >> 1)
+            self.lc1[m] = self.lay_cap(&m, 1, hand, w)
             self.m1[m] = self.related_weight(hand, w, hm, &self.mmask[m])
             self.rb1[m] = self.rbits
             self.vs1[m] = self.v0 + self.m1[m]
@@ -1788,6 +1788,43 @@ cdef class Engine:
         if ns == 2:
             self.vs2[a][b] = sb
         return ub if ub < total_w else total_w
+
+    cdef inline int loose_pair(self, int a, int b) noexcept nogil:
+        """Whether no meld of the pool of melds a, b and the hand can hold a card of a and
+        a card of b (no table jokers in them). Sufficient, from per-meld masks: no common
+        rank, and in no suit a card of b on or next to a segment of a's cards in a + the
+        hand. (Two cards of one pool segment: walking from a's card to b's, the first card
+        not in a + the hand is one of b's, next to such a segment, or b's card is on it.)"""
+        cdef const uint32_t* d = self.mdil[a]
+        cdef const Masks* y = &self.mmask[b]
+        if self.mjok[a] or self.mjok[b] or self.mmask[a].ranks & y.ranks:
+            return 0
+        return not ((d[0] & y.suit[0]) | (d[1] & y.suit[1]) | (d[2] & y.suit[2])
+                    | (d[3] & y.suit[3]))
+
+    cdef int64_t loose_bound(self, const int* idx, const uint8_t* hand, const int32_t* w,
+                             int64_t best, int lose_ties) noexcept nogil:
+        """Upper bound on regroup of a loose pair (a, b), or -1 when it would not skip
+        the pair. The solver's melds split into a's (with hand cards),
+        b's and hand-only ones: a's with the hand-only ones are a play for a alone (vs1),
+        b's are one of b's mixed plays (m1), so the solver's value is at most
+        min(vs1[a] + m1[b], m1[a] + vs1[b], V0 + m1[a] + m1[b]); the lay-offs at most
+        lay_cap, which is no more than either single's (fewer intact melds)."""
+        cdef int a = idx[0], b = idx[1]
+        cdef int64_t sb, ub, lay
+        sb = self.vs1[a] + self.m1[b]
+        if self.m1[a] + self.vs1[b] < sb:
+            sb = self.m1[a] + self.vs1[b]
+        if self.v0 + self.m1[a] + self.m1[b] < sb:
+            sb = self.v0 + self.m1[a] + self.m1[b]
+        lay = self.lc1[a] if self.lc1[a] < self.lc1[b] else self.lc1[b]
+        ub = sb + lay
+        if not (ub < best or (ub == best and lose_ties)):
+            ub = sb + self.lay_cap(idx, 2, hand, w)
+            if not (ub < best or (ub == best and lose_ties)):
+                return -1
+        self.vs2[a][b] = sb
+        return ub
 
     cdef void store_vs(self, const int* idx, int ns, int64_t v) noexcept nogil:
         """Record the exact solver value of a set that was solved."""
