@@ -25,6 +25,7 @@ import numpy as np
 cimport numpy as cnp
 
 from fastmach._solver cimport Solver, SolverRules, Witness, NCARD, JOKER, MAX_MELDS, MAX_TABLE
+from fastmach._cardset cimport cs_popcount, cs_ctz
 
 cnp.import_array()
 
@@ -265,6 +266,45 @@ cdef inline int coverable(const uint32_t* ps) noexcept nogil:
     return 1
 
 
+cdef inline int may_meld(const uint8_t* hand, int ace_high) noexcept nogil:
+    """Whether some meld could be made of these cards (no jokers): cards with no group
+    (>= 3 suits of their rank) and no run (>= 3 consecutive ranks of their suit) among the
+    cards left are dropped until none is; 0 when nothing is left (then no subset of the
+    cards splits into melds)."""
+    cdef uint32_t ps[4]
+    cdef uint32_t g3, p, r3, cov, left
+    cdef int s, c, changed = 1
+    ps[0] = ps[1] = ps[2] = ps[3] = 0
+    for c in range(JOKER):
+        if hand[c]:
+            ps[c // 13] |= (<uint32_t>1) << (c % 13 + 1)
+    while changed:
+        changed = 0
+        g3 = ((ps[0] & ps[1] & (ps[2] | ps[3])) | (ps[2] & ps[3] & (ps[0] | ps[1])))
+        for s in range(4):
+            p = ps[s]
+            if ace_high and p & 2:
+                p |= (<uint32_t>1) << 14
+            r3 = p & (p >> 1) & (p >> 2)
+            cov = g3 | r3 | (r3 << 1) | (r3 << 2)
+            if (cov >> 14) & 1:
+                cov |= 2
+            left = ps[s] & cov
+            if left != ps[s]:
+                ps[s] = left
+                changed = 1
+    return (ps[0] | ps[1] | ps[2] | ps[3]) != 0
+
+
+def hand_may_meld(hand, bint ace_high):
+    """may_meld on a count array (length 53, no jokers), for tests."""
+    cdef uint8_t h[NCARD]
+    cdef int c
+    for c in range(NCARD):
+        h[c] = hand[c]
+    return bool(may_meld(h, ace_high))
+
+
 cdef struct Masks:
     uint32_t ranks          # bit r-1 for every rank r present
     uint32_t suit[4]        # per suit, bit r (1..13), an ace also at bit 14 when ace_high
@@ -474,6 +514,10 @@ cdef class Engine:
     cdef uint32_t mdil[MAX_MELDS][4]  # per meld and suit: its cards' segments in it + the hand,
                                       # widened by a rank each way (loose_pair)
     cdef int64_t lc1[MAX_MELDS]       # per meld: lay_cap with it dissolved
+    cdef uint64_t emask[MAX_MELDS]    # per meld: hand cards any set holding it may relate
+                                      # (16 bits a suit, bit r: rank r; near_bound)
+    cdef uint64_t hc2, hc3            # ... the hand cards held twice, three times
+    cdef bint unit_w                  # the weights are all 1 (the cards objective)
     cdef Masks rmask                  # related_weight: the masks of the cards in rset
     cdef int hl[NCARD]                # the hand's card types (no jokers)
     cdef int nhl
@@ -768,8 +812,12 @@ cdef class Engine:
             # opening (every skill level): melds from the hand only, worth >= opening
             # (points of the cards, a joker counted as the card it stands for); the
             # best-scoring set is played
-            best = self.solver.solve(self.empty, hand, &R.srules, R.open_w, R.open_jw,
-                                     d.placed, &self.tmpwit)
+            if hand[JOKER] == 0 and not may_meld(hand, R.srules.ace_high):
+                best = 0   # no meld in the hand: nothing to open with (no solve needed)
+                memset(d.placed, 0, NCARD)
+            else:
+                best = self.solver.solve(self.empty, hand, &R.srules, R.open_w, R.open_jw,
+                                         d.placed, &self.tmpwit)
             if best < -1:
                 self.solver_rc = <int>best
                 return
@@ -997,7 +1045,11 @@ cdef class Engine:
             for k in range(st.wit.start[idx[i]], st.wit.start[idx[i] + 1]):
                 self.tS[st.wit.cards[k]] += 1
         memset(out.placed, 0, NCARD)
-        best = self.solver.solve(self.tS, hand, &R.srules, w, jw, out.placed, &self.tmpwit)
+        if ns == 0 and hand[JOKER] == 0 and not may_meld(hand, R.srules.ace_high):
+            best = 0   # no meld in the hand (the solver's answer, without the solve)
+            wit_clear(&self.tmpwit)
+        else:
+            best = self.solver.solve(self.tS, hand, &R.srules, w, jw, out.placed, &self.tmpwit)
         if best < -1:
             return best
         if best < 0:
@@ -1107,6 +1159,10 @@ cdef class Engine:
                     # no meld can hold a card of each: the singles' bounds (see
                     # loose_pair), with the lay-off cap of each single first
                     ub = self.loose_bound(idx, hand, w, best, key > best_key)
+                    if ub < 0:
+                        ub = total_w
+                elif bounded and l == 2 and not self.mjok[idx[0]] and not self.mjok[idx[1]]:
+                    ub = self.near_bound(idx, hand, w, best, key > best_key)
                     if ub < 0:
                         ub = total_w
                 if bounded and ub == total_w:
@@ -1219,10 +1275,18 @@ cdef class Engine:
         memset(self.capt, 0, sizeof(self.capt))
         memset(self.rset, 0, NCARD)
         self.nhl = 0
+        self.hc2 = self.hc3 = 0
+        self.unit_w = 1
         for c in range(JOKER):
             if hand[c]:
                 self.hl[self.nhl] = c
                 self.nhl += 1
+                if w[c] != 1:
+                    self.unit_w = 0
+                if hand[c] >= 2:
+                    self.hc2 |= (<uint64_t>1) << (16 * (c // 13) + c % 13 + 1)
+                if hand[c] >= 3:
+                    self.hc3 |= (<uint64_t>1) << (16 * (c // 13) + c % 13 + 1)
         for i in range(self.nhl):
             # ho: the card could be in a meld of hand cards (a group of >= 3 suits, a
             # segment of >= 3 consecutive ranks of its suit in the hand)
@@ -1288,6 +1352,11 @@ cdef class Engine:
                 hb = seg_closure(hm.suit[s] | self.mmask[m].suit[s], self.mmask[m].suit[s])
                 self.mdil[m][s] = hb | (hb << 1) | (hb >> 1)
             self.lc1[m] = self.lay_cap(&m, 1, hand, w)
+            self.emask[m] = 0
+            for s in range(4):
+                hb = (seg_closure(hm.suit[s] | self.mmask[m].suit[s], self.mmask[m].suit[s])
+                      | (self.mmask[m].ranks << 1)) & hm.suit[s]
+                self.emask[m] |= (<uint64_t>((hb | (hb >> 13)) & 0x3FFE)) << (16 * s)
             self.m1[m] = self.related_weight(hand, w, hm, &self.mmask[m])
             self.rb1[m] = self.rbits
             self.vs1[m] = self.v0 + self.m1[m]
@@ -1824,6 +1893,32 @@ cdef class Engine:
             if not (ub < best or (ub == best and lose_ties)):
                 return -1
         self.vs2[a][b] = sb
+        return ub
+
+    cdef int64_t near_bound(self, const int* idx, const uint8_t* hand, const int32_t* w,
+                            int64_t best, int lose_ties) noexcept nogil:
+        """Upper bound on regroup of a pair (a, b), or -1 when it would not skip the pair:
+        V0 + the weight of emask[a] | emask[b] + the smaller single lay-off cap. A hand
+        card related to a + b shares a rank with it (a group) or lies on a pool segment
+        through one of its cards (a run); such a segment's cards, from that card on to the
+        hand card, are a's (or b's) and the hand's: emask holds them (see loose_pair)."""
+        cdef int a = idx[0], b = idx[1], q, c
+        cdef uint64_t e = self.emask[a] | self.emask[b], x
+        cdef int64_t rw, ub
+        if self.unit_w:
+            rw = cs_popcount(e) + cs_popcount(e & self.hc2) + cs_popcount(e & self.hc3)
+        else:
+            rw = 0
+            x = e
+            while x:
+                q = cs_ctz(x)
+                x &= x - 1
+                c = (q >> 4) * 13 + (q & 15) - 1
+                rw += <int64_t>w[c] * hand[c]
+        ub = self.v0 + rw + (self.lc1[a] if self.lc1[a] < self.lc1[b] else self.lc1[b])
+        if not (ub < best or (ub == best and lose_ties)):
+            return -1
+        self.vs2[a][b] = self.v0 + rw
         return ub
 
     cdef void store_vs(self, const int* idx, int ns, int64_t v) noexcept nogil:

@@ -168,3 +168,33 @@ def test_related_cards_bitwise_equal_card_by_card(preset):
         assert (got == want).all(), (preset, sorted(table), np.flatnonzero(hand), got, want)
         related += int(want.sum() > 0) + int((want < hand[:53]).any())
     assert related > 1500  # both related and unrelated hand cards are covered
+
+
+@pytest.mark.parametrize("ace_high", [True, False])
+def test_no_meld_shortcut_agrees_with_the_solver(ace_high):
+    # may_meld (the beginner's solve is skipped when it says no meld can be made of the
+    # hand) against the exact solver on random hands: "no" must mean nothing is placed
+    import random
+
+    from fastmach import _engine, _solver
+
+    rng = random.Random(8 + ace_high)
+    w = np.ones(53, dtype=np.int32)
+    jw = np.ones(16, dtype=np.int32)
+    empty = np.zeros(53, dtype=np.uint8)
+    said_no = melds = 0
+    for _ in range(3000):
+        hand = np.zeros(53, dtype=np.uint8)
+        for c in rng.sample(range(104), rng.randint(1, 14)):
+            hand[c % 52] += 1
+        if rng.random() < 0.3:  # near melds: a rank or a suit stretch
+            r, s = rng.randrange(13), rng.randrange(4)
+            for c in (s * 13 + r, s * 13 + (r + 1) % 13, ((s + 1) % 4) * 13 + r):
+                hand[c] = min(2, hand[c] + 1)
+        total, placed, _, _ = _solver.solve_counts(empty, hand, 2, ace_high, 1, w, jw, False)
+        may = _engine.hand_may_meld(hand, ace_high)
+        if not may:
+            said_no += 1
+            assert placed.sum() == 0, np.flatnonzero(hand)
+        melds += int(placed.sum() > 0)
+    assert said_no > 1000 and melds > 300
