@@ -514,8 +514,12 @@ cdef class Engine:
     cdef uint32_t mdil[MAX_MELDS][4]  # per meld and suit: its cards' segments in it + the hand,
                                       # widened by a rank each way (loose_pair)
     cdef int64_t lc1[MAX_MELDS]       # per meld: lay_cap with it dissolved
-    cdef uint64_t emask[MAX_MELDS]    # per meld: hand cards any set holding it may relate
-                                      # (16 bits a suit, bit r: rank r; near_bound)
+    cdef uint64_t r1mask[MAX_MELDS]   # per meld: its related hand cards (rset as 16 bits a
+                                      # suit, bit r: rank r; near_bound)
+    cdef uint32_t mext[MAX_MELDS][4]  # per meld and suit: its cards' segments in it + the hand
+    cdef uint64_t hmask                # the hand cards, 16 bits a suit
+    cdef uint32_t hm_suit[4]          # ... and as suit masks (Masks.suit)
+    cdef uint64_t cmask               # the hand cards on a lay-off chain (16 bits a suit)
     cdef uint64_t hc2, hc3            # ... the hand cards held twice, three times
     cdef bint unit_w                  # the weights are all 1 (the cards objective)
     cdef Masks rmask                  # related_weight: the masks of the cards in rset
@@ -1271,11 +1275,13 @@ cdef class Engine:
         cdef int top = 14 if self.R.srules.ace_high else 13
         cdef Witness* W = &st.wit
         self.v0 = self.last_vs   # the beginner's solve: hand-only melds
+        for s in range(4):
+            self.hm_suit[s] = hm.suit[s]
         memset(self.capall, 0, sizeof(self.capall))
         memset(self.capt, 0, sizeof(self.capt))
         memset(self.rset, 0, NCARD)
         self.nhl = 0
-        self.hc2 = self.hc3 = 0
+        self.hc2 = self.hc3 = self.hmask = 0
         self.unit_w = 1
         for c in range(JOKER):
             if hand[c]:
@@ -1283,6 +1289,7 @@ cdef class Engine:
                 self.nhl += 1
                 if w[c] != 1:
                     self.unit_w = 0
+                self.hmask |= (<uint64_t>1) << (16 * (c // 13) + c % 13 + 1)
                 if hand[c] >= 2:
                     self.hc2 |= (<uint64_t>1) << (16 * (c // 13) + c % 13 + 1)
                 if hand[c] >= 3:
@@ -1344,21 +1351,26 @@ cdef class Engine:
                     p -= 1
             for i in range(self.capn[m]):
                 self.capall[self.capc[m][i]] += 1
+        self.cmask = 0
+        for c in range(JOKER):
+            if self.capall[c] and hand[c]:
+                self.cmask |= (<uint64_t>1) << (16 * (c // 13) + c % 13 + 1)
         self.lay_all = 0
         for c in range(JOKER):
             self.lay_all += <int64_t>w[c] * (hand[c] if hand[c] < self.capall[c] else self.capall[c])
         for m in range(W.n_melds):
             for s in range(4):
                 hb = seg_closure(hm.suit[s] | self.mmask[m].suit[s], self.mmask[m].suit[s])
+                self.mext[m][s] = hb
                 self.mdil[m][s] = hb | (hb << 1) | (hb >> 1)
             self.lc1[m] = self.lay_cap(&m, 1, hand, w)
-            self.emask[m] = 0
-            for s in range(4):
-                hb = (seg_closure(hm.suit[s] | self.mmask[m].suit[s], self.mmask[m].suit[s])
-                      | (self.mmask[m].ranks << 1)) & hm.suit[s]
-                self.emask[m] |= (<uint64_t>((hb | (hb >> 13)) & 0x3FFE)) << (16 * s)
             self.m1[m] = self.related_weight(hand, w, hm, &self.mmask[m])
             self.rb1[m] = self.rbits
+            self.r1mask[m] = 0
+            for i in range(self.nhl):
+                if (self.rbits >> i) & 1:
+                    c = self.hl[i]
+                    self.r1mask[m] |= (<uint64_t>1) << (16 * (c // 13) + c % 13 + 1)
             self.vs1[m] = self.v0 + self.m1[m]
             self.mvdone[m] = self.m1[m] == 0   # nothing related: the mixed value is 0
 
@@ -1895,29 +1907,50 @@ cdef class Engine:
         self.vs2[a][b] = sb
         return ub
 
+    cdef inline int64_t mask_weight(self, uint64_t e, const uint8_t* hand,
+                                    const int32_t* w) noexcept nogil:
+        """The weight of the hand's copies of the cards in e (16 bits a suit)."""
+        cdef int64_t v = 0
+        cdef int q, c
+        if self.unit_w:
+            return cs_popcount(e) + cs_popcount(e & self.hc2) + cs_popcount(e & self.hc3)
+        while e:
+            q = cs_ctz(e)
+            e &= e - 1
+            c = (q >> 4) * 13 + (q & 15) - 1
+            v += <int64_t>w[c] * hand[c]
+        return v
+
     cdef int64_t near_bound(self, const int* idx, const uint8_t* hand, const int32_t* w,
                             int64_t best, int lose_ties) noexcept nogil:
         """Upper bound on regroup of a pair (a, b), or -1 when it would not skip the pair:
-        V0 + the weight of emask[a] | emask[b] + the smaller single lay-off cap. A hand
-        card related to a + b shares a rank with it (a group) or lies on a pool segment
-        through one of its cards (a run); such a segment's cards, from that card on to the
-        hand card, are a's (or b's) and the hand's: emask holds them (see loose_pair)."""
-        cdef int a = idx[0], b = idx[1], q, c
-        cdef uint64_t e = self.emask[a] | self.emask[b], x
+        V0 + the weight of a superset E of the hand cards related to a + b + the smaller
+        single lay-off cap. A hand card's relation to a + b differs from its relations to
+        a and to b alone (r1mask) only at a rank both hold (a group: E takes the hand's
+        cards of that rank) or on a pool segment holding cards of both (a run; as in
+        loose_pair, a card of b lies on or next to a's segments in a + the hand): E takes
+        the hand's cards on those segments of a and of b, in that suit."""
+        cdef int a = idx[0], b = idx[1], q, c, s
+        cdef uint64_t e = self.r1mask[a] | self.r1mask[b], x
+        cdef int64_t u
+        cdef uint32_t cr = (self.mmask[a].ranks & self.mmask[b].ranks) << 1, y
+        if cr:
+            x = cr
+            e |= (x | (x << 16) | (x << 32) | (x << 48)) & self.hmask
+        for s in range(4):
+            if self.mdil[a][s] & self.mmask[b].suit[s]:
+                y = (self.mext[a][s] | self.mext[b][s]) & self.hm_suit[s]
+                e |= (<uint64_t>((y | (y >> 13)) & 0x3FFE)) << (16 * s)
         cdef int64_t rw, ub
-        if self.unit_w:
-            rw = cs_popcount(e) + cs_popcount(e & self.hc2) + cs_popcount(e & self.hc3)
-        else:
-            rw = 0
-            x = e
-            while x:
-                q = cs_ctz(x)
-                x &= x - 1
-                c = (q >> 4) * 13 + (q & 15) - 1
-                rw += <int64_t>w[c] * hand[c]
+        rw = self.mask_weight(e, hand, w)
         ub = self.v0 + rw + (self.lc1[a] if self.lc1[a] < self.lc1[b] else self.lc1[b])
         if not (ub < best or (ub == best and lose_ties)):
-            return -1
+            # every copy of a card in E or on a lay-off chain, once (as union_bound)
+            u = self.v0 + self.mask_weight(e | self.cmask, hand, w)
+            if u < ub:
+                ub = u
+            if not (ub < best or (ub == best and lose_ties)):
+                return -1
         self.vs2[a][b] = self.v0 + rw
         return ub
 
