@@ -23,6 +23,7 @@ from libc.math cimport pow
 
 import numpy as np
 cimport numpy as cnp
+cimport cython
 
 from fastmach._solver cimport Solver, SolverRules, Witness, NCARD, JOKER, MAX_MELDS, MAX_TABLE
 from fastmach._cardset cimport cs_popcount, cs_ctz
@@ -465,6 +466,7 @@ cdef inline int total(const uint8_t* counts) noexcept nogil:
 
 
 # ---------------------------------------------------------------- the engine
+@cython.final
 cdef class Engine:
     """Rules + one strategy per seat + a Solver; plays hands and whole matches."""
 
@@ -496,6 +498,8 @@ cdef class Engine:
     cdef public bint raw      # decide without patience or error (the State API's must-play check)
     # intermediate: bounds that skip sets which cannot beat the best so far (see intermediate)
     cdef public bint exhaustive       # no bounds: the plain search (the reference path, for tests)
+    cdef public bint no_small         # regroup always solves with the solver (tests)
+    cdef readonly long long n_small   # regroups done by the small search (small_regroup)
     cdef readonly long long n_regroups    # sets solved by intermediate (regroup calls)
     cdef readonly long long n_bounded     # connected sets skipped by the bound
     cdef int64_t last_vs              # regroup: the value the solver placed (before lay-offs)
@@ -507,6 +511,7 @@ cdef class Engine:
     cdef int mjok[MAX_MELDS]          # the meld holds a joker
     cdef int msuits[MAX_MELDS]        # the suits of its real cards (bits)
     cdef int capn[MAX_MELDS]          # hand cards each meld could take as lay-offs ...
+    cdef int capup[MAX_MELDS]         # ... the first capup of them upward (a run's top)
     cdef uint8_t capc[MAX_MELDS][32]  # ... (card ids, a chain of a run's ends, a group's suit)
     cdef int capall[NCARD]
     cdef int capt[NCARD]
@@ -532,6 +537,10 @@ cdef class Engine:
     cdef uint8_t tmv[NCARD]           # mixed_value: the cards of the set
     cdef uint8_t mvplaced[NCARD]
     cdef uint8_t pcnt[NCARD]          # part_ok: the cards left to split
+    cdef int src[SMALL_R]             # small_mixed: its hand cards (ids, a copy each) ...
+    cdef int snr
+    cdef int smask                    # ... and the first subset of them it found best
+    cdef int64_t v0_dec               # regroup: V0 of the decision (its hand-only solve)
     cdef uint64_t* mvkey              # mixed-value cache: MV_SLOTS keys of 5 words ...
     cdef int64_t* mvval               # ... and values (exact: whole keys are compared)
     cdef uint32_t* mvfeas             # ... and feasible subsets (small_mixed; 0 = unknown)
@@ -1052,13 +1061,20 @@ cdef class Engine:
         if ns == 0 and hand[JOKER] == 0 and not may_meld(hand, R.srules.ace_high):
             best = 0   # no meld in the hand (the solver's answer, without the solve)
             wit_clear(&self.tmpwit)
+        elif ns > 0 and self.v0_dec == 0 and hand[JOKER] == 0 and self.tS[JOKER] == 0 \
+                and not self.no_small and self.small_regroup(hand, w, out.placed):
+            best = 0   # (small_regroup: the same value as the solver's)
+            self.n_small += 1
         else:
+            memset(out.placed, 0, NCARD)
             best = self.solver.solve(self.tS, hand, &R.srules, w, jw, out.placed, &self.tmpwit)
         if best < -1:
             return best
         if best < 0:
             return -6
         self.last_vs = placed_weight(out.placed, w, jw)
+        if ns == 0:
+            self.v0_dec = self.last_vs
         wit_clear(W)
         for m in range(st.wit.n_melds):
             if not inS[m]:
@@ -1163,6 +1179,8 @@ cdef class Engine:
                     # no meld can hold a card of each: the singles' bounds (see
                     # loose_pair), with the lay-off cap of each single first
                     ub = self.loose_bound(idx, hand, w, best, key > best_key)
+                    if ub < 0:
+                        ub = self.near_bound(idx, hand, w, best, key > best_key)
                     if ub < 0:
                         ub = total_w
                 elif bounded and l == 2 and not self.mjok[idx[0]] and not self.mjok[idx[1]]:
@@ -1314,6 +1332,7 @@ cdef class Engine:
                                              and hb != (<uint32_t>1) << 14) else 0
         for m in range(W.n_melds):
             self.capn[m] = 0
+            self.capup[m] = 0
             a = W.start[m]
             b = W.start[m + 1]
             r0 = W.stands[a] % 13
@@ -1344,6 +1363,7 @@ cdef class Engine:
                     self.capc[m][self.capn[m]] = s * 13 + (p - 1) % 13
                     self.capn[m] += 1
                     p += 1
+                self.capup[m] = self.capn[m]
                 p = lo - 1
                 while p >= 1 and hand[s * 13 + p - 1]:
                     self.capc[m][self.capn[m]] = s * 13 + p - 1
@@ -1600,6 +1620,10 @@ cdef class Engine:
                 nr += 1
         if n + nr > 24:
             return -2
+        self.snr = nr
+        self.smask = 0
+        for j in range(nr):
+            self.src[j] = rc[j]
         for c in range(JOKER):
             self.pcnt[c] = self.tmv[c]
         # up to FEAS_R hand cards, every subset is tried: self.feas gets a bit per feasible
@@ -1648,6 +1672,7 @@ cdef class Engine:
             if self.part_ok(m):
                 if v > best:
                     best = v
+                    self.smask = mask
                 if self.feas:
                     self.feas |= (<uint32_t>1) << mask
             for j in range(nr):
@@ -1720,6 +1745,130 @@ cdef class Engine:
                 cnt[s * 13 + p - 1] += 1
         cnt[x] += 1
         return ok
+
+    cdef int part_build(self, int left, Witness* W) noexcept nogil:
+        """part_ok that also appends the melds of the split it finds to W (runs
+        ascending; cards stand for themselves)."""
+        cdef uint8_t* cnt = self.pcnt
+        cdef int x = -1, r, s, t, no = 0, a, b, p, q, ok = 0, base, L, i
+        cdef int o[3]
+        cdef int ace_high = self.R.srules.ace_high
+        if left == 0:
+            return 1
+        for r in range(13):
+            for s in range(4):
+                if cnt[s * 13 + r]:
+                    x = s * 13 + r
+                    break
+            if x >= 0:
+                break
+        s = x // 13
+        cnt[x] -= 1
+        for t in range(4):
+            if t != s and cnt[t * 13 + r]:
+                o[no] = t * 13 + r
+                no += 1
+        for a in range(no):
+            for b in range(a + 1, no):
+                cnt[o[a]] -= 1
+                cnt[o[b]] -= 1
+                L = 3
+                ok = self.part_build(left - 3, W)
+                if not ok and no == 3 and a == 0 and b == 1:
+                    cnt[o[2]] -= 1
+                    L = 4
+                    ok = self.part_build(left - 4, W)
+                    cnt[o[2]] += 1
+                cnt[o[a]] += 1
+                cnt[o[b]] += 1
+                if ok:
+                    base = W.start[W.n_melds]
+                    W.cards[base] = x
+                    W.cards[base + 1] = o[a]
+                    W.cards[base + 2] = o[b]
+                    if L == 4:
+                        W.cards[base + 3] = o[2]
+                    for i in range(L):
+                        W.stands[base + i] = W.cards[base + i]
+                    W.n_melds += 1
+                    W.start[W.n_melds] = base + L
+                    cnt[x] += 1
+                    return 1
+        q = r + 1
+        while not ok:
+            p = q + 1
+            if p > (14 if ace_high else 13) or cnt[s * 13 + (p - 1) % 13] == 0:
+                break
+            cnt[s * 13 + (p - 1) % 13] -= 1
+            q = p
+            if q - r >= 3:
+                ok = self.part_build(left - 1 - (q - r - 1), W)
+        for p in range(r + 2, q + 1):
+            cnt[s * 13 + (p - 1) % 13] += 1
+        if ok:   # the run x (position r + 1) .. q
+            base = W.start[W.n_melds]
+            for p in range(r + 1, q + 1):
+                W.cards[base + p - r - 1] = s * 13 + (p - 1) % 13
+                W.stands[base + p - r - 1] = s * 13 + (p - 1) % 13
+            W.n_melds += 1
+            W.start[W.n_melds] = base + q - r
+        if not ok and r == 0 and ace_high:
+            q = 14
+            while not ok:
+                p = q - 1
+                if p < 2 or cnt[s * 13 + p - 1] == 0:
+                    break
+                cnt[s * 13 + p - 1] -= 1
+                q = p
+                if 14 - q >= 2:
+                    ok = self.part_build(left - 1 - (14 - q), W)
+            for p in range(q, 14):
+                cnt[s * 13 + p - 1] += 1
+            if ok:   # the run q .. K, then the ace x on top
+                base = W.start[W.n_melds]
+                for p in range(q, 14):
+                    W.cards[base + p - q] = s * 13 + p - 1
+                    W.stands[base + p - q] = s * 13 + p - 1
+                W.cards[base + 14 - q] = x
+                W.stands[base + 14 - q] = x
+                W.n_melds += 1
+                W.start[W.n_melds] = base + 15 - q
+        cnt[x] += 1
+        return ok
+
+    cdef int small_regroup(self, const uint8_t* hand, const int32_t* w,
+                           uint8_t* placed) noexcept nogil:
+        """The solver's part of regroup without the solver, when the hand has no meld of
+        its own (V0 = 0) and nothing holds a joker: every placed card then shares a meld
+        with a dissolved card, so is related to them, and the best play is the small
+        search's (small_mixed) on self.tS and the related cards; its split goes to
+        self.tmpwit, its cards to placed. 0 when too large for the small search."""
+        cdef Masks hm, tm
+        cdef int c, j
+        cdef int64_t v
+        memset(&hm, 0, sizeof(Masks))
+        memset(&tm, 0, sizeof(Masks))
+        self.nhl = 0
+        for c in range(JOKER):
+            if hand[c]:
+                masks_add(&hm, c, self.R.srules.ace_high)
+                self.hl[self.nhl] = c
+                self.nhl += 1
+            if self.tS[c]:
+                masks_add(&tm, c, self.R.srules.ace_high)
+        memset(self.rset, 0, NCARD)
+        self.related_weight(hand, w, &hm, &tm)
+        memcpy(self.tmv, self.tS, NCARD)
+        v = self.small_mixed(w)
+        if v < 0:
+            return 0
+        memcpy(self.pcnt, self.tS, NCARD)
+        for j in range(self.snr):
+            if (self.smask >> j) & 1:
+                placed[self.src[j]] += 1
+                self.pcnt[self.src[j]] += 1
+        wit_clear(&self.tmpwit)
+        return self.part_build(total(self.pcnt), &self.tmpwit)
 
     cdef void single_mixed(self, HState* st, int m, const uint8_t* hand, const int32_t* w,
                            const int32_t* jw, const Masks* hm) noexcept nogil:
@@ -1849,7 +1998,14 @@ cdef class Engine:
                 sb = self.v0 + self.m1[a] + self.m1[b]
                 if loose and self.vs1[a] + self.vs1[b] < sb:
                     sb = self.vs1[a] + self.vs1[b]
-            else:
+                if sb + lay < ub:
+                    ub = sb + lay
+                if ub > best or (ub == best and beaten_by_equal):
+                    # not enough: the pair's own mixed value, for the bounds below that
+                    # count a card once (rset again: single_mixed replaced it)
+                    self.related_weight(hand, w, hm, &tm)
+                    split = 0
+            if not split:
                 mv = self.mixed_value(st, idx, ns, w, jw)   # (rset: the set's related cards)
                 if mv >= 0:
                     if ns == 1:
@@ -1864,6 +2020,10 @@ cdef class Engine:
                     u = self.joint_bound(idx, ns, hand, w, mv, lay)
                     if u < ub:
                         ub = u
+                    if ub > best or (ub == best and beaten_by_equal):
+                        u = self.exact_bound(st, idx, ns, hand, w, mv)
+                        if 0 <= u < ub:
+                            ub = u
             if sb + lay < ub:
                 ub = sb + lay
         if ns == 2:
@@ -1953,6 +2113,71 @@ cdef class Engine:
                 return -1
         self.vs2[a][b] = self.v0 + rw
         return ub
+
+    cdef int64_t lay_exact(self, HState* st, const int* idx, int ns, uint8_t* rem,
+                           const int32_t* w) noexcept nogil:
+        """The weight layoffs() places from the hand cards rem (no jokers; rem is used up)
+        onto the melds not in idx: without jokers each meld, in order, takes its chain
+        upward while rem holds the next card, then downward (a group of three: its missing
+        suit); a card taken is gone for the later melds, and nothing fits a meld later
+        that did not fit it then (rem only shrinks)."""
+        cdef int m, j, i, c, skip
+        cdef int64_t v = 0
+        for m in range(st.wit.n_melds):
+            skip = 0
+            for i in range(ns):
+                if idx[i] == m:
+                    skip = 1
+            if skip or self.capn[m] == 0:
+                continue
+            j = 0
+            while j < self.capup[m] and rem[self.capc[m][j]]:
+                c = self.capc[m][j]
+                rem[c] -= 1
+                v += w[c]
+                j += 1
+            j = self.capup[m]
+            while j < self.capn[m] and rem[self.capc[m][j]]:
+                c = self.capc[m][j]
+                rem[c] -= 1
+                v += w[c]
+                j += 1
+        return v
+
+    cdef int64_t exact_bound(self, HState* st, const int* idx, int ns, const uint8_t* hand,
+                             const int32_t* w, int64_t mv) noexcept nogil:
+        """regroup(idx) at most, when V0 = 0 and the feasible subsets of the related cards
+        are known (self.feas, self.rset; no jokers): the solver places an optimal mixed play
+        M (w(M) = mv; with no meld of hand cards alone every placed card is related), then
+        the lay-offs are lay_exact of the hand without M; the most over those M (the value
+        itself when M is unique, as for mv = 0: M is empty). -1 when unknown."""
+        cdef int rc[FEAS_R]
+        cdef int nr = 0, q, c, j, mask
+        cdef int64_t best = -1, v, wm
+        if self.v0 != 0 or not self.feas:
+            return -1
+        for q in range(self.nhl):
+            c = self.hl[q]
+            for j in range(self.rset[c]):
+                rc[nr] = c
+                nr += 1
+        for mask in range(1 << nr):
+            if not (self.feas >> mask) & 1:
+                continue
+            wm = 0
+            for j in range(nr):
+                if (mask >> j) & 1:
+                    wm += w[rc[j]]
+            if wm != mv:
+                continue
+            memcpy(self.scratch, hand, NCARD)
+            for j in range(nr):
+                if (mask >> j) & 1:
+                    self.scratch[rc[j]] -= 1
+            v = mv + self.lay_exact(st, idx, ns, self.scratch, w)
+            if v > best:
+                best = v
+        return best
 
     cdef void store_vs(self, const int* idx, int ns, int64_t v) noexcept nogil:
         """Record the exact solver value of a set that was solved."""
@@ -2260,6 +2485,38 @@ cdef class Engine:
                         dtype=np.uint8)
 
     # ------------------------------------------------------------ one decision (State API)
+    def regroup_position(self, hand, table_melds, idx):
+        """regroup() of the melds idx (no jokers) with the hand (53 counts), cards objective,
+        after the hand-only solve as in a decision: (the solver part's value, its new
+        melds, whether the small search made them). For tests."""
+        cdef HState* st = &self.st
+        cdef Decision* d = &self.dec
+        cdef uint8_t h[NCARD]
+        cdef int ix[3]
+        cdef int i = 0, m, c, ns = len(idx)
+        cdef long long before
+        memset(st, 0, sizeof(HState))
+        wit_clear(&st.wit)
+        for c in range(NCARD):
+            h[c] = hand[c]
+        for m, meld in enumerate(table_melds):
+            for c in meld:
+                st.wit.cards[i] = c
+                st.wit.stands[i] = c
+                st.table[c] += 1
+                i += 1
+            st.wit.start[m + 1] = i
+        st.wit.n_melds = len(table_melds)
+        for i in range(ns):
+            ix[i] = idx[i]
+        self.regroup(st, NULL, 0, h, self.R.ones, self.R.ones_j, d)
+        before = self.n_small
+        if self.regroup(st, ix, ns, h, self.R.ones, self.R.ones_j, d) < 0:
+            raise RuntimeError("regroup failed")
+        melds = [[self.tmpwit.cards[i] for i in range(self.tmpwit.start[m], self.tmpwit.start[m + 1])]
+                 for m in range(self.tmpwit.n_melds)]
+        return int(self.last_vs), melds, self.n_small > before
+
     def decide_position(self, int seat, hands, table_melds, table_stands, opened,
                         int stock_left, uint64_t rng_state, failed_last=None, raw=False):
         """The seat's strategy decision in a position given as Python data.

@@ -198,3 +198,46 @@ def test_no_meld_shortcut_agrees_with_the_solver(ace_high):
             assert placed.sum() == 0, np.flatnonzero(hand)
         melds += int(placed.sum() > 0)
     assert said_no > 1000 and melds > 300
+
+
+@pytest.mark.parametrize("rules", ["classic(match=single)", "ace-low(match=single)",
+                                   "classic(decks=3,match=single)"])
+def test_small_regroup_equals_the_solver(rules):
+    # regroup without the solver (small_regroup: no meld in the hand alone, no jokers)
+    # against regroup with it: the same value for every set of 1-3 melds of real
+    # positions, and its new melds are valid melds of the dissolved cards + hand cards
+    # (checked by fastmach.validate, which shares no code with the engine)
+    import random
+    from collections import Counter
+
+    from fastmach.validate import is_valid_meld
+
+    r, positions = game_positions(rules, ("intermediate", "beginner", "expert"), 6, 17)
+    small = make_engine(r, ["intermediate"] * r.players)[2]
+    ref = make_engine(r, ["intermediate"] * r.players)[2]
+    ref.no_small = True
+    rng = random.Random(3)
+    used = placed_any = 0
+    for st in positions:
+        hand = np.asarray(st._hands[st.current_player], dtype=np.uint8)
+        melds = [list(m) for m in st._melds if 52 not in m]
+        if hand[52] or len(melds) < 3:
+            continue
+        for _ in range(4):
+            idx = sorted(rng.sample(range(len(melds)), rng.randint(1, 3)))
+            v, new, by_small = small.regroup_position(hand, melds, idx)
+            want, _, by_solver = ref.regroup_position(hand, melds, idx)
+            assert not by_solver and v == want, (melds, idx, np.flatnonzero(hand))
+            if not by_small:
+                continue
+            used += 1
+            cards = Counter(c for m in new for c in m)
+            dissolved = Counter(c for i in idx for c in melds[i])
+            extra = cards - dissolved
+            assert not dissolved - cards  # every dissolved card is in a new meld
+            assert sum(extra.values()) == v  # (cards objective: one per placed card)
+            assert all(hand[c] >= n for c, n in extra.items())
+            assert all(is_valid_meld(m, ace_high=r.ace_high, jokers_per_meld=r.jokers_per_meld)
+                       for m in new), new
+            placed_any += v > 0
+    assert used > 300 and placed_any > 10
