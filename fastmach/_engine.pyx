@@ -495,6 +495,7 @@ cdef class Engine:
     cdef uint8_t scratch[NCARD]
     cdef int touched_m[MAX_MELDS]
     cdef Masks mmask[MAX_MELDS]
+    cdef uint64_t mkey[MAX_MELDS][2]  # per meld: its cards, 2 bits a card (mixed_value's key)
     cdef public bint raw      # decide without patience or error (the State API's must-play check)
     # intermediate: bounds that skip sets which cannot beat the best so far (see intermediate)
     cdef public bint exhaustive       # no bounds: the plain search (the reference path, for tests)
@@ -1157,7 +1158,10 @@ cdef class Engine:
             memset(&self.mmask[i], 0, sizeof(Masks))
             self.mjok[i] = 0
             self.msuits[i] = 0
+            self.mkey[i][0] = self.mkey[i][1] = 0
             for j in range(st.wit.start[i], st.wit.start[i + 1]):
+                c = st.wit.cards[j]
+                self.mkey[i][c >> 5] += (<uint64_t>1) << (2 * (c & 31))
                 if st.wit.cards[j] == JOKER:
                     self.mjok[i] = 1
                 else:
@@ -1504,18 +1508,20 @@ cdef class Engine:
                              const int32_t* jw) noexcept nogil:
         """The exact solver's value of the cards of the melds idx with the hand cards in
         self.rset (cached by the whole multisets and the objective); -1 on a solver error."""
-        cdef int i, c, q
+        cdef int i, c, q, s, n = 0
         cdef uint64_t k[5]
         cdef uint64_t h
+        cdef uint32_t ps[4]
         cdef int64_t v
         cdef uint64_t* e
-        memset(self.tmv, 0, NCARD)
         k[0] = k[1] = k[2] = k[3] = 0
-        for i in range(ns):   # 2 bits per card type (at most 3 copies)
-            for q in range(st.wit.start[idx[i]], st.wit.start[idx[i] + 1]):
-                c = st.wit.cards[q]
-                self.tmv[c] += 1
-                k[c >> 5] += (<uint64_t>1) << (2 * (c & 31))
+        ps[0] = ps[1] = ps[2] = ps[3] = 0
+        for i in range(ns):   # 2 bits per card type (at most 3 copies; mkey)
+            k[0] += self.mkey[idx[i]][0]
+            k[1] += self.mkey[idx[i]][1]
+            for s in range(4):
+                ps[s] |= self.mmask[idx[i]].suit[s]
+            n += st.wit.start[idx[i] + 1] - st.wit.start[idx[i]]
         for q in range(self.nhl):
             c = self.hl[q]
             k[2 + (c >> 5)] |= (<uint64_t>self.rset[c]) << (2 * (c & 31))
@@ -1528,7 +1534,11 @@ cdef class Engine:
         if e[0] == k[0] and e[1] == k[1] and e[2] == k[2] and e[3] == k[3] and e[4] == k[4]:
             self.feas = self.mvfeas[h & (MV_SLOTS - 1)]
             return self.mvval[h & (MV_SLOTS - 1)]
-        v = self.small_mixed(w)
+        memset(self.tmv, 0, NCARD)
+        for i in range(ns):
+            for q in range(st.wit.start[idx[i]], st.wit.start[idx[i] + 1]):
+                self.tmv[st.wit.cards[q]] += 1
+        v = self.small_mixed(w, ps, n)
         if v == -2:   # too large for the small search: the solver
             self.feas = 0
             memset(self.mvplaced, 0, NCARD)
@@ -1589,10 +1599,13 @@ cdef class Engine:
                 best = v
         return self.v0 + best
 
-    cdef int64_t small_mixed(self, const int32_t* w) noexcept nogil:
+    cdef int64_t small_mixed(self, const int32_t* w, const uint32_t* ps_in=NULL,
+                             int n_in=0) noexcept nogil:
         """The mixed value of self.tmv (a union of melds, no jokers) with at most SMALL_R
         hand cards self.rset: part_ok on every subset of them heavier than the best found
-        so far; -2 when there are more (the solver's case)."""
+        so far; -2 when there are more (the solver's case). ps_in, n_in: the masks
+        (Masks.suit) and the number of the cards of tmv when known (then the hand cards
+        are read from the hand list hl)."""
         cdef int rc[SMALL_R]
         cdef uint32_t rbit[SMALL_R]
         cdef uint32_t ps0[4]
@@ -1602,22 +1615,41 @@ cdef class Engine:
         cdef int64_t order_v[1 << SMALL_R]
         cdef int ace_high = self.R.srules.ace_high
         cdef int64_t best = 0, v
-        ps0[0] = ps0[1] = ps0[2] = ps0[3] = 0
-        for c in range(JOKER):
-            r = c % 13 + 1
-            if self.tmv[c]:
-                ps0[c // 13] |= (<uint32_t>1) << r
-                if r == 1 and ace_high:
-                    ps0[c // 13] |= (<uint32_t>1) << 14
-            n += self.tmv[c]
-            for j in range(self.rset[c]):
-                if nr == SMALL_R:
-                    return -2
-                rc[nr] = c
-                rbit[nr] = (<uint32_t>1) << r
-                if r == 1 and ace_high:
-                    rbit[nr] |= (<uint32_t>1) << 14
-                nr += 1
+        cdef int q
+        if ps_in != NULL:
+            ps0[0] = ps_in[0]
+            ps0[1] = ps_in[1]
+            ps0[2] = ps_in[2]
+            ps0[3] = ps_in[3]
+            n = n_in
+            for q in range(self.nhl):
+                c = self.hl[q]
+                for j in range(self.rset[c]):
+                    if nr == SMALL_R:
+                        return -2
+                    r = c % 13 + 1
+                    rc[nr] = c
+                    rbit[nr] = (<uint32_t>1) << r
+                    if r == 1 and ace_high:
+                        rbit[nr] |= (<uint32_t>1) << 14
+                    nr += 1
+        else:
+            ps0[0] = ps0[1] = ps0[2] = ps0[3] = 0
+            for c in range(JOKER):
+                r = c % 13 + 1
+                if self.tmv[c]:
+                    ps0[c // 13] |= (<uint32_t>1) << r
+                    if r == 1 and ace_high:
+                        ps0[c // 13] |= (<uint32_t>1) << 14
+                n += self.tmv[c]
+                for j in range(self.rset[c]):
+                    if nr == SMALL_R:
+                        return -2
+                    rc[nr] = c
+                    rbit[nr] = (<uint32_t>1) << r
+                    if r == 1 and ace_high:
+                        rbit[nr] |= (<uint32_t>1) << 14
+                    nr += 1
         if n + nr > 24:
             return -2
         self.snr = nr
