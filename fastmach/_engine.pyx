@@ -1137,7 +1137,7 @@ cdef class Engine:
         cdef ERules* R = &self.R
         cdef int64_t best, total_w, v, ub, sb
         cdef int64_t best_key = 0, key
-        cdef int n = st.wit.n_melds, i, j, l, c, prune, bounded, top
+        cdef int n = st.wit.n_melds, i, j, l, c, prune, bounded, top, loose
         cdef int idx[3]
         cdef Masks hm
         if self.exhaustive:
@@ -1179,7 +1179,9 @@ cdef class Engine:
                 for i in range(3):
                     key = key * 65 + (idx[i] + 1 if i < l else 0)
                 ub = total_w
+                loose = 0
                 if bounded and l == 2 and self.loose_pair(idx[0], idx[1]):
+                    loose = 1
                     # no meld can hold a card of each: the singles' bounds (see
                     # loose_pair), with the lay-off cap of each single first
                     ub = self.loose_bound(idx, hand, w, best, key > best_key)
@@ -1192,8 +1194,12 @@ cdef class Engine:
                     if ub < 0:
                         ub = total_w
                 if bounded and ub == total_w:
-                    ub = self.set_bound(st, idx, l, hand, w, jw, &hm, total_w, best,
-                                        key < best_key)
+                    if l == 2 and not self.mjok[idx[0]] and not self.mjok[idx[1]]:
+                        ub = self.pair_bound(st, idx, hand, w, jw, &hm, total_w, best,
+                                             key < best_key, loose)
+                    else:
+                        ub = self.set_bound(st, idx, l, hand, w, jw, &hm, total_w, best,
+                                            key < best_key)
                 if ub < best or (ub == best and key > best_key):
                     self.n_bounded += 1
                 elif not prune or self.connected(st, idx, l, &hm, hand):
@@ -1919,11 +1925,12 @@ cdef class Engine:
     cdef int64_t set_bound(self, HState* st, const int* idx, int ns, const uint8_t* hand,
                            const int32_t* w, const int32_t* jw, const Masks* hm,
                            int64_t total_w, int64_t best, int beaten_by_equal) noexcept nogil:
-        """An upper bound on regroup(idx) (see the comment above bound_setup): cheap bounds
-        first, the mixed values only while the bound still beats `best` (ties beat it when
-        beaten_by_equal). A pair's solver-value bound is kept in vs2 for the triples."""
+        """An upper bound on regroup(idx) of a single meld or a triple (see the comment
+        above bound_setup; pairs: pair_bound): cheap bounds first, the mixed value only
+        while the bound still beats `best` (ties beat it when beaten_by_equal). A pair
+        with a table joker gets no bound (vs2 too, for the triples)."""
         cdef Masks tm, pool
-        cdef int i, s, a, b, c, split, loose, have_lay = 0
+        cdef int i, s, a, b, c
         cdef int rel[3]
         cdef int64_t sb, lay, ub, u, rw, mv
         a = idx[0]
@@ -1933,35 +1940,6 @@ cdef class Engine:
                 if ns == 2:
                     self.vs2[a][b] = total_w
                 return total_w
-        loose = 0
-        if ns == 2:
-            # cheap first: an unrelated pair, by its singles' bounds (the relation is
-            # looked at only when that bound would skip the pair)
-            sb = self.vs1[a] + self.vs1[b]
-            if self.v0 + self.m1[a] + self.m1[b] < sb:
-                sb = self.v0 + self.m1[a] + self.m1[b]
-            ub = sb + self.lay_all
-            if not (ub < best or (ub == best and not beaten_by_equal)):
-                lay = self.lay_cap(idx, ns, hand, w)
-                have_lay = 1
-                ub = sb + lay
-            if ub < best or (ub == best and not beaten_by_equal):
-                if not self.mmask[a].ranks & self.mmask[b].ranks and not (
-                        (self.mmask[a].suit[0] and self.mmask[b].suit[0])
-                        or (self.mmask[a].suit[1] and self.mmask[b].suit[1])
-                        or (self.mmask[a].suit[2] and self.mmask[b].suit[2])
-                        or (self.mmask[a].suit[3] and self.mmask[b].suit[3])):
-                    loose = 1   # no common rank, no common suit
-                else:
-                    for s in range(4):
-                        pool.suit[s] = hm.suit[s] | self.mmask[a].suit[s] | self.mmask[b].suit[s]
-                    pool.ranks = hm.ranks | self.mmask[a].ranks | self.mmask[b].ranks
-                    loose = not can_share(&self.mmask[a], &self.mmask[b], &pool)
-                if loose:
-                    self.vs2[a][b] = sb
-                    return ub
-            else:
-                loose = -1   # not known yet
         tm = self.mmask[a]
         for i in range(1, ns):
             tm.ranks |= self.mmask[idx[i]].ranks
@@ -1978,12 +1956,8 @@ cdef class Engine:
                 # cannot beat best (no lay_cap, no union_bound)
                 ub = self.v0 + self.lay_all
                 if ub < best or (ub == best and not beaten_by_equal):
-                    if ns == 2:
-                        self.vs2[a][b] = self.v0
                     return ub
-        if not have_lay:
-            lay = self.lay_cap(idx, ns, hand, w)
-        split = 0
+        lay = self.lay_cap(idx, ns, hand, w)
         if ns == 1:
             sb = self.vs1[a]
         elif rw == 0:
@@ -1992,74 +1966,126 @@ cdef class Engine:
             # mixed value is needed
             sb = self.v0
         else:
+            # a triple: split into a single and a pair no meld can join (vs1 + vs2)
             sb = self.v0 + rw
             for s in range(4):
                 pool.suit[s] = hm.suit[s] | tm.suit[s]
             pool.ranks = hm.ranks | tm.ranks
-            if ns == 2:
-                if loose < 0:
-                    loose = not can_share(&self.mmask[a], &self.mmask[b], &pool)
-                if loose and self.vs1[a] + self.vs1[b] < sb:
-                    sb = self.vs1[a] + self.vs1[b]
-                for s in range(4):
-                    pool.suit[s] = self.rmask.suit[s] | tm.suit[s]
-                pool.ranks = self.rmask.ranks | tm.ranks
-                split = loose or not can_share(&self.mmask[a], &self.mmask[b], &pool)
-                if split and self.v0 + self.m1[a] + self.m1[b] < sb:
-                    sb = self.v0 + self.m1[a] + self.m1[b]
-            else:
-                c = idx[2]
-                rel[0] = can_share(&self.mmask[a], &self.mmask[b], &pool)
-                rel[1] = can_share(&self.mmask[a], &self.mmask[c], &pool)
-                rel[2] = can_share(&self.mmask[b], &self.mmask[c], &pool)
-                if not rel[0] and not rel[1] and self.vs1[a] + self.vs2[b][c] < sb:
-                    sb = self.vs1[a] + self.vs2[b][c]
-                if not rel[0] and not rel[2] and self.vs1[b] + self.vs2[a][c] < sb:
-                    sb = self.vs1[b] + self.vs2[a][c]
-                if not rel[1] and not rel[2] and self.vs1[c] + self.vs2[a][b] < sb:
-                    sb = self.vs1[c] + self.vs2[a][b]
+            c = idx[2]
+            rel[0] = can_share(&self.mmask[a], &self.mmask[b], &pool)
+            rel[1] = can_share(&self.mmask[a], &self.mmask[c], &pool)
+            rel[2] = can_share(&self.mmask[b], &self.mmask[c], &pool)
+            if not rel[0] and not rel[1] and self.vs1[a] + self.vs2[b][c] < sb:
+                sb = self.vs1[a] + self.vs2[b][c]
+            if not rel[0] and not rel[2] and self.vs1[b] + self.vs2[a][c] < sb:
+                sb = self.vs1[b] + self.vs2[a][c]
+            if not rel[1] and not rel[2] and self.vs1[c] + self.vs2[a][b] < sb:
+                sb = self.vs1[c] + self.vs2[a][b]
         ub = sb + lay
         u = self.union_bound(idx, ns, hand, w)
         if u < ub:
             ub = u
         if (ub > best or (ub == best and beaten_by_equal)) and rw > 0:
-            # the mixed values (a solve each, unless cached)
-            if split:
-                self.single_mixed(st, a, hand, w, jw, hm)
-                self.single_mixed(st, b, hand, w, jw, hm)
-                sb = self.v0 + self.m1[a] + self.m1[b]
-                if loose and self.vs1[a] + self.vs1[b] < sb:
-                    sb = self.vs1[a] + self.vs1[b]
-                if sb + lay < ub:
-                    ub = sb + lay
+            # the mixed value (a solve, unless cached)
+            mv = self.mixed_value(st, idx, ns, w, jw)   # (rset: the set's related cards)
+            if mv >= 0:
+                if ns == 1:
+                    self.mvdone[a] = 1
+                    if mv < self.m1[a]:
+                        self.m1[a] = mv
+                    if self.v0 + mv < self.vs1[a]:
+                        self.vs1[a] = self.v0 + mv
+                    sb = self.vs1[a]
+                elif self.v0 + mv < sb:
+                    sb = self.v0 + mv
+                u = self.joint_bound(idx, ns, hand, w, mv, lay)
+                if u < ub:
+                    ub = u
                 if ub > best or (ub == best and beaten_by_equal):
-                    # not enough: the pair's own mixed value, for the bounds below that
-                    # count a card once (rset again: single_mixed replaced it)
-                    self.related_weight(hand, w, hm, &tm)
-                    split = 0
-            if not split:
-                mv = self.mixed_value(st, idx, ns, w, jw)   # (rset: the set's related cards)
-                if mv >= 0:
-                    if ns == 1:
-                        self.mvdone[a] = 1
-                        if mv < self.m1[a]:
-                            self.m1[a] = mv
-                        if self.v0 + mv < self.vs1[a]:
-                            self.vs1[a] = self.v0 + mv
-                        sb = self.vs1[a]
-                    elif self.v0 + mv < sb:
-                        sb = self.v0 + mv
-                    u = self.joint_bound(idx, ns, hand, w, mv, lay)
-                    if u < ub:
+                    u = self.exact_bound(st, idx, ns, hand, w, mv)
+                    if 0 <= u < ub:
                         ub = u
-                    if ub > best or (ub == best and beaten_by_equal):
-                        u = self.exact_bound(st, idx, ns, hand, w, mv)
-                        if 0 <= u < ub:
-                            ub = u
             if sb + lay < ub:
                 ub = sb + lay
-        if ns == 2:
+        return ub if ub < total_w else total_w
+
+    cdef int64_t pair_bound(self, HState* st, const int* idx, const uint8_t* hand,
+                            const int32_t* w, const int32_t* jw, const Masks* hm,
+                            int64_t total_w, int64_t best, int beaten_by_equal,
+                            int loose) noexcept nogil:
+        """set_bound for a pair (a, b) without table jokers that loose_bound and near_bound
+        did not skip (loose: loose_pair said so), their bounds in the same order, less
+        what those two already tried: the exact related cards, their copies counted once
+        with the lay-off chains, the singles' bounds when no meld can hold a card of each,
+        then the mixed values."""
+        cdef Masks tm, pool
+        cdef int s, a = idx[0], b = idx[1], split
+        cdef int64_t sb, lay, ub, u, rw, mv
+        for s in range(4):
+            tm.suit[s] = self.mmask[a].suit[s] | self.mmask[b].suit[s]
+        tm.ranks = self.mmask[a].ranks | self.mmask[b].ranks
+        rw = self.related_weight(hand, w, hm, &tm)   # fills rset, rmask
+        lay = self.lay_cap(idx, 2, hand, w)
+        if rw == 0:
+            # nothing related: the solver's value is V0 (every other bound is V0 or more)
+            self.vs2[a][b] = self.v0
+            ub = self.v0 + lay
+            u = self.union_bound(idx, 2, hand, w)
+            return u if u < ub else ub
+        for s in range(4):
+            pool.suit[s] = hm.suit[s] | tm.suit[s]
+        pool.ranks = hm.ranks | tm.ranks
+        if not loose:
+            loose = not can_share(&self.mmask[a], &self.mmask[b], &pool)
+        sb = self.v0 + rw
+        if loose:
+            if self.vs1[a] + self.m1[b] < sb:
+                sb = self.vs1[a] + self.m1[b]
+            if self.m1[a] + self.vs1[b] < sb:
+                sb = self.m1[a] + self.vs1[b]
+            if self.v0 + self.m1[a] + self.m1[b] < sb:
+                sb = self.v0 + self.m1[a] + self.m1[b]
+        ub = sb + lay
+        u = self.union_bound(idx, 2, hand, w)
+        if u < ub:
+            ub = u
+        if not (ub > best or (ub == best and beaten_by_equal)):
             self.vs2[a][b] = sb
+            return ub if ub < total_w else total_w
+        for s in range(4):
+            pool.suit[s] = self.rmask.suit[s] | tm.suit[s]
+        pool.ranks = self.rmask.ranks | tm.ranks
+        split = loose or not can_share(&self.mmask[a], &self.mmask[b], &pool)
+        if split:
+            # the mixed melds hold cards of a or of b, not both: the singles' mixed values
+            self.single_mixed(st, a, hand, w, jw, hm)
+            self.single_mixed(st, b, hand, w, jw, hm)
+            if self.v0 + self.m1[a] + self.m1[b] < sb:
+                sb = self.v0 + self.m1[a] + self.m1[b]
+            if loose and self.vs1[a] + self.m1[b] < sb:
+                sb = self.vs1[a] + self.m1[b]
+            if loose and self.m1[a] + self.vs1[b] < sb:
+                sb = self.m1[a] + self.vs1[b]
+            if sb + lay < ub:
+                ub = sb + lay
+            if not (ub > best or (ub == best and beaten_by_equal)):
+                self.vs2[a][b] = sb
+                return ub if ub < total_w else total_w
+            self.related_weight(hand, w, hm, &tm)   # (rset again: single_mixed replaced it)
+        mv = self.mixed_value(st, idx, 2, w, jw)
+        if mv >= 0:
+            if self.v0 + mv < sb:
+                sb = self.v0 + mv
+            if sb + lay < ub:
+                ub = sb + lay
+            u = self.joint_bound(idx, 2, hand, w, mv, lay)
+            if u < ub:
+                ub = u
+            if ub > best or (ub == best and beaten_by_equal):
+                u = self.exact_bound(st, idx, 2, hand, w, mv)
+                if 0 <= u < ub:
+                    ub = u
+        self.vs2[a][b] = sb
         return ub if ub < total_w else total_w
 
     cdef inline int loose_pair(self, int a, int b) noexcept nogil:
