@@ -38,7 +38,7 @@ cdef enum:
     MAX_TURNS = 100000   # a hand longer than this is reported as an error (see play_batch)
     SMALL_R = 5          # intermediate: mixed values with at most this many hand cards by part_ok
     FEAS_R = 2           # ... and with at most this many, every feasible subset (joint_bound)
-    MV_SLOTS = 16384     # intermediate: entries of the mixed-value cache (a power of two)
+    MV_SLOTS = 4096      # intermediate: entries of the mixed-value cache (a power of two)
 
 # actions
 cdef enum:
@@ -542,9 +542,11 @@ cdef class Engine:
     cdef int snr
     cdef int smask                    # ... and the first subset of them it found best
     cdef int64_t v0_dec               # regroup: V0 of the decision (its hand-only solve)
-    cdef uint64_t* mvkey              # mixed-value cache: MV_SLOTS keys of 5 words ...
-    cdef int64_t* mvval               # ... and values (exact: whole keys are compared)
-    cdef uint32_t* mvfeas             # ... and feasible subsets (small_mixed; 0 = unknown)
+    cdef uint64_t* mvc                # mixed-value cache: MV_SLOTS entries of 6 words (one
+                                      # line to read): the key's 4 words, the objective
+                                      # (low half; never 0: 0 = empty) with the feasible
+                                      # subsets (high half; 0 = unknown), the value. Exact:
+                                      # whole keys are compared
     cdef uint32_t feas                # the last mixed value's feasible subsets
     cdef readonly long long n_mixed   # mixed values solved (cache misses)
     cdef uint8_t t2[NCARD]
@@ -560,17 +562,13 @@ cdef class Engine:
     cdef readonly int solver_rc       # a solver failure (< -1) met during the hand
 
     def __cinit__(self):
-        self.mvkey = <uint64_t*> malloc(MV_SLOTS * 5 * sizeof(uint64_t))
-        self.mvval = <int64_t*> malloc(MV_SLOTS * sizeof(int64_t))
-        self.mvfeas = <uint32_t*> malloc(MV_SLOTS * sizeof(uint32_t))
-        if self.mvkey == NULL or self.mvval == NULL or self.mvfeas == NULL:
+        self.mvc = <uint64_t*> malloc(MV_SLOTS * 6 * sizeof(uint64_t))
+        if self.mvc == NULL:
             raise MemoryError()
-        memset(self.mvkey, 0, MV_SLOTS * 5 * sizeof(uint64_t))
+        memset(self.mvc, 0, MV_SLOTS * 6 * sizeof(uint64_t))
 
     def __dealloc__(self):
-        free(self.mvkey)
-        free(self.mvval)
-        free(self.mvfeas)
+        free(self.mvc)
 
     def __init__(self, dict cfg):
         """cfg (built by fastmach.engine.engine_config): plain ints and arrays."""
@@ -1536,10 +1534,11 @@ cdef class Engine:
         for i in range(4):
             h = (h ^ k[i]) * <uint64_t>0x9E3779B97F4A7C15ULL
             h ^= h >> 29
-        e = self.mvkey + 5 * (h & (MV_SLOTS - 1))
-        if e[0] == k[0] and e[1] == k[1] and e[2] == k[2] and e[3] == k[3] and e[4] == k[4]:
-            self.feas = self.mvfeas[h & (MV_SLOTS - 1)]
-            return self.mvval[h & (MV_SLOTS - 1)]
+        e = self.mvc + 6 * (h & (MV_SLOTS - 1))
+        if e[0] == k[0] and e[1] == k[1] and e[2] == k[2] and e[3] == k[3] \
+                and (e[4] & <uint64_t>0xFFFFFFFFU) == k[4]:
+            self.feas = <uint32_t>(e[4] >> 32)
+            return <int64_t>e[5]
         memset(self.tmv, 0, NCARD)
         for i in range(ns):
             for q in range(st.wit.start[idx[i]], st.wit.start[idx[i] + 1]):
@@ -1553,10 +1552,10 @@ cdef class Engine:
                 return -1
             v = placed_weight(self.mvplaced, w, jw)
         self.n_mixed += 1
-        for i in range(5):
+        for i in range(4):
             e[i] = k[i]
-        self.mvval[h & (MV_SLOTS - 1)] = v
-        self.mvfeas[h & (MV_SLOTS - 1)] = self.feas
+        e[4] = k[4] | ((<uint64_t>self.feas) << 32)
+        e[5] = <uint64_t>v
         return v
 
     cdef int64_t joint_bound(self, const int* idx, int ns, const uint8_t* hand,
