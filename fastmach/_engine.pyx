@@ -1169,6 +1169,11 @@ cdef class Engine:
             self.bound_setup(st, hand, w, &hm)
         top = k if k < n else n
         for l in range(1, top + 1):
+            if l == 2 and bounded and k == 2:
+                v = self.pairs_k2(st, hand, w, jw, &hm, total_w, prune, &best, &best_key, d)
+                if v < -1:
+                    return v
+                continue
             # every set of l melds, in lexicographic order
             for i in range(l):
                 idx[i] = i
@@ -1221,6 +1226,104 @@ cdef class Engine:
                 for j in range(i + 1, l):
                     idx[j] = idx[j - 1] + 1
         return best
+
+    cdef int64_t pairs_k2(self, HState* st, const uint8_t* hand, const int32_t* w,
+                          const int32_t* jw, const Masks* hm, int64_t total_w, int prune,
+                          int64_t* best, int64_t* best_key, Decision* d) noexcept nogil:
+        """The pairs of intermediate's bounded search when k = 2 (no triples: no vs2 is
+        needed), row by row (pairs of a with later melds b). The loose pairs of a row
+        (loose_pair) are skipped together when the row's bound says so: their solver value
+        is at most min(vs1[a], V0 + m1[a]) + m1[b] (loose_bound) and their lay-offs at most
+        lc1[a], with m1[b] at most the row's largest. Then only the pairs that may share a
+        meld (inter[a], bit b) are looked at, each as in intermediate(). Which pairs are
+        skipped, and in what order the others come, never changes the play: every pair
+        that is looked at is compared with (value, key), every pair skipped cannot win.
+        Returns 0, or a solver error."""
+        cdef int n = st.wit.n_melds, a, b, s, r, p, loose, row_ok
+        cdef int idx[2]
+        cdef int64_t ub, v, key, rb
+        cdef int64_t msuf[MAX_MELDS + 1]
+        cdef uint64_t rk[13]
+        cdef uint64_t sp[4][16]
+        cdef uint64_t inter, jm = 0, x, y
+        # who may share a meld with whom: a common rank, or a card next to a segment
+        memset(rk, 0, sizeof(rk))
+        memset(sp, 0, sizeof(sp))
+        for a in range(n):
+            if self.mjok[a]:
+                jm |= (<uint64_t>1) << a
+            x = self.mmask[a].ranks
+            while x:
+                r = cs_ctz(x)
+                x &= x - 1
+                rk[r] |= (<uint64_t>1) << a
+            for s in range(4):
+                x = self.mmask[a].suit[s]
+                while x:
+                    p = cs_ctz(x)
+                    x &= x - 1
+                    sp[s][p] |= (<uint64_t>1) << a
+        msuf[n] = 0
+        for a in range(n - 1, -1, -1):
+            msuf[a] = self.m1[a] if self.m1[a] > msuf[a + 1] else msuf[a + 1]
+        for a in range(n - 1):
+            if self.mjok[a]:
+                inter = ~(<uint64_t>0)
+            else:
+                inter = jm
+                x = self.mmask[a].ranks
+                while x:
+                    r = cs_ctz(x)
+                    x &= x - 1
+                    inter |= rk[r]
+                for s in range(4):
+                    x = self.mdil[a][s] & 0xFFFF
+                    while x:
+                        p = cs_ctz(x)
+                        x &= x - 1
+                        inter |= sp[s][p]
+            # the row's bound on its loose pairs (their keys grow along the row)
+            key = ((a + 1) * 65 + (a + 2)) * 65
+            rb = self.vs1[a]
+            if self.v0 + self.m1[a] < rb:
+                rb = self.v0 + self.m1[a]
+            rb += msuf[a + 1] + self.lc1[a]
+            row_ok = rb < best[0] or (rb == best[0] and key > best_key[0])
+            y = ~((((<uint64_t>1) << a) << 1) - 1)   # the later melds
+            if n < 64:
+                y &= ((<uint64_t>1) << n) - 1
+            if row_ok:
+                self.n_bounded += cs_popcount(y & ~inter)
+                y &= inter
+            while y:
+                b = cs_ctz(y)
+                y &= y - 1
+                idx[0] = a
+                idx[1] = b
+                key = ((a + 1) * 65 + (b + 1)) * 65
+                ub = total_w
+                loose = 0
+                if not self.mjok[a] and not self.mjok[b]:
+                    if not (inter >> b) & 1:
+                        loose = 1
+                        ub = self.loose_bound(idx, hand, w, best[0], key > best_key[0])
+                    if ub < 0 or ub == total_w:
+                        ub = self.near_bound(idx, hand, w, best[0], key > best_key[0])
+                    if ub < 0:
+                        ub = self.pair_bound(st, idx, hand, w, jw, hm, total_w, best[0],
+                                             key < best_key[0], loose)
+                if ub < best[0] or (ub == best[0] and key > best_key[0]):
+                    self.n_bounded += 1
+                elif not prune or self.connected(st, idx, 2, hm, hand):
+                    v = self.regroup(st, idx, 2, hand, w, jw, &self.cand)
+                    if v < -1:
+                        return v
+                    self.n_regroups += 1
+                    if v > best[0] or (v == best[0] and key < best_key[0]):
+                        best[0] = v
+                        best_key[0] = key
+                        memcpy(d, &self.cand, sizeof(Decision))
+        return 0
 
     cdef int64_t intermediate_plain(self, HState* st, int k, const uint8_t* hand,
                                     const int32_t* w, const int32_t* jw, Decision* d) noexcept nogil:
