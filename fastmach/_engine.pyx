@@ -1809,7 +1809,7 @@ cdef class Engine:
             for j in range(nr):
                 if (mask >> j) & 1:
                     m += 1
-            if self.part_ok(m):
+            if self.part_ok(m, 0):
                 if v > best:
                     best = v
                     self.smask = mask
@@ -1820,17 +1820,18 @@ cdef class Engine:
                     self.pcnt[rc[j]] -= 1
         return best
 
-    cdef int part_ok(self, int left) noexcept nogil:
-        """Whether the cards self.pcnt (no jokers, `left` of them) split into valid melds:
-        the smallest card (ace first, then by suit) goes into a group, a run upward from
-        it, or (an ace, aces high) a run that it ends; the rest recursively."""
+    cdef int part_ok(self, int left, int r0) noexcept nogil:
+        """Whether the cards self.pcnt (no jokers, `left` of them, none of a rank below
+        index r0) split into valid melds: the smallest card (ace first, then by suit) goes
+        into a group, a run upward from it, or (an ace, aces high) a run that it ends; the
+        rest recursively (from its rank on: nothing below it is left)."""
         cdef uint8_t* cnt = self.pcnt
         cdef int x = -1, r, s, t, no = 0, a, b, p, q, ok = 0
         cdef int o[3]
         cdef int ace_high = self.R.srules.ace_high
         if left == 0:
             return 1
-        for r in range(13):
+        for r in range(r0, 13):
             for s in range(4):
                 if cnt[s * 13 + r]:
                     x = s * 13 + r
@@ -1848,10 +1849,10 @@ cdef class Engine:
             for b in range(a + 1, no):
                 cnt[o[a]] -= 1
                 cnt[o[b]] -= 1
-                ok = self.part_ok(left - 3)
+                ok = self.part_ok(left - 3, r)
                 if not ok and no == 3 and a == 0 and b == 1:
                     cnt[o[2]] -= 1
-                    ok = self.part_ok(left - 4)
+                    ok = self.part_ok(left - 4, r)
                     cnt[o[2]] += 1
                 cnt[o[a]] += 1
                 cnt[o[b]] += 1
@@ -1867,7 +1868,7 @@ cdef class Engine:
             cnt[s * 13 + (p - 1) % 13] -= 1
             q = p
             if q - r >= 3:
-                ok = self.part_ok(left - 1 - (q - r - 1))
+                ok = self.part_ok(left - 1 - (q - r - 1), r)
         for p in range(r + 2, q + 1):
             cnt[s * 13 + (p - 1) % 13] += 1
         # an ace at the top of a run: ... Q K A
@@ -1880,13 +1881,13 @@ cdef class Engine:
                 cnt[s * 13 + p - 1] -= 1
                 q = p
                 if 14 - q >= 2:
-                    ok = self.part_ok(left - 1 - (14 - q))
+                    ok = self.part_ok(left - 1 - (14 - q), r)
             for p in range(q, 14):
                 cnt[s * 13 + p - 1] += 1
         cnt[x] += 1
         return ok
 
-    cdef int part_build(self, int left, Witness* W) noexcept nogil:
+    cdef int part_build(self, int left, Witness* W, int r0) noexcept nogil:
         """part_ok that also appends the melds of the split it finds to W (runs
         ascending; cards stand for themselves)."""
         cdef uint8_t* cnt = self.pcnt
@@ -1895,7 +1896,7 @@ cdef class Engine:
         cdef int ace_high = self.R.srules.ace_high
         if left == 0:
             return 1
-        for r in range(13):
+        for r in range(r0, 13):
             for s in range(4):
                 if cnt[s * 13 + r]:
                     x = s * 13 + r
@@ -1913,11 +1914,11 @@ cdef class Engine:
                 cnt[o[a]] -= 1
                 cnt[o[b]] -= 1
                 L = 3
-                ok = self.part_build(left - 3, W)
+                ok = self.part_build(left - 3, W, r)
                 if not ok and no == 3 and a == 0 and b == 1:
                     cnt[o[2]] -= 1
                     L = 4
-                    ok = self.part_build(left - 4, W)
+                    ok = self.part_build(left - 4, W, r)
                     cnt[o[2]] += 1
                 cnt[o[a]] += 1
                 cnt[o[b]] += 1
@@ -1942,7 +1943,7 @@ cdef class Engine:
             cnt[s * 13 + (p - 1) % 13] -= 1
             q = p
             if q - r >= 3:
-                ok = self.part_build(left - 1 - (q - r - 1), W)
+                ok = self.part_build(left - 1 - (q - r - 1), W, r)
         for p in range(r + 2, q + 1):
             cnt[s * 13 + (p - 1) % 13] += 1
         if ok:   # the run x (position r + 1) .. q
@@ -1961,7 +1962,7 @@ cdef class Engine:
                 cnt[s * 13 + p - 1] -= 1
                 q = p
                 if 14 - q >= 2:
-                    ok = self.part_build(left - 1 - (14 - q), W)
+                    ok = self.part_build(left - 1 - (14 - q), W, r)
             for p in range(q, 14):
                 cnt[s * 13 + p - 1] += 1
             if ok:   # the run q .. K, then the ace x on top
@@ -2008,7 +2009,7 @@ cdef class Engine:
                 placed[self.src[j]] += 1
                 self.pcnt[self.src[j]] += 1
         wit_clear(&self.tmpwit)
-        return self.part_build(total(self.pcnt), &self.tmpwit)
+        return self.part_build(total(self.pcnt), &self.tmpwit, 0)
 
     cdef void single_mixed(self, HState* st, int m, const uint8_t* hand, const int32_t* w,
                            const int32_t* jw, const Masks* hm) noexcept nogil:
