@@ -268,11 +268,16 @@ cdef inline int coverable(const uint32_t* ps) noexcept nogil:
 
 
 cdef inline int may_meld(const uint8_t* hand, int ace_high) noexcept nogil:
-    """Whether some meld could be made of these cards (no jokers): cards with no group
-    (>= 3 suits of their rank) and no run (>= 3 consecutive ranks of their suit) among the
-    cards left are dropped until none is; 0 when nothing is left (then no subset of the
-    cards splits into melds)."""
+    """Whether some meld could be made of these cards (no jokers): see meld_cards."""
     cdef uint32_t ps[4]
+    return meld_cards(hand, ace_high, ps)
+
+
+cdef inline int meld_cards(const uint8_t* hand, int ace_high, uint32_t* ps) noexcept nogil:
+    """The cards (no jokers) that could be in a meld of these cards alone, in ps (per
+    suit, bit r for rank r): cards with no group (>= 3 suits of their rank) and no run
+    (>= 3 consecutive ranks of their suit) among the cards left are dropped until none
+    is. 0 when nothing is left (then no subset of the cards splits into melds)."""
     cdef uint32_t g3, p, r3, cov, left
     cdef int s, c, changed = 1
     ps[0] = ps[1] = ps[2] = ps[3] = 0
@@ -1060,7 +1065,7 @@ cdef class Engine:
         if ns == 0 and hand[JOKER] == 0 and not may_meld(hand, R.srules.ace_high):
             best = 0   # no meld in the hand (the solver's answer, without the solve)
             wit_clear(&self.tmpwit)
-        elif ns > 0 and self.v0_dec == 0 and hand[JOKER] == 0 and self.tS[JOKER] == 0 \
+        elif hand[JOKER] == 0 and self.tS[JOKER] == 0 \
                 and not self.no_small and self.small_regroup(hand, w, out.placed):
             best = 0   # (small_regroup: the same value as the solver's)
             self.n_small += 1
@@ -1979,14 +1984,15 @@ cdef class Engine:
 
     cdef int small_regroup(self, const uint8_t* hand, const int32_t* w,
                            uint8_t* placed) noexcept nogil:
-        """The solver's part of regroup without the solver, when the hand has no meld of
-        its own (V0 = 0) and nothing holds a joker: every placed card then shares a meld
-        with a dissolved card, so is related to them, and the best play is the small
-        search's (small_mixed) on self.tS and the related cards; its split goes to
+        """The solver's part of regroup without the solver, when nothing holds a joker:
+        a placed card shares a meld with a dissolved card (so is related to them) or is in
+        a meld of hand cards alone (so is one of meld_cards), and the best play is the
+        small search's (small_mixed) on self.tS and those hand cards; its split goes to
         self.tmpwit, its cards to placed. 0 when too large for the small search."""
         cdef Masks hm, tm
         cdef int c, j
         cdef int64_t v
+        cdef uint32_t ho[4]
         memset(&hm, 0, sizeof(Masks))
         memset(&tm, 0, sizeof(Masks))
         self.nhl = 0
@@ -1999,6 +2005,11 @@ cdef class Engine:
                 masks_add(&tm, c, self.R.srules.ace_high)
         memset(self.rset, 0, NCARD)
         self.related_weight(hand, w, &hm, &tm)
+        if meld_cards(hand, self.R.srules.ace_high, ho):
+            for j in range(self.nhl):
+                c = self.hl[j]
+                if (ho[c // 13] >> (c % 13 + 1)) & 1:
+                    self.rset[c] = hand[c]
         memcpy(self.tmv, self.tS, NCARD)
         v = self.small_mixed(w)
         if v < 0:
