@@ -1769,8 +1769,7 @@ cdef class Engine:
         self.smask = 0
         for j in range(nr):
             self.src[j] = rc[j]
-        for c in range(JOKER):
-            self.pcnt[c] = self.tmv[c]
+        memcpy(self.pcnt, self.tmv, JOKER)
         # up to FEAS_R hand cards, every subset is tried: self.feas gets a bit per feasible
         # subset (for joint_bound); beyond, only those heavier than the best so far
         self.feas = 1 if nr <= FEAS_R else 0
