@@ -1499,14 +1499,21 @@ cdef class Engine:
                 hb = seg_closure(hm.suit[s] | self.mmask[m].suit[s], self.mmask[m].suit[s])
                 self.mext[m][s] = hb
                 self.mdil[m][s] = hb | (hb << 1) | (hb >> 1)
-            self.lc1[m] = self.lay_cap(&m, 1, hand, w)
-            self.m1[m] = self.related_weight(hand, w, hm, &self.mmask[m])
-            self.rb1[m] = self.rbits
+            self.lc1[m] = self.lay_cap(&m, 1, hand, w) if self.capn[m] else self.lay_all
             self.r1mask[m] = 0
-            for i in range(self.nhl):
-                if (self.rbits >> i) & 1:
-                    c = self.hl[i]
-                    self.r1mask[m] |= (<uint64_t>1) << (16 * (c // 13) + c % 13 + 1)
+            if not (hm.ranks & self.mmask[m].ranks) and not (
+                    (hm.suit[0] & self.mext[m][0]) | (hm.suit[1] & self.mext[m][1])
+                    | (hm.suit[2] & self.mext[m][2]) | (hm.suit[3] & self.mext[m][3])):
+                # no hand card of its ranks, none on its segments: nothing related
+                self.m1[m] = 0
+                self.rb1[m] = 0
+            else:
+                self.m1[m] = self.related_weight(hand, w, hm, &self.mmask[m])
+                self.rb1[m] = self.rbits
+                for i in range(self.nhl):
+                    if (self.rbits >> i) & 1:
+                        c = self.hl[i]
+                        self.r1mask[m] |= (<uint64_t>1) << (16 * (c // 13) + c % 13 + 1)
             self.vs1[m] = self.v0 + self.m1[m]
             self.mvdone[m] = self.m1[m] == 0   # nothing related: the mixed value is 0
 
