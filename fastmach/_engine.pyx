@@ -1188,6 +1188,15 @@ cdef class Engine:
                     key = key * 65 + (idx[i] + 1 if i < l else 0)
                 ub = total_w
                 loose = 0
+                if bounded and l == 1 and not self.mjok[idx[0]]:
+                    # a single, cheap first: its solver bound and lay-off cap, or its
+                    # related cards and the lay-off chains' cards, each copy once
+                    ub = self.vs1[idx[0]] + self.lc1[idx[0]]
+                    sb = self.v0 + self.mask_weight(self.r1mask[idx[0]] | self.cmask, hand, w)
+                    if sb < ub:
+                        ub = sb
+                    if not (ub < best or (ub == best and key > best_key)):
+                        ub = total_w
                 if bounded and l == 2 and self.loose_pair(idx[0], idx[1]):
                     loose = 1
                     # no meld can hold a card of each: the singles' bounds (see
