@@ -549,8 +549,9 @@ cdef class Engine:
     cdef int64_t v0_dec               # regroup: V0 of the decision (its hand-only solve)
     cdef uint64_t* mvc                # mixed-value cache: MV_SLOTS entries of 6 words (one
                                       # line to read): the key's 4 words, the objective
-                                      # (low half; never 0: 0 = empty) with the feasible
-                                      # subsets (high half; 0 = unknown), the value. Exact:
+                                      # (bits 0-31; never 0: 0 = empty) with the feasible
+                                      # subsets (bits 32-47; 0 = unknown) and the best one
+                                      # + 1 (bits 48-55; 0 = unknown), the value. Exact:
                                       # whole keys are compared
     cdef uint32_t feas                # the last mixed value's feasible subsets
     cdef readonly long long n_mixed   # mixed values solved (cache misses)
@@ -1654,14 +1655,10 @@ cdef class Engine:
             c = self.hl[q]
             k[2 + (c >> 5)] |= (<uint64_t>self.rset[c]) << (2 * (c & 31))
         k[4] = 1 + (<uint64_t>(w == self.R.pw))   # the objective (never 0: 0 = empty slot)
-        h = k[4]
-        for i in range(4):
-            h = (h ^ k[i]) * <uint64_t>0x9E3779B97F4A7C15ULL
-            h ^= h >> 29
-        e = self.mvc + 6 * (h & (MV_SLOTS - 1))
+        e = self.mv_slot(k)
         if e[0] == k[0] and e[1] == k[1] and e[2] == k[2] and e[3] == k[3] \
                 and (e[4] & <uint64_t>0xFFFFFFFFU) == k[4]:
-            self.feas = <uint32_t>(e[4] >> 32)
+            self.feas = <uint32_t>((e[4] >> 32) & 0xFFFF)
             return <int64_t>e[5]
         memset(self.tmv, 0, NCARD)
         for i in range(ns):
@@ -1670,17 +1667,35 @@ cdef class Engine:
         v = self.small_mixed(w, ps, n)
         if v == -2:   # too large for the small search: the solver
             self.feas = 0
+            self.smask = -1
             memset(self.mvplaced, 0, NCARD)
             v = self.solver.solve(self.tmv, self.rset, &self.R.srules, w, jw, self.mvplaced, NULL)
             if v < 0:
                 return -1
             v = placed_weight(self.mvplaced, w, jw)
         self.n_mixed += 1
-        for i in range(4):
-            e[i] = k[i]
-        e[4] = k[4] | ((<uint64_t>self.feas) << 32)
-        e[5] = <uint64_t>v
+        self.mv_store(e, k, v)
         return v
+
+    cdef inline uint64_t* mv_slot(self, const uint64_t* k) noexcept nogil:
+        """The mixed-value cache entry for key k (5 words; see mvc)."""
+        cdef uint64_t h = k[4]
+        cdef int i
+        for i in range(4):
+            h = (h ^ k[i]) * <uint64_t>0x9E3779B97F4A7C15ULL
+            h ^= h >> 29
+        return self.mvc + 6 * (h & (MV_SLOTS - 1))
+
+    cdef inline void mv_store(self, uint64_t* e, const uint64_t* k, int64_t v) noexcept nogil:
+        """Fill entry e: key k, value v, self.feas, and the best subset self.smask + 1
+        (0: unknown, the solver's value)."""
+        e[0] = k[0]
+        e[1] = k[1]
+        e[2] = k[2]
+        e[3] = k[3]
+        e[4] = k[4] | ((<uint64_t>(self.feas & 0xFFFF)) << 32) \
+            | ((<uint64_t>(self.smask + 1 if self.smask >= 0 else 0)) << 48)
+        e[5] = <uint64_t>v
 
     cdef int64_t joint_bound(self, const int* idx, int ns, const uint8_t* hand,
                              const int32_t* w, int64_t mv, int64_t lay) noexcept nogil:
@@ -2005,9 +2020,11 @@ cdef class Engine:
         small search's (small_mixed) on self.tS and those hand cards; its split goes to
         self.tmpwit, its cards to placed. 0 when too large for the small search."""
         cdef Masks hm, tm
-        cdef int c, j
+        cdef int c, j, i
         cdef int64_t v
         cdef uint32_t ho[4]
+        cdef uint64_t k[5]
+        cdef uint64_t* e
         memset(&hm, 0, sizeof(Masks))
         memset(&tm, 0, sizeof(Masks))
         self.nhl = 0
@@ -2025,10 +2042,34 @@ cdef class Engine:
                 c = self.hl[j]
                 if (ho[c // 13] >> (c % 13 + 1)) & 1:
                     self.rset[c] = hand[c]
-        memcpy(self.tmv, self.tS, NCARD)
-        v = self.small_mixed(w)
-        if v < 0:
-            return 0
+        # the mixed-value cache (the same key as mixed_value's: intermediate's bounds often
+        # solved this set with these cards already)
+        k[0] = k[1] = k[2] = k[3] = 0
+        for c in range(JOKER):
+            if self.tS[c]:
+                k[c >> 5] += (<uint64_t>self.tS[c]) << (2 * (c & 31))
+        for j in range(self.nhl):
+            c = self.hl[j]
+            k[2 + (c >> 5)] |= (<uint64_t>self.rset[c]) << (2 * (c & 31))
+        k[4] = 1 + (<uint64_t>(w == self.R.pw))
+        e = self.mv_slot(k)
+        if e[0] == k[0] and e[1] == k[1] and e[2] == k[2] and e[3] == k[3] \
+                and (e[4] & <uint64_t>0xFFFFFFFFU) == k[4] and (e[4] >> 48) & 0xFF:
+            self.smask = <int>((e[4] >> 48) & 0xFF) - 1
+            self.snr = 0
+            for j in range(self.nhl):
+                c = self.hl[j]
+                for i in range(self.rset[c]):
+                    if self.snr == SMALL_R:
+                        return 0
+                    self.src[self.snr] = c
+                    self.snr += 1
+        else:
+            memcpy(self.tmv, self.tS, NCARD)
+            v = self.small_mixed(w)
+            if v < 0:
+                return 0
+            self.mv_store(e, k, v)
         memcpy(self.pcnt, self.tS, NCARD)
         for j in range(self.snr):
             if (self.smask >> j) & 1:
