@@ -543,6 +543,11 @@ cdef class Engine:
     cdef uint8_t tmv[NCARD]           # mixed_value: the cards of the set
     cdef uint8_t mvplaced[NCARD]
     cdef uint8_t pcnt[NCARD]          # part_ok: the cards left to split
+    cdef uint8_t oleft[NCARD]         # opt_search: copies that may still be left out,
+    cdef uint8_t oskip[NCARD]         # ... those left out on this branch,
+    cdef uint8_t bb_skip[NCARD]       # ... and on the best split found
+    cdef int64_t bb_best              # ... its loss
+    cdef const int32_t* bb_w          # ... the weights
     cdef int src[SMALL_R]             # small_mixed: its hand cards (ids, a copy each) ...
     cdef int snr
     cdef int smask                    # ... and the first subset of them it found best
@@ -1801,6 +1806,29 @@ cdef class Engine:
         for j in range(nr):
             self.src[j] = rc[j]
         memcpy(self.pcnt, self.tmv, JOKER)
+        if nr > FEAS_R:
+            # more hand cards: one branch-and-bound search over which of them to leave
+            # out (opt_search), not a search per subset
+            self.feas = 0
+            memset(self.oleft, 0, JOKER)
+            v = 0
+            for j in range(nr):
+                self.pcnt[rc[j]] += 1
+                self.oleft[rc[j]] += 1
+                v += w[rc[j]]
+            memset(self.oskip, 0, JOKER)
+            self.bb_best = v + 1
+            self.bb_w = w
+            self.opt_search(n + nr, 0, 0)
+            memcpy(self.pcnt, self.tmv, JOKER)
+            # the best subset: each card's copies not left out (the first ones in rc)
+            memcpy(self.oleft, self.bb_skip, JOKER)
+            for j in range(nr):
+                if self.oleft[rc[j]]:
+                    self.oleft[rc[j]] -= 1
+                else:
+                    self.smask |= 1 << j
+            return v - self.bb_best
         # up to FEAS_R hand cards, every subset is tried: self.feas gets a bit per feasible
         # subset (for joint_bound); beyond, only those heavier than the best so far
         self.feas = 1 if nr <= FEAS_R else 0
@@ -1854,6 +1882,82 @@ cdef class Engine:
                 if (mask >> j) & 1:
                     self.pcnt[rc[j]] -= 1
         return best
+
+    cdef void opt_search(self, int left, int r0, int64_t lost) noexcept nogil:
+        """Branch and bound behind small_mixed: split self.pcnt (`left` cards, none of a
+        rank below index r0) into valid melds, where up to self.oleft[c] copies of each
+        card c (the hand's) may be left out instead, each losing its weight; self.bb_best
+        is the least loss found (self.bb_skip: what was left out). The smallest card goes
+        into a group, a run upward from it, or (an ace, aces high) a run that it ends, as
+        in part_ok, or is left out; a branch that has already lost bb_best stops."""
+        cdef uint8_t* cnt = self.pcnt
+        cdef int x = -1, r, s, t, no = 0, a, b, p, q
+        cdef int o[3]
+        cdef int ace_high = self.R.srules.ace_high
+        if lost >= self.bb_best:
+            return
+        if left == 0:
+            self.bb_best = lost
+            memcpy(self.bb_skip, self.oskip, JOKER)
+            return
+        for r in range(r0, 13):
+            for s in range(4):
+                if cnt[s * 13 + r]:
+                    x = s * 13 + r
+                    break
+            if x >= 0:
+                break
+        s = x // 13
+        cnt[x] -= 1
+        for t in range(4):
+            if t != s and cnt[t * 13 + r]:
+                o[no] = t * 13 + r
+                no += 1
+        for a in range(no):
+            for b in range(a + 1, no):
+                cnt[o[a]] -= 1
+                cnt[o[b]] -= 1
+                self.opt_search(left - 3, r, lost)
+                cnt[o[a]] += 1
+                cnt[o[b]] += 1
+        if no == 3:
+            cnt[o[0]] -= 1
+            cnt[o[1]] -= 1
+            cnt[o[2]] -= 1
+            self.opt_search(left - 4, r, lost)
+            cnt[o[0]] += 1
+            cnt[o[1]] += 1
+            cnt[o[2]] += 1
+        q = r + 1
+        while True:
+            p = q + 1
+            if p > (14 if ace_high else 13) or cnt[s * 13 + (p - 1) % 13] == 0:
+                break
+            cnt[s * 13 + (p - 1) % 13] -= 1
+            q = p
+            if q - r >= 3:
+                self.opt_search(left - 1 - (q - r - 1), r, lost)
+        for p in range(r + 2, q + 1):
+            cnt[s * 13 + (p - 1) % 13] += 1
+        if r == 0 and ace_high:
+            q = 14
+            while True:
+                p = q - 1
+                if p < 2 or cnt[s * 13 + p - 1] == 0:
+                    break
+                cnt[s * 13 + p - 1] -= 1
+                q = p
+                if 14 - q >= 2:
+                    self.opt_search(left - 1 - (14 - q), r, lost)
+            for p in range(q, 14):
+                cnt[s * 13 + p - 1] += 1
+        if self.oleft[x]:   # or leave this copy out (a hand card)
+            self.oleft[x] -= 1
+            self.oskip[x] += 1
+            self.opt_search(left - 1, r, lost + self.bb_w[x])
+            self.oskip[x] -= 1
+            self.oleft[x] += 1
+        cnt[x] += 1
 
     cdef int part_ok(self, int left, int r0) noexcept nogil:
         """Whether the cards self.pcnt (no jokers, `left` of them, none of a rank below
