@@ -37,7 +37,6 @@ cdef enum:
     PATIENCE_STOCK = 10  # a patient player waits while the stock holds at least this many
     MAX_TURNS = 100000   # a hand longer than this is reported as an error (see play_batch)
     SMALL_R = 5          # intermediate: mixed values with at most this many hand cards by part_ok
-    FEAS_R = 2           # ... and with at most this many, every feasible subset (joint_bound)
     MV_SLOTS = 4096      # intermediate: entries of the mixed-value cache (a power of two)
 
 # actions
@@ -246,25 +245,6 @@ cdef inline uint32_t seg_of(uint32_t pool, uint32_t b) noexcept nogil:
     z |= z >> 4
     z |= z >> 8
     return (pool & ~(pool + b)) | ((b - 1) & ~z)
-
-
-cdef inline int coverable(const uint32_t* ps) noexcept nogil:
-    """A necessary condition for a multiset to split into melds: every card it holds
-    (ps: per suit, bit r for rank r, an ace also at bit 14 when aces are high) has a
-    meld among its cards, a group (>= 3 suits of its rank) or a run (>= 3 consecutive bits
-    of its suit through it; an ace at bit 1 or bit 14)."""
-    cdef uint32_t g3, p, r3, cov
-    cdef int s
-    g3 = ((ps[0] & ps[1] & (ps[2] | ps[3])) | (ps[2] & ps[3] & (ps[0] | ps[1])))
-    for s in range(4):
-        p = ps[s]
-        r3 = p & (p >> 1) & (p >> 2)
-        cov = g3 | r3 | (r3 << 1) | (r3 << 2)
-        if (cov >> 14) & 1:
-            cov |= 2
-        if p & 0x3FFE & ~cov:
-            return 0
-    return 1
 
 
 cdef inline int may_meld(const uint8_t* hand, int ace_high) noexcept nogil:
@@ -554,11 +534,9 @@ cdef class Engine:
     cdef int64_t v0_dec               # regroup: V0 of the decision (its hand-only solve)
     cdef uint64_t* mvc                # mixed-value cache: MV_SLOTS entries of 6 words (one
                                       # line to read): the key's 4 words, the objective
-                                      # (bits 0-31; never 0: 0 = empty) with the feasible
-                                      # subsets (bits 32-47; 0 = unknown) and the best one
+                                      # (bits 0-31; never 0: 0 = empty) with the best subset
                                       # + 1 (bits 48-55; 0 = unknown), the value. Exact:
                                       # whole keys are compared
-    cdef uint32_t feas                # the last mixed value's feasible subsets
     cdef readonly long long n_mixed   # mixed values solved (cache misses)
     cdef uint8_t t2[NCARD]
     cdef uint8_t h2[NCARD]
@@ -1645,16 +1623,12 @@ cdef class Engine:
         cdef int i, c, q, s, n = 0
         cdef uint64_t k[5]
         cdef uint64_t h
-        cdef uint32_t ps[4]
         cdef int64_t v
         cdef uint64_t* e
         k[0] = k[1] = k[2] = k[3] = 0
-        ps[0] = ps[1] = ps[2] = ps[3] = 0
         for i in range(ns):   # 2 bits per card type (at most 3 copies; mkey)
             k[0] += self.mkey[idx[i]][0]
             k[1] += self.mkey[idx[i]][1]
-            for s in range(4):
-                ps[s] |= self.mmask[idx[i]].suit[s]
             n += st.wit.start[idx[i] + 1] - st.wit.start[idx[i]]
         for q in range(self.nhl):
             c = self.hl[q]
@@ -1663,15 +1637,13 @@ cdef class Engine:
         e = self.mv_slot(k)
         if e[0] == k[0] and e[1] == k[1] and e[2] == k[2] and e[3] == k[3] \
                 and (e[4] & <uint64_t>0xFFFFFFFFU) == k[4]:
-            self.feas = <uint32_t>((e[4] >> 32) & 0xFFFF)
             return <int64_t>e[5]
         memset(self.tmv, 0, NCARD)
         for i in range(ns):
             for q in range(st.wit.start[idx[i]], st.wit.start[idx[i] + 1]):
                 self.tmv[st.wit.cards[q]] += 1
-        v = self.small_mixed(w, ps, n)
+        v = self.small_mixed(w, n)
         if v == -2:   # too large for the small search: the solver
-            self.feas = 0
             self.smask = -1
             memset(self.mvplaced, 0, NCARD)
             v = self.solver.solve(self.tmv, self.rset, &self.R.srules, w, jw, self.mvplaced, NULL)
@@ -1692,112 +1664,41 @@ cdef class Engine:
         return self.mvc + 6 * (h & (MV_SLOTS - 1))
 
     cdef inline void mv_store(self, uint64_t* e, const uint64_t* k, int64_t v) noexcept nogil:
-        """Fill entry e: key k, value v, self.feas, and the best subset self.smask + 1
+        """Fill entry e: key k, value v, and the best subset self.smask + 1
         (0: unknown, the solver's value)."""
         e[0] = k[0]
         e[1] = k[1]
         e[2] = k[2]
         e[3] = k[3]
-        e[4] = k[4] | ((<uint64_t>(self.feas & 0xFFFF)) << 32) \
-            | ((<uint64_t>(self.smask + 1 if self.smask >= 0 else 0)) << 48)
+        e[4] = k[4] | ((<uint64_t>(self.smask + 1 if self.smask >= 0 else 0)) << 48)
         e[5] = <uint64_t>v
 
-    cdef int64_t joint_bound(self, const int* idx, int ns, const uint8_t* hand,
-                             const int32_t* w, int64_t mv, int64_t lay) noexcept nogil:
-        """V0 + the mixed value + the lay-offs, a copy counted once: the most, over the
-        feasible subsets M of the related cards (self.feas, from the last mixed_value), of
-        w(M) + the lay-off cap of the hand without M; V0 + mv + lay when unknown."""
-        cdef int rc[FEAS_R]
-        cdef int capT[FEAS_R]
-        cdef int nr = 0, q, c, j, i, mask, h, cnt
-        cdef int64_t best = -1, v
-        if not self.feas:
-            return self.v0 + mv + lay
-        for q in range(self.nhl):
-            c = self.hl[q]
-            for j in range(self.rset[c]):
-                rc[nr] = c
-                capT[nr] = self.capall[c]
-                for i in range(ns):
-                    for h in range(self.capn[idx[i]]):
-                        if self.capc[idx[i]][h] == c:
-                            capT[nr] -= 1
-                nr += 1
-        for mask in range(1 << nr):
-            if not (self.feas >> mask) & 1:
-                continue
-            v = lay
-            for j in range(nr):
-                if not (mask >> j) & 1:
-                    continue
-                v += w[rc[j]]
-                # the lay-off cap loses what M takes of this card: once per card, at its
-                # first copy in M
-                cnt = 0
-                for i in range(nr):
-                    if rc[i] == rc[j] and (mask >> i) & 1:
-                        if i < j:
-                            cnt = -1
-                            break
-                        cnt += 1
-                if cnt > 0:
-                    h = hand[rc[j]]
-                    v -= <int64_t>w[rc[j]] * ((h if h < capT[j] else capT[j])
-                                              - (h - cnt if h - cnt < capT[j] else capT[j]))
-            if v > best:
-                best = v
-        return self.v0 + best
-
-    cdef int64_t small_mixed(self, const int32_t* w, const uint32_t* ps_in=NULL,
-                             int n_in=0) noexcept nogil:
+    cdef int64_t small_mixed(self, const int32_t* w, int n_in=-1) noexcept nogil:
         """The mixed value of self.tmv (a union of melds, no jokers) with at most SMALL_R
-        hand cards self.rset: part_ok on every subset of them heavier than the best found
-        so far; -2 when there are more (the solver's case). ps_in, n_in: the masks
-        (Masks.suit) and the number of the cards of tmv when known (then the hand cards
-        are read from the hand list hl)."""
+        hand cards self.rset, by one branch-and-bound search (opt_search) over which of
+        them to leave out; self.smask: the best subset of them (bits over self.src). -2
+        when there are more hand cards, or more than 24 cards (the solver's case).
+        n_in: the number of cards of tmv when known (then the hand cards are read from the
+        hand list hl)."""
         cdef int rc[SMALL_R]
-        cdef uint32_t rbit[SMALL_R]
-        cdef uint32_t ps0[4]
-        cdef uint32_t ps[4]
-        cdef int nr = 0, n = 0, c, i, j, mask, m, r, nm
-        cdef int order_m[1 << SMALL_R]
-        cdef int64_t order_v[1 << SMALL_R]
-        cdef int ace_high = self.R.srules.ace_high
-        cdef int64_t best = 0, v
-        cdef int q
-        if ps_in != NULL:
-            ps0[0] = ps_in[0]
-            ps0[1] = ps_in[1]
-            ps0[2] = ps_in[2]
-            ps0[3] = ps_in[3]
+        cdef int nr = 0, n = 0, c, j, q
+        cdef int64_t v
+        if n_in >= 0:
             n = n_in
             for q in range(self.nhl):
                 c = self.hl[q]
                 for j in range(self.rset[c]):
                     if nr == SMALL_R:
                         return -2
-                    r = c % 13 + 1
                     rc[nr] = c
-                    rbit[nr] = (<uint32_t>1) << r
-                    if r == 1 and ace_high:
-                        rbit[nr] |= (<uint32_t>1) << 14
                     nr += 1
         else:
-            ps0[0] = ps0[1] = ps0[2] = ps0[3] = 0
             for c in range(JOKER):
-                r = c % 13 + 1
-                if self.tmv[c]:
-                    ps0[c // 13] |= (<uint32_t>1) << r
-                    if r == 1 and ace_high:
-                        ps0[c // 13] |= (<uint32_t>1) << 14
                 n += self.tmv[c]
                 for j in range(self.rset[c]):
                     if nr == SMALL_R:
                         return -2
                     rc[nr] = c
-                    rbit[nr] = (<uint32_t>1) << r
-                    if r == 1 and ace_high:
-                        rbit[nr] |= (<uint32_t>1) << 14
                     nr += 1
         if n + nr > 24:
             return -2
@@ -1806,82 +1707,28 @@ cdef class Engine:
         for j in range(nr):
             self.src[j] = rc[j]
         memcpy(self.pcnt, self.tmv, JOKER)
-        if nr > FEAS_R:
-            # more hand cards: one branch-and-bound search over which of them to leave
-            # out (opt_search), not a search per subset
-            self.feas = 0
-            memset(self.oleft, 0, JOKER)
-            v = 0
-            for j in range(nr):
-                self.pcnt[rc[j]] += 1
-                self.oleft[rc[j]] += 1
-                v += w[rc[j]]
-            memset(self.oskip, 0, JOKER)
-            self.bb_best = v + 1
-            self.bb_w = w
-            self.opt_search(n + nr, 0, 0)
-            memcpy(self.pcnt, self.tmv, JOKER)
-            # the best subset: each card's copies not left out (the first ones in rc)
-            memcpy(self.oleft, self.bb_skip, JOKER)
-            for j in range(nr):
-                if self.oleft[rc[j]]:
-                    self.oleft[rc[j]] -= 1
-                else:
-                    self.smask |= 1 << j
-            return v - self.bb_best
-        # up to FEAS_R hand cards, every subset is tried: self.feas gets a bit per feasible
-        # subset (for joint_bound); beyond, only those heavier than the best so far
-        self.feas = 1 if nr <= FEAS_R else 0
-        # beyond FEAS_R, the subsets heaviest first (insertion sort, at most 31): the first
-        # feasible one is the best, the search stops there (the same maximum as trying
-        # every subset heavier than the best so far)
-        nm = (1 << nr) - 1
-        for i in range(nm):
-            mask = i + 1
-            v = 0
-            for j in range(nr):
-                if (mask >> j) & 1:
-                    v += w[rc[j]]
-            j = i
-            while not self.feas and j > 0 and order_v[j - 1] < v:
-                order_v[j] = order_v[j - 1]
-                order_m[j] = order_m[j - 1]
-                j -= 1
-            order_v[j] = v
-            order_m[j] = mask
-        for i in range(nm):
-            mask = order_m[i]
-            v = order_v[i]
-            if v <= best and not self.feas:
-                break
-            # cheapest rejection first: a card with no possible meld (coverable is a
-            # necessary condition of part_ok, so the result is the same)
-            ps[0] = ps0[0]
-            ps[1] = ps0[1]
-            ps[2] = ps0[2]
-            ps[3] = ps0[3]
-            for j in range(nr):
-                if (mask >> j) & 1:
-                    ps[rc[j] // 13] |= rbit[j]
-            if not coverable(ps):
-                continue
-            for j in range(nr):
-                if (mask >> j) & 1:
-                    self.pcnt[rc[j]] += 1
-            m = n
-            for j in range(nr):
-                if (mask >> j) & 1:
-                    m += 1
-            if self.part_ok(m, 0):
-                if v > best:
-                    best = v
-                    self.smask = mask
-                if self.feas:
-                    self.feas |= (<uint32_t>1) << mask
-            for j in range(nr):
-                if (mask >> j) & 1:
-                    self.pcnt[rc[j]] -= 1
-        return best
+        # one branch-and-bound search over which hand cards to leave out (opt_search)
+        memset(self.oleft, 0, JOKER)
+        v = 0
+        for j in range(nr):
+            self.pcnt[rc[j]] += 1
+            self.oleft[rc[j]] += 1
+            v += w[rc[j]]
+        if v == 0:
+            return 0
+        memset(self.oskip, 0, JOKER)
+        self.bb_best = v + 1
+        self.bb_w = w
+        self.opt_search(n + nr, 0, 0)
+        memcpy(self.pcnt, self.tmv, JOKER)
+        # the best subset: each card's copies not left out (the first ones in rc)
+        memcpy(self.oleft, self.bb_skip, JOKER)
+        for j in range(nr):
+            if self.oleft[rc[j]]:
+                self.oleft[rc[j]] -= 1
+            else:
+                self.smask |= 1 << j
+        return v - self.bb_best
 
     cdef void opt_search(self, int left, int r0, int64_t lost) noexcept nogil:
         """Branch and bound behind small_mixed: split self.pcnt (`left` cards, none of a
@@ -2272,9 +2119,8 @@ cdef class Engine:
                     sb = self.vs1[a]
                 elif self.v0 + mv < sb:
                     sb = self.v0 + mv
-                u = self.joint_bound(idx, ns, hand, w, mv, lay)
-                if u < ub:
-                    ub = u
+                if self.v0 + mv + lay < ub:
+                    ub = self.v0 + mv + lay
                 if ub > best or (ub == best and beaten_by_equal):
                     u = self.exact_bound(st, idx, ns, hand, w, mv)
                     if 0 <= u < ub:
@@ -2352,9 +2198,6 @@ cdef class Engine:
                 sb = self.v0 + mv
             if sb + lay < ub:
                 ub = sb + lay
-            u = self.joint_bound(idx, 2, hand, w, mv, lay)
-            if u < ub:
-                ub = u
             if ub > best or (ub == best and beaten_by_equal):
                 u = self.exact_bound(st, idx, 2, hand, w, mv)
                 if 0 <= u < ub:
@@ -2478,38 +2321,14 @@ cdef class Engine:
 
     cdef int64_t exact_bound(self, HState* st, const int* idx, int ns, const uint8_t* hand,
                              const int32_t* w, int64_t mv) noexcept nogil:
-        """regroup(idx) at most, when V0 = 0 and the feasible subsets of the related cards
-        are known (self.feas, self.rset; no jokers): the solver places an optimal mixed play
-        M (w(M) = mv; with no meld of hand cards alone every placed card is related), then
-        the lay-offs are lay_exact of the hand without M; the most over those M (the value
-        itself when M is unique, as for mv = 0: M is empty). -1 when unknown."""
-        cdef int rc[FEAS_R]
-        cdef int nr = 0, q, c, j, mask
-        cdef int64_t best = -1, v, wm
-        if self.v0 != 0 or not self.feas:
+        """regroup(idx) itself, when V0 = 0 and the mixed value mv is 0 (no jokers): with
+        no meld of hand cards alone every placed card is related, so the solver places
+        none (weights are positive), and the lay-offs are lay_exact of the whole hand.
+        -1 otherwise (unknown)."""
+        if self.v0 != 0 or mv != 0:
             return -1
-        for q in range(self.nhl):
-            c = self.hl[q]
-            for j in range(self.rset[c]):
-                rc[nr] = c
-                nr += 1
-        for mask in range(1 << nr):
-            if not (self.feas >> mask) & 1:
-                continue
-            wm = 0
-            for j in range(nr):
-                if (mask >> j) & 1:
-                    wm += w[rc[j]]
-            if wm != mv:
-                continue
-            memcpy(self.scratch, hand, NCARD)
-            for j in range(nr):
-                if (mask >> j) & 1:
-                    self.scratch[rc[j]] -= 1
-            v = mv + self.lay_exact(st, idx, ns, self.scratch, w)
-            if v > best:
-                best = v
-        return best
+        memcpy(self.scratch, hand, NCARD)
+        return self.lay_exact(st, idx, ns, self.scratch, w)
 
     cdef void store_vs(self, const int* idx, int ns, int64_t v) noexcept nogil:
         """Record the exact solver value of a set that was solved."""
