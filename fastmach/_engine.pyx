@@ -36,7 +36,7 @@ cdef enum:
     N_PARAMS = 8
     PATIENCE_STOCK = 10  # a patient player waits while the stock holds at least this many
     MAX_TURNS = 100000   # a hand longer than this is reported as an error (see play_batch)
-    SMALL_R = 5          # intermediate: mixed values with at most this many hand cards by part_ok
+    SMALL_R = 8          # intermediate: mixed values with at most this many hand cards by opt_search
     MV_SLOTS = 4096      # intermediate: entries of the mixed-value cache (a power of two)
 
 # actions
@@ -535,7 +535,7 @@ cdef class Engine:
     cdef uint64_t* mvc                # mixed-value cache: MV_SLOTS entries of 6 words (one
                                       # line to read): the key's 4 words, the objective
                                       # (bits 0-31; never 0: 0 = empty) with the best subset
-                                      # + 1 (bits 48-55; 0 = unknown), the value. Exact:
+                                      # + 1 (bits 48-63; 0 = unknown), the value. Exact:
                                       # whole keys are compared
     cdef readonly long long n_mixed   # mixed values solved (cache misses)
     cdef uint8_t t2[NCARD]
@@ -2005,8 +2005,8 @@ cdef class Engine:
         k[4] = 1 + (<uint64_t>(w == self.R.pw))
         e = self.mv_slot(k)
         if e[0] == k[0] and e[1] == k[1] and e[2] == k[2] and e[3] == k[3] \
-                and (e[4] & <uint64_t>0xFFFFFFFFU) == k[4] and (e[4] >> 48) & 0xFF:
-            self.smask = <int>((e[4] >> 48) & 0xFF) - 1
+                and (e[4] & <uint64_t>0xFFFFFFFFU) == k[4] and (e[4] >> 48) & 0xFFFF:
+            self.smask = <int>((e[4] >> 48) & 0xFFFF) - 1
             self.snr = 0
             for j in range(self.nhl):
                 c = self.hl[j]
@@ -2601,7 +2601,7 @@ cdef class Engine:
 
     def small_mixed_value(self, table, hand, int objective=0):
         """The small exact search behind the intermediate's bounds (for tests): the most
-        weight of `hand` cards (at most 5, no jokers) placed with every card of `table` (a
+        weight of `hand` cards (at most SMALL_R = 8, no jokers) placed with every card of `table` (a
         union of melds) in valid melds; None when it is too large for the small search."""
         cdef int c
         cdef int64_t v

@@ -65,7 +65,7 @@ def test_same_decision_in_every_position(rules, strategy):
 
 @pytest.mark.parametrize("preset", ["classic", "classic(ace=low-only)", "classic(decks=3)"])
 def test_small_mixed_search_equals_the_solver(preset):
-    # the small exact search behind the bounds (a union of melds + at most 5 hand cards)
+    # the small exact search behind the bounds (a union of melds + at most 8 hand cards)
     # against the exact solver, both objectives, many random positions
     import random
 
@@ -83,7 +83,7 @@ def test_small_mixed_search_equals_the_solver(preset):
     for _ in range(1500):
         table = rand_table(rng, rng.choice((3, 6, 9, 12, 15)), rules, 0,
                            lengths=(3, 3, 4, 5, 6, 13, 14))
-        hand = rand_hand(rng, table, r.decks, rng.randint(1, 6), near_p=0.95)
+        hand = rand_hand(rng, table, r.decks, rng.randint(1, 9), near_p=0.95)
         t, h = counts(table), counts(hand)
         for obj in (0, 1):
             w = weights[obj]
@@ -91,7 +91,7 @@ def test_small_mixed_search_equals_the_solver(preset):
                                                    w, jw, False)
             want = int((pl.astype(np.int64) * w).sum())
             got = eng.small_mixed_value(t, h, obj)
-            small = len(hand) <= 5 and len(table) + len(hand) <= 24
+            small = len(hand) <= 8 and len(table) + len(hand) <= 24
             assert (got is not None) == small
             if small:
                 assert got == want, (preset, sorted(table), sorted(hand), obj, got, want)
