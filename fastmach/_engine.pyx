@@ -511,6 +511,8 @@ cdef class Engine:
     cdef uint64_t hmask                # the hand cards, 16 bits a suit
     cdef uint32_t hm_suit[4]          # ... and as suit masks (Masks.suit)
     cdef uint64_t cmask               # the hand cards on a lay-off chain (16 bits a suit)
+    cdef int nb_pair                  # near_bound's last pair that it did not skip ...
+    cdef uint64_t nb_e                # ... and its exact related cards (0: not known)
     cdef uint64_t hc2, hc3            # ... the hand cards held twice, three times
     cdef bint unit_w                  # the weights are all 1 (the cards objective)
     cdef Masks rmask                  # related_weight: the masks of the cards in rset
@@ -2139,12 +2141,25 @@ cdef class Engine:
         with the lay-off chains, the singles' bounds when no meld can hold a card of each,
         then the mixed values."""
         cdef Masks tm, pool
-        cdef int s, a = idx[0], b = idx[1], split
+        cdef int s, a = idx[0], b = idx[1], split, q, c
         cdef int64_t sb, lay, ub, u, rw, mv
         for s in range(4):
             tm.suit[s] = self.mmask[a].suit[s] | self.mmask[b].suit[s]
         tm.ranks = self.mmask[a].ranks | self.mmask[b].ranks
-        rw = self.related_weight(hand, w, hm, &tm)   # fills rset, rmask
+        if self.nb_pair == a * MAX_MELDS + b and self.nb_e:
+            # near_bound's set is exact here: rset, rmask from it (as related_weight)
+            rw = self.mask_weight(self.nb_e, hand, w)
+            memset(&self.rmask, 0, sizeof(Masks))
+            for q in range(self.nhl):
+                c = self.hl[q]
+                if (self.nb_e >> (16 * (c // 13) + c % 13 + 1)) & 1:
+                    self.rset[c] = hand[c]
+                    masks_add(&self.rmask, c, self.R.srules.ace_high)
+                else:
+                    self.rset[c] = 0
+        else:
+            rw = self.related_weight(hand, w, hm, &tm)   # fills rset, rmask
+        self.nb_pair = -1
         lay = self.lay_cap(idx, 2, hand, w)
         if rw == 0:
             # nothing related: the solver's value is V0 (every other bound is V0 or more)
@@ -2285,6 +2300,10 @@ cdef class Engine:
             if u < ub:
                 ub = u
             if not (ub < best or (ub == best and lose_ties)):
+                # for pair_bound: E is the exact related set when the two melds add no
+                # card to their own ones (R(a) and R(b) <= R(a + b) <= E)
+                self.nb_pair = a * MAX_MELDS + b
+                self.nb_e = e if e == (self.r1mask[a] | self.r1mask[b]) else 0
                 return -1
         self.vs2[a][b] = self.v0 + rw
         return ub
