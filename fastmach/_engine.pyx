@@ -1719,7 +1719,10 @@ cdef class Engine:
         if v == 0:
             return 0
         memset(self.oskip, 0, JOKER)
-        self.bb_best = v + 1
+        # leaving every hand card out is a split (the set's own melds): the search looks
+        # only for one that loses less
+        self.bb_best = v
+        memcpy(self.bb_skip, self.oleft, JOKER)
         self.bb_w = w
         self.opt_search(n + nr, 0, 0)
         memcpy(self.pcnt, self.tmv, JOKER)
