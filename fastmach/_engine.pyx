@@ -1396,9 +1396,11 @@ cdef class Engine:
 
     cdef void bound_setup(self, HState* st, const uint8_t* hand, const int32_t* w,
                           const Masks* hm) noexcept nogil:
-        """Per meld: the lay-off chains it offers the hand, its related hand weight (the
-        mixed bound m1, tightened later by the mixed value) and the solver-value bound
-        vs1 = V0 + m1 (replaced by the exact value once solved)."""
+        """Per meld: the lay-off chains it offers the hand (capc; lc1: the lay-off cap
+        with it dissolved), its related hand weight (the mixed bound m1, tightened later by
+        the mixed value; its cards: rb1, r1mask), the solver-value bound vs1 = V0 + m1
+        (replaced by the exact value once solved), and its cards' segments in it + the hand
+        (mext; mdil one rank wider each way) for loose_pair and near_bound."""
         cdef int m, c, a, b, i, r0, isgroup, suits, u, s, p, lo, hi
         cdef uint32_t hb, hs, hx
         cdef int top = 14 if self.R.srules.ace_high else 13
