@@ -524,7 +524,7 @@ cdef class Engine:
     cdef uint8_t ho[NCARD]            # hand cards that could be in a meld of hand cards
     cdef uint8_t tmv[NCARD]           # mixed_value: the cards of the set
     cdef uint8_t mvplaced[NCARD]
-    cdef uint8_t pcnt[NCARD]          # part_ok: the cards left to split
+    cdef uint8_t pcnt[NCARD]          # opt_search, part_build: the cards left to split
     cdef uint8_t oleft[NCARD]         # opt_search: copies that may still be left out,
     cdef uint8_t oskip[NCARD]         # ... those left out on this branch,
     cdef uint8_t bb_skip[NCARD]       # ... and on the best split found
@@ -1743,7 +1743,7 @@ cdef class Engine:
         card c (the hand's) may be left out instead, each losing its weight; self.bb_best
         is the least loss found (self.bb_skip: what was left out). The smallest card goes
         into a group, a run upward from it, or (an ace, aces high) a run that it ends, as
-        in part_ok, or is left out; a branch that has already lost bb_best stops."""
+        in part_build, or is left out; a branch that has already lost bb_best stops."""
         cdef uint8_t* cnt = self.pcnt
         cdef int x = -1, r, s, t, no = 0, a, b, p, q
         cdef int o[3]
@@ -1813,76 +1813,12 @@ cdef class Engine:
             self.oleft[x] += 1
         cnt[x] += 1
 
-    cdef int part_ok(self, int left, int r0) noexcept nogil:
-        """Whether the cards self.pcnt (no jokers, `left` of them, none of a rank below
-        index r0) split into valid melds: the smallest card (ace first, then by suit) goes
-        into a group, a run upward from it, or (an ace, aces high) a run that it ends; the
-        rest recursively (from its rank on: nothing below it is left)."""
-        cdef uint8_t* cnt = self.pcnt
-        cdef int x = -1, r, s, t, no = 0, a, b, p, q, ok = 0
-        cdef int o[3]
-        cdef int ace_high = self.R.srules.ace_high
-        if left == 0:
-            return 1
-        for r in range(r0, 13):
-            for s in range(4):
-                if cnt[s * 13 + r]:
-                    x = s * 13 + r
-                    break
-            if x >= 0:
-                break
-        s = x // 13
-        cnt[x] -= 1
-        # groups of 3 and 4: x with other suits of its rank
-        for t in range(4):
-            if t != s and cnt[t * 13 + r]:
-                o[no] = t * 13 + r
-                no += 1
-        for a in range(no):
-            for b in range(a + 1, no):
-                cnt[o[a]] -= 1
-                cnt[o[b]] -= 1
-                ok = self.part_ok(left - 3, r)
-                if not ok and no == 3 and a == 0 and b == 1:
-                    cnt[o[2]] -= 1
-                    ok = self.part_ok(left - 4, r)
-                    cnt[o[2]] += 1
-                cnt[o[a]] += 1
-                cnt[o[b]] += 1
-                if ok:
-                    cnt[x] += 1
-                    return 1
-        # runs upward from x (positions r+1 .. q; position 14 is the ace, aces high)
-        q = r + 1
-        while not ok:
-            p = q + 1
-            if p > (14 if ace_high else 13) or cnt[s * 13 + (p - 1) % 13] == 0:
-                break
-            cnt[s * 13 + (p - 1) % 13] -= 1
-            q = p
-            if q - r >= 3:
-                ok = self.part_ok(left - 1 - (q - r - 1), r)
-        for p in range(r + 2, q + 1):
-            cnt[s * 13 + (p - 1) % 13] += 1
-        # an ace at the top of a run: ... Q K A
-        if not ok and r == 0 and ace_high:
-            q = 14
-            while not ok:
-                p = q - 1
-                if p < 2 or cnt[s * 13 + p - 1] == 0:
-                    break
-                cnt[s * 13 + p - 1] -= 1
-                q = p
-                if 14 - q >= 2:
-                    ok = self.part_ok(left - 1 - (14 - q), r)
-            for p in range(q, 14):
-                cnt[s * 13 + p - 1] += 1
-        cnt[x] += 1
-        return ok
-
     cdef int part_build(self, int left, Witness* W, int r0) noexcept nogil:
-        """part_ok that also appends the melds of the split it finds to W (runs
-        ascending; cards stand for themselves)."""
+        """Split the cards self.pcnt (no jokers, `left` of them, none of a rank below index
+        r0) into valid melds and append them to W (runs ascending; cards stand for
+        themselves); 0 when there is no split. The smallest card (ace first, then by
+        suit) goes into a group, a run upward from it, or (an ace, aces high) a run that it
+        ends; the rest recursively (from its rank on: nothing below it is left)."""
         cdef uint8_t* cnt = self.pcnt
         cdef int x = -1, r, s, t, no = 0, a, b, p, q, ok = 0, base, L, i
         cdef int o[3]
