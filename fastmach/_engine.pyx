@@ -1126,7 +1126,7 @@ cdef class Engine:
         cdef ERules* R = &self.R
         cdef int64_t best, total_w, v, ub, sb
         cdef int64_t best_key = 0, key
-        cdef int n = st.wit.n_melds, i, j, l, c, prune, bounded, top, loose
+        cdef int n = st.wit.n_melds, i, j, l, c, prune, bounded, top
         cdef int idx[3]
         cdef Masks hm
         if self.exhaustive:
@@ -1173,7 +1173,6 @@ cdef class Engine:
                 for i in range(3):
                     key = key * 65 + (idx[i] + 1 if i < l else 0)
                 ub = total_w
-                loose = 0
                 if bounded and l == 1 and not self.mjok[idx[0]]:
                     # a single, cheap first: its solver bound and lay-off cap, or its
                     # related cards and the lay-off chains' cards, each copy once
@@ -1183,26 +1182,12 @@ cdef class Engine:
                         ub = sb
                     if not (ub < best or (ub == best and key > best_key)):
                         ub = total_w
-                if bounded and l == 2 and self.loose_pair(idx[0], idx[1]):
-                    loose = 1
-                    # no meld can hold a card of each: the singles' bounds (see
-                    # loose_pair), with the lay-off cap of each single first
-                    ub = self.loose_bound(idx, hand, w, best, key > best_key)
-                    if ub < 0:
-                        ub = self.near_bound(idx, hand, w, best, key > best_key)
-                    if ub < 0:
-                        ub = total_w
-                elif bounded and l == 2 and not self.mjok[idx[0]] and not self.mjok[idx[1]]:
-                    ub = self.near_bound(idx, hand, w, best, key > best_key)
-                    if ub < 0:
-                        ub = total_w
-                if bounded and ub == total_w:
-                    if l == 2 and not self.mjok[idx[0]] and not self.mjok[idx[1]]:
-                        ub = self.pair_bound(st, idx, hand, w, jw, &hm, total_w, best,
-                                             key < best_key, loose)
-                    else:
-                        ub = self.set_bound(st, idx, l, hand, w, jw, &hm, total_w, best,
-                                            key < best_key)
+                if bounded and l == 2:
+                    ub = self.pair_ub(st, idx, hand, w, jw, &hm, total_w, best, key,
+                                      best_key, self.loose_pair(idx[0], idx[1]))
+                elif bounded and ub == total_w:
+                    ub = self.set_bound(st, idx, l, hand, w, jw, &hm, total_w, best,
+                                        key < best_key)
                 if ub < best or (ub == best and key > best_key):
                     self.n_bounded += 1
                 elif not prune or self.connected(st, idx, l, &hm, hand):
@@ -1239,7 +1224,7 @@ cdef class Engine:
         skipped, and in what order the others come, never changes the play: every pair
         that is looked at is compared with (value, key), every pair skipped cannot win.
         Returns 0, or a solver error."""
-        cdef int n = st.wit.n_melds, a, b, s, r, p, loose, row_ok
+        cdef int n = st.wit.n_melds, a, b, s, r, p, row_ok
         cdef int idx[2]
         cdef int64_t ub, v, key, rb
         cdef int64_t msuf[MAX_MELDS + 1]
@@ -1301,17 +1286,8 @@ cdef class Engine:
                 idx[0] = a
                 idx[1] = b
                 key = ((a + 1) * 65 + (b + 1)) * 65
-                ub = total_w
-                loose = 0
-                if not self.mjok[a] and not self.mjok[b]:
-                    if not (inter >> b) & 1:
-                        loose = 1
-                        ub = self.loose_bound(idx, hand, w, best[0], key > best_key[0])
-                    if ub < 0 or ub == total_w:
-                        ub = self.near_bound(idx, hand, w, best[0], key > best_key[0])
-                    if ub < 0:
-                        ub = self.pair_bound(st, idx, hand, w, jw, hm, total_w, best[0],
-                                             key < best_key[0], loose)
+                ub = self.pair_ub(st, idx, hand, w, jw, hm, total_w, best[0], key,
+                                  best_key[0], not (inter >> b) & 1)
                 if ub < best[0] or (ub == best[0] and key > best_key[0]):
                     self.n_bounded += 1
                 elif not prune or self.connected(st, idx, 2, hm, hand):
@@ -2071,6 +2047,26 @@ cdef class Engine:
             if sb + lay < ub:
                 ub = sb + lay
         return ub if ub < total_w else total_w
+
+    cdef inline int64_t pair_ub(self, HState* st, const int* idx, const uint8_t* hand,
+                                const int32_t* w, const int32_t* jw, const Masks* hm,
+                                int64_t total_w, int64_t best, int64_t key,
+                                int64_t best_key, int loose) noexcept nogil:
+        """Upper bound on regroup of the pair idx (loose: loose_pair said so), cheapest
+        first: loose_bound (loose pairs), near_bound, then pair_bound; none (total_w, vs2
+        too) when a meld holds a table joker."""
+        cdef int64_t ub = -1
+        if self.mjok[idx[0]] or self.mjok[idx[1]]:
+            self.vs2[idx[0]][idx[1]] = total_w
+            return total_w
+        if loose:
+            ub = self.loose_bound(idx, hand, w, best, key > best_key)
+        if ub < 0:
+            ub = self.near_bound(idx, hand, w, best, key > best_key)
+        if ub < 0:
+            ub = self.pair_bound(st, idx, hand, w, jw, hm, total_w, best, key < best_key,
+                                 loose)
+        return ub
 
     cdef int64_t pair_bound(self, HState* st, const int* idx, const uint8_t* hand,
                             const int32_t* w, const int32_t* jw, const Masks* hm,
