@@ -291,6 +291,25 @@ def hand_may_meld(hand, bint ace_high):
     return bool(may_meld(h, ace_high))
 
 
+cdef inline int first_card(const uint8_t* cnt, int r0, int* o, int* no) noexcept nogil:
+    """The smallest card held in cnt (no jokers, at least one; ace first, then by suit)
+    from rank index r0 on, and the cards of its rank held in the other suits (o[0..no))."""
+    cdef int r, s, t, x = -1
+    for r in range(r0, 13):
+        for s in range(4):
+            if cnt[s * 13 + r]:
+                x = s * 13 + r
+                break
+        if x >= 0:
+            break
+    no[0] = 0
+    for t in range(4):
+        if t != x // 13 and cnt[t * 13 + x % 13]:
+            o[no[0]] = t * 13 + x % 13
+            no[0] += 1
+    return x
+
+
 cdef struct Masks:
     uint32_t ranks          # bit r-1 for every rank r present
     uint32_t suit[4]        # per suit, bit r (1..13), an ace also at bit 14 when ace_high
@@ -1721,7 +1740,7 @@ cdef class Engine:
         into a group, a run upward from it, or (an ace, aces high) a run that it ends, as
         in part_build, or is left out; a branch that has already lost bb_best stops."""
         cdef uint8_t* cnt = self.pcnt
-        cdef int x = -1, r, s, t, no = 0, a, b, p, q
+        cdef int x, r, s, no = 0, a, b, p, q
         cdef int o[3]
         cdef int ace_high = self.R.srules.ace_high
         if lost >= self.bb_best:
@@ -1730,19 +1749,10 @@ cdef class Engine:
             self.bb_best = lost
             memcpy(self.bb_skip, self.oskip, JOKER)
             return
-        for r in range(r0, 13):
-            for s in range(4):
-                if cnt[s * 13 + r]:
-                    x = s * 13 + r
-                    break
-            if x >= 0:
-                break
+        x = first_card(cnt, r0, o, &no)
+        r = x % 13
         s = x // 13
         cnt[x] -= 1
-        for t in range(4):
-            if t != s and cnt[t * 13 + r]:
-                o[no] = t * 13 + r
-                no += 1
         for a in range(no):
             for b in range(a + 1, no):
                 cnt[o[a]] -= 1
@@ -1796,24 +1806,15 @@ cdef class Engine:
         suit) goes into a group, a run upward from it, or (an ace, aces high) a run that it
         ends; the rest recursively (from its rank on: nothing below it is left)."""
         cdef uint8_t* cnt = self.pcnt
-        cdef int x = -1, r, s, t, no = 0, a, b, p, q, ok = 0, base, L, i
+        cdef int x, r, s, no = 0, a, b, p, q, ok = 0, base, L, i
         cdef int o[3]
         cdef int ace_high = self.R.srules.ace_high
         if left == 0:
             return 1
-        for r in range(r0, 13):
-            for s in range(4):
-                if cnt[s * 13 + r]:
-                    x = s * 13 + r
-                    break
-            if x >= 0:
-                break
+        x = first_card(cnt, r0, o, &no)
+        r = x % 13
         s = x // 13
         cnt[x] -= 1
-        for t in range(4):
-            if t != s and cnt[t * 13 + r]:
-                o[no] = t * 13 + r
-                no += 1
         for a in range(no):
             for b in range(a + 1, no):
                 cnt[o[a]] -= 1
