@@ -230,11 +230,14 @@ def _describe(rec: dict, marks: list[list[str]], rules: Rules) -> str:
             s += f", takes back {len(rec['taken'])} joker(s)"
         return s
     if action == "draw":
-        return f"draws {drawn[0]}" if drawn else "draws from the empty stock: the hand ends"
+        return "draws" if drawn else "draws from the empty stock: the hand ends"
     if action == "pass":
         return "passes (the stock is empty)"
-    return (f"fails a manipulation: table restored, penalty {len(drawn)} card"
-            f"{'s' * (len(drawn) != 1)} ({rules.failed_penalty} by the rules)")
+    k, want = len(drawn), rules.failed_penalty
+    s = f"fails a manipulation: the table is restored, penalty {want} card{'s' * (want != 1)}"
+    if k < want:
+        s += f" ({'none' if k == 0 else k} left in the stock)"
+    return s
 
 
 def read_games(path: str | Path) -> list[ViewGame]:
