@@ -250,3 +250,34 @@ def test_solution_repr_html_marks_the_placed_cards():
     html = sol._repr_html_()
     assert html.count(" p\" data-c") == 3 and html.count('class="meld"') == 2  # table cards + after
     assert 'data-c="JK"' in html and "joker as" in html
+
+
+# ----------------------------------------------------------------------- a sweep's logs
+
+def test_a_sweeps_log_games_are_its_first_games(tmp_path):
+    from fastmach.study import Study
+    from fastmach.sweep import log_path
+
+    study = Study.from_toml('[study]\nname = "t"\nseed = 5\ngames = 3\nlog_games = 2\nchunk = 2\n'
+                            '[grid]\nrules = ["jokers", "classic(players=2)"]\n'
+                            'lineup = [["expert", "beginner"]]\nrotate = true\n')
+    assert study == study.replace(log_games=0) and "log_games" not in study.to_toml()
+    out = tmp_path / "r"
+    assert "logs" not in study.replace(log_games=0).run(out, workers=0, progress=False).attrs["summary"]
+    df = study.run(out, workers=0, progress=False)  # logs added to a finished study
+    assert df.attrs["summary"]["logs"] == 4 and df.attrs["summary"]["played"] == 0
+    for cell in study.cells:
+        for rot in cell.rotations:
+            path = log_path(study, out, cell.index, rot)
+            games = read_games(path)
+            rows = df[(df.cell == cell.key) & (df.rotation == rot)].sort_values("replicate")
+            assert [(g.seed, g.replicate) for g in games] == [(5, 0), (5, 1)]
+            for g, (_, row) in zip(games, rows.iterrows()):
+                assert g.strategies == cell.seats(rot)
+                assert (g.turns, g.winner) == (row.turns, row.winner)
+                assert g.final_scores == [row[f"score_{i}"] for i in range(cell.players)]
+    before = {p: p.stat().st_mtime_ns for p in (out / "_logs").iterdir()}
+    study.run(out, workers=0, progress=False)  # resumed: the logs are kept as they are
+    assert {p: p.stat().st_mtime_ns for p in (out / "_logs").iterdir()} == before
+    with pytest.raises(FastmachError, match="log_games"):
+        study.replace(log_games=-1)
