@@ -323,7 +323,7 @@ def _step(checker: _HandChecker, rec: dict | None, marks, desc: str, hand: int, 
     step = {
         "h": hand, "t": turn, "seat": rec["seat"] if rec else -1,
         "action": rec["action"] if rec else "deal", "desc": desc,
-        "placed": list(rec.get("placed") or []) if rec else [],
+        "placed": hand_tokens(parse_cards(rec.get("placed") or [])) if rec else [],
         "drawn": list(rec.get("drawn") or []) if rec else [],
         "table": table_tokens(checker.table, r.ace_high, marks if rec else None),
         "hands": [hand_tokens(h.elements()) for h in checker.hands],

@@ -60,9 +60,9 @@ def walk(page: Path, tmp: Path, fragment: str = "") -> list[dict]:
            "--disable-dev-shm-usage", "--no-first-run", f"--user-data-dir={tmp / 'profile'}",
            "--virtual-time-budget=10000", "--dump-dom", page.resolve().as_uri() + "?walk" + fragment]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
-    m = re.search(r"START:(\[.*?\]):WALK:(\[.*?\]):END", proc.stdout)
+    m = re.search(r"START:(\[.*?\]):WALK:(\[.*?\]):NAV:(\{.*?\}):END", proc.stdout)
     assert m, f"no walk from Chromium (rc {proc.returncode}): {proc.stderr[-2000:]}"
-    return [{"start": json.loads(m.group(1))}] + json.loads(m.group(2))
+    return [{"start": json.loads(m.group(1)), "nav": json.loads(m.group(3))}] + json.loads(m.group(2))
 
 
 def _sorted_table(melds) -> list[list[str]]:
@@ -112,10 +112,19 @@ def test_the_walk_can_fail(tmp_path):
     assert _sorted_table(shown[-1]["table"]) != _sorted_table(last["table"])
 
 
-def test_the_address_fragment_opens_a_turn(tmp_path):
-    log = _log(tmp_path / "g.jsonl", "classic(players=3)", ["expert"])
+def test_the_address_fragment_opens_a_turn_and_the_controls_move(tmp_path):
+    log = _log(tmp_path / "g.jsonl", "classic(players=3)", ["expert"])  # a match of 3 hands
     page = write_views(log, tmp_path / "g.html", game=0)[0]
-    assert walk(page, tmp_path, "#h1t5")[0] == {"start": [1, 5]}
+    first, *steps = walk(page, tmp_path, "#h1t5")
+    assert first["start"] == [1, 5]
+    kinds = Counter(r["type"] for r in _records(log))
+    assert kinds["end"] == 3 and len(steps) == kinds["header"] + kinds["turn"]
+    last = [steps[-1]["h"], steps[-1]["t"]]
+    nav = first["nav"]
+    assert nav["nexthand"] == [1, 0] and nav["prevhand"] == [0, 0] and nav["keyhand"] == [2, 0]
+    assert nav["end"] == last and nav["home"] == [0, 0] and nav["before"] == [0, 0]
+    assert nav["jump"] == [0, 5]
+    assert nav["click"][0] == nav["click"][1]  # a click on the timeline lands on its turn
     assert walk(page, tmp_path, "#h0t99999")[0]["start"][0] == 0  # past the end: the last turn
 
 
