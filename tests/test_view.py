@@ -195,6 +195,16 @@ def test_gzip_logs_closing_records_and_extra_fields_are_read(tmp_path):
     plain, zipped = read_games(log), read_games(gz)
     assert [g.data() for g in plain] == [g.data() for g in zipped]
     assert [(g.seed, g.replicate) for g in zipped] == [(3, 0), (3, 1)]
+    assert [p.name for p in write_views(gz)] == ["g.html", "g-game0.html", "g-game1.html"]
+
+
+def test_view_cli_refuses_mixed_or_missing_input(tmp_path, capsys):
+    log = _log(tmp_path / "g.jsonl", "jokers", ["expert"])
+    assert main(["view", str(log), "--hand", "5S"]) == 2
+    assert main(["view"]) == 2
+    assert main(["view", "--hand", "5S", "--game", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "not both" in err and "give a log" in err and "--game needs a log" in err
 
 
 def test_a_bad_log_names_its_line(tmp_path):
