@@ -414,8 +414,8 @@ def _position_html(before: Sequence[Sequence[int]] | None, table_cards: Sequence
          "hand": _cards_html(hand_tokens(hand if hand is not None else placed)), "hand_empty": "(empty)"},
         {"title": f"After: {len(placed)} card{'s' * (len(placed) != 1)} placed",
          "table": [_cards_html(m) for m in table_tokens(sol.melds, ace_high, marks)],
-         "hand_title": "Hand left" if left is not None else "Placed",
-         "hand": _cards_html(hand_tokens(left if left is not None else placed)),
+         "hand_title": "Hand left" if left is not None else "",
+         "hand": _cards_html(hand_tokens(left or [])),
          "hand_empty": "(empty: the hand goes out)"},
     ]
     moved = sum(k == "m" for mk in marks for k in mk)
