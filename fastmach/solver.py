@@ -47,6 +47,12 @@ class Solution:
             lines.append("  " + " ".join(_show(c, s) for c, s in zip(m, st)))
         return "\n".join(lines)
 
+    def _repr_html_(self) -> str:
+        """Jupyter: the table's cards before, the melds after, placed cards marked."""
+        from .view import solution_html
+
+        return solution_html(self)
+
 
 def _show(c: int, stands: int) -> str:
     return f"JK({card_str(stands)})" if c == JOKER else card_str(c)

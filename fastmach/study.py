@@ -52,7 +52,7 @@ __all__ = ["Study", "Cell", "DEFAULT_CHUNK", "seating", "rotations_of", "split_l
 #: Games per task (and per parquet chunk file) unless the study says otherwise.
 DEFAULT_CHUNK = 200
 
-_STUDY_KEYS = ("name", "seed", "games", "chunk")
+_STUDY_KEYS = ("name", "seed", "games", "chunk", "log_games")
 _GRID_KEYS = ("rules", "players", "lineup", "rotate")
 _NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]*")
 
@@ -225,6 +225,9 @@ class Study:
     axes: tuple[tuple[str, tuple], ...] = ()
     chunk: int = DEFAULT_CHUNK
     source: str = field(default="<study>", compare=False, repr=False)
+    #: first N games of each cell (and rotation) also written as logs (DIR/_logs); not part
+    #: of the study's identity: the games are the same with or without logs
+    log_games: int = field(default=0, compare=False)
 
     def __post_init__(self) -> None:
         R = _rules_api()
@@ -232,7 +235,8 @@ class Study:
         if not isinstance(self.name, str) or not _NAME_RE.fullmatch(self.name):
             raise _KeyError("study", "name", f"expected a name of letters, digits, '-', '_' "
                             f"or '.', got {self.name!r}")
-        for key, lo, hi in (("seed", 0, 2**63 - 1), ("games", 1, None), ("chunk", 1, None)):
+        for key, lo, hi in (("seed", 0, 2**63 - 1), ("games", 1, None), ("chunk", 1, None),
+                            ("log_games", 0, None)):
             v = getattr(self, key)
             if not _is_int(v) or v < lo or (hi is not None and v > hi):
                 rng = f"an integer >= {lo}" if hi is None else f"an integer {lo}..2**63-1"
@@ -326,7 +330,8 @@ class Study:
         return cls(name=st["name"], seed=st["seed"], games=st["games"],
                    chunk=st.get("chunk", DEFAULT_CHUNK), rules=grid["rules"],
                    players=grid.get("players", ()), lineup=grid["lineup"],
-                   rotate=grid.get("rotate", False), axes=axes, source=source)
+                   rotate=grid.get("rotate", False), axes=axes, source=source,
+                   log_games=st.get("log_games", 0))
 
     @classmethod
     def from_toml(cls, path_or_text: str | Path, *, games: int | None = None) -> Study:

@@ -5,6 +5,8 @@ of replicates (``chunk`` games, 200 by default). A chunk is one task and one par
 
     DIR/_study.json                                   manifest (study text, version, times)
     DIR/chunks/<cell-hash>-<start>-<stop>-<rot>.parquet   one tidy row per game
+    DIR/_logs/<cell-hash>-<rot>.jsonl                  with ``log_games = N``: the first N
+                                                      games of the cell as a game log
 
 Files are written atomically (hidden temporary file, then rename) as chunks finish, so
 ``pandas.read_parquet(DIR)`` reads every finished game and nothing else, and re-running
@@ -616,7 +618,37 @@ def execute(study: Study, out: str | Path, *, workers: int | None = None,
                "chunks": len(chunks), "resumed_chunks": resumed, "wall": wall,
                "games_per_s": played / wall if wall > 0 else float("nan"), "where": where,
                "out": str(out)}
+    if study.log_games:
+        summary["logs"] = len(write_logs(study, out))
     return summary
+
+
+LOGS = "_logs"
+
+
+def log_path(study: Study, out: str | Path, cell: int, rotation: int) -> Path:
+    """The log of a cell's first ``log_games`` games under ``rotation``."""
+    return Path(out) / LOGS / f"{study.cells[cell].hash}-{rotation}.jsonl"
+
+
+def write_logs(study: Study, out: str | Path) -> list[Path]:
+    """Log the first ``study.log_games`` games of every cell and rotation (same seeds as the
+    chunks; replayed through the State API) unless their log is already there."""
+    from fastmach.gamelog import write_log
+
+    n = min(study.log_games, study.games)
+    paths = []
+    for cell in study.cells:
+        for rot in cell.rotations:
+            path = log_path(study, out, cell.index, rot)
+            if not path.exists():
+                path.parent.mkdir(parents=True, exist_ok=True)
+                tmp = path.with_name("." + path.name)
+                tmp.unlink(missing_ok=True)
+                write_log(tmp, cell.rules, cell.seats(rot), study.seed, np.arange(n))
+                os.replace(tmp, path)
+            paths.append(path)
+    return paths
 
 
 def format_summary(s: dict) -> str:
