@@ -57,7 +57,7 @@ def check_record(root: Path, record: Mapping[str, Mapping]) -> str | None:
         except OSError:
             return f"{path}: missing"
         if not isinstance(want, Mapping) or size != want.get("size"):
-            return f"{path}: {size} bytes, the manifest records {want.get('size')}" if \
+            return f"{path}: {size} bytes, the manifest records {want.get('size')} (altered)" if \
                 isinstance(want, Mapping) else f"{path}: bad manifest record {want!r}"
         try:
             got = file_record(path)["sha256"]

@@ -488,12 +488,12 @@ def read_results(out: str | Path, study: Study | None = None):
     mpath = root / MANIFEST
     try:
         manifest = json.loads(mpath.read_bytes().decode("utf-8"))
-        if study is None:
-            study = Study.from_toml(manifest["study"])
-    except (OSError, ValueError, KeyError, TypeError) as e:
+    except (OSError, ValueError) as e:
         raise FastmachError(f"{mpath}: cannot read the study manifest ({e})") from None
-    if not isinstance(manifest, dict):
-        raise FastmachError(f"{mpath}: the manifest is not a JSON object")
+    if not isinstance(manifest, dict) or not isinstance(manifest.get("study"), str):
+        raise FastmachError(f"{mpath}: the manifest is not a JSON object with the study")
+    if study is None:
+        study = Study.from_toml(manifest["study"])
     if not any((root / CHUNKS).glob("*.parquet")):
         raise FastmachError(f"{root}: no finished chunk yet")
     df = integrity.read_table(root, manifest)
