@@ -41,7 +41,7 @@ from typing import Iterable, Sequence
 import numpy as np
 
 from fastmach import validate
-from fastmach.cards import JOKER, card_points, card_str, parse_card
+from fastmach.cards import JOKER, NCARD, card_points, card_str, parse_card
 from fastmach.errors import FastmachError
 from fastmach.outputs import open_text, read_text
 from fastmach.rules import Rules
@@ -49,8 +49,13 @@ from fastmach.rules import Rules
 __all__ = ["write_log", "game_lines", "replay", "replay_states", "to_action", "register_cli", "ReplayedHand"]
 
 
+#: text of every card id (a log writes a few hundred thousand cards per thousand games)
+_TEXT = tuple(card_str(c) for c in range(NCARD))
+
+
 def _txt(cards: Iterable[int]) -> list[str]:
-    return [card_str(c) for c in cards]
+    text = _TEXT
+    return [text[c] for c in cards]
 
 
 def game_lines(state) -> list[dict]:
