@@ -335,3 +335,16 @@ def test_workers_exit_when_the_driver_is_killed(tmp_path):
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
+
+
+def test_results_of_an_older_fastmach_are_adopted_on_resume(study, reference, done):
+    """A manifest without chunk records: chunks that read whole are kept and recorded."""
+    manifest = json.loads((done / MANIFEST).read_text())
+    del manifest["chunks"]
+    (done / MANIFEST).write_text(json.dumps(manifest))
+    victim = _chunks(done)[1]
+    victim.write_bytes(victim.read_bytes()[:300])
+    df = run_study(study, done, workers=0, progress=False)
+    assert df.attrs["summary"]["played"] == 2
+    pd.testing.assert_frame_equal(df, reference)
+    assert len(json.loads((done / MANIFEST).read_text())["chunks"]) == len(plan(study))
