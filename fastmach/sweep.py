@@ -130,12 +130,16 @@ def chunk_name(study: Study, c: Chunk) -> str:
     return f"{study.cells[c.cell].hash}-{c.start}-{c.stop}-{c.rotation}.parquet"
 
 
-def parse_chunk_name(study: Study, name: str) -> Chunk | None:
-    """The chunk of ``study`` a file name stands for, or None (not one of its chunks)."""
+def parse_chunk_name(study: Study, name: str, cells: dict | None = None) -> Chunk | None:
+    """The chunk of ``study`` a file name stands for, or None (not one of its chunks).
+
+    ``cells``: ``{cell.hash: cell}`` when the caller parses many names.
+    """
     m = _CHUNK_RE.fullmatch(name)
     if m is None:
         return None
-    cells = {c.hash: c for c in study.cells}
+    if cells is None:
+        cells = {c.hash: c for c in study.cells}
     cell = cells.get(m.group(1))
     start, stop, rot = int(m.group(2)), int(m.group(3)), int(m.group(4))
     if (cell is None or start % study.chunk or not 0 <= start < study.games
@@ -410,15 +414,17 @@ class Store:
         chunks with a missing, altered or unrecorded file, are removed; foreign files
         refused)."""
         import pyarrow.parquet as pq
-        legacy = integrity.load_records(self.root, self.manifest) is None
-        records = integrity.load_records(self.root, self.manifest) or {}
+        records = integrity.load_records(self.root, self.manifest)
+        legacy = records is None
+        records = records or {}
+        cells = {c.hash: c for c in self.study.cells}
         found = set()
         self.games_done = 0
         for p in sorted(self.dir.iterdir()):
             if p.name.startswith("."):
                 p.unlink(missing_ok=True)  # a temporary file of an interrupted run
                 continue
-            c = parse_chunk_name(self.study, p.name)
+            c = parse_chunk_name(self.study, p.name, cells)
             if c is None:
                 raise FastmachError(f"{p}: not a chunk of study {self.study.name!r}; "
                                     f"remove it or use another directory")
