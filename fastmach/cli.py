@@ -50,18 +50,27 @@ def _cli_solve(args: argparse.Namespace) -> int:
 
 
 def _solve_batch(path: str) -> int:
-    """One JSON line per position in, one JSON line per position out (errors per line)."""
+    """One JSON line per position in, one JSON line per position out (errors per line).
+
+    Exit status 0 when every position was solved, 1 when some line had an error (the
+    count is on stderr), 2 when the file cannot be read.
+    """
     try:
-        fh = sys.stdin if path == "-" else open(path, encoding="utf-8")
+        fh = sys.stdin.buffer if path == "-" else open(path, "rb")
     except OSError as e:
         raise FastmachError(f"cannot read batch file {path!r}: {e.strerror}") from e
-    bad = 0
+    bad = total = 0
     with fh:
-        for lineno, line in enumerate(fh, 1):
-            if not line.strip():
+        for lineno, raw in enumerate(fh, 1):
+            if not raw.strip():
                 continue
+            total += 1
             out: dict = {}
             try:
+                try:
+                    line = raw.decode("utf-8")
+                except UnicodeDecodeError as e:
+                    raise FastmachError(f"not UTF-8 text (byte {e.start + 1})") from None
                 obj = json.loads(line)
                 if isinstance(obj, dict) and "id" in obj:
                     out["id"] = obj["id"]
@@ -74,7 +83,9 @@ def _solve_batch(path: str) -> int:
                 bad += 1
             print(json.dumps(out), flush=True)
     if bad:
-        print(f"fastmach solve: {bad} position(s) had errors (see their 'error' field)", file=sys.stderr)
+        print(f"fastmach solve: {bad} of {total} position(s) had errors (see their 'error' "
+              f"field); exit status 1", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -84,6 +95,8 @@ def _cli_bench(args: argparse.Namespace) -> int:
     from . import bench
 
     what = args.what
+    if args.games is not None and args.games < 1:
+        raise FastmachError(f"--games must be a positive integer, got {args.games}")
     if what in ("solver", "all"):
         print(bench.format_solver(bench.bench_solver(games=args.games or 120, milp=not args.no_milp)))
     if what in ("games", "all"):

@@ -235,11 +235,23 @@ def run_play(
     progress: bool | None = None,
     chunk: int = 500,
 ) -> pd.DataFrame:
-    """``fastmach play``: games for each line-up (rotations replay the same deals)."""
+    """``fastmach play``: games for each line-up (rotations replay the same deals).
+
+    ``log``: written under a temporary name and moved into place when every game is in;
+    an interrupted run leaves ``LOG.partial`` (see :func:`fastmach.outputs.atomic_path`).
+    """
+    import contextlib
+
+    from fastmach.outputs import atomic_path, probe_file
+
     rules = resolve_rules(rules)
     if players is not None:
         rules = rules.replace(players=players)
     names = split_strategies(strategies) if isinstance(strategies, str) else list(strategies)
+    if len(names) > rules.players:
+        raise FastmachError(f"--strategies lists {len(names)} strategies for "
+                            f"players={rules.players}: {', '.join(names[rules.players:])} "
+                            f"would never play")
     if isinstance(games, bool) or not isinstance(games, (int, np.integer)) or games < 1:
         raise FastmachError(f"--games must be a positive integer, got {games!r}")
     seed = _check_seed(seed)
@@ -247,18 +259,22 @@ def run_play(
     for lineup in lineups:  # validate every seat before the first game
         parse_seats(lineup, rules.players)
     if log is not None:
-        Path(log).parent.mkdir(parents=True, exist_ok=True)
-        Path(log).write_text("")
+        probe_file(log, "--log")
     from tqdm import tqdm
 
     frames = []
     total = games * len(lineups)
-    with tqdm(total=total, unit="game", disable=(progress is False) or (progress is None and total < 5000),
-              file=sys.stderr) as bar:
+    if log is not None:  # the log's games are replayed through the State API: small batches
+        chunk = min(chunk, 50)
+    # progress: always with progress=True, after 2 s with None (the default), never with False
+    with contextlib.ExitStack() as stack:
+        tmp = stack.enter_context(atomic_path(log, keep_partial=True)) if log is not None else None
+        bar = stack.enter_context(tqdm(total=total, unit="game", disable=progress is False,
+                                       delay=0 if progress else 2, file=sys.stderr))
         for k, lineup in enumerate(lineups):
             for lo in range(0, games, chunk):
                 reps = np.arange(lo, min(games, lo + chunk), dtype=np.int64)
-                df = play_games(rules, lineup, seed, reps, log=log)
+                df = play_games(rules, lineup, seed, reps, log=tmp)
                 df.insert(2, "rotation", k)
                 frames.append(df)
                 bar.update(len(reps))
@@ -288,14 +304,28 @@ def _cli_play(args: argparse.Namespace) -> int:
     rules = resolve_rules(args.rules)
     if args.players is not None:
         rules = rules.replace(players=args.players)
+    from fastmach.outputs import atomic_path, partial_name, probe_file
+
     out = Path(args.out)
     if out.suffix != ".parquet":
         raise FastmachError(f"--out {args.out!r}: expected a .parquet file")
-    out.parent.mkdir(parents=True, exist_ok=True)
+    probe_file(out, "--out")  # before the first game: a bad path costs nothing
+    if args.log is not None:
+        if Path(args.log).resolve() == out.resolve():
+            raise FastmachError(f"--log {args.log!r} is the --out file")
+        probe_file(args.log, "--log")
     t0 = time.perf_counter()
-    df = run_play(rules, args.strategies, args.games, args.seed, rotate=args.rotate, log=args.log)
+    try:
+        df = run_play(rules, args.strategies, args.games, args.seed, rotate=args.rotate,
+                      log=args.log)
+    except KeyboardInterrupt:
+        if args.log is not None and partial_name(args.log).exists():
+            print(f"fastmach play: interrupted; no --out written; the finished games' log is "
+                  f"in {partial_name(args.log)} (incomplete)", file=sys.stderr)
+        raise
     dt = time.perf_counter() - t0
-    df.to_parquet(out, index=False)
+    with atomic_path(out) as tmp:
+        df.to_parquet(tmp, index=False)
     print(summary(df, rules, dt) + f"; written to {out}" + (f" and {args.log}" if args.log else ""))
     return 0
 
@@ -310,7 +340,8 @@ def register_cli(subparsers) -> None:
     p.add_argument("--games", type=int, default=1000, help="games (replicates 0..G-1)")
     p.add_argument("--seed", type=int, default=0, help="root seed")
     p.add_argument("--out", required=True, help="output .parquet file")
-    p.add_argument("--log", default=None, help="also write every game as JSON lines")
+    p.add_argument("--log", default=None,
+                   help="also write every game as JSON lines (.jsonl, or .jsonl.gz compressed)")
     p.add_argument("--rotate", action="store_true",
                    help="rotate the line-up over the seats (same deals for every rotation)")
     p.set_defaults(func=_cli_play)

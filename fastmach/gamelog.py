@@ -11,6 +11,11 @@ One game (a hand; a match is several hands in a row) is::
     {"type": "end", "end": "emptied", "winner": 3, "points": [...], "cards_left": [...],
      "scores": [...], "match_over": true, "match_winner": 3}
 
+Each call of :func:`write_log` (one batch of games, appended) ends with a closing record
+``{"type": "close", "games": N}``; a log whose last record is not a closing record, or a
+game whose last hand is not ``match_over``, is incomplete and ``replay`` rejects it. A name
+ending in ``.gz`` writes the log gzip-compressed; ``replay`` reads either form.
+
 Cards are canonical text (``10H``, ``JK``). ``action`` is play, draw, pass or fail;
 ``taken`` lists jokers a play took back into the hand (``joker_swap = "hand"``); a draw
 from an empty stock under ``stock_empty = "ends-hand"`` has ``drawn: []`` and ends the hand.
@@ -36,15 +41,21 @@ from typing import Iterable, Sequence
 import numpy as np
 
 from fastmach import validate
-from fastmach.cards import JOKER, card_points, card_str, parse_card
+from fastmach.cards import JOKER, NCARD, card_points, card_str, parse_card
 from fastmach.errors import FastmachError
+from fastmach.outputs import open_text, read_text
 from fastmach.rules import Rules
 
 __all__ = ["write_log", "game_lines", "replay", "replay_states", "to_action", "register_cli", "ReplayedHand"]
 
 
+#: text of every card id (a log writes a few hundred thousand cards per thousand games)
+_TEXT = tuple(card_str(c) for c in range(NCARD))
+
+
 def _txt(cards: Iterable[int]) -> list[str]:
-    return [card_str(c) for c in cards]
+    text = _TEXT
+    return [text[c] for c in cards]
 
 
 def game_lines(state) -> list[dict]:
@@ -89,8 +100,9 @@ def write_log(path: str | Path, rules: Rules, seats, seed: int, replicates, *, e
     from fastmach.game import Game
 
     game = Game(rules, seats)
-    with open(path, "a", encoding="utf-8") as f:
-        for i, r in enumerate(np.asarray(replicates).tolist()):
+    reps = np.asarray(replicates).tolist()
+    with open_text(path, "a") as f:
+        for i, r in enumerate(reps):
             state = game.new_initial_state(seed, int(r)).play_out()
             if expect is not None:
                 row = state.row()
@@ -101,6 +113,7 @@ def write_log(path: str | Path, rules: Rules, seats, seed: int, replicates, *, e
                         f"engine and State API disagree on replicate {r} (seed {seed}): {diff}")
             for rec in game_lines(state):
                 f.write(json.dumps(rec, separators=(",", ":")) + "\n")
+        f.write(json.dumps({"type": "close", "games": len(reps)}) + "\n")
 
 
 # ---------------------------------------------------------------------------------------
@@ -335,14 +348,14 @@ def replay(path: str | Path, *, out=None) -> list[ReplayedHand]:
     the line.
     """
     path = Path(path)
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as e:
-        raise FastmachError(f"cannot read log {str(path)!r}: {e.strerror}") from None
+    lines = read_text(path, "log").splitlines()
     hands: list[ReplayedHand] = []
     checker: _HandChecker | None = None
     head: dict = {}
     scores: list[int] | None = None
+    games = 0  # games since the last closing record
+    match_over = True  # the last end record closed its match
+    closed = False  # the last record is a closing record
     for no, line in enumerate(lines, 1):
         if not line.strip():
             continue
@@ -354,9 +367,17 @@ def replay(path: str | Path, *, out=None) -> list[ReplayedHand]:
             if not isinstance(rec, dict):
                 raise _Bad("expected a JSON object")
             kind = rec.get("type")
+            closed = False
             if kind == "header":
                 if checker is not None:
                     raise _Bad("header before the previous hand's end record")
+                first = rec.get("hand", 0) == 0
+                if first and not match_over:
+                    raise _Bad("a new game starts but the previous match is not over "
+                               "(its last end record has match_over false)")
+                if not first and match_over:
+                    raise _Bad(f"hand {rec.get('hand')} of a match that is over")
+                games += first
                 checker = _HandChecker(rec)
                 if rec.get("hand", 0) == 0:
                     scores = [0] * checker.P
@@ -379,12 +400,26 @@ def replay(path: str | Path, *, out=None) -> list[ReplayedHand]:
                 if out is not None:
                     print(hands[-1].text, file=out)
                 checker = None
+                match_over = rec.get("match_over") is True
+            elif kind == "close":
+                if checker is not None:
+                    raise _Bad("closing record inside a hand (no end record)")
+                if not match_over:
+                    raise _Bad("closing record but the last match is not over (its last "
+                               "end record has match_over false)")
+                if rec.get("games") != games:
+                    raise _Bad(f"closing record counts {rec.get('games')!r} game(s), the log "
+                               f"holds {games} since the previous one")
+                games, closed = 0, True
             else:
-                raise _Bad(f"unknown record type {kind!r} (header, turn or end)")
+                raise _Bad(f"unknown record type {kind!r} (header, turn, end or close)")
         except _Bad as e:
             raise FastmachError(f"{path.name} line {no}: {e}") from None
     if checker is not None:
         raise FastmachError(f"{path.name}: the last game has no end record (truncated log?)")
+    if not closed:
+        raise FastmachError(f"{path.name}: no closing record after the last game: the log is "
+                            f"incomplete (an interrupted run?)")
     return hands
 
 
@@ -412,7 +447,7 @@ def replay_states(path: str | Path) -> list:
     path = Path(path)
     states: list = []
     state = None
-    for no, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    for no, line in enumerate(read_text(path, "log").splitlines(), 1):
         if not line.strip():
             continue
         try:
@@ -435,7 +470,7 @@ def replay_states(path: str | Path) -> list:
                 done = state.apply_action(to_action(rec))
                 if list(done.drawn) != _cards(rec, "drawn"):
                     raise _Bad("the action draws other cards than the log lists")
-            elif kind != "end":
+            elif kind not in ("end", "close"):
                 raise _Bad(f"unknown record type {kind!r}")
         except json.JSONDecodeError as e:
             raise FastmachError(f"{path.name} line {no}: not JSON ({e.msg})") from None

@@ -54,9 +54,20 @@ FIGURES = {
 
 # --------------------------------------------------------------------------- loading
 
-def load_results(results_dir: Path | str) -> tuple[pd.DataFrame, dict]:
-    """Read a study's result table and manifest; FastmachError if anything is missing."""
+def load_results(results_dir: Path | str, *, ignore_foreign: bool = False
+                 ) -> tuple[pd.DataFrame, dict]:
+    """Read a study's result table and manifest; FastmachError if anything is missing.
+
+    Every chunk is checked against the manifest's sizes and checksums; a bad chunk, or
+    one the manifest does not record, is an error naming the file (``ignore_foreign``:
+    leave out the unrecorded ones instead). See :func:`fastmach.store.read_table`.
+    """
+    from fastmach.store import read_table
+
     d = Path(results_dir)
+    if d.exists() and not d.is_dir():
+        raise FastmachError(f"results directory {str(d)!r} is a file; give the directory "
+                            f"written by `fastmach sweep --out`")
     if not d.is_dir():
         raise FastmachError(f"results directory {str(d)!r} does not exist")
     if not any(d.rglob("*.parquet")):
@@ -66,15 +77,14 @@ def load_results(results_dir: Path | str) -> tuple[pd.DataFrame, dict]:
     if not mpath.is_file():
         raise FastmachError(f"results directory {str(d)!r} lacks the manifest {MANIFEST}")
     try:
-        manifest = json.loads(mpath.read_text())
+        manifest = json.loads(mpath.read_bytes().decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise FastmachError(f"manifest {str(mpath)!r} is not UTF-8 text: {exc}") from None
     except json.JSONDecodeError as exc:
         raise FastmachError(f"manifest {str(mpath)!r} is not valid JSON: {exc}") from None
     if not isinstance(manifest, dict):
         raise FastmachError(f"manifest {str(mpath)!r} is not a JSON object")
-    try:
-        df = pd.read_parquet(d)
-    except Exception as exc:  # pyarrow raises several types
-        raise FastmachError(f"cannot read results in {str(d)!r}: {exc}") from None
+    df = read_table(d, manifest, ignore_foreign=ignore_foreign)  # names a bad file
     if df.empty:
         raise FastmachError(f"results directory {str(d)!r} holds no game")
     need = ("cell", "rules", "preset", "players", "lineup", "replicate", "first_player",
@@ -374,16 +384,20 @@ def default_out_dir(manifest: dict) -> Path:
     return Path("reports") / _safe_name(str(manifest.get("name", "study")))
 
 
-def build_report(results_dir: Path | str, out_dir: Path | str | None = None) -> Path:
+def build_report(results_dir: Path | str, out_dir: Path | str | None = None, *,
+                 ignore_foreign: bool = False) -> Path:
     """Write ``index.html``, ``summary.md`` and ``figures/`` for a study's stored results.
 
     ``out_dir`` defaults to ``reports/<study name>``. Returns the path of ``index.html``.
     Raises FastmachError when the results directory, its parquet files or its manifest
-    are missing.
+    are missing or bad, or when ``out_dir`` cannot be written (checked before the work).
+    The two pages are written under temporary names and moved into place when complete.
     """
-    df, manifest = load_results(results_dir)
+    from fastmach.outputs import atomic_path, probe_dir
+
+    df, manifest = load_results(results_dir, ignore_foreign=ignore_foreign)
     out = Path(out_dir) if out_dir is not None else default_out_dir(manifest)
-    out.mkdir(parents=True, exist_ok=True)
+    probe_dir(out, "--out")
     a = _analyse(df)
     figs = _figures(df, a, out / "figures")
     tables = _tables(a)
@@ -413,19 +427,35 @@ def build_report(results_dir: Path | str, out_dir: Path | str | None = None) -> 
                              undefined=jinja2.StrictUndefined, trim_blocks=True,
                              lstrip_blocks=True)
     index = out / "index.html"
-    index.write_text(env.get_template("report.html.j2").render(**ctx), encoding="utf-8")
+    with atomic_path(index) as tmp:
+        tmp.write_text(env.get_template("report.html.j2").render(**ctx), encoding="utf-8")
     md_env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=False,
                                 undefined=jinja2.StrictUndefined, trim_blocks=True,
                                 lstrip_blocks=True)
-    (out / "summary.md").write_text(md_env.get_template("summary.md.j2").render(**ctx),
-                                    encoding="utf-8")
+    md_env.filters.update(md=md_text, fence=md_fence)
+    with atomic_path(out / "summary.md") as tmp:
+        tmp.write_text(md_env.get_template("summary.md.j2").render(**ctx), encoding="utf-8")
     return index
+
+
+def md_text(text) -> str:
+    """Text from a manifest made inert in Markdown outside code: one line, with the
+    characters that open emphasis, code, links, HTML or headings escaped."""
+    return re.sub(r"([\\`*_\[\]<>|!~#&])", r"\\\1", " ".join(str(text).splitlines()))
+
+
+def md_fence(text, info: str = "") -> str:
+    """A fenced code block holding ``text`` verbatim: the fence is longer than any run of
+    backticks inside it."""
+    runs = [len(m) for m in re.findall(r"`+", str(text))]
+    fence = "`" * max(3, max(runs, default=0) + 1)
+    return f"{fence}{info}\n{text}\n{fence}"
 
 
 # --------------------------------------------------------------------------- CLI
 
 def _cmd_report(args) -> int:
-    index = build_report(args.results_dir, args.out)
+    index = build_report(args.results_dir, args.out, ignore_foreign=args.ignore_foreign)
     print(f"report written to {index}")
     return 0
 
@@ -440,4 +470,7 @@ def register_cli(subparsers) -> None:
                    help="directory written by `fastmach sweep --out`")
     p.add_argument("--out", metavar="DIR", default=None,
                    help="output directory (default: reports/<study name>)")
+    p.add_argument("--ignore-foreign", action="store_true",
+                   help="leave out parquet files the manifest does not record (another "
+                        "study's chunks) instead of refusing them")
     p.set_defaults(func=_cmd_report)

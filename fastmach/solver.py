@@ -86,13 +86,14 @@ def _check_position(t: np.ndarray, h: np.ndarray, rules: Rules) -> None:
     check_copies(t.astype(np.int64) + h, rules.decks, rules.jokers)
 
 
-def _run(t, h, rules: Rules, w, jw, witness=True):
+def _run(t, h, rules: Rules, w, jw, witness=True, what: str | None = None):
     try:
         return _solver.solve_counts(
             t, h, rules.decks, rules.ace_high, rules.jokers_per_meld, w, jw, witness
         )
     except _solver.SolverLimitError as e:
-        raise FastmachError(f"position too large for the exact solver: {e}") from e
+        text = str(e) if what is None else f"{str(e).split(' (')[0]} ({what})"
+        raise FastmachError(f"position too large for the exact solver: {text}") from e
 
 
 def solve(table, hand, rules: Rules | str = "classic", objective: str = "cards") -> Solution:
@@ -126,7 +127,7 @@ def partition(cards, rules: Rules | str = "classic") -> list[list[int]] | None:
     h = np.zeros(NCARD, dtype=np.uint8)
     _check_position(t, h, rules)
     w, jw = _weights(rules, "cards")
-    total, _, melds, _ = _run(t, h, rules, w, jw)
+    total, _, melds, _ = _run(t, h, rules, w, jw, what=f"partition of {int(t.sum())} cards")
     return None if total < 0 else melds
 
 

@@ -63,15 +63,20 @@ class Param:
     hi: float
     doc: str
     slot: int = 0  # the engine's parameter slot (fixed meaning across strategies)
+    words: tuple[str, ...] = ()  # names of the values 0, 1, ... (accepted for the numbers)
 
     def coerce(self, strategy: str, text: str) -> float:
-        """Parse and range-check the text value of this parameter."""
+        """Parse and range-check the text value of this parameter (a number, or one of
+        its ``words``: the canonical form keeps the number)."""
+        if text.lower() in self.words:
+            return self.words.index(text.lower())
         try:
             value = self.kind(text) if self.kind is float else int(text, 10)
         except ValueError:
+            words = f" or one of {', '.join(self.words)}" if self.words else ""
             raise FastmachError(
                 f"strategy {strategy!r}: parameter {self.name!r} must be "
-                f"{'an integer' if self.kind is int else 'a number'}, got {text!r}"
+                f"{'an integer' if self.kind is int else 'a number'}{words}, got {text!r}"
             ) from None
         if isinstance(value, float) and not math.isfinite(value):
             raise FastmachError(f"strategy {strategy!r}: parameter {self.name!r} must be finite")
@@ -112,9 +117,11 @@ MIN_CARDS = Param(
     2,
 )
 OBJECTIVE = Param("objective", int, 0, 0, 1,
-                  "0: most cards placed, 1: most hand points placed (ties: more cards)", 3)
+                  "0 (or cards): most cards placed, 1 (or points): most hand points placed "
+                  "(ties: more cards)", 3, ("cards", "points"))
 KEEP_JOKERS = Param("keep_jokers", int, 0, 0, 1,
-                    "1: keep hand jokers until a play that empties the hand", 4)
+                    "1 (or true): keep hand jokers until a play that empties the hand", 4,
+                    ("false", "true"))
 PLAYOUTS = Param("playouts", int, 32, 1, 4096,
                  "Monte Carlo playouts per candidate play", 5)
 TACTICS = (ERROR, MIN_CARDS, OBJECTIVE, KEEP_JOKERS)

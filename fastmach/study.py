@@ -344,6 +344,9 @@ class Study:
                 text = path.read_text(encoding="utf-8")
             except OSError as e:
                 raise FastmachError(f"cannot read study file {str(path)!r}: {e.strerror}") from None
+            except UnicodeDecodeError as e:
+                raise FastmachError(f"study file {str(path)!r} is not UTF-8 text (byte "
+                                    f"{e.start + 1})") from None
             source = str(path)
         else:
             text, source = str(path_or_text), "<study>"

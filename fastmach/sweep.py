@@ -3,14 +3,20 @@
 A study (:class:`fastmach.study.Study`) is cut into chunks: one cell, one rotation, a range
 of replicates (``chunk`` games, 200 by default). A chunk is one task and one parquet file::
 
-    DIR/_study.json                                   manifest (study text, version, times)
+    DIR/_study.json                                   manifest (study text, version, times,
+                                                      each chunk's file sizes and SHA-256)
+    DIR/_checksums.jsonl                              the same records while a run goes on
     DIR/chunks/<cell-hash>-<start>-<stop>-<rot>.parquet   one tidy row per game
     DIR/_logs/<cell-hash>-<rot>.jsonl                  with ``log_games = N``: the first N
                                                       games of the cell as a game log
 
 Files are written atomically (hidden temporary file, then rename) as chunks finish, so
 ``pandas.read_parquet(DIR)`` reads every finished game and nothing else, and re-running
-the same study on DIR plays only the missing chunks. The worker builds and serialises the
+the same study on DIR plays only the missing chunks: a chunk whose files do not match their
+recorded size and checksum (or that has no record) is played again (see
+:mod:`fastmach.store`). The plan is a generator: memory does not grow with the number of
+games, and a study beyond :data:`MAX_CHUNKS` chunks or :data:`MAX_GAMES` games is refused.
+The worker builds and serialises the
 tidy table; the driver only writes bytes, so remote Dask workers need no shared disk.
 
 Every game is a pure function of (rules, seats, root seed, replicate), so the table is the
@@ -40,10 +46,11 @@ import warnings
 from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 
+from fastmach import store as integrity
 from fastmach.errors import FastmachError
 from fastmach.study import Study
 
@@ -54,6 +61,14 @@ __all__ = ["Chunk", "ChunkSpec", "SweepError", "plan", "play_chunk", "run_study"
 MANIFEST = "_study.json"
 CHUNKS = "chunks"
 _SEAT_RE = re.compile(r"(.+)_(\d+)")
+_CHUNK_RE = re.compile(r"([0-9a-f]{12})-(\d+)-(\d+)-(\d+)\.parquet")
+
+#: Most chunks a study may have (each has a record in the manifest; raise ``chunk``).
+MAX_CHUNKS = 250_000
+#: Most games a study may play (10**10 games: months of a 2-core machine).
+MAX_GAMES = 10**10
+#: Most games in one chunk (a chunk's table is built in a worker's memory).
+MAX_CHUNK = 100_000
 
 
 class SweepError(RuntimeError):
@@ -76,19 +91,63 @@ class Chunk:
         return self.stop - self.start
 
 
-def plan(study: Study) -> list[Chunk]:
-    """Every chunk of the study, ordered so that every cell advances together."""
-    out = []
+def check_size(study: Study) -> int:
+    """The study's number of chunks; FastmachError when the study is too large to run."""
+    per_deal = sum(len(c.rotations) for c in study.cells)
+    chunks = -(-study.games // study.chunk) * per_deal
+    total = study.games * per_deal
+    if total > MAX_GAMES:
+        raise FastmachError(
+            f"study {study.name!r}: {total:.3g} games (games={study.games} x {per_deal} "
+            f"cell rotations) is beyond the {MAX_GAMES:.0e} a study may play; lower [study] "
+            f"games")
+    if study.chunk > MAX_CHUNK:
+        raise FastmachError(f"study {study.name!r}: chunk={study.chunk} games per chunk; at "
+                            f"most {MAX_CHUNK}")
+    if chunks > MAX_CHUNKS:
+        need = -(-total // (MAX_CHUNKS))
+        raise FastmachError(
+            f"study {study.name!r}: {chunks} chunks of {study.chunk} games; at most "
+            f"{MAX_CHUNKS} (each is a file with a record in the manifest): raise [study] "
+            f"chunk to {max(need, study.chunk + 1)} or more")
+    return chunks
+
+
+def iter_plan(study: Study) -> Iterator[Chunk]:
+    """Every chunk of the study, lazily, ordered so that every cell advances together."""
+    check_size(study)
     for start in range(0, study.games, study.chunk):
         stop = min(start + study.chunk, study.games)
         for cell in study.cells:
             for rot in cell.rotations:
-                out.append(Chunk(cell.index, start, stop, rot))
-    return out
+                yield Chunk(cell.index, start, stop, rot)
+
+
+def plan(study: Study) -> list[Chunk]:
+    """Every chunk of the study as a list (:func:`iter_plan` for large studies)."""
+    return list(iter_plan(study))
 
 
 def chunk_name(study: Study, c: Chunk) -> str:
     return f"{study.cells[c.cell].hash}-{c.start}-{c.stop}-{c.rotation}.parquet"
+
+
+def parse_chunk_name(study: Study, name: str, cells: dict | None = None) -> Chunk | None:
+    """The chunk of ``study`` a file name stands for, or None (not one of its chunks).
+
+    ``cells``: ``{cell.hash: cell}`` when the caller parses many names.
+    """
+    m = _CHUNK_RE.fullmatch(name)
+    if m is None:
+        return None
+    if cells is None:
+        cells = {c.hash: c for c in study.cells}
+    cell = cells.get(m.group(1))
+    start, stop, rot = int(m.group(2)), int(m.group(3)), int(m.group(4))
+    if (cell is None or start % study.chunk or not 0 <= start < study.games
+            or stop != min(start + study.chunk, study.games) or rot not in cell.rotations):
+        return None
+    return Chunk(cell.index, start, stop, rot)
 
 
 def describe(study: Study, c: Chunk) -> str:
@@ -214,6 +273,33 @@ def _ignore_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
+def _worker_init(driver: int) -> None:
+    """A local worker ignores Ctrl-C and exits when its driver (pid ``driver``) dies.
+
+    On Linux the kernel kills the worker when the driver's process dies (PR_SET_PDEATHSIG);
+    everywhere a daemon thread checks every 0.5 s that the parent is still the driver (a
+    dead parent's children are re-parented), for the moment the engine holds the GIL.
+    """
+    import threading
+    _ignore_sigint()
+    try:
+        import ctypes
+        import signal
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):  # pragma: no cover - not Linux
+        pass
+    if os.getppid() != driver:  # the driver died before prctl
+        os._exit(1)
+
+    def watch() -> None:
+        while True:
+            time.sleep(0.5)
+            if os.getppid() != driver:
+                os._exit(1)
+    threading.Thread(target=watch, name="fastmach-driver-watch", daemon=True).start()
+
+
 def _warm_up(engine: Callable | None = None) -> str:
     """Import the engine in a worker (start-up is not playing time); fastmach's version."""
     if engine is None:
@@ -265,19 +351,30 @@ def _lock(root: Path):
 
 
 class Store:
-    """A study's result directory: manifest plus one parquet file per finished chunk."""
+    """A study's result directory: manifest plus one parquet file per finished chunk.
+
+    Every finished chunk has a record of its files' sizes and checksums
+    (:mod:`fastmach.store`); on opening, a chunk whose files do not match it, or that has
+    none, is removed (and so played again).
+    """
 
     def __init__(self, root: str | Path, study: Study, command: str | None = None):
+        from fastmach.outputs import probe_dir
+
         self.root = Path(root)
         self.study = study
         self.dir = self.root / CHUNKS
+        check_size(study)
         text = study.to_toml()
         mpath = self.root / MANIFEST
         if mpath.exists():
             try:
-                manifest = json.loads(mpath.read_text())
+                manifest = json.loads(mpath.read_bytes().decode("utf-8"))
             except (OSError, ValueError) as e:
                 raise FastmachError(f"{mpath}: unreadable manifest ({e})") from None
+            if not isinstance(manifest, dict):
+                raise FastmachError(f"{mpath}: the manifest is not a JSON object: not a "
+                                    f"fastmach study directory")
             if manifest.get("fastmach_version") != _version():
                 warnings.warn(f"{mpath}: the study was started with fastmach "
                               f"{manifest.get('fastmach_version')}, this is {_version()}; "
@@ -290,13 +387,14 @@ class Store:
                     f"--out {str(self.root)!r} holds a different study "
                     f"({manifest.get('name')!r}); use another directory or the same study "
                     f"file and --games:\n{diff}")
-        elif self.root.exists() and any(self.root.iterdir()):
+        elif self.root.is_dir() and any(self.root.iterdir()):
             raise FastmachError(f"--out {str(self.root)!r} is not empty and holds no "
                                 f"{MANIFEST}: not a fastmach study directory")
         else:
             manifest = {"name": study.name, "seed": study.seed, "study": text,
                         "fastmach_version": _version(), "started": _now(), "finished": None,
-                        "command": None, "runs": []}
+                        "command": None, "runs": [], "chunks": {}}
+        probe_dir(self.root, "--out")
         self.manifest = manifest
         self.dir.mkdir(parents=True, exist_ok=True)
         self._lock = _lock(self.root)
@@ -305,53 +403,88 @@ class Store:
         manifest.setdefault("runs", []).append(
             {"started": _now(), "finished": None, "command": command,
              "fastmach_version": _version()})
+        self.put_games = 0  # games stored by this run
         try:
             self._save_manifest()
-            self.names = {chunk_name(study, c): c for c in plan(study)}
             self.existing = self._scan()
         except BaseException:
             self._lock.close() if self._lock is not None else None
             raise
 
     def _scan(self) -> set[str]:
-        """Finished chunk files (stale temporary files are removed; foreign files refused)."""
+        """Finished chunks whose files match their records (stale temporary files, and
+        chunks with a missing, altered or unrecorded file, are removed; foreign files
+        refused)."""
         import pyarrow.parquet as pq
+        records = integrity.load_records(self.root, self.manifest)
+        legacy = records is None
+        records = records or {}
+        cells = {c.hash: c for c in self.study.cells}
         found = set()
-        for p in self.dir.iterdir():
+        self.games_done = 0
+        for p in sorted(self.dir.iterdir()):
             if p.name.startswith("."):
                 p.unlink(missing_ok=True)  # a temporary file of an interrupted run
                 continue
-            c = self.names.get(p.name)
+            c = parse_chunk_name(self.study, p.name, cells)
             if c is None:
                 raise FastmachError(f"{p}: not a chunk of study {self.study.name!r}; "
                                     f"remove it or use another directory")
-            try:
-                ok = pq.read_metadata(p).num_rows == c.games
-            except Exception:
-                ok = False
-            if ok:
+            rec = records.get(p.name)
+            if legacy:  # written before checksums: trusted only if it reads whole
+                try:
+                    ok = pq.read_table(p).num_rows == c.games
+                except Exception:
+                    ok = False
+                rec = {f"{CHUNKS}/{p.name}": integrity.file_record(p)} if ok else None
+            if rec is not None and f"{CHUNKS}/{p.name}" in rec and \
+                    integrity.check_record(self.root, rec) is None:
                 found.add(p.name)
-            else:
-                p.unlink()
+                records[p.name] = rec
+                self.games_done += c.games
+            else:  # replayed: remove every file of the chunk
+                for rel in (rec or {}):
+                    (self.root / rel).unlink(missing_ok=True)
+                p.unlink(missing_ok=True)
+                records.pop(p.name, None)
+        self.manifest["chunks"] = {k: records[k] for k in sorted(found)}
+        self._save_manifest()
+        (self.root / integrity.JOURNAL).unlink(missing_ok=True)
         return found
 
     def done(self, c: Chunk) -> bool:
         return chunk_name(self.study, c) in self.existing
 
     def put(self, c: Chunk, data: bytes) -> None:
+        """Store a finished chunk's game rows."""
+        self.put_files(c, {f"{CHUNKS}/{chunk_name(self.study, c)}": data})
+
+    def put_files(self, c: Chunk, files: dict[str, bytes]) -> None:
+        """Store every file of a finished chunk (paths relative to the result directory,
+        the game rows ``chunks/NAME`` among them), then its record: the chunk counts as done
+        only when all are written."""
         name = chunk_name(self.study, c)
-        _write_atomic(self.dir / name, data)
+        record = {}
+        for rel, data in files.items():
+            path = self.root / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            _write_atomic(path, data)
+            record[rel] = integrity.bytes_record(data)
+        integrity.append_record(self.root, name, record)
+        self.manifest["chunks"][name] = record
         self.existing.add(name)
+        self.put_games += c.games
 
     def _save_manifest(self) -> None:
         _write_atomic(self.root / MANIFEST,
-                      (json.dumps(self.manifest, indent=2) + "\n").encode())
+                      (json.dumps(self.manifest, indent=1) + "\n").encode())
 
     def close(self, finished: bool) -> None:
         self.manifest["runs"][-1]["finished"] = _now() if finished else None
         if finished:
             self.manifest["finished"] = _now()
-        self._save_manifest()
+        self._save_manifest()  # the records are in the manifest: the journal goes
+        (self.root / integrity.JOURNAL).unlink(missing_ok=True)
         if self._lock is not None:
             self._lock.close()  # releases the lock
             self._lock = None
@@ -359,17 +492,19 @@ class Store:
 
 def read_results(out: str | Path, study: Study | None = None):
     """The tidy table of a result directory, sorted by cell (study order), replicate, rotation."""
-    import pandas as pd
     root = Path(out)
+    mpath = root / MANIFEST
+    try:
+        manifest = json.loads(mpath.read_bytes().decode("utf-8"))
+    except (OSError, ValueError) as e:
+        raise FastmachError(f"{mpath}: cannot read the study manifest ({e})") from None
+    if not isinstance(manifest, dict) or not isinstance(manifest.get("study"), str):
+        raise FastmachError(f"{mpath}: the manifest is not a JSON object with the study")
     if study is None:
-        mpath = root / MANIFEST
-        try:
-            study = Study.from_toml(json.loads(mpath.read_text())["study"])
-        except (OSError, ValueError, KeyError) as e:
-            raise FastmachError(f"{mpath}: cannot read the study manifest ({e})") from None
+        study = Study.from_toml(manifest["study"])
     if not any((root / CHUNKS).glob("*.parquet")):
         raise FastmachError(f"{root}: no finished chunk yet")
-    df = pd.read_parquet(root)
+    df = integrity.read_table(root, manifest)
     order = {c.key: c.index for c in study.cells}
     key = df["cell"].map(order)
     if key.isna().any():
@@ -414,7 +549,7 @@ class _Processes(_Backend):
     def _start(self) -> None:
         ctx = multiprocessing.get_context("spawn")
         self.pool = cf.ProcessPoolExecutor(self.workers, mp_context=ctx,
-                                           initializer=_ignore_sigint)
+                                           initializer=_worker_init, initargs=(os.getpid(),))
         for f in [self.pool.submit(_warm_up, self.engine) for _ in range(self.workers)]:
             f.result()
 
@@ -562,6 +697,8 @@ def execute(study: Study, out: str | Path, *, workers: int | None = None,
         raise FastmachError(f"--workers must be an integer >= 0, got {workers!r}")
     if scheduler is not None and workers == 0:
         workers = _cpu_count()
+    if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
+        raise FastmachError(f"--retries must be an integer >= 0, got {retries!r}")
     if scheduler is not None and scheduler != "local" and not re.match(
             r"^(tcp|tls|ucx|inproc|ws|wss)://\S+$", scheduler):
         raise FastmachError(f"--scheduler {scheduler!r}: expected 'local' or an address "
@@ -569,11 +706,11 @@ def execute(study: Study, out: str | Path, *, workers: int | None = None,
     if command is None:
         command = shlex.join(sys.argv) if sys.argv and sys.argv[0] else "python"
     store = Store(out, study, command)
-    chunks = plan(study)
-    todo = [c for c in chunks if not store.done(c)]
-    resumed = len(chunks) - len(todo)
+    n_chunks = check_size(study)
+    todo = (c for c in iter_plan(study) if not store.done(c))  # lazy: no list of chunks
+    resumed = len(store.existing)
     total = study.total_games
-    done_games = total - sum(c.games for c in todo)
+    done_games = store.games_done
     bar = None
     if progress:
         from tqdm.auto import tqdm
@@ -584,7 +721,7 @@ def execute(study: Study, out: str | Path, *, workers: int | None = None,
     finished = False
     backend: _Backend | None = None
     try:
-        if not todo:
+        if resumed == n_chunks:
             where = "nothing to run"
         elif scheduler is None and workers == 0:
             where = "this process"
@@ -607,7 +744,7 @@ def execute(study: Study, out: str | Path, *, workers: int | None = None,
             bar.close()
         store.close(finished)
     wall = time.perf_counter() - t0
-    played = sum(c.games for c in todo) - sum(c.games for c, _ in failures)
+    played = store.put_games
     if failures:
         lines = [f"  {describe(study, c)}: {type(e).__name__}: {e}" for c, e in failures]
         raise SweepError(
@@ -615,7 +752,7 @@ def execute(study: Study, out: str | Path, *, workers: int | None = None,
             f"{retries + 1} attempts (the other chunks are saved in {out}; rerun to retry "
             f"only these):\n" + "\n".join(lines))
     summary = {"games": total, "played": played, "cells": len(study.cells),
-               "chunks": len(chunks), "resumed_chunks": resumed, "wall": wall,
+               "chunks": n_chunks, "resumed_chunks": resumed, "wall": wall,
                "games_per_s": played / wall if wall > 0 else float("nan"), "where": where,
                "out": str(out)}
     if study.log_games:
@@ -677,6 +814,30 @@ def _run_inline(study, todo, store, engine, retries, failures, bar) -> None:
             break
 
 
+class _Pending:
+    """The chunks still to submit: a deque in front of a (lazy) iterator of chunks."""
+
+    def __init__(self, chunks: Iterable[Chunk]):
+        self._it = iter(chunks)
+        self._front: deque[Chunk] = deque()
+
+    def __bool__(self) -> bool:
+        if not self._front:
+            nxt = next(self._it, None)
+            if nxt is None:
+                return False
+            self._front.append(nxt)
+        return True
+
+    def popleft(self) -> Chunk:
+        if not self:
+            raise IndexError("no chunk left")
+        return self._front.popleft()
+
+    def appendleft(self, c: Chunk) -> None:
+        self._front.appendleft(c)
+
+
 def _run_pool(study, todo, store, engine, retries, failures, bar, backend: _Backend) -> None:
     """Bounded submission with retries.
 
@@ -684,7 +845,7 @@ def _run_pool(study, todo, store, engine, retries, failures, bar, backend: _Back
     BrokenProcessPool; those chunks become suspects and run alone, one at a time, so that
     only the chunk that kills its worker is charged an attempt.
     """
-    pending: deque[Chunk] = deque(todo)
+    pending = _Pending(todo)
     suspects: deque[Chunk] = deque()
     attempts: dict[Chunk, int] = {}
     inflight: dict[Any, Chunk] = {}

@@ -55,13 +55,13 @@ def test_batch_answers_every_line_and_reports_bad_ones(capsys, tmp_path):
     f.write_text("\n".join(x if isinstance(x, str) else json.dumps(x) for x in lines) + "\n")
     code, out, err = run(capsys, "solve", "--batch", str(f))
     rows = [json.loads(x) for x in out.splitlines()]
-    assert code == 0 and len(rows) == 5
+    assert code == 1 and len(rows) == 5  # some lines failed: exit status 1
     assert rows[0]["id"] == "a" and sorted(rows[0]["placed"]) == ["8D", "8H"]
     assert "error" in rows[1] and "line 2" in rows[1]["error"] and "JSON" in rows[1]["error"]
     assert rows[2]["id"] == "c" and sorted(rows[2]["placed"]) == ["JK", "KS", "QS"]
     assert rows[3]["id"] == "d" and "unknown rules preset 'nope'" in rows[3]["error"]
     assert "colour" in rows[4]["error"]
-    assert "3 position(s) had errors" in err
+    assert "3 of 5 position(s) had errors" in err
 
 
 def test_missing_batch_file_exits_2(capsys, tmp_path):

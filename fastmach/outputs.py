@@ -1,0 +1,154 @@
+"""Output files that are checked before the work and never left half-written.
+
+- :func:`probe_file` / :func:`probe_dir`: before the first game, create the parent
+  directory, then create, write and remove a probe file where the output will go; a path
+  that cannot take the output raises a :class:`FastmachError` naming the option.
+- :func:`atomic_path`: a temporary name beside the target, moved into place only when the
+  block completes (removed otherwise), so a reader sees the old file or the new one whole.
+- :func:`open_text`: text files read and written transparently gzip-compressed when the
+  name ends in ``.gz``; a file that is not UTF-8 text raises a FastmachError naming it.
+"""
+from __future__ import annotations
+
+import contextlib
+import gzip
+import os
+import stat
+from pathlib import Path
+from typing import IO, Iterator
+
+from fastmach.errors import FastmachError
+
+__all__ = ["probe_file", "probe_dir", "atomic_path", "write_bytes_atomic", "open_text",
+           "read_text", "partial_name"]
+
+
+def _why(e: OSError) -> str:
+    return e.strerror or type(e).__name__
+
+
+def _probe_in(directory: Path, what: str, target: Path, name: str) -> None:
+    probe = directory / f".{name}.probe-{os.getpid()}"
+    try:
+        with open(probe, "wb") as f:
+            f.write(b"fastmach probe\n")
+            f.flush()
+            os.fsync(f.fileno())
+    except OSError as e:
+        raise FastmachError(f"{what} {str(target)!r}: cannot write there ({_why(e)})") from None
+    finally:
+        with contextlib.suppress(OSError):
+            probe.unlink()
+
+
+def _is_dir(p: Path) -> bool | None:
+    """True for a directory, False for another file, None when nothing (or no valid name)."""
+    try:
+        return stat.S_ISDIR(os.stat(p).st_mode)
+    except (OSError, ValueError):
+        return None
+
+
+def _make_dir(d: Path, what: str, target: Path) -> None:
+    for parent in (d, *d.parents):
+        if _is_dir(parent) is False:
+            raise FastmachError(f"{what} {str(target)!r}: {str(parent)!r} is a file, not a "
+                                f"directory")
+    try:
+        d.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise FastmachError(f"{what} {str(target)!r}: cannot create the directory "
+                            f"{str(d)!r} ({_why(e)})") from None
+    if not d.is_dir():
+        raise FastmachError(f"{what} {str(target)!r}: {str(d)!r} is not a directory")
+
+
+def probe_file(path: str | Path, what: str = "--out") -> Path:
+    """Check that ``path`` can be written as a file (its directory is created); return it."""
+    p = Path(path)
+    if _is_dir(p):
+        raise FastmachError(f"{what} {str(p)!r} is a directory; expected a file name")
+    _make_dir(p.parent, what, p)
+    _probe_in(p.parent, what, p, p.name)
+    return p
+
+
+def probe_dir(path: str | Path, what: str = "--out") -> Path:
+    """Check that ``path`` is (or can be created as) a directory that takes files."""
+    p = Path(path)
+    if _is_dir(p) is False:
+        raise FastmachError(f"{what} {str(p)!r} is a file; expected a directory")
+    _make_dir(p, what, p)
+    _probe_in(p, what, p, "fastmach")
+    return p
+
+
+def partial_name(path: str | Path) -> Path:
+    """The name an unfinished output carries: ``NAME.partial`` beside ``NAME``."""
+    p = Path(path)
+    return p.with_name(f"{p.name}.partial")
+
+
+@contextlib.contextmanager
+def atomic_path(path: str | Path, *, keep_partial: bool = False) -> Iterator[Path]:
+    """Yield a temporary path beside ``path``; on success it replaces ``path``.
+
+    On an exception (Ctrl-C included) the temporary file is removed, or with
+    ``keep_partial`` left under :func:`partial_name` so that its name says it is partial.
+    """
+    p = Path(path)
+    tmp = p.with_name(f".tmp{os.getpid()}-{p.name}")  # keeps the name's ending (.gz)
+    try:
+        yield tmp
+    except BaseException:
+        if keep_partial and tmp.exists():
+            with contextlib.suppress(OSError):
+                os.replace(tmp, partial_name(p))
+        else:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+        raise
+    if tmp.exists():
+        os.replace(tmp, p)
+        stale = partial_name(p)
+        with contextlib.suppress(OSError):
+            stale.unlink()
+
+
+def write_bytes_atomic(path: str | Path, data: bytes) -> None:
+    """Write ``data`` to a temporary file, flush it to disk, then rename it to ``path``."""
+    with atomic_path(path) as tmp:
+        with open(tmp, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+
+
+def open_text(path: str | Path, mode: str = "r") -> IO[str]:
+    """Open a UTF-8 text file; ``mode`` ``"r"``, ``"w"`` or ``"a"``. Written gzip-compressed
+    when the name ends in ``.gz``; read compressed when the file starts with gzip's magic
+    bytes (whatever its name, so ``NAME.gz.partial`` reads too).
+    """
+    if mode == "r":
+        with open(path, "rb") as f:
+            gz = f.read(2) == b"\x1f\x8b"
+    else:
+        gz = str(path).endswith(".gz")
+    if gz:
+        return gzip.open(path, mode + "t", encoding="utf-8", compresslevel=6)
+    return open(path, mode, encoding="utf-8")
+
+
+def read_text(path: str | Path, what: str) -> str:
+    """The whole text of a UTF-8 file (``.gz`` decompressed); FastmachError naming it."""
+    p = Path(path)
+    try:
+        with open_text(p) as f:
+            return f.read()
+    except UnicodeDecodeError as e:
+        raise FastmachError(f"{what} {str(p)!r} is not UTF-8 text (byte {e.start}: "
+                            f"{e.reason})") from None
+    except (gzip.BadGzipFile, EOFError) as e:
+        raise FastmachError(f"{what} {str(p)!r}: damaged gzip data ({e})") from None
+    except OSError as e:
+        raise FastmachError(f"cannot read {what} {str(p)!r}: {_why(e)}") from None

@@ -1,0 +1,159 @@
+"""Integrity of a study's result files: size and SHA-256 of every file of every chunk.
+
+A chunk may own several files (its game rows ``chunks/NAME``, and any other file written
+for it, e.g. ``_hands/NAME``); its record maps each file's path, relative to the result
+directory, to ``{"size": bytes, "sha256": hex}``. While a sweep runs, each finished chunk's
+record is appended as one JSON line to ``DIR/_checksums.jsonl`` (cheap, and a crash loses
+at most a torn last line); when the run ends the records are folded into the manifest's
+``"chunks"`` (``{chunk name: record}``) and the journal is removed. :func:`load_records`
+reads both.
+
+:func:`read_table` reads a result directory the way ``pandas.read_parquet(DIR)`` would
+(every ``*.parquet`` not under a name starting with ``_`` or ``.``), but verifies every
+recorded file first: a missing or altered file, or a parquet file the manifest does not
+record (another study's chunk), is a FastmachError naming the file. A manifest without
+``"chunks"`` (results written by hand or by an older fastmach) is read without checksums,
+each file still named if it cannot be read.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Mapping
+
+from fastmach.errors import FastmachError
+
+__all__ = ["JOURNAL", "file_record", "bytes_record", "check_record", "load_records",
+           "append_record", "read_table", "data_files"]
+
+JOURNAL = "_checksums.jsonl"
+
+
+def bytes_record(data: bytes) -> dict:
+    """``{"size", "sha256"}`` of bytes about to be written."""
+    return {"size": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+
+
+def file_record(path: str | Path) -> dict:
+    """``{"size", "sha256"}`` of a file on disk."""
+    h = hashlib.sha256()
+    size = 0
+    with open(path, "rb") as f:
+        while block := f.read(1 << 20):
+            h.update(block)
+            size += len(block)
+    return {"size": size, "sha256": h.hexdigest()}
+
+
+def check_record(root: Path, record: Mapping[str, Mapping]) -> str | None:
+    """None when every file of a chunk's record is on disk unchanged, else what is wrong
+    (naming the file)."""
+    for rel, want in record.items():
+        path = root / rel
+        try:
+            size = path.stat().st_size
+        except OSError:
+            return f"{path}: missing"
+        if not isinstance(want, Mapping) or size != want.get("size"):
+            return f"{path}: {size} bytes, the manifest records {want.get('size')} (altered)" if \
+                isinstance(want, Mapping) else f"{path}: bad manifest record {want!r}"
+        try:
+            got = file_record(path)["sha256"]
+        except OSError as e:
+            return f"{path}: unreadable ({e.strerror})"
+        if got != want.get("sha256"):
+            return f"{path}: checksum differs from the manifest's (the file was altered)"
+    return None
+
+
+def append_record(root: Path, name: str, record: Mapping[str, Mapping]) -> None:
+    """Append a finished chunk's record to the journal (flushed to disk)."""
+    line = json.dumps({"chunk": name, "files": record}, separators=(",", ":")) + "\n"
+    with open(root / JOURNAL, "a", encoding="utf-8") as f:
+        f.write(line)
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def load_records(root: Path, manifest: Mapping) -> dict[str, dict] | None:
+    """Every chunk record: the manifest's ``"chunks"`` updated by the journal's lines.
+
+    None when neither exists (results without checksums). A torn last journal line (a
+    crash while appending) is ignored: its chunk counts as unrecorded.
+    """
+    records = manifest.get("chunks")
+    journal = Path(root) / JOURNAL
+    if records is None and not journal.exists():
+        return None
+    if not isinstance(records, Mapping):
+        records = {}
+    out = {str(k): dict(v) for k, v in records.items() if isinstance(v, Mapping)}
+    try:
+        text = journal.read_bytes().decode("utf-8", errors="replace")
+    except FileNotFoundError:
+        return out
+    for line in text.splitlines():
+        try:
+            rec = json.loads(line)
+            out[str(rec["chunk"])] = dict(rec["files"])
+        except (ValueError, KeyError, TypeError):
+            continue
+    return out
+
+
+def data_files(root: Path) -> list[str]:
+    """Paths (relative, sorted) of the parquet files ``pandas.read_parquet(root)`` reads."""
+    found = []
+    for p in root.rglob("*.parquet"):
+        rel = p.relative_to(root)
+        if not any(part.startswith(("_", ".")) for part in rel.parts):
+            found.append(rel.as_posix())
+    return sorted(found)
+
+
+def read_table(root: str | Path, manifest: Mapping, *, ignore_foreign: bool = False):
+    """The game rows of a result directory as one DataFrame, every file verified first.
+
+    ``ignore_foreign``: skip (with a warning) parquet files the manifest does not record,
+    instead of refusing them.
+    """
+    import warnings
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    root = Path(root)
+    records = load_records(root, manifest)
+    files = data_files(root)
+    if records is not None:
+        recorded = {rel for rec in records.values() for rel in rec}
+        foreign = [rel for rel in files if rel not in recorded]
+        if foreign and not ignore_foreign:
+            raise FastmachError(
+                f"{root / foreign[0]}: not a chunk of study {manifest.get('name')!r} (the "
+                f"manifest does not record it){f' (and {len(foreign) - 1} more)' if len(foreign) > 1 else ''}; "
+                f"remove it, or pass --ignore-foreign to leave it out")
+        if foreign:
+            warnings.warn(f"{root}: {len(foreign)} file(s) not of this study left out, "
+                          f"e.g. {foreign[0]}", stacklevel=2)
+        for name in sorted(records):
+            bad = check_record(root, records[name])
+            if bad:
+                raise FastmachError(f"{bad}; run the same `fastmach sweep` again to replay "
+                                    f"the chunk")
+        files = [rel for rel in files if rel in recorded]
+    tables = []
+    for rel in files:
+        try:
+            tables.append(pq.read_table(root / rel))
+        except Exception as e:  # pyarrow raises several types
+            raise FastmachError(f"{root / rel}: unreadable parquet file ({e})") from None
+    if not tables:
+        raise FastmachError(f"{root}: no finished chunk yet")
+    try:
+        table = pa.concat_tables(tables, promote_options="permissive")
+    except Exception as e:
+        raise FastmachError(f"{root}: chunks with incompatible columns ({e})") from None
+    return table.to_pandas()

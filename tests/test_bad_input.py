@@ -1,0 +1,128 @@
+"""Bad input is a message and an exit status, never a traceback or a silent change; the
+README's commands paste into bash; the declared Python version is the one the code needs."""
+from __future__ import annotations
+
+import ast
+import json
+import re
+import shutil
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from fastmach.cli import main
+from fastmach.errors import FastmachError
+from fastmach.strategies import parse_strategy
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_solve_batch_names_a_non_utf8_line_and_exits_1(tmp_path, capsys):
+    f = tmp_path / "pos.jsonl"
+    f.write_bytes(b'{"hand": ["8C"]}\n{"hand": ["8\xe9"]}\n')
+    assert main(["solve", "--batch", str(f)]) == 1
+    out, err = capsys.readouterr()
+    rows = [json.loads(x) for x in out.splitlines()]
+    assert "placed" in rows[0] and "line 2: not UTF-8" in rows[1]["error"]
+    assert "1 of 2 position(s) had errors" in err
+
+
+def test_solve_batch_exits_0_when_every_line_is_solved(tmp_path, capsys):
+    f = tmp_path / "pos.jsonl"
+    f.write_text('{"hand": ["8C"]}\n')
+    assert main(["solve", "--batch", str(f)]) == 0
+
+
+def test_non_utf8_study_file_exits_2(tmp_path, capsys):
+    f = tmp_path / "s.toml"
+    f.write_bytes(b'[study]\nname = "\xe9"\n')
+    assert main(["sweep", str(f), "--out", str(tmp_path / "o")]) == 2
+    assert "not UTF-8" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("games", ["-5", "0"])
+def test_bench_refuses_a_non_positive_game_count(capsys, games):
+    assert main(["bench", "games", "--games", games]) == 2
+    assert "--games must be a positive integer" in capsys.readouterr().err
+
+
+def test_partition_limit_message_counts_the_cards_it_was_given(monkeypatch):
+    from fastmach import _solver, solver
+
+    def too_big(table, hand, *a):
+        raise _solver.SolverLimitError(
+            f"the position needs more than 8 solver states ({int(table.sum())} table cards, "
+            f"{int(hand.sum())} hand cards)")
+    monkeypatch.setattr(solver._solver, "solve_counts", too_big)
+    cards = "AS 2S 3S 4S 5S 6S 7S 8S 9S 10S JS QS KS AH 2H 3H 4H 5H 6H 7H"
+    with pytest.raises(FastmachError, match=r"\(partition of 20 cards\)$"):
+        solver.partition(cards)
+
+
+def test_objective_and_keep_jokers_take_their_words():
+    assert parse_strategy("expert(objective=points,keep_jokers=true)") == parse_strategy(
+        "expert(objective=1,keep_jokers=1)")
+    assert str(parse_strategy("beginner(objective=cards,keep_jokers=false)")) == "beginner"
+    with pytest.raises(FastmachError, match="cards, points"):
+        parse_strategy("expert(objective=most)")
+
+
+def test_summary_md_escapes_manifest_strings_outside_code(tmp_path):
+    from conftest_report_data import random_study, write_results
+
+    from fastmach.report import build_report, md_fence, md_text
+    d = write_results(tmp_path / "r", random_study(games=3, players=(2,)),
+                      name="<img src=x> *bold* [l](u)")
+    manifest = json.loads((d / "_study.json").read_text())
+    manifest["command"] = "fastmach sweep ```\n# heading"
+    (d / "_study.json").write_text(json.dumps(manifest))
+    build_report(d, tmp_path / "rep")
+    md = (tmp_path / "rep" / "summary.md").read_text()
+    assert not re.search(r"(?<!\\)(<img|\*bold|\[l\])", md)  # nothing left unescaped
+    assert r"\<img src=x\> \*bold\* \[l\](u)" in md
+    assert "````\nfastmach sweep ```\n# heading\n````" in md  # a longer fence
+    assert md_text("a\nb") == "a b" and md_fence("x").startswith("```\n")
+
+
+def _bash_blocks(path: Path) -> list[str]:
+    return re.findall(r"```bash\n(.*?)```", path.read_text(), re.S)
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+@pytest.mark.parametrize("doc", ["README.md", "reports/README.md"])
+def test_readme_commands_paste_into_bash(doc):
+    blocks = [re.sub(r"(?m)^\s+(?=\S)", "", b) for b in _bash_blocks(ROOT / doc)]
+    assert blocks
+    for block in blocks:
+        rc = subprocess.run(["bash", "-n"], input=block, text=True, capture_output=True)
+        assert rc.returncode == 0, f"{doc}: {rc.stderr}\n{block}"
+
+
+def test_readme_says_which_python_and_the_declared_version_matches():
+    declared = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["requires-python"]
+    low = tuple(int(x) for x in re.fullmatch(r">=\s*(\d+)\.(\d+)", declared).groups())
+    # every standard-library module fastmach imports exists in the lowest declared version
+    needs = {"tomllib": (3, 11)}
+    for py in (ROOT / "fastmach").glob("*.py"):
+        for node in ast.walk(ast.parse(py.read_text())):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import) else
+                     [node.module] if isinstance(node, ast.ImportFrom) and node.module else [])
+            for name in names:
+                if name in needs:
+                    assert low >= needs[name], f"{py.name} imports {name}: needs {needs[name]}"
+    assert sys.version_info[:2] >= low
+    readme = (ROOT / "README.md").read_text()
+    assert f"Python {low[0]}.{low[1]} or later" in readme and "venv" in readme
+
+
+def test_the_main_commands_report_is_not_tracked():
+    if shutil.which("git") is None or not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout")
+    rc = subprocess.run(["git", "check-ignore", "-q", "reports/balance/index.html"], cwd=ROOT)
+    assert rc.returncode == 0
+    rc = subprocess.run(["git", "check-ignore", "-q", "reports/balance-reference/index.html"],
+                        cwd=ROOT)
+    assert rc.returncode == 1

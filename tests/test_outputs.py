@@ -1,0 +1,188 @@
+"""Outputs checked before the first game, written whole or not at all; logs that say when
+they are incomplete (``fastmach.outputs``, ``play``, ``replay``)."""
+from __future__ import annotations
+
+import gzip
+import json
+
+import pytest
+
+import fastmach.engine as engine_mod
+import fastmach.gamelog as gamelog_mod
+from fastmach.cli import main
+from fastmach.engine import play_games, run_play
+from fastmach.errors import FastmachError
+from fastmach.gamelog import replay
+from fastmach.outputs import atomic_path, open_text, partial_name, probe_dir, probe_file
+
+
+@pytest.fixture
+def no_games(monkeypatch):
+    """Any game played fails the test: the path checks must come first."""
+    def refuse(*a, **k):
+        raise AssertionError("a game was played before the output path was checked")
+    monkeypatch.setattr(engine_mod, "play_games", refuse)
+
+
+def _play(tmp_path, *extra):
+    return main(["play", "--players", "2", "--games", "3", "--seed", "5", *extra])
+
+
+def test_play_out_under_a_file_exits_2_before_any_game(tmp_path, capsys, no_games):
+    (tmp_path / "afile").write_text("x")
+    assert _play(tmp_path, "--out", str(tmp_path / "afile" / "g.parquet")) == 2
+    assert "is a file, not a directory" in capsys.readouterr().err
+
+
+def test_play_out_that_cannot_be_written_exits_2_before_any_game(tmp_path, capsys, no_games):
+    # a name longer than the file system takes: the directory exists, the file cannot
+    out = tmp_path / ("x" * 300 + ".parquet")
+    assert _play(tmp_path, "--out", str(out)) == 2
+    assert "--out" in capsys.readouterr().err
+
+
+def test_play_log_that_is_a_directory_exits_2_before_any_game(tmp_path, capsys, no_games):
+    assert _play(tmp_path, "--out", str(tmp_path / "g.parquet"), "--log", str(tmp_path)) == 2
+    err = capsys.readouterr().err
+    assert "--log" in err and "is a directory" in err
+
+
+def test_probe_leaves_nothing_behind_and_creates_the_directory(tmp_path):
+    probe_file(tmp_path / "a" / "b" / "g.parquet")
+    probe_dir(tmp_path / "c")
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["a", "b", "c"]
+    (tmp_path / "f").write_text("x")
+    with pytest.raises(FastmachError, match="is a file; expected a directory"):
+        probe_dir(tmp_path / "f", "--out")
+
+
+def test_atomic_path_keeps_the_old_file_when_interrupted(tmp_path):
+    out = tmp_path / "x.txt"
+    out.write_text("old")
+    with pytest.raises(KeyboardInterrupt):
+        with atomic_path(out) as tmp:
+            tmp.write_text("new, half")
+            raise KeyboardInterrupt
+    assert out.read_text() == "old" and sorted(p.name for p in tmp_path.iterdir()) == ["x.txt"]
+    with atomic_path(out) as tmp:
+        tmp.write_text("new")
+    assert out.read_text() == "new" and sorted(p.name for p in tmp_path.iterdir()) == ["x.txt"]
+
+
+def test_interrupted_play_log_leaves_only_a_partial_file_that_replay_rejects(
+        tmp_path, monkeypatch, capsys):
+    out, log = tmp_path / "g.parquet", tmp_path / "g.jsonl"
+    real = gamelog_mod.game_lines
+    calls = {"n": 0}
+
+    def interrupt_third(state):  # Ctrl-C while the third game's log is being written
+        calls["n"] += 1
+        if calls["n"] == 3:
+            raise KeyboardInterrupt
+        return real(state)
+    monkeypatch.setattr(gamelog_mod, "game_lines", interrupt_third)
+    assert main(["play", "--players", "2", "--games", "5", "--seed", "5", "--out", str(out),
+                 "--log", str(log)]) == 130
+    assert "incomplete" in capsys.readouterr().err
+    assert not out.exists() and not log.exists()
+    partial = partial_name(log)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [partial.name]
+    with pytest.raises(FastmachError, match="no closing record"):
+        replay(partial)
+
+
+def test_interrupted_play_keeps_the_previous_complete_outputs(tmp_path, monkeypatch):
+    out, log = tmp_path / "g.parquet", tmp_path / "g.jsonl"
+    argv = ["play", "--players", "2", "--games", "2", "--seed", "5", "--out", str(out),
+            "--log", str(log)]
+    assert main(argv) == 0
+    before = (out.read_bytes(), log.read_bytes())
+
+    def interrupt(*a, **k):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(engine_mod, "play_games", interrupt)
+    assert main(argv[:-4] + ["--seed", "6", "--out", str(out), "--log", str(log)]) == 130
+    assert (out.read_bytes(), log.read_bytes()) == before
+
+
+def _records(path):
+    with open_text(path) as f:
+        return [json.loads(x) for x in f.read().splitlines()]
+
+
+def _write(path, recs):
+    path.write_text("".join(json.dumps(r) + "\n" for r in recs))
+    return path
+
+
+def test_replay_rejects_a_log_without_its_closing_record(tmp_path):
+    log = tmp_path / "g.jsonl"
+    play_games("classic(players=2,match=single)", ["expert"] * 2, 3, range(2), log=log)
+    recs = _records(log)
+    assert recs[-1] == {"type": "close", "games": 2}
+    assert len(replay(log)) == 2
+    with pytest.raises(FastmachError, match="no closing record"):
+        replay(_write(tmp_path / "cut.jsonl", recs[:-1]))
+    # a whole game dropped before the closing record: the count says so
+    first_end = next(i for i, r in enumerate(recs) if r["type"] == "end")
+    with pytest.raises(FastmachError, match="counts 2 game"):
+        replay(_write(tmp_path / "short.jsonl", recs[:first_end + 1] + recs[-1:]))
+
+
+def test_replay_rejects_a_match_cut_after_its_first_hand(tmp_path):
+    log = tmp_path / "m.jsonl"
+    play_games("classic(players=2,match=rotations:1)", ["expert"] * 2, 3, range(1), log=log)
+    recs = _records(log)
+    ends = [i for i, r in enumerate(recs) if r["type"] == "end"]
+    assert len(ends) == 2 and recs[ends[0]]["match_over"] is False
+    cut = recs[:ends[0] + 1] + [{"type": "close", "games": 1}]
+    with pytest.raises(FastmachError, match="match is not over"):
+        replay(_write(tmp_path / "cut.jsonl", cut))
+    # nor may a new game start while the match is not over
+    second = recs[:ends[0] + 1] + recs + [{"type": "close", "games": 2}]
+    with pytest.raises(FastmachError, match="previous match is not over"):
+        replay(_write(tmp_path / "two.jsonl", second))
+
+
+def test_gz_logs_are_written_and_read_transparently(tmp_path):
+    plain, packed = tmp_path / "g.jsonl", tmp_path / "g.jsonl.gz"
+    for path in (plain, packed):
+        assert main(["play", "--players", "2", "--games", "4", "--seed", "8", "--out",
+                     str(tmp_path / f"{path.name}.parquet"), "--log", str(path)]) == 0
+    assert packed.read_bytes()[:2] == b"\x1f\x8b"
+    assert gzip.decompress(packed.read_bytes()) == plain.read_bytes()
+    assert packed.stat().st_size * 4 < plain.stat().st_size
+    assert [h.text for h in replay(packed)] == [h.text for h in replay(plain)]
+    assert main(["replay", "-q", str(packed)]) == 0
+
+
+def test_replay_of_non_utf8_or_damaged_gzip_is_an_error(tmp_path):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_bytes(b'{"type": "header", "rules": "cl\xe9ssic"}\n')
+    with pytest.raises(FastmachError, match="not UTF-8"):
+        replay(bad)
+    gz = tmp_path / "bad.jsonl.gz"
+    gz.write_bytes(gzip.compress(b'{"type": "close", "games": 0}\n' * 50)[:-12])
+    with pytest.raises(FastmachError, match="bad.jsonl.gz"):
+        replay(gz)
+
+
+def test_play_refuses_more_strategies_than_players(tmp_path, capsys, no_games):
+    assert _play(tmp_path, "--strategies", "expert,beginner,patient",
+                 "--out", str(tmp_path / "g.parquet")) == 2
+    assert "patient" in capsys.readouterr().err
+
+
+def test_progress_shows_after_two_seconds_whatever_the_number_of_games(monkeypatch):
+    import tqdm
+    seen = {}
+
+    class Bar(tqdm.tqdm):
+        def __init__(self, *a, **k):
+            seen.update(k)
+            super().__init__(*a, **k)
+    monkeypatch.setattr(tqdm, "tqdm", Bar)
+    run_play("classic(players=2)", "expert", 2, 1)
+    assert seen["disable"] is False and seen["delay"] == 2
+    run_play("classic(players=2)", "expert", 2, 1, progress=False)
+    assert seen["disable"] is True
