@@ -243,8 +243,9 @@ def _describe(rec: dict, marks: list[list[str]], rules: Rules) -> str:
 def read_games(path: str | Path) -> list[ViewGame]:
     """Every game of a log (plain or gzip) as page data, each hand re-checked on the way.
 
-    A game starts at a header with ``hand`` 0. Records of another type between hands (a
-    closing record, say) are skipped; unknown fields are ignored. A bad log raises
+    A game starts at a header with ``hand`` 0. Records of another type between hands are
+    skipped; unknown fields are ignored. As for ``fastmach replay``, a log must end with its
+    closing record (``gamelog.write_log``): one without is partial. A bad log raises
     FastmachError naming the line.
     """
     path = Path(path)
@@ -253,6 +254,7 @@ def read_games(path: str | Path) -> list[ViewGame]:
     checker: _HandChecker | None = None
     hand: dict = {}
     scores: list[int] = []
+    closed = False  # the last record is a closing record
     for no, line in _lines(path):
         if not line.strip():
             continue
@@ -264,6 +266,7 @@ def read_games(path: str | Path) -> list[ViewGame]:
             if not isinstance(rec, dict):
                 raise _Bad("expected a JSON object")
             kind = rec.get("type")
+            closed = kind == "close"
             if kind not in _RECORDS:
                 if checker is not None:
                     raise _Bad(f"record type {kind!r} inside a hand (header, turn or end)")
@@ -315,6 +318,9 @@ def read_games(path: str | Path) -> list[ViewGame]:
         raise FastmachError(f"{path.name}: the last game has no end record (truncated log?)")
     if not games:
         raise FastmachError(f"{path.name}: no game in this log")
+    if not closed:
+        raise FastmachError(f"{path.name}: no closing record after the last game: the log is "
+                            f"incomplete (an interrupted run?)")
     return games
 
 

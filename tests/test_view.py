@@ -211,7 +211,11 @@ def test_a_bad_log_names_its_line(tmp_path):
     log = _log(tmp_path / "g.jsonl", "jokers", ["expert"])
     lines = log.read_text().splitlines()
     bad = tmp_path / "bad.jsonl"
+    assert json.loads(lines[-1])["type"] == "close"
     bad.write_text("\n".join(lines[:-1]) + "\n")
+    with pytest.raises(FastmachError, match="no closing record"):
+        read_games(bad)
+    bad.write_text("\n".join(lines[:-2]) + "\n")
     with pytest.raises(FastmachError, match="no end record"):
         read_games(bad)
     turn = json.loads(lines[2])
