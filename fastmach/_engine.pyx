@@ -108,6 +108,8 @@ cdef struct ERules:
     int penalty
     int ends_hand
     int lowest
+    int ties_shared         # tied lowest hands share the win (else nobody wins)
+    int winner_takes        # scoring: a hand's winners score the others' points (else penalties)
     SolverRules srules
     int32_t hpts[NCARD]
     int32_t ones[NCARD]
@@ -153,6 +155,7 @@ cdef struct HandResult:
     int max_table
     int cards_left[MAX_PLAYERS]
     int points[MAX_PLAYERS]
+    int won[MAX_PLAYERS]    # the seat won the hand (alone, or sharing a tie)
 
 
 # ---------------------------------------------------------------- PRNG (splitmix64)
@@ -601,6 +604,8 @@ cdef class Engine:
         R.penalty = cfg["penalty"]
         R.ends_hand = cfg["ends_hand"]
         R.lowest = cfg["lowest"]
+        R.ties_shared = cfg["ties_shared"]
+        R.winner_takes = cfg["winner_takes"]
         R.srules.decks = cfg["decks"]
         R.srules.ace_high = cfg["ace_high"]
         R.srules.jokers_per_meld = cfg["jokers_per_meld"]
@@ -2456,6 +2461,11 @@ cdef class Engine:
                     res.winner = seat
             if n_best > 1:
                 res.winner = -1
+            if n_best == 1 or R.ties_shared:
+                for seat in range(P):
+                    res.won[seat] = res.points[seat] == best_pts
+        elif res.end == E_EMPTIED:
+            res.won[res.winner] = 1
         return 0
 
     # ------------------------------------------------------------ batches
@@ -2471,7 +2481,7 @@ cdef class Engine:
         score after the hand)."""
         cdef cnp.ndarray[cnp.int64_t, ndim=1] reps = np.ascontiguousarray(replicates, dtype=np.int64)
         cdef Py_ssize_t G = reps.shape[0], g
-        cdef int P = self.R.players, h, s, rc, n_hands, w, best, nb
+        cdef int P = self.R.players, h, s, rc, n_hands, w, best, nb, lost
         cdef uint64_t rng_state
         cdef HandResult res
         cdef uint8_t hand_deck[MAX_DECK]
@@ -2540,10 +2550,20 @@ cdef class Engine:
                 o_failed[g] += res.failed
                 if res.max_table > o_max[g]:
                     o_max[g] = res.max_table
+                # scoring: a hand's winners pay nothing (003: "chaque autre joueur compte");
+                # winner-takes: they score the sum of the others' points instead
+                lost = 0
                 for s in range(P):
                     cl[g, s] = res.cards_left[s]
                     hp[g, s] = res.points[s]
-                    sc[g, s] += res.points[s]
+                    if not res.won[s]:
+                        lost += res.points[s]
+                        if not self.R.winner_takes:
+                            sc[g, s] += res.points[s]
+                if self.R.winner_takes:
+                    for s in range(P):
+                        if res.won[s]:
+                            sc[g, s] += lost
                 turn_base += res.turns
                 if hands:
                     for name, v in zip(HAND_FIELDS, (
