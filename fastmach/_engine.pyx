@@ -104,6 +104,7 @@ cdef struct ERules:
     int hand_size
     int swap_hand
     int may_draw
+    int may_pass            # with an empty stock, a player able to play may pass
     int opening
     int penalty
     int ends_hand
@@ -600,6 +601,7 @@ cdef class Engine:
         R.hand_size = cfg["hand_size"]
         R.swap_hand = cfg["swap_hand"]
         R.may_draw = cfg["may_draw"]
+        R.may_pass = cfg["may_pass"]
         R.opening = cfg["opening"]
         R.penalty = cfg["penalty"]
         R.ends_hand = cfg["ends_hand"]
@@ -884,10 +886,12 @@ cdef class Engine:
                 self.skill_play(st, level, <int>S.p[P_K], hand, w, jw, &self.full)
                 if self.solver_rc:
                     return
-                # (or where the rules forbid drawing when able and nothing else plays)
+                # (or where the rules forbid drawing, or passing on an empty stock, when
+                # able and nothing else plays)
                 if self.full.kind == A_PLAY and (
                         self.full.n_placed - self.full.taken == st.hand_n[seat]
-                        or (not R.may_draw and d.kind != A_PLAY)):
+                        or (not (R.may_draw if st.stock_pos < st.stock_len else R.may_pass)
+                            and d.kind != A_PLAY)):
                     memcpy(d, &self.full, sizeof(Decision))
         if self.raw:
             return
