@@ -572,6 +572,7 @@ cdef class Engine:
     cdef uint8_t h2[NCARD]
     cdef uint8_t swapped[NCARD]
     cdef readonly int match_kind      # 0 single, 1 rotations, 2 threshold
+    cdef readonly int first_cut       # first_player_by = cut (else left of the dealer)
     cdef readonly int match_value
     cdef readonly int players
     cdef uint8_t deck[MAX_DECK]
@@ -642,6 +643,7 @@ cdef class Engine:
         self.solver_rc = 0
         self.players = R.players
         self.match_kind = cfg["match_kind"]
+        self.first_cut = cfg["first_cut"]
         self.match_value = cfg["match_value"]
         seats = cfg["seats"]
         if len(seats) != R.players:
@@ -2347,8 +2349,9 @@ cdef class Engine:
         return 0
 
     # ------------------------------------------------------------ one hand
-    cdef int play_hand(self, const uint8_t* deck, int dealer, uint64_t* rng,
+    cdef int play_hand(self, const uint8_t* deck, int dealer, int first, uint64_t* rng,
                        HandResult* res) noexcept nogil:
+        """One hand dealt from `deck` starting left of `dealer`; `first` plays first."""
         cdef ERules* R = &self.R
         cdef HState* st = &self.st
         cdef Decision* d = &self.dec
@@ -2366,7 +2369,7 @@ cdef class Engine:
             st.stock[k] = deck[P * R.hand_size + k]
         res.stock_exhausted_turn = 0 if st.stock_len == 0 else -1
         res.winner = -1
-        cur = (dealer + 1) % P
+        cur = first
         res.first_player = cur
         while True:
             if res.turns >= MAX_TURNS:
@@ -2489,7 +2492,7 @@ cdef class Engine:
         cdef uint64_t rng_state
         cdef HandResult res
         cdef uint8_t hand_deck[MAX_DECK]
-        cdef int dealer0, dealer
+        cdef int dealer0, dealer, first0, first
         cdef long long turn_base
         cdef const uint8_t[:] pv
         sorted_deck = np.asarray(<uint8_t[:self.R.deck_size]> self.deck).copy()
@@ -2514,6 +2517,9 @@ cdef class Engine:
             perm = rng.permutation(sorted_deck)
             dealer0 = int(rng.integers(P))
             rng_state = int(rng.integers(0, 2**64, dtype=np.uint64))
+            # first_player_by = cut (003): the highest cut starts, then play moves clockwise
+            # hand by hand; a uniform seat (the cut's distribution, ties re-cut)
+            first0 = int(rng.integers(P)) if self.first_cut else -1
             o_dealer[g] = dealer0
             o_sx[g] = -1
             turn_base = 0
@@ -2525,8 +2531,9 @@ cdef class Engine:
                 pv = np.ascontiguousarray(perm, dtype=np.uint8)
                 for s in range(self.R.deck_size):
                     hand_deck[s] = pv[s]
+                first = (first0 + h) % P if self.first_cut else (dealer + 1) % P
                 with nogil:
-                    rc = self.play_hand(hand_deck, dealer, &rng_state, &res)
+                    rc = self.play_hand(hand_deck, dealer, first, &rng_state, &res)
                 if rc == -3:
                     rc = self.solver_rc
                     self.solver_rc = 0
