@@ -9,7 +9,11 @@ One game (a hand; a match is several hands in a row) is::
      "drawn": [], "taken": [], "table": [["3H", "4H", "5H"], ...]}    # whole table after
     ...
     {"type": "end", "end": "emptied", "winner": 3, "points": [...], "cards_left": [...],
-     "scores": [...], "match_over": true, "match_winner": 3}
+     "shares": [0, 0, 0, 1], "scores": [...], "match_over": true, "match_winner": 3,
+     "match_shares": [0, 0, 0, 1]}
+
+``shares`` are the seats' win shares of the hand, ``match_shares`` of the whole game
+(1 for a sole winner, 1/k for each of k tied winners where the rules share ties).
 
 Each call of :func:`write_log` (one batch of games, appended) ends with a closing record
 ``{"type": "close", "games": N}``; a log whose last record is not a closing record, or a
@@ -18,7 +22,8 @@ ending in ``.gz`` writes the log gzip-compressed; ``replay`` reads either form.
 
 Cards are canonical text (``10H``, ``JK``). ``action`` is play, draw, pass or fail;
 ``taken`` lists jokers a play took back into the hand (``joker_swap = "hand"``); a draw
-from an empty stock under ``stock_empty = "ends-hand"`` has ``drawn: []`` and ends the hand.
+from an empty stock under ``stock_empty = "ends-hand"`` has ``drawn: []`` and ends the hand
+(under that rule the turn that draws the stock's last card already ends it).
 
 ``replay`` checks every turn with ``fastmach.validate`` only: the seat order, that placed
 cards come from the hand, that the table after a play is exactly the table before plus
@@ -65,7 +70,6 @@ def game_lines(state) -> list[dict]:
     by_hand: dict[int, list] = {}
     for rec in state.history:
         by_hand.setdefault(rec.hand, []).append(rec)
-    scores = [0] * rules.players
     for hr in state.hand_results:
         out.append({
             "type": "header", "rules": str(rules), "seed": state.root_seed,
@@ -79,14 +83,16 @@ def game_lines(state) -> list[dict]:
                 "placed": _txt(rec.placed), "drawn": _txt(rec.drawn), "taken": _txt(rec.taken),
                 "table": [_txt(m) for m in rec.table],
             })
-        scores = [a + b for a, b in zip(scores, hr.points)]
+        scores = list(hr.scores)
         last = hr is state.hand_results[-1]
         end = {
             "type": "end", "end": hr.end, "winner": hr.winner, "points": list(hr.points),
-            "cards_left": list(hr.cards_left), "scores": scores, "match_over": last,
+            "cards_left": list(hr.cards_left), "shares": list(hr.shares), "scores": scores,
+            "match_over": last,
         }
         if last:
             end["match_winner"] = state.winner()
+            end["match_shares"] = state.win_shares()
         out.append(end)
     return out
 
@@ -204,7 +210,8 @@ class _HandChecker:
             raise _Bad("header: hands + stock are not the deck (" +
                        ", ".join(f"{card_str(c)}" for c in sorted(diff)) + " differ)")
         self.first = _int(header, "first_player")
-        if "dealer" in header and (_int(header, "dealer") + 1) % P != self.first:
+        if ("dealer" in header and r.first_player_by == "left-of-dealer"
+                and (_int(header, "dealer") + 1) % P != self.first):
             raise _Bad("header: first_player is not the seat left of the dealer")
         if not 0 <= self.first < P:
             raise _Bad(f"header: first_player {self.first} outside 0..{P - 1}")
@@ -307,6 +314,9 @@ class _HandChecker:
             desc = {"draw": "draws", "pass": "passes", "fail": "fails a manipulation, draws"}[action]
             if drawn:
                 desc += " " + " ".join(_txt(drawn))
+                if not self.stock and r.stock_empty == "ends-hand":
+                    self.ended = "stock-out"  # the turn that empties the stock ends the hand
+                    desc += ", the last card: the hand ends"
             elif action == "draw":
                 desc += " from the empty stock: the hand ends"
             if self.ended is None and empty_at_start:
@@ -337,6 +347,22 @@ class _HandChecker:
             winner = -1
         if rec.get("winner") != winner:
             raise _Bad(f"winner {rec.get('winner')} but the rules give {winner}")
+        best = min(points)
+        k = points.count(best)
+        if end == "emptied":
+            shares = [1.0 if s == winner else 0.0 for s in range(self.P)]
+        elif r.blocked_winner != "lowest" or (k > 1 and r.ties != "shared"):
+            shares = [0.0] * self.P
+        else:
+            shares = [1.0 / k if p == best else 0.0 for p in points]
+        if "shares" in rec and not np.allclose(rec["shares"], shares):
+            raise _Bad(f"shares {rec['shares']} but the rules give {shares}")
+        # the hand's score: winners pay nothing; winner-takes: they score the others' points
+        lost = sum(p for p, x in zip(points, shares) if x == 0)
+        if r.scoring == "winner-takes":
+            self.scored = [lost if x > 0 else 0 for x in shares]
+        else:
+            self.scored = [p if x == 0 else 0 for p, x in zip(points, shares)]
         self.lines.append(f"   end: {end}, winner {winner if winner >= 0 else 'none'}, points {points}")
         return end, winner, points
 
@@ -391,7 +417,7 @@ def replay(path: str | Path, *, out=None) -> list[ReplayedHand]:
                     raise _Bad("end before any header")
                 end, winner, points = checker.end(rec)
                 if scores is not None and len(scores) == len(points):
-                    scores = [a + b for a, b in zip(scores, points)]
+                    scores = [a + b for a, b in zip(scores, checker.scored)]
                     if "scores" in rec and rec["scores"] != scores:
                         raise _Bad(f"scores {rec['scores']} but the hands give {scores}")
                 hands.append(ReplayedHand(

@@ -103,18 +103,22 @@ def load_records(root: Path, manifest: Mapping) -> dict[str, dict] | None:
     return out
 
 
-def data_files(root: Path) -> list[str]:
-    """Paths (relative, sorted) of the parquet files ``pandas.read_parquet(root)`` reads."""
+def data_files(root: Path, subdir: str | None = None) -> list[str]:
+    """Paths (relative, sorted) of the parquet files ``pandas.read_parquet(root)`` reads,
+    or with ``subdir`` those of that directory (e.g. ``_hands``)."""
     found = []
-    for p in root.rglob("*.parquet"):
-        rel = p.relative_to(root)
+    base = root / subdir if subdir else root
+    for p in base.rglob("*.parquet"):
+        rel = p.relative_to(base)
         if not any(part.startswith(("_", ".")) for part in rel.parts):
-            found.append(rel.as_posix())
+            found.append(p.relative_to(root).as_posix())
     return sorted(found)
 
 
-def read_table(root: str | Path, manifest: Mapping, *, ignore_foreign: bool = False):
-    """The game rows of a result directory as one DataFrame, every file verified first.
+def read_table(root: str | Path, manifest: Mapping, *, ignore_foreign: bool = False,
+               subdir: str | None = None):
+    """The game rows of a result directory as one DataFrame, every file verified first
+    (with ``subdir``: the rows of that directory's parquet files, e.g. ``_hands``).
 
     ``ignore_foreign``: skip (with a warning) parquet files the manifest does not record,
     instead of refusing them.
@@ -126,7 +130,7 @@ def read_table(root: str | Path, manifest: Mapping, *, ignore_foreign: bool = Fa
 
     root = Path(root)
     records = load_records(root, manifest)
-    files = data_files(root)
+    files = data_files(root, subdir)
     if records is not None:
         recorded = {rel for rec in records.values() for rel in rec}
         foreign = [rel for rel in files if rel not in recorded]

@@ -7,16 +7,18 @@ of replicates (``chunk`` games, 200 by default). A chunk is one task and one par
                                                       each chunk's file sizes and SHA-256)
     DIR/_checksums.jsonl                              the same records while a run goes on
     DIR/chunks/<cell-hash>-<start>-<stop>-<rot>.parquet   one tidy row per game
+    DIR/_hands/<cell-hash>-<start>-<stop>-<rot>.parquet   one tidy row per hand played
     DIR/_logs/<cell-hash>-<rot>.jsonl                  with ``log_games = N``: the first N
                                                       games of the cell as a game log
 
-Files are written atomically (hidden temporary file, then rename) as chunks finish, so
-``pandas.read_parquet(DIR)`` reads every finished game and nothing else, and re-running
-the same study on DIR plays only the missing chunks: a chunk whose files do not match their
-recorded size and checksum (or that has no record) is played again (see
-:mod:`fastmach.store`). The plan is a generator: memory does not grow with the number of
-games, and a study beyond :data:`MAX_CHUNKS` chunks or :data:`MAX_GAMES` games is refused.
-The worker builds and serialises the
+Files are written atomically (hidden temporary file, then rename) as chunks finish, the
+hand file first, so ``pandas.read_parquet(DIR)`` reads every finished game and nothing
+else (the leading underscore hides ``_hands``), :func:`read_hands` the hand rows, and
+re-running the same study on DIR plays only the missing chunks: a chunk whose files (game
+rows and hand rows) do not match their recorded size and checksum (or that has no record)
+is played again (see :mod:`fastmach.store`). The plan is a generator: memory does not grow
+with the number of games, and a study beyond :data:`MAX_CHUNKS` chunks or
+:data:`MAX_GAMES` games is refused. The worker builds and serialises the
 tidy table; the driver only writes bytes, so remote Dask workers need no shared disk.
 
 Every game is a pure function of (rules, seats, root seed, replicate), so the table is the
@@ -55,11 +57,12 @@ from fastmach.errors import FastmachError
 from fastmach.study import Study
 
 __all__ = ["Chunk", "ChunkSpec", "SweepError", "plan", "play_chunk", "run_study", "execute",
-           "read_results", "Store", "format_summary", "register_cli", "bench_driver",
+           "read_results", "read_hands", "Store", "format_summary", "register_cli", "bench_driver",
            "format_bench", "MANIFEST"]
 
 MANIFEST = "_study.json"
 CHUNKS = "chunks"
+HANDS = "_hands"
 _SEAT_RE = re.compile(r"(.+)_(\d+)")
 _CHUNK_RE = re.compile(r"([0-9a-f]{12})-(\d+)-(\d+)-(\d+)\.parquet")
 
@@ -218,20 +221,26 @@ def _engine_array(s):
     return pa.array(vals, type=pa.string())
 
 
-def tidy_table(games, spec: ChunkSpec):
+def tidy_table(games, spec: ChunkSpec, *, hands: bool = False):
     """Arrow table of a chunk: cell columns, rotation, rules parameters, engine columns.
 
     Per-seat engine columns (``name_i``) are padded with nulls up to the study's largest
-    player count, so that every chunk of a study has the same schema.
+    player count, so that every chunk of a study has the same schema. ``hands``: ``games``
+    holds the chunk's hand rows (any number of rows) and the table leads with ``seed``,
+    ``replicate``, ``hand`` before the cell columns.
     """
     import pyarrow as pa
     n = spec.stop - spec.start
-    if len(games) != n:
+    cols: dict[str, Any] = {}
+    if hands:
+        n = len(games)
+        for k in ("seed", "replicate", "hand"):
+            cols[k] = _engine_array(games[k])
+    elif len(games) != n:
         raise RuntimeError(f"engine returned {len(games)} rows for {n} replicates")
-    if "replicate" in games.columns and not np.array_equal(
+    elif "replicate" in games.columns and not np.array_equal(
             games["replicate"].to_numpy(), np.arange(spec.start, spec.stop)):
         raise RuntimeError("engine returned rows out of replicate order")
-    cols: dict[str, Any] = {}
     const = dict(spec.columns)
     head = ["cell", "rules", "preset", "players", "lineup"]
     for k in head:
@@ -254,17 +263,21 @@ def tidy_table(games, spec: ChunkSpec):
     return pa.table(cols)
 
 
-def play_chunk(spec: ChunkSpec) -> bytes:
-    """Play one chunk (worker side) and return its tidy table as parquet bytes."""
+def _parquet_bytes(table) -> bytes:
     import pyarrow as pa
     import pyarrow.parquet as pq
-    engine = spec.engine or default_engine()
-    games = engine(spec.rules, list(spec.seats), spec.seed,
-                   np.arange(spec.start, spec.stop, dtype=np.int64))
-    table = tidy_table(games, spec)
     sink = pa.BufferOutputStream()
     pq.write_table(table, sink)
     return sink.getvalue().to_pybytes()
+
+
+def play_chunk(spec: ChunkSpec) -> tuple[bytes, bytes]:
+    """Play one chunk (worker side): the parquet bytes of its game rows and hand rows."""
+    engine = spec.engine or default_engine()
+    games, hands = engine(spec.rules, list(spec.seats), spec.seed,
+                          np.arange(spec.start, spec.stop, dtype=np.int64), hands=True)
+    return (_parquet_bytes(tidy_table(games, spec)),
+            _parquet_bytes(tidy_table(hands, spec, hands=True)))
 
 
 def _ignore_sigint() -> None:
@@ -365,6 +378,7 @@ class Store:
         self.study = study
         self.dir = self.root / CHUNKS
         check_size(study)
+        self.hands_dir = self.root / HANDS
         text = study.to_toml()
         mpath = self.root / MANIFEST
         if mpath.exists():
@@ -397,6 +411,7 @@ class Store:
         probe_dir(self.root, "--out")
         self.manifest = manifest
         self.dir.mkdir(parents=True, exist_ok=True)
+        self.hands_dir.mkdir(exist_ok=True)
         self._lock = _lock(self.root)
         manifest["command"] = command or manifest.get("command")
         manifest["finished"] = None
@@ -412,14 +427,23 @@ class Store:
             raise
 
     def _scan(self) -> set[str]:
-        """Finished chunks whose files match their records (stale temporary files, and
-        chunks with a missing, altered or unrecorded file, are removed; foreign files
-        refused)."""
+        """Finished chunks whose files (game rows and hand rows) match their records (stale
+        temporary files, and chunks with a missing, altered or unrecorded file, are removed;
+        foreign files refused)."""
         import pyarrow.parquet as pq
         records = integrity.load_records(self.root, self.manifest)
         legacy = records is None
         records = records or {}
         cells = {c.hash: c for c in self.study.cells}
+        hands = set()
+        for p in self.hands_dir.iterdir():
+            if p.name.startswith("."):
+                p.unlink(missing_ok=True)
+            elif parse_chunk_name(self.study, p.name, cells) is None:
+                raise FastmachError(f"{p}: not a chunk of study {self.study.name!r}; "
+                                    f"remove it or use another directory")
+            else:
+                hands.add(p.name)
         found = set()
         self.games_done = 0
         for p in sorted(self.dir.iterdir()):
@@ -431,13 +455,16 @@ class Store:
                 raise FastmachError(f"{p}: not a chunk of study {self.study.name!r}; "
                                     f"remove it or use another directory")
             rec = records.get(p.name)
-            if legacy:  # written before checksums: trusted only if it reads whole
+            if legacy:  # written before checksums: trusted only if both files read whole
                 try:
-                    ok = pq.read_table(p).num_rows == c.games
+                    ok = (p.name in hands and pq.read_table(p).num_rows == c.games
+                          and pq.read_table(self.hands_dir / p.name).num_rows > 0)
                 except Exception:
                     ok = False
-                rec = {f"{CHUNKS}/{p.name}": integrity.file_record(p)} if ok else None
-            if rec is not None and f"{CHUNKS}/{p.name}" in rec and \
+                rec = {f"{CHUNKS}/{p.name}": integrity.file_record(p),
+                       f"{HANDS}/{p.name}": integrity.file_record(self.hands_dir / p.name)} \
+                    if ok else None
+            if rec is not None and {f"{CHUNKS}/{p.name}", f"{HANDS}/{p.name}"} <= set(rec) and \
                     integrity.check_record(self.root, rec) is None:
                 found.add(p.name)
                 records[p.name] = rec
@@ -447,6 +474,8 @@ class Store:
                     (self.root / rel).unlink(missing_ok=True)
                 p.unlink(missing_ok=True)
                 records.pop(p.name, None)
+        for name in hands - found:  # a hand file without its game file
+            (self.hands_dir / name).unlink(missing_ok=True)
         self.manifest["chunks"] = {k: records[k] for k in sorted(found)}
         self._save_manifest()
         (self.root / integrity.JOURNAL).unlink(missing_ok=True)
@@ -455,14 +484,16 @@ class Store:
     def done(self, c: Chunk) -> bool:
         return chunk_name(self.study, c) in self.existing
 
-    def put(self, c: Chunk, data: bytes) -> None:
-        """Store a finished chunk's game rows."""
-        self.put_files(c, {f"{CHUNKS}/{chunk_name(self.study, c)}": data})
+    def put(self, c: Chunk, data: tuple[bytes, bytes]) -> None:
+        """Store a chunk's (game rows, hand rows) parquet bytes, the hand rows first."""
+        name = chunk_name(self.study, c)
+        games, hands = data
+        self.put_files(c, {f"{HANDS}/{name}": hands, f"{CHUNKS}/{name}": games})
 
     def put_files(self, c: Chunk, files: dict[str, bytes]) -> None:
         """Store every file of a finished chunk (paths relative to the result directory,
-        the game rows ``chunks/NAME`` among them), then its record: the chunk counts as done
-        only when all are written."""
+        in the order given), then its record: the chunk counts as done only when all are
+        written."""
         name = chunk_name(self.study, c)
         record = {}
         for rel, data in files.items():
@@ -493,6 +524,30 @@ class Store:
 def read_results(out: str | Path, study: Study | None = None):
     """The tidy table of a result directory, sorted by cell (study order), replicate, rotation."""
     root = Path(out)
+    manifest = _manifest(root)
+    if study is None:
+        study = Study.from_toml(manifest["study"])
+    if not any((root / CHUNKS).glob("*.parquet")):
+        raise FastmachError(f"{root}: no finished chunk yet")
+    return _sorted(integrity.read_table(root, manifest), root, study, ["replicate", "rotation"])
+
+
+def read_hands(out: str | Path, study: Study | None = None):
+    """The hand rows of a result directory (one per hand played, with the cell columns),
+    sorted by cell (study order), replicate, rotation and hand; every file verified
+    against its record, as :func:`read_results` does."""
+    root = Path(out)
+    manifest = _manifest(root)
+    if study is None:
+        study = Study.from_toml(manifest["study"])
+    if not any((root / HANDS).glob("*.parquet")):
+        raise FastmachError(f"{root}: no finished chunk yet")
+    df = integrity.read_table(root, manifest, subdir=HANDS)
+    return _sorted(df, root, study, ["replicate", "rotation", "hand"])
+
+
+def _manifest(root: Path) -> dict:
+    """The study manifest of a result directory (a FastmachError naming it if unreadable)."""
     mpath = root / MANIFEST
     try:
         manifest = json.loads(mpath.read_bytes().decode("utf-8"))
@@ -500,19 +555,18 @@ def read_results(out: str | Path, study: Study | None = None):
         raise FastmachError(f"{mpath}: cannot read the study manifest ({e})") from None
     if not isinstance(manifest, dict) or not isinstance(manifest.get("study"), str):
         raise FastmachError(f"{mpath}: the manifest is not a JSON object with the study")
-    if study is None:
-        study = Study.from_toml(manifest["study"])
-    if not any((root / CHUNKS).glob("*.parquet")):
-        raise FastmachError(f"{root}: no finished chunk yet")
-    df = integrity.read_table(root, manifest)
+    return manifest
+
+
+def _sorted(df, root: Path, study: Study, keys: list[str]):
+    """Rows in study order of their cells, then by ``keys``."""
     order = {c.key: c.index for c in study.cells}
     key = df["cell"].map(order)
     if key.isna().any():
         raise FastmachError(f"{root}: rows of a cell that is not in study {study.name!r}")
-    df = (df.assign(_cell=key.astype(np.int64))
-            .sort_values(["_cell", "replicate", "rotation"], kind="mergesort")
-            .drop(columns="_cell").reset_index(drop=True))
-    return df
+    return (df.assign(_cell=key.astype(np.int64))
+              .sort_values(["_cell", *keys], kind="mergesort")
+              .drop(columns="_cell").reset_index(drop=True))
 
 
 # ----------------------------------------------------------------------------- backends
@@ -930,7 +984,11 @@ def register_cli(subparsers) -> argparse.ArgumentParser:
 
 def sweep_command(args: argparse.Namespace) -> int:
     """``fastmach sweep``: FastmachError propagates (exit 2); failures exit 1, Ctrl-C 130."""
+    from fastmach.rules import source_warning
+
     study = Study.from_toml(Path(args.study), games=args.games)
+    for w in dict.fromkeys(filter(None, (source_warning(c.rules) for c in study.cells))):
+        print(f"warning: {w}", file=sys.stderr)
     try:
         summary = execute(study, args.out, workers=args.workers, scheduler=args.scheduler,
                           retries=args.retries, progress=not args.quiet,

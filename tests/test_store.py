@@ -141,12 +141,12 @@ def test_every_file_of_a_chunk_is_recorded_and_verified(study, tmp_path):
     name = parse_chunk_name(study, f"{study.cells[0].hash}-0-2-0.parquet")
     assert name == c and parse_chunk_name(study, f"{study.cells[0].hash}-1-3-0.parquet") is None
     from fastmach.sweep import make_spec, play_chunk
-    data = play_chunk(make_spec(study, c))
+    games, hands = play_chunk(make_spec(study, c))
     fname = f"{study.cells[0].hash}-0-2-0.parquet"
-    store.put_files(c, {f"chunks/{fname}": data, f"_hands/{fname}": b"hand rows"})
+    store.put_files(c, {f"chunks/{fname}": games, f"_hands/{fname}": hands})
     store.close(False)
     assert Store(out, study, "t").done(c)  # reopened (closed again by the next one)
-    (out / "_hands" / fname).write_bytes(b"hand rowz")
+    (out / "_hands" / fname).write_bytes(hands[:-1] + b"!")
     store = Store(out, study, "test")
     assert not store.done(c) and not (out / "chunks" / fname).exists()
     store.close(False)
@@ -184,7 +184,7 @@ def test_report_refuses_another_studys_chunks_under_this_manifest(study, done, t
     run_study(Study.from_toml(STUDY.replace("seed = 7", "seed = 8")), other, workers=0,
               progress=False)
     shutil.copy(done / MANIFEST, other / MANIFEST)
-    with pytest.raises(FastmachError, match=r"chunks/\S+\.parquet: (\d+ bytes|checksum)"):
+    with pytest.raises(FastmachError, match=r"(chunks|_hands)/\S+\.parquet: (\d+ bytes|checksum)"):
         load_results(other)
 
 
