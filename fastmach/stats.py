@@ -1,38 +1,24 @@
-"""Statistics of a study's tidy per-game table (pandas in, pandas out).
+"""Statistics of a study's hand and game rows (pandas in, pandas out).
 
-Every function is pure: it reads the table that ``pandas.read_parquet(RESULTS_DIR)`` gives
-(one row per game, see :mod:`fastmach.sweep`) and returns a new DataFrame. Intervals are
-95% by default. Nothing here needs scipy: the Student t quantile, the chi-square survival
-function and the binomial order-statistic interval of the median are computed with
-:mod:`math` (the tests check them against scipy).
+Every function is pure. Common random numbers make the deal (``seed``, ``replicate``) the
+unit of replication: the rotations, line-ups and rule variants of a study replay the same
+deals, and the hands of a match share one, so every interval and test here resamples
+deals (cluster-robust errors, or a deal-clustered bootstrap for the seat spread) and every
+paired difference is formed deal by deal. Intervals are 95% by default. Nothing here needs
+scipy: the Student t quantile and tail are computed with :mod:`math` (the tests check them
+against scipy).
 
 Public functions
 ----------------
-Over hand rows (``fastmach.read_hands``), the deal (``seed``, ``replicate``) as the unit
-that is resampled -- what the report and ``fastmach compare`` use:
-
 - :func:`scorecard`, :func:`seat_table`, :func:`effects`, :func:`write_tables` -- the
-  tables ``scorecard.csv``, ``seats.csv``, ``effects.csv``; :func:`strategy_matrix`,
-  :func:`monte_carlo_error`.
+  tables ``scorecard.csv``, ``seats.csv``, ``effects.csv`` (what the report and
+  ``fastmach compare`` use); :func:`strategy_matrix`, :func:`monte_carlo_error`.
 - :func:`ratio_estimate`, :class:`Estimate`, :func:`combine` -- means, shares and ratios
-  with cluster-robust errors; :func:`newcombe_paired` (paired proportions), :func:`holm`,
-  :func:`cluster_bootstrap`.
-
-Over game rows (one per game):
-
-- :func:`wilson_interval`, :func:`t_interval`, :func:`median_interval`,
-  :func:`chi2_sf`, :func:`t_quantile` -- the building blocks.
-- :func:`cell_summary` -- games, mean/median turns and rounds, stock exhaustion and
-  blocked endings per cell.
-- :func:`exhaustion_by_players` -- stock-out share per rules string and player count.
-- :func:`seat_offsets`, :func:`seat_win_rates`, :func:`seat_equality_test` -- who wins,
-  by seat counted from the first player.
-- :func:`strategy_win_rates` -- share of games a strategy wins when it sits.
-- :func:`penalty_points` -- mean hand points left per seat.
-- :func:`parse_rules`, :func:`is_base_rules`, :func:`rule_differences` -- which single
-  rule a cell changes against its baseline.
-- :func:`paired_effects`, :func:`variant_effects` -- paired differences on common random
-  numbers (game length, stock exhaustion, first-seat win).
+  (turns per hand over matches of unequal length) with cluster-robust errors;
+  :func:`newcombe_paired` (paired proportions), :func:`holm` (family-wise control),
+  :func:`cluster_bootstrap`; :func:`wilson_interval`, :func:`t_quantile`.
+- :func:`parse_rules`, :func:`is_base_rules`, :func:`rule_differences`,
+  :func:`default_pairs` -- which single rule a cell changes against its baseline.
 """
 
 from __future__ import annotations
@@ -50,39 +36,10 @@ import pandas as pd
 from fastmach.errors import FastmachError
 
 __all__ = [
-    "RULE_PARAMETERS",
-    "wilson_interval",
-    "t_quantile",
-    "t_interval",
-    "median_interval",
-    "chi2_sf",
-    "cell_summary",
-    "exhaustion_by_players",
-    "seat_offsets",
-    "seat_win_rates",
-    "seat_equality_test",
-    "strategy_win_rates",
-    "penalty_points",
-    "parse_rules",
-    "is_base_rules",
-    "rule_differences",
-    "paired_effects",
-    "variant_effects",
-    "Estimate",
-    "ratio_estimate",
-    "combine",
-    "newcombe_paired",
-    "holm",
-    "cluster_bootstrap",
-    "deal_key",
-    "hand_metrics",
-    "scorecard",
-    "seat_table",
-    "effects",
-    "default_pairs",
-    "strategy_matrix",
-    "monte_carlo_error",
-    "write_tables",
+    "RULE_PARAMETERS", "wilson_interval", "t_quantile", "parse_rules", "is_base_rules",
+    "rule_differences", "Estimate", "ratio_estimate", "combine", "newcombe_paired", "holm",
+    "cluster_bootstrap", "deal_key", "hand_metrics", "scorecard", "seat_table", "effects",
+    "default_pairs", "strategy_matrix", "monte_carlo_error", "write_tables",
 ]
 
 #: Rules parameters stored as columns of the result table.
@@ -91,9 +48,6 @@ RULE_PARAMETERS = (
     "may_draw_when_able", "opening_points", "failed_penalty", "stock_empty",
     "blocked_winner", "hand_points", "match",
 )
-
-#: Endings in which nobody emptied their hand.
-BLOCKED_ENDS = ("blocked", "stock-out")
 
 
 # --------------------------------------------------------------------------- building blocks
@@ -201,358 +155,12 @@ def t_quantile(p: float, df: float) -> float:
     return 0.5 * (lo + hi)
 
 
-def t_interval(values, confidence: float = 0.95) -> tuple[float, float, float]:
-    """Mean of ``values`` with a Student t interval: ``(mean, low, high)``.
-
-    NaN values are dropped. With fewer than two values the bounds are NaN.
-    """
-    x = np.asarray(values, dtype=float)
-    x = x[~np.isnan(x)]
-    n = x.size
-    if n == 0:
-        return math.nan, math.nan, math.nan
-    mean = float(x.mean())
-    if n < 2:
-        return mean, math.nan, math.nan
-    se = float(x.std(ddof=1)) / math.sqrt(n)
-    half = t_quantile(0.5 + confidence / 2.0, n - 1) * se
-    return mean, mean - half, mean + half
-
-
-def _binom_cdf_table(n: int) -> np.ndarray:
-    """P(B <= j) for B ~ Binomial(n, 1/2), j = 0..n."""
-    j = np.arange(n + 1)
-    lg = np.array([math.lgamma(i + 1.0) for i in range(n + 1)])
-    logpmf = lg[n] - lg[j] - lg[n - j] - n * math.log(2.0)
-    return np.cumsum(np.exp(logpmf))
-
-
-def median_interval(values, confidence: float = 0.95) -> tuple[float, float, float]:
-    """Median of ``values`` with a distribution-free order-statistic interval.
-
-    The interval is ``[x_(j), x_(n-j+1)]`` (1-based order statistics) with the largest j
-    such that ``P(B < j) <= (1 - confidence) / 2`` for B ~ Binomial(n, 1/2); its coverage
-    is at least ``confidence`` (exact binomial for n <= 5000, normal approximation above).
-    Deterministic: no resampling. When n is too small for any such j the interval is
-    ``[min, max]``. Returns ``(median, low, high)``.
-    """
-    x = np.sort(np.asarray(values, dtype=float))
-    x = x[~np.isnan(x)]
-    n = x.size
-    if n == 0:
-        return math.nan, math.nan, math.nan
-    med = float(np.median(x))
-    alpha2 = (1.0 - confidence) / 2.0
-    if n <= 5000:
-        cdf = _binom_cdf_table(n)  # cdf[j-1] = P(B <= j-1) = P(B < j)
-        ok = np.nonzero(cdf <= alpha2 + 1e-12)[0]
-        j = int(ok[-1]) + 1 if ok.size else 0
-    else:
-        z = _z(confidence)
-        j = int(math.floor(n / 2.0 - z * math.sqrt(n) / 2.0))
-    if j < 1:
-        return med, float(x[0]), float(x[-1])
-    return med, float(x[j - 1]), float(x[n - j])
-
-
-def _gamma_series(a: float, x: float) -> float:
-    """Regularized lower gamma P(a, x) by its series (x < a + 1)."""
-    term = 1.0 / a
-    total = term
-    ap = a
-    for _ in range(100_000):
-        ap += 1.0
-        term *= x / ap
-        total += term
-        if abs(term) < abs(total) * 1e-16:
-            break
-    return total * math.exp(-x + a * math.log(x) - math.lgamma(a))
-
-
-def _gamma_cf(a: float, x: float) -> float:
-    """Regularized upper gamma Q(a, x) by its continued fraction (x >= a + 1)."""
-    tiny = 1e-300
-    b = x + 1.0 - a
-    c = 1.0 / tiny
-    d = 1.0 / b
-    h = d
-    for i in range(1, 100_000):
-        an = -i * (i - a)
-        b += 2.0
-        d = an * d + b
-        d = d if abs(d) > tiny else tiny
-        c = b + an / c
-        c = c if abs(c) > tiny else tiny
-        d = 1.0 / d
-        delta = d * c
-        h *= delta
-        if abs(delta - 1.0) < 1e-16:
-            break
-    return math.exp(-x + a * math.log(x) - math.lgamma(a)) * h
-
-
-def chi2_sf(x: float, df: float) -> float:
-    """Survival function P(X > x) of the chi-square distribution with ``df`` degrees.
-
-    Computed as the regularized upper incomplete gamma Q(df/2, x/2) (series below
-    a + 1, continued fraction above).
-    """
-    if df <= 0:
-        raise FastmachError(f"chi2_sf: df must be positive, got {df!r}")
-    if x <= 0:
-        return 1.0
-    a, y = df / 2.0, x / 2.0
-    if y < a + 1.0:
-        return max(0.0, 1.0 - _gamma_series(a, y))
-    return _gamma_cf(a, y)
-
-
 # --------------------------------------------------------------------------- helpers
 
 def _require(df: pd.DataFrame, columns: Iterable[str], what: str) -> None:
     missing = [c for c in columns if c not in df.columns]
     if missing:
         raise FastmachError(f"{what}: result table lacks column(s) {', '.join(missing)}")
-
-
-def _seat_count(df: pd.DataFrame) -> int:
-    """Number of seat columns present (strategy_0 .. strategy_{k-1})."""
-    k = 0
-    while f"strategy_{k}" in df.columns:
-        k += 1
-    return k
-
-
-def _group_keys(by: str | Sequence[str]) -> list[str]:
-    return [by] if isinstance(by, str) else list(by)
-
-
-def _cell_info(df: pd.DataFrame) -> pd.DataFrame:
-    """Descriptive columns of each cell (first row of each)."""
-    cols = [c for c in ("cell", "rules", "preset", "players", "lineup") if c in df.columns]
-    return df[cols].drop_duplicates("cell").reset_index(drop=True)
-
-
-# --------------------------------------------------------------------------- per-cell summary
-
-def cell_summary(df: pd.DataFrame, by: str | Sequence[str] = "cell",
-                 confidence: float = 0.95) -> pd.DataFrame:
-    """One row per cell (or per group ``by``): games, game length and how games ended.
-
-    Columns: ``cell, rules, preset, players, lineup`` (when ``by="cell"``; otherwise the
-    group keys), ``games``; for ``turns`` and ``rounds``: ``*_mean, *_mean_lo,
-    *_mean_hi`` (t interval) and ``*_median, *_median_lo, *_median_hi`` (order-statistic
-    interval); ``stock_out`` (share of games in which the stock ran out) and ``blocked``
-    (share ending ``blocked`` or ``stock-out``, i.e. nobody emptied their hand), each with
-    Wilson ``*_lo, *_hi``; ``no_winner`` (share with winner -1).
-    """
-    keys = _group_keys(by)
-    _require(df, keys + ["turns", "rounds", "stock_exhausted", "end", "winner"],
-             "cell_summary")
-    rows = []
-    for key, g in df.groupby(keys, sort=True):
-        key = key if isinstance(key, tuple) else (key,)
-        row: dict = dict(zip(keys, key)) | {"games": len(g)}
-        for col in ("turns", "rounds"):
-            m, lo, hi = t_interval(g[col].to_numpy(), confidence)
-            md, mlo, mhi = median_interval(g[col].to_numpy(), confidence)
-            row.update({f"{col}_mean": m, f"{col}_mean_lo": lo, f"{col}_mean_hi": hi,
-                        f"{col}_median": md, f"{col}_median_lo": mlo,
-                        f"{col}_median_hi": mhi})
-        n = len(g)
-        for name, hits in (("stock_out", int(g["stock_exhausted"].astype(bool).sum())),
-                           ("blocked", int(g["end"].isin(BLOCKED_ENDS).sum()))):
-            lo, hi = wilson_interval(hits, n, confidence)
-            row.update({name: hits / n, f"{name}_lo": lo, f"{name}_hi": hi})
-        row["no_winner"] = float((g["winner"] < 0).mean())
-        rows.append(row)
-    out = pd.DataFrame(rows)
-    if keys == ["cell"]:
-        out = _cell_info(df).merge(out, on="cell").sort_values("cell")
-    return out.reset_index(drop=True)
-
-
-def exhaustion_by_players(df: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
-    """Share of games in which the stock ran out, per ``rules`` and ``players``.
-
-    Pools every line-up of a rules string and player count. Columns: ``rules, preset,
-    players, games, stock_out, stock_out_lo, stock_out_hi`` (Wilson).
-    """
-    _require(df, ("rules", "preset", "players", "stock_exhausted"), "exhaustion_by_players")
-    g = (df.assign(_hit=df["stock_exhausted"].astype(bool))
-         .groupby(["rules", "preset", "players"], sort=True)["_hit"]
-         .agg(games="size", hits="sum").reset_index())
-    lo, hi = wilson_interval(g["hits"], g["games"], confidence)
-    g["stock_out"] = g["hits"] / g["games"]
-    g["stock_out_lo"], g["stock_out_hi"] = lo, hi
-    return g.drop(columns="hits")
-
-
-# --------------------------------------------------------------------------- seats
-
-def seat_offsets(df: pd.DataFrame) -> pd.Series:
-    """Winner's seat counted clockwise from the first player: ``(winner - first) % players``.
-
-    -1 where the game has no winner (winner -1).
-    """
-    _require(df, ("winner", "first_player", "players"), "seat_offsets")
-    w = df["winner"].astype(int).to_numpy()
-    off = (w - df["first_player"].astype(int).to_numpy()) % df["players"].astype(int).to_numpy()
-    return pd.Series(np.where(w < 0, -1, off), index=df.index, name="win_offset")
-
-
-def _offset_wins(df: pd.DataFrame, by, caller: str):
-    """Group keys (with ``players``) and, per group, (key, rows, players, wins by offset)."""
-    keys = _group_keys(by)
-    keys_p = keys + ([] if "players" in keys else ["players"])
-    _require(df, keys_p, caller)
-    d = df.assign(_off=seat_offsets(df))
-    groups = []
-    for key, g in d.groupby(keys_p, sort=True):
-        key = key if isinstance(key, tuple) else (key,)
-        players = int(g["players"].iloc[0])
-        counts = np.bincount(g["_off"][g["_off"] >= 0].astype(int), minlength=players)
-        groups.append((key, g, players, counts))
-    return keys_p, groups
-
-
-def seat_win_rates(df: pd.DataFrame, by: str | Sequence[str] = "cell",
-                   confidence: float = 0.95) -> pd.DataFrame:
-    """Win rate of each seat offset from the first player (0 = the first player).
-
-    Groups by ``by`` (default each cell; ``("rules", "players")`` pools line-ups) plus
-    ``players``. Columns: the group keys, ``players, offset, games, wins, win_rate,
-    win_rate_lo, win_rate_hi`` (Wilson), ``decided`` (games somebody won) and ``fair``, the
-    rate every seat would have if seats were equal: decided / games / players. The
-    denominator is all games, including those nobody won (so with blocked hands that have
-    no winner, a fair seat wins less than 1 / players).
-    """
-    keys_p, groups = _offset_wins(df, by, "seat_win_rates")
-    rows = []
-    for key, g, players, counts in groups:
-        for off in range(players):
-            rows.append(dict(zip(keys_p, key)) | {"offset": off, "games": len(g),
-                                                 "wins": int(counts[off]),
-                                                 "decided": int(counts.sum())})
-    out = pd.DataFrame(rows)
-    out["win_rate"] = out["wins"] / out["games"]
-    out["win_rate_lo"], out["win_rate_hi"] = wilson_interval(out["wins"], out["games"],
-                                                             confidence)
-    out["fair"] = out["decided"] / out["games"] / out["players"]
-    return out
-
-
-def seat_equality_test(df: pd.DataFrame, by: str | Sequence[str] = "cell") -> pd.DataFrame:
-    """Chi-square goodness-of-fit test that every seat offset wins equally often.
-
-    Among games with a winner, the observed wins per offset are compared with equal
-    expected counts (df = players - 1). Columns: the group keys, ``players, decided,
-    chi2, dof, p_value, best_offset, best_share`` (share of decided games won by the most
-    successful offset). p is NaN when no game was decided.
-    """
-    keys_p, groups = _offset_wins(df, by, "seat_equality_test")
-    rows = []
-    for key, g, players, counts in groups:
-        decided = int(counts.sum())
-        if decided == 0:
-            chi2 = p = math.nan
-            best, share = -1, math.nan
-        else:
-            expected = decided / players
-            chi2 = float(((counts - expected) ** 2 / expected).sum())
-            p = chi2_sf(chi2, players - 1)
-            best = int(counts.argmax())
-            share = float(counts[best] / decided)
-        rows.append(dict(zip(keys_p, key)) | {"decided": decided, "chi2": chi2,
-                                             "dof": players - 1, "p_value": p,
-                                             "best_offset": best, "best_share": share})
-    return pd.DataFrame(rows)
-
-
-# --------------------------------------------------------------------------- strategies
-
-def strategy_win_rates(df: pd.DataFrame, by: str | Sequence[str] = "cell",
-                       confidence: float = 0.95, mixed_only: bool = False) -> pd.DataFrame:
-    """Share of games a strategy wins among the games where it sits.
-
-    A game counts once for every strategy seated in it (however many seats it holds) and
-    credits the winning seat's strategy. ``fair`` is the share it would win if seats were
-    equal and skill did not matter (mean of seats held / players over the games, a game
-    nobody won counting 0). ``mixed_only`` keeps
-    only games seating at least two different strategies (a line-up of one strategy
-    always wins). Columns: the group keys, ``strategy, games, wins, win_rate,
-    win_rate_lo, win_rate_hi, fair``.
-    """
-    keys = _group_keys(by)
-    _require(df, keys + ["winner", "players"], "strategy_win_rates")
-    nseat = _seat_count(df)
-    if nseat == 0:
-        raise FastmachError("strategy_win_rates: result table lacks column(s) strategy_0")
-    strat = df[[f"strategy_{i}" for i in range(nseat)]].astype(object).to_numpy(
-        dtype=object, na_value=None)  # NaN, None or pd.NA beyond the players -> None
-    if mixed_only:
-        kinds = np.array([len({x for x in r if isinstance(x, str)}) for r in strat])
-        df, strat = df[kinds > 1], strat[kinds > 1]
-    winner = df["winner"].astype(int).to_numpy()
-    players = df["players"].astype(int).to_numpy()
-    won = np.full(len(df), None, dtype=object)
-    has = winner >= 0
-    won[has] = strat[np.nonzero(has)[0], winner[has]]
-    parts = []
-    for s in sorted({x for x in strat.ravel() if isinstance(x, str)}):
-        seats = (strat == s).sum(axis=1)
-        sel = seats > 0
-        parts.append(df.loc[sel, keys].assign(strategy=s, _win=(won[sel] == s),
-                                              _share=seats[sel] / players[sel] * has[sel]))
-    cols = keys + ["strategy", "games", "wins", "win_rate", "win_rate_lo", "win_rate_hi",
-                   "fair"]
-    if not parts:
-        return pd.DataFrame(columns=cols)
-    long = pd.concat(parts, ignore_index=True)
-    out = (long.groupby(keys + ["strategy"], sort=True)
-           .agg(games=("_win", "size"), wins=("_win", "sum"), fair=("_share", "mean"))
-           .reset_index())
-    out["wins"] = out["wins"].astype(int)
-    out["win_rate"] = out["wins"] / out["games"]
-    out["win_rate_lo"], out["win_rate_hi"] = wilson_interval(out["wins"], out["games"],
-                                                             confidence)
-    return out[cols]
-
-
-# --------------------------------------------------------------------------- penalty points
-
-def penalty_points(df: pd.DataFrame, by: str | Sequence[str] = "cell",
-                   confidence: float = 0.95) -> pd.DataFrame:
-    """Mean hand points (the rules' penalty count) left per seat offset from the first player.
-
-    Columns: the group keys, ``players, offset, games, hand_points, hand_points_lo,
-    hand_points_hi`` (t interval), ``cards_left`` and ``score`` (means).
-    """
-    keys = _group_keys(by)
-    keys_p = keys + ([] if "players" in keys else ["players"])
-    _require(df, keys_p + ["first_player"], "penalty_points")
-    rows = []
-    for key, g in df.groupby(keys_p, sort=True):
-        key = key if isinstance(key, tuple) else (key,)
-        players = int(g["players"].iloc[0])
-        first = g["first_player"].astype(int).to_numpy()
-        for off in range(players):
-            seat = (first + off) % players
-            vals = {}
-            for col in ("hand_points", "cards_left", "score"):
-                if f"{col}_0" not in g.columns:
-                    vals[col] = np.full(len(g), np.nan)
-                    continue
-                mat = g[[f"{col}_{i}" for i in range(players)]].to_numpy(dtype=float)
-                vals[col] = mat[np.arange(len(g)), seat]
-            m, lo, hi = t_interval(vals["hand_points"], confidence)
-            rows.append(dict(zip(keys_p, key)) | {
-                "offset": off, "games": len(g), "hand_points": m, "hand_points_lo": lo,
-                "hand_points_hi": hi, "cards_left": float(np.nanmean(vals["cards_left"]))
-                if not np.isnan(vals["cards_left"]).all() else math.nan,
-                "score": float(np.nanmean(vals["score"]))
-                if not np.isnan(vals["score"]).all() else math.nan})
-    return pd.DataFrame(rows)
 
 
 # --------------------------------------------------------------------------- rule differences
@@ -665,110 +273,6 @@ def rule_differences(df: pd.DataFrame, baseline: str | None = None) -> pd.DataFr
     cols = ["cell", "baseline_cell", "rules", "baseline_rules", "preset", "players",
             "lineup", "n_changes", "change", "label", "pool", "changed_params"]
     return pd.DataFrame(rows, columns=cols)
-
-
-# --------------------------------------------------------------------------- paired effects
-
-#: Outcomes compared by :func:`paired_effects`: name -> (kind, description).
-EFFECT_METRICS = {
-    "turns": ("mean", "game length (turns)"),
-    "stock_out": ("binary", "stock exhaustion (share of games)"),
-    "first_seat_win": ("binary", "first-player win rate"),
-}
-
-
-def _outcomes(g: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
-    out = g[keys].copy()
-    out["turns"] = g["turns"].astype(float)
-    out["stock_out"] = g["stock_exhausted"].astype(bool).astype(float)
-    out["first_seat_win"] = (g["winner"].astype(int) == g["first_player"].astype(int)
-                             ).astype(float)
-    return out
-
-
-def paired_effects(variant: pd.DataFrame, base: pd.DataFrame,
-                   confidence: float = 0.95) -> pd.DataFrame:
-    """Paired differences variant - baseline for games that share a deal.
-
-    Games are matched on ``replicate`` (and ``rotation`` when present; ``_ctx`` is an
-    internal context key used by :func:`variant_effects`): common random numbers give both
-    the same deal. For ``turns`` the interval is a paired t interval;
-    for the binary outcomes (``stock_out``, ``first_seat_win``) it is the normal (Wald)
-    interval of a paired difference of proportions,
-    ``se = sqrt(p10 + p01 - (p10 - p01)^2) / sqrt(n)``. Returns one row per metric:
-    ``metric, pairs, baseline, variant, diff, diff_lo, diff_hi``.
-    """
-    keys = ["replicate"] + [k for k in ("rotation", "_ctx")
-                            if k in variant.columns and k in base.columns]
-    a = _outcomes(variant, keys)
-    b = _outcomes(base, keys)
-    if a.duplicated(keys).any() or b.duplicated(keys).any():
-        raise FastmachError("paired_effects: a cell holds two games with the same "
-                            f"{' and '.join(keys)}; cannot pair games")
-    m = a.merge(b, on=keys, suffixes=("_v", "_b"))
-    n = len(m)
-    z = _z(confidence)
-    rows = []
-    for metric, (kind, _) in EFFECT_METRICS.items():
-        d = (m[f"{metric}_v"] - m[f"{metric}_b"]).to_numpy()
-        if n == 0:
-            diff = lo = hi = math.nan
-        elif kind == "mean":
-            diff, lo, hi = t_interval(d, confidence)
-        else:
-            diff = float(d.mean())
-            p10 = float((d > 0).mean())
-            p01 = float((d < 0).mean())
-            se = math.sqrt(max(p10 + p01 - (p10 - p01) ** 2, 0.0) / n)
-            lo, hi = diff - z * se, diff + z * se
-        rows.append({"metric": metric, "pairs": n,
-                     "baseline": float(m[f"{metric}_b"].mean()) if n else math.nan,
-                     "variant": float(m[f"{metric}_v"].mean()) if n else math.nan,
-                     "diff": diff, "diff_lo": lo, "diff_hi": hi})
-    return pd.DataFrame(rows)
-
-
-def variant_effects(df: pd.DataFrame, baseline: str | None = None, pooled: bool = True,
-                    confidence: float = 0.95) -> pd.DataFrame:
-    """Effect of each rule variant against its baseline (see :func:`rule_differences`).
-
-    With ``pooled=True`` (default) the pairs of every players/line-up context of the same
-    rule change (column ``pool`` of :func:`rule_differences`) are pooled into one estimate,
-    giving one row per rule change and metric (``rules``/``baseline_rules`` then list every
-    rules string pooled, space-separated); with ``pooled=False`` there is one row per variant cell and metric.
-    Columns: ``rules, baseline_rules, preset, change, label`` (+ ``cell, baseline_cell,
-    players, lineup`` when not pooled), then those of :func:`paired_effects`.
-    """
-    _require(df, ("cell", "rules", "replicate", "turns", "stock_exhausted", "winner",
-                  "first_player"), "variant_effects")
-    diffs = rule_differences(df, baseline)
-    by_cell = dict(tuple(df.groupby("cell", sort=False)))
-    parts = []
-    if pooled:
-        for pool, grp in diffs.groupby("pool", sort=True):
-            v = pd.concat([by_cell[c].assign(_ctx=i) for i, c in enumerate(grp["cell"])])
-            b = pd.concat([by_cell[c].assign(_ctx=i)
-                           for i, c in enumerate(grp["baseline_cell"])])
-            # games pair within a context only (paired_effects matches on _ctx too)
-            eff = paired_effects(v, b, confidence)
-            first = grp.iloc[0]
-            parts.append(eff.assign(rules=" ".join(dict.fromkeys(grp["rules"])),
-                                    baseline_rules=" ".join(dict.fromkeys(grp["baseline_rules"])),
-                                    preset=first["preset"], change=first["change"],
-                                    label=pool, cells=len(grp)))
-        lead = ["rules", "baseline_rules", "preset", "change", "label", "cells"]
-    else:
-        for _, r in diffs.iterrows():
-            eff = paired_effects(by_cell[r["cell"]], by_cell[r["baseline_cell"]], confidence)
-            parts.append(eff.assign(**{k: r[k] for k in (
-                "cell", "baseline_cell", "rules", "baseline_rules", "preset", "players",
-                "lineup", "change", "label")}))
-        lead = ["cell", "baseline_cell", "rules", "baseline_rules", "preset", "players",
-                "lineup", "change", "label"]
-    cols = lead + ["metric", "pairs", "baseline", "variant", "diff", "diff_lo", "diff_hi"]
-    if not parts:
-        return pd.DataFrame(columns=cols)
-    return pd.concat(parts, ignore_index=True)[cols]
 
 
 # =========================================================================== the deal as unit
