@@ -8,16 +8,23 @@ the deck (sorted card ids: each of the 52 types ``decks`` times, then the jokers
 ``rng.permutation(deck)``, then the dealer is ``rng.integers(players)``, then the game's
 64-bit in-game seed ``rng.integers(0, 2**64, dtype=uint64)`` (splitmix64 in the engine;
 used by fallible and, later, lookahead players). Cards are dealt one at a time starting
-left of the dealer (seat ``dealer + 1``, who plays first); the rest is the stock, drawn
+left of the dealer (seat ``dealer + 1``, who plays first unless the rules cut for it);
+the rest is the stock, drawn
 from the front. Later hands of a match use ``rng.permutation(deck)`` again from the same
-stream, the dealer moving one seat clockwise each hand. A game therefore depends only on
+stream, the dealer moving one seat clockwise each hand. Under ``first_player_by = "cut"``
+the seat that cuts highest plays first: one more draw, ``rng.integers(players)`` right
+after the in-game seed (the cut's distribution: every seat alike, ties re-cut), and the
+next seat clockwise starts each later hand. A game therefore depends only on
 (rules, seats, root seed, replicate), never on batch size or worker count.
 
-Model choices (where RULES.md leaves room):
+Model choices (where the rule texts leave room; docs/rules.md lists them all):
 
 - ``score_i`` is penalty points (``hand_points`` scheme), lower is better: the hand's
-  points for a single hand (the winner who emptied their hand scores 0), the total over
-  the hands of a match. Match winner: lowest total, a tie gives -1. Single hand: the hand's
+  points for a single hand, the total over the hands of a match; a hand's winners (the
+  player who emptied their hand, or the lowest hand(s) that win a blocked / stock-out
+  hand) pay nothing (003: "chaque autre joueur compte les cartes encore en main").
+  ``scoring = "winner-takes"`` (003's single deal, ``match=single`` only): the winners
+  score the sum of the other players' hand points, the others 0 (higher is better). Match winner: lowest total, a tie gives -1. Single hand: the hand's
   winner (emptied, or ``blocked_winner`` on a blocked / stock-out hand: "none" -> -1,
   "lowest" -> lowest hand points, tie -> -1).
 - ``win_share_i``: 1 for the sole winner, 1/k for each of k tied winners under
@@ -37,8 +44,9 @@ Model choices (where RULES.md leaves room):
 - ``rounds`` = ceil(turns / players) per hand.
 - play-on: a player who would draw passes; the hand is blocked after ``players``
   consecutive turns, begun with an empty stock, that added no card.
-- ends-hand: the hand ends (``stock-out``) when a player must draw from an empty stock,
-  also as a failed-manipulation penalty; a penalty takes only the cards still available.
+- ends-hand: the hand ends (``stock-out``) at the end of the turn that draws the stock's
+  last card (a draw, or a failed manipulation's penalty, which takes only the cards still
+  available): 003's "si la pioche s'épuise avant que quiconque ne termine".
 - ``joker_swap = "hand"``: a player who has opened may take table jokers back into the
   hand by putting in their place the real card each stands for (in the current meld list,
   the solver's witness); the swapped-in cards count as placed, so the turn is a play. The
@@ -104,10 +112,14 @@ def engine_config(rules: Rules, seats: Sequence[Strategy], check: bool = False) 
         jokers_per_meld=rules.jokers_per_meld,
         swap_hand=int(rules.joker_swap == "hand"),
         may_draw=int(rules.may_draw_when_able),
+        may_pass=int(rules.may_pass_when_able),
         opening=rules.opening_points,
         penalty=rules.failed_penalty,
         ends_hand=int(rules.stock_empty == "ends-hand"),
         lowest=int(rules.blocked_winner == "lowest"),
+        ties_shared=int(rules.ties == "shared"),
+        winner_takes=int(rules.scoring == "winner-takes"),
+        first_cut=int(rules.first_player_by == "cut"),
         hand_points=card_points(rules.hand_points),
         opening_w=ow,
         opening_jw=ojw,
@@ -204,7 +216,7 @@ def hand_shares(rules: Rules, end: np.ndarray, winner: np.ndarray,
 
 def _lowest_shares(values: np.ndarray, shared: bool) -> np.ndarray:
     """1/k for each of the k seats with the lowest value (0 for all on a tie unless shared)."""
-    values = np.asarray(values).reshape(len(values), -1)
+    values = np.asarray(values)
     if values.size == 0:
         return np.zeros(values.shape, dtype=np.float64)
     low = values == values.min(axis=1, keepdims=True)
@@ -384,9 +396,13 @@ def summary(df: pd.DataFrame, rules: Rules, seconds: float) -> str:
 
 
 def _cli_play(args: argparse.Namespace) -> int:
+    from fastmach.rules import source_warning
+
     rules = resolve_rules(args.rules)
     if args.players is not None:
         rules = rules.replace(players=args.players)
+    if source_warning(rules):
+        print(f"warning: {source_warning(rules)}", file=sys.stderr)
     out = Path(args.out)
     for flag, path in (("--out", args.out), ("--hands", args.hands)):
         if path is not None and Path(path).suffix != ".parquet":
