@@ -71,11 +71,11 @@ def test_objective_and_keep_jokers_take_their_words():
 
 
 def test_summary_md_escapes_manifest_strings_outside_code(tmp_path):
-    from conftest_report_data import random_study, write_results
+    from conftest_report_data import random_hand_study, write_hand_results
 
     from fastmach.report import build_report, md_fence, md_text
-    d = write_results(tmp_path / "r", random_study(games=3, players=(2,)),
-                      name="<img src=x> *bold* [l](u)")
+    d = write_hand_results(tmp_path / "r", *random_hand_study(games=3, players=(2,)),
+                           name="<img src=x> *bold* [l](u)")
     manifest = json.loads((d / "_study.json").read_text())
     manifest["command"] = "fastmach sweep ```\n# heading"
     (d / "_study.json").write_text(json.dumps(manifest))
@@ -83,7 +83,8 @@ def test_summary_md_escapes_manifest_strings_outside_code(tmp_path):
     md = (tmp_path / "rep" / "summary.md").read_text()
     assert not re.search(r"(?<!\\)(<img|\*bold|\[l\])", md)  # nothing left unescaped
     assert r"\<img src=x\> \*bold\* \[l\](u)" in md
-    assert "````\nfastmach sweep ```\n# heading\n````" in md  # a longer fence
+    # the command as typed (report._display_command), in a fence longer than its backticks
+    assert "````\nfastmach sweep '```' '#' heading\n````" in md
     assert md_text("a\nb") == "a b" and md_fence("x").startswith("```\n")
 
 

@@ -172,7 +172,7 @@ def test_report_refuses_a_foreign_chunk_unless_told_to_ignore_it(study, done, tm
     with pytest.raises(FastmachError, match=f"{intruder.name}: not a chunk of study 'tiny'"):
         load_results(done)
     with pytest.warns(UserWarning, match="1 file"):
-        df, _ = load_results(done, ignore_foreign=True)
+        df, _, _ = load_results(done, ignore_foreign=True)
     assert len(df) == study.total_games and df["cell"].nunique() == len(study.cells)
     with pytest.raises(FastmachError, match="not a chunk"):
         read_results(done)
