@@ -1,7 +1,7 @@
 """fastmach: fast, exact simulation of Machiavelli, the Italian table-manipulation rummy.
 
 Public API: cards (``parse_cards``, ``format_cards``), rules (``Rules``, ``PRESETS``),
-the exact solver (``solve``, ``partition``, ``opening``), games (``play_games``, ``Game``),
+the exact solver (``solve``, ``solve_many``, ``partition``, ``opening``), games (``play_games``, ``Game``),
 studies (``Study``) and reports (``build_report``).
 """
 from __future__ import annotations
@@ -16,7 +16,8 @@ except ImportError as _err:  # pragma: no cover - exercised by hand, see README
     raise_build_error(_err)
 
 from ._cardset import CardSet
-from .cards import card_str, format_cards, parse_cards, pretty
+from .batch import SolveBatch, solve_many, to_counts
+from .cards import NCARD, card_str, format_cards, parse_cards, pretty
 from .engine import play_games
 from .errors import FastmachError
 from .game import Game
@@ -34,6 +35,7 @@ def build_report(results_dir, out_dir=None):
 
 __all__ = [
     "CardSet",
+    "NCARD",
     "FastmachError",
     "Game",
     "Study",
@@ -42,6 +44,7 @@ __all__ = [
     "PRESETS",
     "Rules",
     "Solution",
+    "SolveBatch",
     "card_str",
     "format_cards",
     "opening",
@@ -49,4 +52,6 @@ __all__ = [
     "partition",
     "pretty",
     "solve",
+    "solve_many",
+    "to_counts",
 ]
