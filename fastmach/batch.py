@@ -175,3 +175,169 @@ def solve_many(tables, hands, rules: Rules | str = "classic", objective: str = "
     for i in np.flatnonzero(status != SOLVED).tolist():
         errors[i] = errors_in.get(i) or _status_message(int(status[i]), T[i], H[i], r)
     return SolveBatch(n_placed, placed, value, status, errors, r, objective, T, H, witness)
+
+
+# ------------------------------------------------------------------------ batch files
+# `fastmach solve --batch FILE`: JSONL, CSV or parquet in, the same format out, one row
+# per position; rows are grouped by (rules, objective) and each group is one solve_many.
+
+FORMATS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "jsonl", ".csv": "csv",
+           ".parquet": "parquet", ".pq": "parquet"}
+_JSON_KEYS = {"id", "rules", "table", "hand", "objective"}
+
+
+def file_format(path: str) -> str:
+    """"jsonl", "csv" or "parquet" from a file name ('-' is JSONL on stdin/stdout)."""
+    if path == "-":
+        return "jsonl"
+    from pathlib import Path
+
+    fmt = FORMATS.get(Path(path).suffix.lower())
+    if fmt is None:
+        raise FastmachError(f"cannot tell the format of {path!r}: name it "
+                            f"{', '.join(sorted(FORMATS))} (or '-' for JSONL on stdin)")
+    return fmt
+
+
+def _plain(x):
+    """A cell as solve takes it: arrays of a parquet list column become lists."""
+    if isinstance(x, np.ndarray):
+        return [_plain(e) for e in x.tolist()]
+    if isinstance(x, list):
+        return [_plain(e) for e in x]
+    if x is None or (isinstance(x, float) and x != x):
+        return ""
+    return x
+
+
+def _read_rows(path: str, fmt: str, rules: str, objective: str):
+    """(records, frame): one dict per row (table, hand, rules, objective, error)."""
+    import json
+    import sys
+
+    import pandas as pd
+
+    rows = []
+    if fmt == "jsonl":
+        try:
+            fh = sys.stdin if path == "-" else open(path, encoding="utf-8")
+        except OSError as e:
+            raise FastmachError(f"cannot read batch file {path!r}: {e.strerror}") from e
+        with fh:
+            for lineno, line in enumerate(fh, 1):
+                if not line.strip():
+                    continue
+                row = {"line": lineno}
+                try:
+                    obj = json.loads(line)
+                except json.JSONDecodeError as e:
+                    row["error"] = f"malformed JSON ({e.msg} at column {e.colno})"
+                    rows.append(row)
+                    continue
+                if isinstance(obj, dict) and "id" in obj:
+                    row["id"] = obj["id"]
+                if not isinstance(obj, dict):
+                    row["error"] = "a position must be a JSON object"
+                elif set(obj) - _JSON_KEYS:
+                    row["error"] = (f"unknown key(s) {sorted(set(obj) - _JSON_KEYS)}; "
+                                    "expected id, rules, table, hand, objective")
+                elif "hand" not in obj:
+                    row["error"] = "missing key 'hand'"
+                else:
+                    row.update(table=obj.get("table", []), hand=obj["hand"],
+                               rules=obj.get("rules", rules),
+                               objective=obj.get("objective", objective))
+                rows.append(row)
+        return rows, None
+    try:
+        frame = pd.read_csv(path, dtype=str, keep_default_na=False) if fmt == "csv" \
+            else pd.read_parquet(path)
+    except (OSError, ValueError) as e:
+        raise FastmachError(f"cannot read batch file {path!r}: {e}") from e
+    if "hand" not in frame.columns:
+        raise FastmachError(f"batch file {path!r} has no 'hand' column "
+                            f"(columns: {', '.join(map(str, frame.columns))})")
+    n = len(frame)
+    col = {k: frame[k].tolist() if k in frame.columns else [d] * n
+           for k, d in (("table", ""), ("hand", ""), ("rules", rules), ("objective", objective))}
+    for i in range(n):
+        rows.append({"table": _plain(col["table"][i]), "hand": _plain(col["hand"][i]),
+                     "rules": _plain(col["rules"][i]) or rules,
+                     "objective": _plain(col["objective"][i]) or objective})
+    return rows, frame
+
+
+def _solve_rows(rows: list[dict], workers: int) -> None:
+    """Fill each row's result (placed, melds, value) or error, one solve_many per group."""
+    from .solver import _record
+
+    groups: dict[tuple, list[int]] = {}
+    for i, row in enumerate(rows):
+        if "error" in row:
+            continue
+        key = (row["rules"], row["objective"])
+        try:
+            if not isinstance(key[0], (str, Rules)) or not isinstance(key[1], str):
+                raise FastmachError(f"rules and objective must be text, got {key!r}")
+            _record(*key)
+        except FastmachError as e:
+            row["error"] = str(e)
+            continue
+        groups.setdefault(key, []).append(i)
+    for (rules, objective), idx in groups.items():
+        b = solve_many([rows[i]["table"] for i in idx], [rows[i]["hand"] for i in idx],
+                       rules, objective, workers=workers, keep_melds=True)
+        for k, i in enumerate(idx):
+            if b.status[k] != SOLVED:
+                rows[i]["error"] = b.errors[k]
+                continue
+            sol = b.solution(k)
+            rows[i].update(placed=sol.placed, melds=sol.melds, value=sol.points)
+
+
+def solve_file(path: str, out: str | None, *, rules: str = "classic",
+               objective: str = "cards", workers: int = 1) -> tuple[int, int]:
+    """Solve every position of a batch file; write the answers; (rows, failed rows)."""
+    import json
+    import sys
+
+    from .cards import card_str
+
+    fmt = file_format(path)
+    if fmt == "parquet" and not out:
+        raise FastmachError("a parquet batch needs --out FILE.parquet for its answers")
+    if out and file_format(out) != fmt:
+        raise FastmachError(f"--out {out!r} must have the input's format ({fmt})")
+    rows, frame = _read_rows(path, fmt, rules, objective)
+    _solve_rows(rows, workers)
+    failed = sum("error" in r for r in rows)
+    names = lambda cs: [card_str(c) for c in cs]  # noqa: E731
+    if fmt == "jsonl":
+        fh = open(out, "w", encoding="utf-8") if out and out != "-" else sys.stdout
+        try:
+            for r in rows:
+                res = {"id": r["id"]} if "id" in r else {}
+                if "error" in r:
+                    where = f"line {r['line']}: "
+                    res["error"] = where + r["error"]
+                else:
+                    res.update(placed=names(r["placed"]), melds=[names(m) for m in r["melds"]],
+                               value=r["value"])
+                fh.write(json.dumps(res) + "\n")
+        finally:
+            if fh is not sys.stdout:
+                fh.close()
+        return len(rows), failed
+    ok = ["error" not in r for r in rows]
+    frame = frame.copy()
+    frame["placed"] = [" ".join(names(r["placed"])) if o else None for r, o in zip(rows, ok)]
+    frame["melds"] = [" | ".join(" ".join(names(m)) for m in r["melds"]) if o else None
+                      for r, o in zip(rows, ok)]
+    frame["n_placed"] = [len(r["placed"]) if o else -1 for r, o in zip(rows, ok)]
+    frame["value"] = [r["value"] if o else -1 for r, o in zip(rows, ok)]
+    frame["error"] = [r.get("error") for r in rows]
+    if fmt == "csv":
+        frame.to_csv(out if out and out != "-" else sys.stdout, index=False)
+    else:
+        frame.to_parquet(out, index=False)
+    return len(rows), failed

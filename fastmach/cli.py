@@ -19,28 +19,13 @@ _SUBCOMMAND_MODULES = ("engine", "gamelog", "strategies", "sweep", "report")
 
 # ------------------------------------------------------------------------------- solve
 
-def _solve_one(obj: dict) -> dict:
-    from .solver import solve
-
-    if not isinstance(obj, dict):
-        raise FastmachError("a position must be a JSON object")
-    unknown = set(obj) - {"id", "rules", "table", "hand", "objective"}
-    if unknown:
-        raise FastmachError(f"unknown key(s) {sorted(unknown)}; expected id, rules, table, hand, objective")
-    if "hand" not in obj:
-        raise FastmachError("missing key 'hand'")
-    sol = solve(obj.get("table", []), obj["hand"], obj.get("rules", "classic"),
-                objective=obj.get("objective", "cards"))
-    return sol.to_json()
-
-
 def _cli_solve(args: argparse.Namespace) -> int:
     from .solver import solve
 
     if args.batch:
-        return _solve_batch(args.batch)
+        return _solve_batch(args)
     if args.hand is None:
-        raise FastmachError("give --hand (and --table), or --batch FILE.jsonl")
+        raise FastmachError("give --hand (and --table), or --batch FILE")
     sol = solve(args.table or "", args.hand, args.rules, objective=args.objective)
     if args.json:
         print(json.dumps(sol.to_json()))
@@ -49,33 +34,24 @@ def _cli_solve(args: argparse.Namespace) -> int:
     return 0
 
 
-def _solve_batch(path: str) -> int:
-    """One JSON line per position in, one JSON line per position out (errors per line)."""
-    try:
-        fh = sys.stdin if path == "-" else open(path, encoding="utf-8")
-    except OSError as e:
-        raise FastmachError(f"cannot read batch file {path!r}: {e.strerror}") from e
-    bad = 0
-    with fh:
-        for lineno, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            out: dict = {}
-            try:
-                obj = json.loads(line)
-                if isinstance(obj, dict) and "id" in obj:
-                    out["id"] = obj["id"]
-                out.update(_solve_one(obj))
-            except json.JSONDecodeError as e:
-                out["error"] = f"line {lineno}: malformed JSON ({e.msg} at column {e.colno})"
-            except FastmachError as e:
-                out["error"] = f"line {lineno}: {e}"
-            if "error" in out:
-                bad += 1
-            print(json.dumps(out), flush=True)
-    if bad:
-        print(f"fastmach solve: {bad} position(s) had errors (see their 'error' field)", file=sys.stderr)
-    return 0
+#: exit status of `fastmach solve --batch` when some rows failed (their answers say why)
+BATCH_ROWS_FAILED = 1
+
+
+def _solve_batch(args: argparse.Namespace) -> int:
+    """Every position of a JSONL, CSV or parquet file, answers in the same format.
+
+    Exit 0 when every row is solved, 1 when some failed (each has its 'error'; the rest
+    are answered), 2 when the file itself cannot be used."""
+    from .batch import solve_file
+
+    if args.workers < 1:
+        raise FastmachError(f"--workers must be at least 1, got {args.workers}")
+    rows, failed = solve_file(args.batch, args.out, rules=args.rules,
+                              objective=args.objective, workers=args.workers)
+    print(f"fastmach solve: {rows} position(s), {rows - failed} solved, {failed} failed"
+          + (" (see their 'error' field)" if failed else ""), file=sys.stderr)
+    return BATCH_ROWS_FAILED if failed else 0
 
 
 # ------------------------------------------------------------------------------- bench
@@ -114,8 +90,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--hand", default=None, help='hand cards, e.g. "8D 8H"')
     p.add_argument("--objective", default="cards", choices=["cards", "points"])
     p.add_argument("--json", action="store_true", help='print {"placed": [...], "melds": [[...], ...]}')
-    p.add_argument("--batch", metavar="FILE.jsonl",
-                   help="one position per line: {id, rules, table, hand, objective}; '-' for stdin")
+    p.add_argument("--batch", metavar="FILE",
+                   help="positions from FILE.jsonl ({id, rules, table, hand, objective} per line; "
+                        "'-' for stdin), FILE.csv or FILE.parquet (columns hand, table, rules, "
+                        "objective); answers in the same format; exit 1 if any row failed")
+    p.add_argument("--out", metavar="FILE", default=None,
+                   help="where --batch writes its answers (default stdout; parquet needs it)")
+    p.add_argument("--workers", type=int, default=1, help="threads for --batch (default 1)")
     p.set_defaults(func=_cli_solve)
 
     p = sub.add_parser("bench", help="benchmarks (figures for notes, not tests)")
