@@ -60,39 +60,7 @@ cdef class Record:
             self.rec.joker_w[i] = joker_w[i]
 
 
-cdef int _solve_row(Solver solver, const uint8_t* t, const uint8_t* h, const Rec* rec,
-                    int table_known, uint8_t* placed, Witness* wit,
-                    int64_t* value) noexcept nogil:
-    """Solve one position; a status code (ST_*), placed counts and value when solved."""
-    cdef int c
-    cdef int64_t total, acc = 0, check
-    cdef bint any_placed = 0
-    for c in range(JOKER):
-        if t[c] + h[c] > rec.sr.decks:
-            return ST_COPIES
-    if t[JOKER] + h[JOKER] > rec.jokers:
-        return ST_COPIES
-    total = solver.solve(t, h, &rec.sr, rec.card_w, rec.joker_w, placed, wit)
-    if total == -1:
-        return ST_INVALID_TABLE   # (a valid table would allow placing nothing)
-    if total >= 0:
-        for c in range(NCARD):
-            if placed[c]:
-                any_placed = 1
-                acc += placed[c] * rec.card_w[c]
-    if not table_known and (total < 0 or any_placed):
-        check = solver.solve(t, _NO_HAND, &rec.sr, rec.card_w, rec.joker_w, NULL, NULL)
-        if check == -1:
-            return ST_INVALID_TABLE
-    if total == -4:
-        return ST_LIMIT
-    if total < 0:
-        return ST_INTERNAL
-    value[0] = acc // rec.scale
-    return ST_SOLVED
-
-
-# ------------------------------------------------------------------- one position
+# ------------------------------------------------------------------- one row
 
 cdef bint _meld_ok(const int* cards, int n, int ace_high, int limited) noexcept nogil:
     """Is this one valid group or run? (the rules of fastmach.validate.meld_problem)"""
@@ -143,6 +111,67 @@ cdef bint _meld_ok(const int* cards, int n, int ace_high, int limited) noexcept 
             return 1
     return 0
 
+
+cdef int _solve_row(Solver solver, const uint8_t* t, const uint8_t* h, const Rec* rec,
+                    int table_known, uint8_t* placed, Witness* wit,
+                    int64_t* value) noexcept nogil:
+    """Solve one position; a status code (ST_*), placed counts and value when solved."""
+    cdef int c
+    cdef int64_t total, acc = 0, check
+    cdef bint any_placed = 0
+    for c in range(JOKER):
+        if t[c] + h[c] > rec.sr.decks:
+            return ST_COPIES
+    if t[JOKER] + h[JOKER] > rec.jokers:
+        return ST_COPIES
+    total = solver.solve(t, h, &rec.sr, rec.card_w, rec.joker_w, placed, wit)
+    if total == -1:
+        return ST_INVALID_TABLE   # (a valid table would allow placing nothing)
+    if total >= 0:
+        for c in range(NCARD):
+            if placed[c]:
+                any_placed = 1
+                acc += placed[c] * rec.card_w[c]
+    if not table_known and (total < 0 or any_placed) and not (
+            total >= 0 and wit != NULL and _melds_without(wit, placed, &rec.sr)):
+        check = solver.solve(t, _NO_HAND, &rec.sr, rec.card_w, rec.joker_w, NULL, NULL)
+        if check == -1:
+            return ST_INVALID_TABLE
+    if total == -4:
+        return ST_LIMIT
+    if total < 0:
+        return ST_INTERNAL
+    value[0] = acc // rec.scale
+    return ST_SOLVED
+
+
+cdef bint _melds_without(const Witness* wit, const uint8_t* placed,
+                         const SolverRules* sr) noexcept nogil:
+    """Does taking the placed cards out of the answer's melds leave valid melds (or none)?
+
+    If so those melds partition the table alone, which proves it valid without a second
+    solve (a play that extends runs and groups or lays new melds). Only a proof: when it
+    fails (the play rearranged the table) the table is solved alone."""
+    cdef int left[NCARD]
+    cdef int keep[MAX_TABLE]
+    cdef int m, i, c, n
+    for c in range(NCARD):
+        left[c] = placed[c]
+    for m in range(wit.n_melds):
+        n = 0
+        for i in range(wit.start[m], wit.start[m + 1]):
+            c = wit.cards[i]
+            if left[c] > 0:
+                left[c] -= 1
+            else:
+                keep[n] = c
+                n += 1
+        if n > 0 and (n > 16 or not _meld_ok(keep, n, sr.ace_high, sr.jokers_per_meld == 1)):
+            return 0
+    return 1
+
+
+# ------------------------------------------------------------------- one position
 
 cdef int _count_ids(object seq, int* counts, int* buf, int* n_out) except -2:
     """Add a list/tuple of plain int card ids to counts (-1: not that form, or a bad id)."""

@@ -62,6 +62,8 @@ def _cli_bench(args: argparse.Namespace) -> int:
     what = args.what
     if what in ("solver", "all"):
         print(bench.format_solver(bench.bench_solver(games=args.games or 120, milp=not args.no_milp)))
+        print(bench.format_solver_api(bench.bench_solver_api(games=args.games or 120,
+                                                             c_program=args.c_program)))
     if what in ("games", "all"):
         print(bench.format_games(bench.bench_games(games=args.games or 2000)))
     if what in ("strategies", "all"):
@@ -104,6 +106,8 @@ def build_parser() -> argparse.ArgumentParser:
                    choices=["all", "solver", "games", "strategies", "sweep", "cardset"])
     p.add_argument("--games", type=int, default=None, help="games to play or sample positions from")
     p.add_argument("--no-milp", action="store_true", help="skip the integer-programming comparison")
+    p.add_argument("--c-program", metavar="PATH", default=None,
+                   help="solver: a built rummy_dp (shared/bench) to time side by side")
     p.set_defaults(func=_cli_bench)
 
     import importlib
