@@ -193,6 +193,19 @@ cdef int _count_ids(object seq, int* counts, int* buf, int* n_out) except -2:
     return 0
 
 
+cdef int _count_array(object a, int* counts) except -2:
+    """Copy a uint8 count array of length NCARD into counts (-1: not that form)."""
+    cdef const uint8_t[::1] view
+    cdef int c
+    if type(a) is not np.ndarray or a.dtype != np.uint8 or a.ndim != 1 \
+            or a.shape[0] != NCARD or not a.flags.c_contiguous:
+        return -1
+    view = a
+    for c in range(NCARD):
+        counts[c] += view[c]
+    return 0
+
+
 cdef object _ids_list(const uint8_t* counts):
     cdef int c, k, n = 0, pos = 0
     for c in range(NCARD):
@@ -248,10 +261,10 @@ cdef Solver _solver = Solver()   # single solves hold the GIL: one at a time
 def solve_position(table, hand, Record rec, bint trusted):
     """One position in its fast form: (status, placed, melds, stands, value), or None.
 
-    The fast form: the hand a list/tuple of int card ids; the table a list/tuple of
-    melds (each a list/tuple of ids; each checked on its own: all valid means a valid
-    table), a flat list/tuple of ids, None or "". Anything else returns None (the caller
-    parses it). ``trusted``: the table is known to be valid (skip its check).
+    The fast form: the hand a list/tuple of int card ids or a uint8 count array; the
+    table a list/tuple of melds (each a list/tuple of ids; each checked on its own: all
+    valid means a valid table), a flat list/tuple of ids, a uint8 count array, None or
+    "". Anything else returns None (the caller parses it). ``trusted``: the table is known to be valid (skip its check).
     """
     cdef int tc[NCARD]
     cdef int hc[NCARD]
@@ -265,10 +278,16 @@ def solve_position(table, hand, Record rec, bint trusted):
     cdef Py_ssize_t i, nm
     memset(tc, 0, sizeof(tc))
     memset(hc, 0, sizeof(hc))
-    if not (type(hand) is list or type(hand) is tuple) or _count_ids(hand, hc, NULL, NULL) < 0:
+    if type(hand) is list or type(hand) is tuple:
+        if _count_ids(hand, hc, NULL, NULL) < 0:
+            return None
+    elif _count_array(hand, hc) < 0:
         return None
     if table is None or (type(table) is str and len(table) == 0):
         known = 1
+    elif type(table) is np.ndarray:
+        if _count_array(table, tc) < 0:
+            return None
     elif type(table) is list or type(table) is tuple:
         nm = len(table)
         if nm == 0:

@@ -244,3 +244,24 @@ def test_to_counts_and_to_frame():
 def test_bad_batch_arguments_raise_naming_the_problem(call, needle):
     with pytest.raises(FastmachError, match=needle):
         call()
+
+
+def test_every_input_form_of_solve_gives_the_same_answer():
+    """Text, ids (list, tuple, numpy ints), count arrays, melds: one answer (the fast forms
+    and the parsed ones), and the same errors."""
+    r = Rules.parse("classic")
+    table, hand = "5C 6C 7C 8C 10S JS QS", "8D 8H KS 2D"
+    ref = fastmach.solve(table, hand, r)
+    t, h = parse_cards(table), parse_cards(hand)
+    forms = [(t, h), (tuple(t), tuple(h)), ([np.int64(c) for c in t], h),
+             (counts(t), counts(h)), (counts(t).astype(np.int32), h),
+             ([t[:4], t[4:]], h), ([tuple(t[:4]), tuple(t[4:])], counts(h)), (table, h)]
+    for tt, hh in forms:
+        sol = fastmach.solve(tt, hh, "classic")
+        assert (sol.placed, sol.points) == (ref.placed, ref.points), (tt, hh)
+        assert sorted(map(sorted, sol.melds)) == sorted(map(sorted, ref.melds))
+    for tt in (counts([4, 5]), [4, 5], [[4, 5]], "5S 6S"):
+        with pytest.raises(FastmachError, match="does not split into valid melds: 5S 6S"):
+            fastmach.solve(tt, counts([6]), r)
+    with pytest.raises(FastmachError, match="3 copies of 5S"):
+        fastmach.solve(counts([4, 5, 6]), [4, 4], r)
