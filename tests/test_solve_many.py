@@ -265,3 +265,21 @@ def test_every_input_form_of_solve_gives_the_same_answer():
             fastmach.solve(tt, counts([6]), r)
     with pytest.raises(FastmachError, match="3 copies of 5S"):
         fastmach.solve(counts([4, 5, 6]), [4, 4], r)
+
+
+def test_bench_reports_api_batch_and_c_program_side_by_side(tmp_path):
+    """The solver bench puts the API, solve_many (1, 2 workers) and a C program in one
+    table; a C program whose total disagrees is flagged (a stand-in program here)."""
+    from fastmach.bench import bench_solver_api, format_solver_api
+
+    fake = tmp_path / "rummy_dp"
+    fake.write_text("#!/bin/sh\ntest \"$1\" = bench && test -s \"$2\" && "
+                    "echo 'positions=1 reps=1 checksum(sum of optima)=-5 cpu=0.010s'\n")
+    fake.chmod(0o755)
+    res = bench_solver_api(games=2, c_program=str(fake), repeats=1)
+    assert res["c_checksum"] == -5 and res["checksum"] >= 0
+    assert set(res["us"]) == {"c", "many1_cpu", "many1_wall", "many2_cpu", "many2_wall", "solve_cpu"}
+    text = format_solver_api(res)
+    for needle in ("C dynamic program", "solve_many, 1 worker", "solve_many, 2 workers",
+                   "fastmach.solve per call", "2 workers vs 1", "DIFFER", "solve/compiled"):
+        assert needle in text
