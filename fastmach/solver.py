@@ -111,6 +111,8 @@ def _resolve(rules: Rules | str) -> Rules:
 def _record(rules: Rules | str, objective: str) -> tuple[Rules, _batch.Record]:
     """(Rules, compiled record) for these rules and objective, cached by identity."""
     r = _resolve(rules)
+    if type(objective) is not str:
+        raise FastmachError(f"unknown objective {objective!r}; expected one of {OBJECTIVES}")
     hit = _RECORDS.get((id(r), objective))
     if hit is not None and hit[0] is r:
         return hit
