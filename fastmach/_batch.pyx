@@ -133,7 +133,8 @@ cdef int _solve_row(Solver solver, const uint8_t* t, const uint8_t* h, const Rec
                 any_placed = 1
                 acc += placed[c] * rec.card_w[c]
     if not table_known and (total < 0 or any_placed) and not (
-            total >= 0 and wit != NULL and _melds_without(wit, placed, &rec.sr)):
+            total >= 0 and wit != NULL and (_melds_without(wit, placed, &rec.sr, 0)
+                                            or _melds_without(wit, placed, &rec.sr, 1))):
         check = solver.solve(t, _NO_HAND, &rec.sr, rec.card_w, rec.joker_w, NULL, NULL)
         if check == -1:
             return ST_INVALID_TABLE
@@ -145,19 +146,21 @@ cdef int _solve_row(Solver solver, const uint8_t* t, const uint8_t* h, const Rec
     return ST_SOLVED
 
 
-cdef bint _melds_without(const Witness* wit, const uint8_t* placed,
-                         const SolverRules* sr) noexcept nogil:
+cdef bint _melds_without(const Witness* wit, const uint8_t* placed, const SolverRules* sr,
+                         bint backwards) noexcept nogil:
     """Does taking the placed cards out of the answer's melds leave valid melds (or none)?
 
     If so those melds partition the table alone, which proves it valid without a second
     solve (a play that extends runs and groups or lays new melds). Only a proof: when it
-    fails (the play rearranged the table) the table is solved alone."""
+    fails (the play rearranged the table) the table is solved alone. A placed card with
+    copies in several melds is taken from the first one met (`backwards`: the last)."""
     cdef int left[NCARD]
     cdef int keep[MAX_TABLE]
-    cdef int m, i, c, n
+    cdef int k, m, i, c, n
     for c in range(NCARD):
         left[c] = placed[c]
-    for m in range(wit.n_melds):
+    for k in range(wit.n_melds):
+        m = wit.n_melds - 1 - k if backwards else k
         n = 0
         for i in range(wit.start[m], wit.start[m + 1]):
             c = wit.cards[i]
