@@ -30,6 +30,25 @@ cdef enum:
     ST_LIMIT = -4
     ST_INTERNAL = -5
 
+cdef extern from *:
+    """
+    #if defined(_MSC_VER)
+    #include <intrin.h>
+    static Py_ssize_t fm_fetch_add(Py_ssize_t* p, Py_ssize_t k) {
+        return (Py_ssize_t)_InterlockedExchangeAdd64((volatile __int64*)p, (__int64)k);
+    }
+    #else
+    static Py_ssize_t fm_fetch_add(Py_ssize_t* p, Py_ssize_t k) {
+        return __atomic_fetch_add(p, k, __ATOMIC_RELAXED);
+    }
+    #endif
+    """
+    # atomically: old = *p; *p += k; return old (the next chunk of rows for a worker)
+    Py_ssize_t fm_fetch_add(Py_ssize_t* p, Py_ssize_t k) noexcept nogil
+
+cdef enum:
+    CHUNK = 8    # rows a worker takes at a time
+
 cdef uint8_t _NO_HAND[NCARD]
 memset(_NO_HAND, 0, NCARD)
 
@@ -355,6 +374,7 @@ cdef class BatchJob:
     cdef bint keep
     cdef Record rec
     cdef Py_ssize_t n
+    cdef Py_ssize_t next_row   # the first row no worker has taken yet
 
     def __init__(self, T, H, known, placed, value, status, Record rec, wcards=None,
                  wstands=None, wstart=None):
@@ -372,17 +392,22 @@ cdef class BatchJob:
             self.wstands = wstands
             self.wstart = wstart
 
-    def run(self, int part, int parts):
-        """Solve rows part, part + parts, ... (those whose status is still 0)."""
+    def run(self):
+        """Solve chunks of rows (those whose status is still 0) until none is left."""
         cdef Solver solver = Solver()
         cdef Witness wit
-        cdef Py_ssize_t i, k
+        cdef Py_ssize_t i, k, lo, hi
         cdef int64_t v
         cdef int st
         with nogil:
-            i = part
-            while i < self.n:
-                if self.status[i] == ST_SOLVED:
+            while True:
+                lo = fm_fetch_add(&self.next_row, CHUNK)
+                if lo >= self.n:
+                    break
+                hi = lo + CHUNK if lo + CHUNK < self.n else self.n
+                for i in range(lo, hi):
+                    if self.status[i] != ST_SOLVED:
+                        continue
                     v = 0
                     st = _solve_row(solver, &self.T[i, 0], &self.H[i, 0], &self.rec.rec,
                                     self.known[i], &self.placed[i, 0], &wit, &v)
@@ -398,16 +423,17 @@ cdef class BatchJob:
                     else:
                         memset(&self.placed[i, 0], 0, NCARD)
                         self.value[i] = -1
-                i += parts
 
 
 def run_batch(BatchJob job, int workers):
-    """Run a batch on `workers` threads (rows interleaved: row i on thread i % workers)."""
-    threads = [threading.Thread(target=job.run, args=(k, workers)) for k in range(1, workers)]
+    """Run a batch on `workers` threads, each taking the next CHUNK rows when it is free
+    (a row's answer does not depend on which thread solves it)."""
+    job.next_row = 0
+    threads = [threading.Thread(target=job.run) for _ in range(1, workers)]
     for th in threads:
         th.start()
     try:
-        job.run(0, workers)
+        job.run()
     finally:
         for th in threads:
             th.join()
