@@ -206,6 +206,9 @@ def bench_solver_api(games: int = 120, seed: int = 1, c_program: str | None = No
                 keep(f"many{k}_cpu", time.thread_time() - c0)
                 checksum = int(b.value.sum())
             c0 = time.thread_time()
+            solve_many(tables, hands, rules, trusted=True)
+            keep("trusted_cpu", time.thread_time() - c0)
+            c0 = time.thread_time()
             for i in range(n):
                 solve(melds[i], hand_ids[i], rules)
             keep("solve_cpu", time.thread_time() - c0)
@@ -231,6 +234,7 @@ def format_solver_api(res: dict) -> str:
     rows = [("solve_many, 1 worker (cpu)", us["many1_cpu"]),
             ("solve_many, 1 worker (wall)", us["many1_wall"]),
             ("solve_many, 2 workers (wall)", us["many2_wall"]),
+            ("solve_many, trusted tables (cpu)", us["trusted_cpu"]),
             ("fastmach.solve per call (cpu)", us["solve_cpu"])]
     if c is not None:
         rows.insert(0, ("C dynamic program (cpu)", c))

@@ -278,7 +278,8 @@ def test_bench_reports_api_batch_and_c_program_side_by_side(tmp_path):
     fake.chmod(0o755)
     res = bench_solver_api(games=2, c_program=str(fake), repeats=1)
     assert res["c_checksum"] == -5 and res["checksum"] >= 0
-    assert set(res["us"]) == {"c", "many1_cpu", "many1_wall", "many2_cpu", "many2_wall", "solve_cpu"}
+    assert set(res["us"]) == {"c", "many1_cpu", "many1_wall", "many2_cpu", "many2_wall", "solve_cpu",
+                              "trusted_cpu"}
     text = format_solver_api(res)
     for needle in ("C dynamic program", "solve_many, 1 worker", "solve_many, 2 workers",
                    "fastmach.solve per call", "2 workers vs 1", "DIFFER", "solve/compiled"):
