@@ -286,7 +286,8 @@ def solve_position(table, hand, Record rec, bint trusted):
     The fast form: the hand a list/tuple of int card ids or a uint8 count array; the
     table a list/tuple of melds (each a list/tuple of ids; each checked on its own: all
     valid means a valid table), a flat list/tuple of ids, a uint8 count array, None or
-    "". Anything else returns None (the caller parses it). ``trusted``: the table is known to be valid (skip its check).
+    "". Anything else returns None (the caller parses it). ``trusted``: the table is
+    known to be valid (its check is skipped).
     """
     cdef int tc[NCARD]
     cdef int hc[NCARD]

@@ -14,7 +14,7 @@ from typing import Sequence
 import numpy as np
 
 from . import _batch
-from .cards import NCARD, format_cards, parse_cards
+from .cards import NCARD, format_cards
 from .errors import FastmachError
 from .rules import Rules
 from .solver import (BAD_CARDS, SOLVED, STATUS, Solution, _all_valid_melds, _counts,

@@ -244,7 +244,8 @@ def format_solver_api(res: dict) -> str:
     lines.append(f"  2 workers vs 1 (wall): {us['many1_wall'] / us['many2_wall']:.2f}x")
     if res["c_checksum"] is not None:
         same = "agree" if res["c_checksum"] == res["checksum"] else "DIFFER"
-        lines.append(f"  cards placed in all: C {res['c_checksum']}, fastmach {res['checksum']} ({same})")
+        lines.append(f"  cards placed in all: C {res['c_checksum']}, "
+                     f"fastmach {res['checksum']} ({same})")
     return "\n".join(lines)
 
 

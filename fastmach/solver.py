@@ -129,7 +129,8 @@ def _record(rules: Rules | str, objective: str) -> tuple[Rules, _batch.Record]:
 _MAX_STATES = 1 << 23  # the solver's state limit (MAX_STATES in _solver.pyx)
 
 # status codes of a position (SolveBatch.status; solve raises with the same messages)
-SOLVED, INVALID_TABLE, TOO_MANY_COPIES, BAD_CARDS, STATE_LIMIT, INTERNAL_ERROR = 0, -1, -2, -3, -4, -5
+SOLVED, INVALID_TABLE, TOO_MANY_COPIES = 0, -1, -2
+BAD_CARDS, STATE_LIMIT, INTERNAL_ERROR = -3, -4, -5
 STATUS = {
     SOLVED: "solved",
     INVALID_TABLE: "invalid table",

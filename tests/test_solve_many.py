@@ -145,7 +145,9 @@ def test_tables_given_as_melds_or_trusted_give_the_same_answers(rules):
         assert melds is not None
         if rng.random() < 0.3 and len(melds) >= 2:      # merge two melds: maybe invalid
             melds = [melds[0] + melds[1]] + melds[2:]
-            seen_invalid_meld += not all(is_valid_meld(m, **{k: rules[k] for k in ("ace_high", "jokers_per_meld")}) for m in melds)
+            seen_invalid_meld += not all(
+                is_valid_meld(m, ace_high=rules["ace_high"], jokers_per_meld=rules["jokers_per_meld"])
+                for m in melds)
         ref = reference_solve(table, hand, r, "cards")
         for kw in ({}, {"trusted": True}):
             sol = fastmach.solve(melds, hand, r, **kw)
