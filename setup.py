@@ -10,7 +10,7 @@ from Cython.Build import cythonize
 from setuptools import Extension, setup
 
 DEBUG = os.environ.get("FASTMACH_DEBUG", "") not in ("", "0")
-MODULES = ["_cardset", "_solver", "_engine"]
+MODULES = ["_cardset", "_solver", "_batch", "_engine"]
 
 directives = {
     "language_level": 3,

@@ -1,8 +1,8 @@
 """fastmach: fast, exact simulation of Machiavelli, the Italian table-manipulation rummy.
 
 Public API: cards (``parse_cards``, ``format_cards``), rules (``Rules``, ``PRESETS``),
-the exact solver (``solve``, ``partition``, ``opening``), games (``play_games``, ``Game``),
-studies (``Study``, ``read_hands``) and reports (``build_report``).
+the exact solver (``solve``, ``solve_many``, ``partition``, ``opening``), games
+(``play_games``, ``Game``), studies (``Study``, ``read_hands``) and reports (``build_report``).
 """
 from __future__ import annotations
 
@@ -16,7 +16,8 @@ except ImportError as _err:  # pragma: no cover - exercised by hand, see README
     raise_build_error(_err)
 
 from ._cardset import CardSet
-from .cards import card_str, format_cards, parse_cards, pretty
+from .batch import SolveBatch, solve_many, to_counts
+from .cards import NCARD, card_str, format_cards, parse_cards, pretty
 from .engine import play_games
 from .errors import FastmachError
 from .game import Game
@@ -35,6 +36,7 @@ def build_report(results_dir, out_dir=None):
 
 __all__ = [
     "CardSet",
+    "NCARD",
     "FastmachError",
     "Game",
     "Study",
@@ -43,6 +45,7 @@ __all__ = [
     "PRESETS",
     "Rules",
     "Solution",
+    "SolveBatch",
     "card_str",
     "format_cards",
     "opening",
@@ -51,4 +54,6 @@ __all__ = [
     "pretty",
     "read_hands",
     "solve",
+    "solve_many",
+    "to_counts",
 ]

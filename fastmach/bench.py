@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import importlib.util
+import re
 import sys
 import time
 from pathlib import Path
@@ -129,6 +130,122 @@ def format_solver(rows: list[dict]) -> str:
                 if "milp_median_us" in r else f"{'-':>9} {'-':>8} {'-':>9}")
         lines.append(f"{r['rules']:8} {r['table']:>7} {r['positions']:9d} {r['median_us']:10.1f} "
                      f"{r['p90_us']:9.1f} {r['max_us']:9.0f} {milp}")
+    return "\n".join(lines)
+
+
+def bench_solver_api(games: int = 120, seed: int = 1, c_program: str | None = None,
+                     repeats: int = 5) -> dict:
+    """The solver through the Python API against the compiled loop and the C program.
+
+    On positions from 4-player classic greedy games: per table-size band, the median
+    compiled time (best of 3) next to ``fastmach.solve`` per call (parsed cards, the table
+    as melds, a Rules object; best of 3). Then, over all positions, the mean time per
+    position of ``solve_many`` (1 and 2 workers), of ``fastmach.solve`` and of the plain
+    C dynamic program ``c_program`` (``rummy_dp bench``, see shared/bench/README.md) on the
+    same positions in the same run: the best of ``repeats`` runs of each, interleaved.
+    CPU time of the calling thread for one thread (as the C program measures itself),
+    wall time for the 1- vs 2-worker comparison.
+    """
+    import os
+    import subprocess
+    import tempfile
+
+    from .batch import solve_many
+    from .solver import solve
+
+    rules = resolve_rules("classic")
+    tables, hands = greedy_positions(rules, games=games, seed=seed)
+    n = len(tables)
+    w, jw = _weights(rules, "cards")
+    empty = np.zeros(NCARD, dtype=np.uint8)
+    melds = [_solver.solve_counts(t, empty, rules.decks, rules.ace_high, rules.jokers_per_meld,
+                                  w, jw, True)[2] for t in tables]
+    hand_ids = [_expand(h) for h in hands]
+    ns, _ = _solver.time_positions(tables, hands, rules.decks, rules.ace_high,
+                                   rules.jokers_per_meld, w, jw)
+    api = np.zeros(n, dtype=np.int64)
+    for i in range(n):
+        best = None
+        for _ in range(3):
+            t0 = time.perf_counter_ns()
+            solve(melds[i], hand_ids[i], rules)
+            t = time.perf_counter_ns() - t0
+            best = t if best is None or t < best else best
+        api[i] = best
+    size = tables.sum(axis=1)
+    bands = []
+    for lo, hi in SIZE_BANDS:
+        sel = np.flatnonzero((size >= lo) & (size <= hi))
+        if len(sel):
+            bands.append({"table": f"{lo}-{hi}", "positions": len(sel),
+                          "compiled_us": float(np.median(ns[sel]) / 1e3),
+                          "api_us": float(np.median(api[sel]) / 1e3)})
+    path = None
+    if c_program:
+        fd, path = tempfile.mkstemp(suffix=".txt", prefix="fastmach-positions-")
+        with os.fdopen(fd, "w") as fh:
+            for t, h in zip(tables, hands):
+                fh.write("".join(map(str, t[:JOKER])) + " " + "".join(map(str, h[:JOKER])) + "\n")
+    best: dict[str, float] = {}
+
+    def keep(name: str, seconds: float) -> None:
+        best[name] = min(best.get(name, seconds), seconds)
+
+    checksum = c_checksum = None
+    try:
+        for _ in range(repeats):
+            if path:
+                out = subprocess.run([c_program, "bench", path, "1"], capture_output=True,
+                                     text=True, check=True).stdout
+                keep("c", float(re.search(r"cpu=([0-9.]+)s", out).group(1)))
+                c_checksum = int(re.search(r"checksum\(sum of optima\)=(-?\d+)", out).group(1))
+            for k in (1, 2):
+                c0, t0 = time.thread_time(), time.perf_counter()
+                b = solve_many(tables, hands, rules, workers=k)
+                keep(f"many{k}_wall", time.perf_counter() - t0)
+                keep(f"many{k}_cpu", time.thread_time() - c0)
+                checksum = int(b.value.sum())
+            c0 = time.thread_time()
+            solve_many(tables, hands, rules, trusted=True)
+            keep("trusted_cpu", time.thread_time() - c0)
+            c0 = time.thread_time()
+            for i in range(n):
+                solve(melds[i], hand_ids[i], rules)
+            keep("solve_cpu", time.thread_time() - c0)
+    finally:
+        if path:
+            os.unlink(path)
+    per = {k: v / n * 1e6 for k, v in best.items()}
+    return {"positions": n, "bands": bands, "us": per, "checksum": checksum,
+            "c_checksum": c_checksum, "repeats": repeats}
+
+
+def format_solver_api(res: dict) -> str:
+    lines = ["fastmach bench solver (API): classic positions from 4-player greedy games; "
+             "median µs per position (best of 3)",
+             f"{'table':>7} {'positions':>9} {'compiled':>9} {'solve()':>9} {'solve/compiled':>15}"]
+    for r in res["bands"]:
+        lines.append(f"{r['table']:>7} {r['positions']:9d} {r['compiled_us']:9.1f} "
+                     f"{r['api_us']:9.1f} {r['api_us'] / r['compiled_us']:14.2f}x")
+    us = res["us"]
+    lines.append(f"mean µs per position over {res['positions']} positions, best of "
+                 f"{res['repeats']} interleaved runs (cpu: the calling thread's CPU time):")
+    c = us.get("c")
+    rows = [("solve_many, 1 worker (cpu)", us["many1_cpu"]),
+            ("solve_many, 1 worker (wall)", us["many1_wall"]),
+            ("solve_many, 2 workers (wall)", us["many2_wall"]),
+            ("solve_many, trusted tables (cpu)", us["trusted_cpu"]),
+            ("fastmach.solve per call (cpu)", us["solve_cpu"])]
+    if c is not None:
+        rows.insert(0, ("C dynamic program (cpu)", c))
+    for name, v in rows:
+        vs = f"   C / this {c / v:5.2f}x" if c is not None else ""
+        lines.append(f"  {name:32} {v:8.2f}{vs}")
+    lines.append(f"  2 workers vs 1 (wall): {us['many1_wall'] / us['many2_wall']:.2f}x")
+    if res["c_checksum"] is not None:
+        same = "agree" if res["c_checksum"] == res["checksum"] else "DIFFER"
+        lines.append(f"  cards placed in all: C {res['c_checksum']}, "
+                     f"fastmach {res['checksum']} ({same})")
     return "\n".join(lines)
 
 

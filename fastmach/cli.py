@@ -19,28 +19,13 @@ _SUBCOMMAND_MODULES = ("engine", "gamelog", "strategies", "sweep", "report", "vi
 
 # ------------------------------------------------------------------------------- solve
 
-def _solve_one(obj: dict) -> dict:
-    from .solver import solve
-
-    if not isinstance(obj, dict):
-        raise FastmachError("a position must be a JSON object")
-    unknown = set(obj) - {"id", "rules", "table", "hand", "objective"}
-    if unknown:
-        raise FastmachError(f"unknown key(s) {sorted(unknown)}; expected id, rules, table, hand, objective")
-    if "hand" not in obj:
-        raise FastmachError("missing key 'hand'")
-    sol = solve(obj.get("table", []), obj["hand"], obj.get("rules", "classic"),
-                objective=obj.get("objective", "cards"))
-    return sol.to_json()
-
-
 def _cli_solve(args: argparse.Namespace) -> int:
     from .solver import solve
 
     if args.batch:
-        return _solve_batch(args.batch)
+        return _solve_batch(args)
     if args.hand is None:
-        raise FastmachError("give --hand (and --table), or --batch FILE.jsonl")
+        raise FastmachError("give --hand (and --table), or --batch FILE")
     sol = solve(args.table or "", args.hand, args.rules, objective=args.objective)
     if args.json:
         print(json.dumps(sol.to_json()))
@@ -49,44 +34,24 @@ def _cli_solve(args: argparse.Namespace) -> int:
     return 0
 
 
-def _solve_batch(path: str) -> int:
-    """One JSON line per position in, one JSON line per position out (errors per line).
+#: exit status of `fastmach solve --batch` when some rows failed (their answers say why)
+BATCH_ROWS_FAILED = 1
 
-    Exit status 0 when every position was solved, 1 when some line had an error (the
-    count is on stderr), 2 when the file cannot be read.
-    """
-    try:
-        fh = sys.stdin.buffer if path == "-" else open(path, "rb")
-    except OSError as e:
-        raise FastmachError(f"cannot read batch file {path!r}: {e.strerror}") from e
-    bad = total = 0
-    with fh:
-        for lineno, raw in enumerate(fh, 1):
-            if not raw.strip():
-                continue
-            total += 1
-            out: dict = {}
-            try:
-                try:
-                    line = raw.decode("utf-8")
-                except UnicodeDecodeError as e:
-                    raise FastmachError(f"not UTF-8 text (byte {e.start + 1})") from None
-                obj = json.loads(line)
-                if isinstance(obj, dict) and "id" in obj:
-                    out["id"] = obj["id"]
-                out.update(_solve_one(obj))
-            except json.JSONDecodeError as e:
-                out["error"] = f"line {lineno}: malformed JSON ({e.msg} at column {e.colno})"
-            except FastmachError as e:
-                out["error"] = f"line {lineno}: {e}"
-            if "error" in out:
-                bad += 1
-            print(json.dumps(out), flush=True)
-    if bad:
-        print(f"fastmach solve: {bad} of {total} position(s) had errors (see their 'error' "
-              f"field); exit status 1", file=sys.stderr)
-        return 1
-    return 0
+
+def _solve_batch(args: argparse.Namespace) -> int:
+    """Every position of a JSONL, CSV or parquet file, answers in the same format.
+
+    Exit 0 when every row is solved, 1 when some failed (each has its 'error'; the rest
+    are answered), 2 when the file itself cannot be used."""
+    from .batch import solve_file
+
+    if args.workers < 1:
+        raise FastmachError(f"--workers must be at least 1, got {args.workers}")
+    rows, failed = solve_file(args.batch, args.out, rules=args.rules,
+                              objective=args.objective, workers=args.workers)
+    print(f"fastmach solve: {rows} position(s), {rows - failed} solved, {failed} failed"
+          + (" (see their 'error' field)" if failed else ""), file=sys.stderr)
+    return BATCH_ROWS_FAILED if failed else 0
 
 
 # ------------------------------------------------------------------------------- bench
@@ -99,6 +64,8 @@ def _cli_bench(args: argparse.Namespace) -> int:
         raise FastmachError(f"--games must be a positive integer, got {args.games}")
     if what in ("solver", "all"):
         print(bench.format_solver(bench.bench_solver(games=args.games or 120, milp=not args.no_milp)))
+        print(bench.format_solver_api(bench.bench_solver_api(games=args.games or 120,
+                                                             c_program=args.c_program)))
     if what in ("games", "all"):
         print(bench.format_games(bench.bench_games(games=args.games or 2000)))
     if what in ("strategies", "all"):
@@ -127,8 +94,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--hand", default=None, help='hand cards, e.g. "8D 8H"')
     p.add_argument("--objective", default="cards", choices=["cards", "points"])
     p.add_argument("--json", action="store_true", help='print {"placed": [...], "melds": [[...], ...]}')
-    p.add_argument("--batch", metavar="FILE.jsonl",
-                   help="one position per line: {id, rules, table, hand, objective}; '-' for stdin")
+    p.add_argument("--batch", metavar="FILE",
+                   help="positions from FILE.jsonl ({id, rules, table, hand, objective} per line; "
+                        "'-' for stdin), FILE.csv or FILE.parquet (columns hand, table, rules, "
+                        "objective); answers in the same format; exit 1 if any row failed")
+    p.add_argument("--out", metavar="FILE", default=None,
+                   help="where --batch writes its answers (default stdout; parquet needs it)")
+    p.add_argument("--workers", type=int, default=1, help="threads for --batch (default 1)")
     p.set_defaults(func=_cli_solve)
 
     p = sub.add_parser("bench", help="benchmarks (figures for notes, not tests)")
@@ -136,6 +108,8 @@ def build_parser() -> argparse.ArgumentParser:
                    choices=["all", "solver", "games", "strategies", "sweep", "cardset"])
     p.add_argument("--games", type=int, default=None, help="games to play or sample positions from")
     p.add_argument("--no-milp", action="store_true", help="skip the integer-programming comparison")
+    p.add_argument("--c-program", metavar="PATH", default=None,
+                   help="solver: a built rummy_dp (shared/bench) to time side by side")
     p.set_defaults(func=_cli_bench)
 
     import importlib

@@ -11,7 +11,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from . import _solver
+from . import _batch, _solver
 from .cards import JOKER, NCARD, OPENING_POINTS, card_points, card_str, cards_to_counts, check_copies, parse_cards
 from .errors import FastmachError
 from .rules import Rules, resolve_rules
@@ -96,28 +96,116 @@ def _run(t, h, rules: Rules, w, jw, witness=True, what: str | None = None):
         raise FastmachError(f"position too large for the exact solver: {text}") from e
 
 
-def solve(table, hand, rules: Rules | str = "classic", objective: str = "cards") -> Solution:
+# ---------------------------------------------------------------- compiled records
+# A Rules object and an objective become one compiled record, made once and reused (the
+# rules were validated when the Rules was built); rules strings are parsed once.
+_RULES_BY_TEXT: dict[str, Rules] = {}
+_RECORDS: dict[tuple[int, str], tuple[Rules, _batch.Record]] = {}
+_CACHE_MAX = 512
+
+
+def _resolve(rules: Rules | str) -> Rules:
+    if type(rules) is str:
+        r = _RULES_BY_TEXT.get(rules)
+        if r is None:
+            if len(_RULES_BY_TEXT) >= _CACHE_MAX:
+                _RULES_BY_TEXT.clear()
+            r = _RULES_BY_TEXT[rules] = resolve_rules(rules)
+        return r
+    return resolve_rules(rules)
+
+
+def _record(rules: Rules | str, objective: str) -> tuple[Rules, _batch.Record]:
+    """(Rules, compiled record) for these rules and objective, cached by identity."""
+    r = _resolve(rules)
+    if type(objective) is not str:
+        raise FastmachError(f"unknown objective {objective!r}; expected one of {OBJECTIVES}")
+    hit = _RECORDS.get((id(r), objective))
+    if hit is not None and hit[0] is r:
+        return hit
+    w, jw = _weights(r, objective)
+    rec = _batch.Record(r.decks, r.ace_high, r.jokers_per_meld, r.jokers, w, jw,
+                        _POINT_SCALE if objective == "points" else 1)
+    if len(_RECORDS) >= _CACHE_MAX:
+        _RECORDS.clear()
+    hit = _RECORDS[(id(r), objective)] = (r, rec)  # the Rules is kept: its id stays its own
+    return hit
+
+
+# ---------------------------------------------------------------- failed positions
+_MAX_STATES = 1 << 23  # the solver's state limit (MAX_STATES in _solver.pyx)
+
+# status codes of a position (SolveBatch.status; solve raises with the same messages)
+SOLVED, INVALID_TABLE, TOO_MANY_COPIES = 0, -1, -2
+BAD_CARDS, STATE_LIMIT, INTERNAL_ERROR = -3, -4, -5
+STATUS = {
+    SOLVED: "solved",
+    INVALID_TABLE: "invalid table",
+    TOO_MANY_COPIES: "too many copies",
+    BAD_CARDS: "bad cards",
+    STATE_LIMIT: "state limit",
+    INTERNAL_ERROR: "internal error",
+}
+
+
+def _status_message(status: int, t: np.ndarray, h: np.ndarray, rules: Rules) -> str:
+    """The FastmachError message of a position that failed with this status."""
+    if status == INVALID_TABLE:
+        return "the table does not split into valid melds: " + " ".join(
+            card_str(c) for c in range(NCARD) for _ in range(int(t[c])))
+    if status == TOO_MANY_COPIES:
+        try:
+            _check_position(t, h, rules)
+        except FastmachError as e:
+            return str(e)
+    if status == STATE_LIMIT:
+        return ("position too large for the exact solver: the position needs more than "
+                f"{_MAX_STATES} solver states ({int(t.sum())} table cards, "
+                f"{int(h.sum())} hand cards)")
+    return f"solver internal error {status} (please report this position)"
+
+
+def solve(table, hand, rules: Rules | str = "classic", objective: str = "cards", *,
+          trusted: bool = False) -> Solution:
     """The maximum set of hand cards that can join the table, with a partition.
 
     ``objective="cards"`` maximises the number of cards placed; ``"points"`` maximises
     their points under ``rules.hand_points`` (ties: more cards). A table that is not
     itself a valid set of melds raises FastmachError.
+
+    The fast call: the hand as a list of card ids, the table as a list of melds (each
+    checked on its own, which is enough when all are valid), a ``Rules`` object. Text and
+    count arrays are parsed first. ``trusted=True`` skips the table's check: for a table
+    known to be valid (from the engine, an observation of a game).
     """
-    rules = resolve_rules(rules)
-    tcards, hcards = _flatten_table(table), parse_cards(hand)
-    t, h = _counts(tcards), _counts(hcards)
-    _check_position(t, h, rules)
-    w, jw = _weights(rules, objective)
-    if _run(t, np.zeros(NCARD, dtype=np.uint8), rules, w, jw, witness=False)[0] < 0:
-        raise FastmachError(
-            "the table does not split into valid melds: " + " ".join(card_str(c) for c in sorted(tcards))
-        )
-    total, placed, melds, stands = _run(t, h, rules, w, jw)
-    placed_cards = [c for c in range(NCARD) for _ in range(int(placed[c]))]
-    pts = int(sum(int(w[c]) for c in placed_cards))
-    if objective == "points":
-        pts //= _POINT_SCALE
-    return Solution(placed_cards, melds, stands, pts)
+    r, rec = _record(rules, objective)
+    out = _batch.solve_position(table, hand, rec, trusted)
+    if out is not None and out[0] == SOLVED:
+        # Solution(*out[1:]) without the frozen dataclass's __init__ (a third of the
+        # call's overhead): the fields are already the right types
+        sol = _new(Solution)
+        d = sol.__dict__
+        d["placed"], d["melds"], d["stands"], d["points"] = out[1], out[2], out[3], out[4]
+        return sol
+    # text, arrays, or a failed position: parse with the full checks and messages
+    t, h = _counts(_flatten_table(table)), _counts(parse_cards(hand))
+    known = trusted or _all_valid_melds(table, r)
+    out = _batch.solve_counts_one(t, h, rec, known)
+    if out[0] != SOLVED:
+        raise FastmachError(_status_message(out[0], t, h, r))
+    return Solution(out[1], out[2], out[3], out[4])
+
+
+_new = object.__new__
+
+
+def _all_valid_melds(table, rules: Rules) -> bool:
+    """Whether the table is given as melds and every one of them is valid on its own."""
+    if not (isinstance(table, (list, tuple)) and table
+            and all(isinstance(m, (list, tuple)) for m in table)):
+        return False
+    return all(_batch.meld_ok(parse_cards(list(m)), rules.ace_high, rules.jokers_per_meld)
+               for m in table)
 
 
 def partition(cards, rules: Rules | str = "classic") -> list[list[int]] | None:

@@ -27,7 +27,7 @@ def test_solve_batch_names_a_non_utf8_line_and_exits_1(tmp_path, capsys):
     out, err = capsys.readouterr()
     rows = [json.loads(x) for x in out.splitlines()]
     assert "placed" in rows[0] and "line 2: not UTF-8" in rows[1]["error"]
-    assert "1 of 2 position(s) had errors" in err
+    assert "2 position(s), 1 solved, 1 failed" in err
 
 
 def test_solve_batch_exits_0_when_every_line_is_solved(tmp_path, capsys):

@@ -55,13 +55,13 @@ def test_batch_answers_every_line_and_reports_bad_ones(capsys, tmp_path):
     f.write_text("\n".join(x if isinstance(x, str) else json.dumps(x) for x in lines) + "\n")
     code, out, err = run(capsys, "solve", "--batch", str(f))
     rows = [json.loads(x) for x in out.splitlines()]
-    assert code == 1 and len(rows) == 5  # some lines failed: exit status 1
+    assert code == 1 and len(rows) == 5
     assert rows[0]["id"] == "a" and sorted(rows[0]["placed"]) == ["8D", "8H"]
     assert "error" in rows[1] and "line 2" in rows[1]["error"] and "JSON" in rows[1]["error"]
     assert rows[2]["id"] == "c" and sorted(rows[2]["placed"]) == ["JK", "KS", "QS"]
     assert rows[3]["id"] == "d" and "unknown rules preset 'nope'" in rows[3]["error"]
     assert "colour" in rows[4]["error"]
-    assert "3 of 5 position(s) had errors" in err
+    assert "5 position(s), 2 solved, 3 failed" in err
 
 
 def test_missing_batch_file_exits_2(capsys, tmp_path):
@@ -73,3 +73,60 @@ def test_unknown_command_exits_2(capsys):
     with pytest.raises(SystemExit) as e:
         main(["frobnicate"])
     assert e.value.code == 2
+
+
+def test_batch_csv_in_csv_out_with_workers(capsys, tmp_path):
+    import pandas as pd
+
+    src = tmp_path / "pos.csv"
+    pd.DataFrame({
+        "id": ["a", "b", "c", "d"],
+        "table": ["5C 6C 7C 8C", "6C 7C", "", "AS 2S 3S"],
+        "hand": ["8D 8H", "8C", "QS KS AS", "4S ZZ"],
+        "note": ["x", "y", "z", "w"],
+    }).to_csv(src, index=False)
+    out = tmp_path / "ans.csv"
+    code, stdout, err = run(capsys, "solve", "--batch", str(src), "--out", str(out),
+                            "--workers", "2")
+    got = pd.read_csv(out, keep_default_na=False)
+    assert code == 1 and stdout == "" and "4 position(s), 2 solved, 2 failed" in err
+    assert got["id"].tolist() == ["a", "b", "c", "d"] and got["note"].tolist() == ["x", "y", "z", "w"]
+    assert got["placed"][0] == "8H 8D" and got["n_placed"].tolist() == [2, -1, 3, -1]
+    assert "5C 6C 7C" in got["melds"][0] and " | " in got["melds"][0]
+    assert "does not split" in got["error"][1] and "'ZZ'" in got["error"][3]
+    assert got["error"][0] == "" and got["value"][2] == 3
+
+
+def test_batch_parquet_in_parquet_out_and_exit_0_when_all_solved(capsys, tmp_path):
+    import pandas as pd
+
+    src = tmp_path / "pos.parquet"
+    pd.DataFrame({"table": [["5C", "6C", "7C", "8C"], []], "hand": [["8D", "8H"], ["QS", "KS", "JK"]],
+                  "rules": ["classic", "jokers"], "objective": ["cards", "points"]}).to_parquet(src)
+    out = tmp_path / "ans.parquet"
+    code, _, err = run(capsys, "solve", "--batch", str(src), "--out", str(out))
+    got = pd.read_parquet(out)
+    assert code == 0 and "2 solved, 0 failed" in err
+    assert got["placed"].tolist() == ["8H 8D", "QS KS JK"] and got["value"].tolist() == [2, 45]
+    code, _, err = run(capsys, "solve", "--batch", str(src))
+    assert code == 2 and "--out" in err
+
+
+def test_batch_jsonl_answers_do_not_depend_on_workers(capsys, tmp_path):
+    from fastmach.bench import greedy_positions
+    from fastmach.cards import format_cards
+
+    tables, hands = greedy_positions("classic", games=2, seed=3)
+    f = tmp_path / "pos.jsonl"
+    f.write_text("".join(json.dumps({"id": i, "table": format_cards(t), "hand": format_cards(h)}) + "\n"
+                         for i, (t, h) in enumerate(zip(tables, hands))))
+    outs = []
+    for w in ("1", "2"):
+        code, out, _ = run(capsys, "solve", "--batch", str(f), "--workers", w)
+        assert code == 0
+        outs.append(out)
+    assert outs[0] == outs[1] and len(outs[0].splitlines()) == len(tables)
+    first = json.loads(outs[0].splitlines()[1])
+    code, one, _ = run(capsys, "solve", "--table", format_cards(tables[1]), "--hand",
+                       format_cards(hands[1]), "--json")
+    assert {k: first[k] for k in ("placed", "melds")} == json.loads(one)
