@@ -135,7 +135,10 @@ def _logged_lines(path: Path, seed: int, replicate: int) -> list[str] | None:
     out: list[str] | None = None
     for line in read_text(path, "log").splitlines():
         head = line.startswith('{"type":"header"')
-        rec = json.loads(line) if head or line.startswith('{"type": "close"') else None
+        try:
+            rec = json.loads(line) if head or line.startswith('{"type": "close"') else None
+        except json.JSONDecodeError:
+            return None  # a damaged log: the game is written again instead
         if out is not None:
             if rec is not None and (rec.get("type") == "close" or rec.get("hand") == 0):
                 return out
@@ -194,7 +197,8 @@ def write_examples(examples: list[Example], hands: pd.DataFrame, study, results_
         log = out_dir / GAMES / f"{ex.name}.jsonl.gz"
         log.parent.mkdir(parents=True, exist_ok=True)
         stored = log_path(study, results_dir, cell.index, rot)
-        lines = _logged_lines(stored, ex.seed, rep) if stored.is_file() else None
+        complete = stored.is_file() and rep < _log_count(stored)
+        lines = _logged_lines(stored, ex.seed, rep) if complete else None
         with atomic_path(log) as tmp:
             if lines is not None:
                 with open_text(tmp, "w") as f:

@@ -187,3 +187,37 @@ def test_the_report_renders_and_its_links_open_their_turn_in_headless_chromium(b
     for x in (next(x for x in found if x["h"] > 0), next(x for x in found if x["t"] > 0)):
         opened = walk(x["page"], tmp_path, f"#h{x['h']}t{x['t']}")[0]
         assert opened["start"] == [x["h"], x["t"]]
+
+
+def test_a_damaged_stored_log_is_replaced_by_the_game_written_again(tmp_path):
+    study = Study.from_toml(STUDY.replace("games = 8", "games = 2").replace(
+        '"ace-low(opening_points=36)"', "").replace('["expert", "beginner"]', ""))
+    study.run(tmp_path / "r", workers=1, progress=False)
+    stored = log_path(study, tmp_path / "r", 0, 0)
+    good = build_report(tmp_path / "r", tmp_path / "a").parent / "games"
+    text = stored.read_text()
+    stored.write_text(text[: len(text) // 2])  # cut: no closing record
+    damaged = build_report(tmp_path / "r", tmp_path / "b").parent / "games"
+    stored.write_text('{"type":"header", not json\n' + text)
+    broken = build_report(tmp_path / "r", tmp_path / "c").parent / "games"
+    for other in (damaged, broken):
+        assert sorted(p.name for p in other.iterdir()) == sorted(p.name for p in good.iterdir())
+        for page in good.glob("*.html"):
+            assert page_data(other / page.name) == page_data(page)
+
+
+def test_a_manifest_without_the_study_definition_is_an_error(built, tmp_path):
+    import shutil
+
+    from fastmach.cli import main
+
+    results, _, _ = built
+    copy = shutil.copytree(results, tmp_path / "r")
+    manifest = json.loads((copy / "_study.json").read_text())
+    del manifest["study"]
+    (copy / "_study.json").write_text(json.dumps(manifest))
+    with pytest.raises(FastmachError, match="lacks the study definition.*--no-games"):
+        build_report(copy, tmp_path / "o")
+    assert main(["report", str(copy), "--out", str(tmp_path / "o")]) == 2
+    assert main(["report", str(copy), "--out", str(tmp_path / "o"), "--no-games"]) == 0
+    assert not (tmp_path / "o" / "games").exists()
