@@ -60,7 +60,8 @@ class Example:
     @property
     def text(self) -> str:
         return {"longest": f"the longest hand, {self.turns} turns",
-                "stock-out": f"the stock runs out at turn {self.turn} of {self.turns}",
+                "stock-out": (f"the stock runs out at turn {self.turn} of {self.turns}"
+                              if self.turn else f"the deal leaves no stock, {self.turns} turns"),
                 "blocked": f"a blocked hand, {self.turns} turns"}[self.kind]
 
     @property
@@ -125,7 +126,8 @@ def _log_count(path: Path) -> int:
         rec = json.loads(tail[-1]) if tail else {}
     except (OSError, json.JSONDecodeError):
         return 0
-    return int(rec.get("games", 0)) if isinstance(rec, dict) and rec.get("type") == "close" else 0
+    n = rec.get("games") if isinstance(rec, dict) and rec.get("type") == "close" else 0
+    return n if isinstance(n, int) and not isinstance(n, bool) else 0
 
 
 def _logged_lines(path: Path, seed: int, replicate: int) -> list[str] | None:

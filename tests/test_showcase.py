@@ -37,6 +37,7 @@ rotate = true
 
 LINK = re.compile(r'<a href="(games/([^"#]+)\.html)#h(\d+)t(\d+)">([^<]+)</a>')
 KIND = {"the longest hand": "longest", "the stock runs out": "stock-out",
+        "the deal leaves no stock": "stock-out",
         "a blocked hand": "blocked"}
 
 
