@@ -2,11 +2,12 @@
 
 ``build_report(RESULTS_DIR, OUT_DIR)`` reads only what a sweep stored (the game chunks,
 the hand rows in ``_hands/`` and ``_study.json``), so a report can be rebuilt at any time
-without running a game. Every figure comes from :mod:`fastmach.stats` (the deal is the
+without running the study again. Every figure comes from :mod:`fastmach.stats` (the deal is the
 unit of every interval). ``index.html`` is self-contained (figures embedded as base64
 PNG); ``summary.md`` links to the PNG/SVG files in ``OUT_DIR/figures/``; ``OUT_DIR/tables/``
 holds the numbers as CSV (``scorecard.csv``, ``seats.csv``, ``effects.csv``, ...). ``register_cli`` adds
-``fastmach report RESULTS_DIR [--out DIR]``.
+``fastmach report RESULTS_DIR [--out DIR]``. ``OUT_DIR/games/`` holds viewer pages of games
+that show the findings (:mod:`fastmach.showcase`).
 """
 
 from __future__ import annotations
@@ -194,16 +195,20 @@ def _analyse(games: pd.DataFrame, hands: pd.DataFrame) -> _Analysis:
     )
 
 
+def _rules_name(labels: dict[str, str], rules: str) -> str:
+    """A rules string as the findings name it: ``R1 (classic(ace=low-only))``."""
+    return rules if labels.get(rules, rules) == rules else f"{labels[rules]} ({rules})"
+
+
 def findings(a: _Analysis) -> dict[str, list[str]]:
     """Short sentences, generated from the numbers, for each question a report answers.
 
     Keys: ``seats``, ``players``, ``rules``, ``skill``; each a list of sentences.
     """
     out: dict[str, list[str]] = {"seats": [], "players": [], "rules": [], "skill": []}
-    lab = a.labels
 
     def name(rules: str) -> str:
-        return rules if lab.get(rules, rules) == rules else f"{lab[rules]} ({rules})"
+        return _rules_name(a.labels, rules)
 
     s = a.seats_rp
     named = s[s["named"] == 1]
@@ -390,6 +395,30 @@ def _figures(hands: pd.DataFrame, a: _Analysis, fig_dir: Path) -> list[dict]:
     return out
 
 
+# --------------------------------------------------------------------------- games
+
+def _games(results_dir: Path | str, hands: pd.DataFrame, manifest: dict, a: _Analysis,
+           out: Path) -> list[dict]:
+    """Viewer pages of games that show the findings (``OUT/games/``, see
+    :mod:`fastmach.showcase`): per rules variant, its name and links."""
+    from fastmach import showcase
+    from fastmach.study import Study
+
+    text = manifest.get("study")
+    if not isinstance(text, str) or "\n" not in text:
+        raise FastmachError("the manifest lacks the study definition ('study'): the games of "
+                            "the findings cannot be written (--no-games leaves them out)")
+    study = Study.from_toml(text)
+    examples = showcase.pick_examples(hands, a.labels,
+                                      showcase.logged_counts(study, Path(results_dir)))
+    showcase.write_examples(examples, hands, study, Path(results_dir), out)
+    shown: dict[str, list] = {}
+    for ex in examples:
+        shown.setdefault(ex.rules, []).append(
+            {"href": ex.href, "text": ex.text, "where": ex.where})
+    return [{"name": _rules_name(a.labels, r), "links": links} for r, links in shown.items()]
+
+
 # --------------------------------------------------------------------------- report
 
 def _run_time(manifest: dict) -> str:
@@ -441,10 +470,15 @@ def _display_command(command: str) -> str:
 
 
 def build_report(results_dir: Path | str, out_dir: Path | str | None = None, *,
-                 ignore_foreign: bool = False) -> Path:
-    """Write ``index.html``, ``summary.md``, ``figures/`` and ``tables/*.csv``.
+                 ignore_foreign: bool = False, show_games: bool = True) -> Path:
+    """Write ``index.html``, ``summary.md``, ``figures/``, ``tables/*.csv`` and ``games/``.
 
-    Reads a study's stored game and hand rows (no game is run); ``out_dir`` defaults to
+    ``show_games``: write, per rules variant, viewer pages of the longest hand, a stock-out
+    and a blocked hand (:mod:`fastmach.showcase`; the games are written again from their
+    seeds and checked against the hand rows) and link them from the findings.
+
+    Reads a study's stored game and hand rows (the study is not run again; only the few
+    games shown in ``games/`` are replayed from their seeds); ``out_dir`` defaults to
     ``reports/<study name>``. Returns the path of ``index.html``. Raises FastmachError when
     the results directory, its parquet files, hand rows or manifest are missing or bad, or
     when ``out_dir`` cannot be written (checked before the work). The two pages are written
@@ -458,6 +492,7 @@ def build_report(results_dir: Path | str, out_dir: Path | str | None = None, *,
     a = _analyse(games, hands)
     figs = _figures(hands, a, out / "figures")
     csvs = _tables_csv(games, hands, a, out / "tables")
+    shown = _games(results_dir, hands, manifest, a, out) if show_games else []
     seeds = sorted({int(x) for x in games["seed"].unique()}) if "seed" in games.columns else []
     ctx = {
         "name": manifest.get("name", "study"),
@@ -476,6 +511,7 @@ def build_report(results_dir: Path | str, out_dir: Path | str | None = None, *,
         "cells": int(games["cell"].nunique()),
         "replicates": int(games["replicate"].nunique()),
         "findings": findings(a),
+        "shown": shown,
         "front": _Table("Scorecard", _front_table(a),
                         "One row per rules variant and player count, line-ups pooled "
                         "(tables/scorecard.csv has one row per cell). Values with 95% "
@@ -522,7 +558,8 @@ def md_fence(text, info: str = "") -> str:
 # --------------------------------------------------------------------------- CLI
 
 def _cmd_report(args) -> int:
-    index = build_report(args.results_dir, args.out, ignore_foreign=args.ignore_foreign)
+    index = build_report(args.results_dir, args.out, ignore_foreign=args.ignore_foreign,
+                         show_games=not args.no_games)
     print(f"report written to {index}")
     return 0
 
@@ -532,7 +569,9 @@ def register_cli(subparsers) -> None:
     p = subparsers.add_parser(
         "report", help="build the balance report (HTML + Markdown) from stored results",
         description="Build index.html, summary.md and figures/ from a study's stored "
-                    "results (parquet + _study.json). No game is run.")
+                    "results (parquet + _study.json), and games/ with viewer pages of "
+                    "a few games that show the findings (replayed from their seeds). The "
+                    "study is not run again.")
     p.add_argument("results_dir", metavar="RESULTS_DIR",
                    help="directory written by `fastmach sweep --out`")
     p.add_argument("--out", metavar="DIR", default=None,
@@ -540,4 +579,6 @@ def register_cli(subparsers) -> None:
     p.add_argument("--ignore-foreign", action="store_true",
                    help="leave out parquet files the manifest does not record (another "
                         "study's chunks) instead of refusing them")
+    p.add_argument("--no-games", action="store_true",
+                   help="write no viewer pages (games/) of the games that show the findings")
     p.set_defaults(func=_cmd_report)

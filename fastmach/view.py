@@ -305,7 +305,7 @@ def read_games(path: str | Path) -> list[ViewGame]:
                 if checker is None:
                     raise _Bad("end before any header")
                 end, winner, points = checker.end(rec)
-                scores = [a + b for a, b in zip(scores, points)]
+                scores = [a + b for a, b in zip(scores, checker.scored)]
                 if isinstance(rec.get("scores"), list) and rec["scores"] != scores:
                     raise _Bad(f"scores {rec['scores']} but the hands give {scores}")
                 hand.update(end=end, winner=winner, points=points, scores=list(scores),

@@ -79,7 +79,7 @@ def test_summary_md_escapes_manifest_strings_outside_code(tmp_path):
     manifest = json.loads((d / "_study.json").read_text())
     manifest["command"] = "fastmach sweep ```\n# heading"
     (d / "_study.json").write_text(json.dumps(manifest))
-    build_report(d, tmp_path / "rep")
+    build_report(d, tmp_path / "rep", show_games=False)  # synthetic rows: no games
     md = (tmp_path / "rep" / "summary.md").read_text()
     assert not re.search(r"(?<!\\)(<img|\*bold|\[l\])", md)  # nothing left unescaped
     assert r"\<img src=x\> \*bold\* \[l\](u)" in md

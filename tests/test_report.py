@@ -21,10 +21,13 @@ IMG_RE = re.compile(r'<img src="data:image/png;base64,([A-Za-z0-9+/=]+)"')
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
-    """One synthetic study (game and hand rows) written as a sweep would, and its report."""
+    """One synthetic study (game and hand rows) written as a sweep would, and its report.
+
+    Synthetic rows are no games fastmach plays, so no report of them shows games
+    (``show_games=False``; tests/test_showcase.py covers the games of a real study)."""
     root = tmp_path_factory.mktemp("report")
     results = write_hand_results(root / "results", *random_hand_study(games=30))
-    index = build_report(results, root / "out")
+    index = build_report(results, root / "out", show_games=False)
     return results, index
 
 
@@ -89,7 +92,8 @@ def test_summary_markdown_links_written_figures(built):
 def test_report_of_single_hands_without_variants_or_mixed_lineups(tmp_path):
     games, hands = random_hand_study(games=10, presets=("jokers",), players=(2, 3),
                                      variants=(), lineups=(("expert",),))
-    index = build_report(write_hand_results(tmp_path / "r", games, hands), tmp_path / "o")
+    index = build_report(write_hand_results(tmp_path / "r", games, hands), tmp_path / "o",
+                         show_games=False)
     html = index.read_text()
     assert 'id="fig-rule_effects"' not in html and 'id="fig-strategy_matrix"' not in html
     assert len(IMG_RE.findall(html)) == 3
@@ -129,10 +133,11 @@ def test_cli_report_default_out_is_reports_study_name(tmp_path, monkeypatch):
     parser = argparse.ArgumentParser(prog="fastmach")
     register_cli(parser.add_subparsers(dest="command"))
     monkeypatch.chdir(tmp_path)
-    args = parser.parse_args(["report", str(d)])
+    args = parser.parse_args(["report", str(d), "--no-games"])
     assert args.func(args) == 0
     assert (tmp_path / "reports" / "my-study" / "index.html").is_file()
-    args = parser.parse_args(["report", str(d), "--out", str(tmp_path / "elsewhere")])
+    args = parser.parse_args(["report", str(d), "--out", str(tmp_path / "elsewhere"),
+                              "--no-games"])
     assert args.func(args) == 0
     assert (tmp_path / "elsewhere" / "summary.md").is_file()
 
@@ -207,7 +212,8 @@ def test_findings_name_the_lineups_an_effect_is_confined_to(tmp_path):
     # the ace rule lengthens hands by 6 turns only when a beginner sits
     alone = (hands["rules"] == "classic(ace=low-only)") & (hands["lineup"] == "expert")
     hands.loc[alone, "turns"] -= 6
-    index = build_report(write_hand_results(tmp_path / "r", games, hands), tmp_path / "o")
+    index = build_report(write_hand_results(tmp_path / "r", games, hands), tmp_path / "o",
+                         show_games=False)
     html = index.read_text()
     sentence = next(s for s in html.split("<li>")
                     if s.startswith("R1 (classic(ace=low-only)) vs classic"))

@@ -275,6 +275,24 @@ def test_solution_repr_html_marks_the_placed_cards():
     assert 'data-c="JK"' in html and "joker as" in html
 
 
+def test_a_winner_of_a_stock_out_hand_scores_nothing_in_the_running_scores(tmp_path):
+    """ace-low's blocked-hand rule: the lowest hand wins the stock-out hand and pays nothing
+    although it holds points; the page's running scores are the log's (and the State's)."""
+    from fastmach.game import Game
+
+    rules = Rules.parse("ace-low(players=3,opening_points=36)")
+    log = _log(tmp_path / "m.jsonl", str(rules), ["beginner"], seed=5, replicates=range(6))
+    games = read_games(log)
+    seen = 0
+    for g in games:
+        state = Game(rules, ["beginner"] * 3).new_initial_state(5, g.replicate).play_out()
+        assert g.final_scores == list(state.hand_results[-1].scores)
+        for h in g.hands:
+            assert h["scores"] == h["endrec"]["scores"]
+            seen += h["end"] == "stock-out" and h["winner"] >= 0 and h["points"][h["winner"]] > 0
+    assert seen  # the case this test is about occurs
+
+
 # ----------------------------------------------------------------------- a sweep's logs
 
 def test_a_sweeps_log_games_are_its_first_games(tmp_path):
