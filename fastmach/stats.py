@@ -297,7 +297,8 @@ SCORECARD_METRICS = {
     "turns_per_hand": "turns per hand (total turns / total hands)",
     "hands_per_game": "hands per match",
     "stock_out_per_hand": "share of hands in which the stock ran out",
-    "blocked": "share of hands nobody emptied (blocked or stock-out ending)",
+    "blocked": "share of hands that ended blocked (nobody could or did add a card for a "
+               "round; stock-out endings are stock_out_per_hand's)",
     "first_seat_edge": "first player's win share per hand minus the fair share",
     "seat_spread": "largest minus smallest seat win share per hand",
     "skill_gap": "expert minus beginner win share per seat and hand",
@@ -519,7 +520,8 @@ def _strategy_share(g: pd.DataFrame, players: int, strategy: str) -> np.ndarray:
 def hand_metrics(g: pd.DataFrame) -> pd.DataFrame:
     """Per-hand outcome columns of one player count: the y of each ratio estimate.
 
-    ``turns``, ``stock_out`` (0/1), ``blocked`` (0/1: nobody emptied their hand),
+    ``turns``, ``stock_out`` (0/1), ``blocked`` (0/1: the hand ended blocked, ``end ==
+    "blocked"``; an emptied or stock-out ending is 0),
     ``first_seat_edge`` (first player's win share minus the hand's total share / players),
     ``skill_gap`` (expert minus beginner per-seat win share; NaN unless both sit).
     """
@@ -528,7 +530,7 @@ def hand_metrics(g: pd.DataFrame) -> pd.DataFrame:
     out = pd.DataFrame(index=g.index)
     out["turns"] = g["turns"].to_numpy(dtype=float)
     out["stock_out"] = g["stock_exhausted"].astype(bool).to_numpy(dtype=float)
-    out["blocked"] = (g["end"].astype(str) != "emptied").to_numpy(dtype=float)
+    out["blocked"] = (g["end"].astype(str) == "blocked").to_numpy(dtype=float)
     out["first_seat_edge"] = rel[:, 0] - rel.sum(axis=1) / players
     if all(f"strategy_{i}" in g.columns for i in range(players)):
         out["skill_gap"] = (_strategy_share(g, players, SKILL_PAIR[0])

@@ -82,7 +82,8 @@ def test_scorecard_agrees_with_raw_rows(study):
         assert r["turns_per_hand"] == pytest.approx(h["turns"].sum() / len(h), rel=1e-12)
         assert r["hands_per_game"] == pytest.approx(len(h) / len(g), rel=1e-12)
         assert r["stock_out_per_hand"] == pytest.approx(h["stock_exhausted"].mean(), abs=1e-12)
-        assert r["blocked"] == pytest.approx((h["end"] != "emptied").mean(), abs=1e-12)
+        # blocked: hands that ended blocked, not stock-out endings (stock_out_per_hand's)
+        assert r["blocked"] == pytest.approx((h["end"] == "blocked").mean(), abs=1e-12)
         rel = rel_seat_shares(h)
         p = rel.shape[1]
         edge = rel[:, 0] - rel.sum(axis=1) / p

@@ -127,6 +127,23 @@ def test_seat_table_hand_computed():
     assert t["p_adjusted"].tolist() == pytest.approx(S.holm(t["p_value"]).tolist())
 
 
+def test_blocked_counts_hands_that_ended_blocked_hand_computed():
+    # 6 hands in 3 deals: two ended blocked (one after the stock ran out), two stock-out
+    hands = pd.DataFrame({
+        "cell": "c", "rules": "ace-low", "players": 3, "lineup": "expert",
+        "replicate": [0, 0, 1, 1, 2, 2], "hand": [0, 1] * 3, "first_player": 0,
+        "turns": 30, "end": ["emptied", "blocked", "stock-out", "stock-out", "emptied",
+                             "blocked"],
+        "stock_exhausted": [False, True, True, True, False, False],
+        "win_share_0": [1.0, 0, 0.5, 0, 1, 0], "win_share_1": [0, 0, 0.5, 1, 0, 0],
+        "win_share_2": 0.0})
+    assert S.hand_metrics(hands)["blocked"].tolist() == [0, 1, 0, 0, 0, 1]
+    r = S.scorecard(hands.drop_duplicates("replicate"), hands).iloc[0]
+    assert r["blocked"] == pytest.approx(2 / 6)
+    assert r["stock_out_per_hand"] == pytest.approx(3 / 6)
+    assert r["blocked_lo"] < 2 / 6 < r["blocked_hi"]
+
+
 # ----------------------------------------------------------------- coverage by simulation
 
 def _clustered_sample(rng, deals, truth, sd_deal=4.0, sd_hand=6.0):
@@ -221,11 +238,23 @@ def test_scorecard_columns_and_point_values(study):
         assert r["turns_per_hand"] == pytest.approx(h["turns"].sum() / len(h))
         assert r["hands_per_game"] == pytest.approx(len(h) / len(g))
         assert r["stock_out_per_hand"] == pytest.approx(h["stock_exhausted"].mean())
+        assert r["blocked"] == pytest.approx((h["end"] == "blocked").mean())
         assert r["turns_per_hand_lo"] < r["turns_per_hand"] < r["turns_per_hand_hi"]
     classic = card[card["rules"] == "classic"]
     assert (classic["hands_per_game"] == classic["players"]).all()
     assert card.loc[card["lineup"] == "expert", "skill_gap"].isna().all()
     assert card.loc[card["lineup"] == "expert,beginner", "skill_gap"].mean() > 0.1
+
+
+def test_blocked_is_not_stock_out(study):
+    # the synthetic study has stock-out endings: "nobody emptied" would count them twice
+    games, hands = study
+    card = S.scorecard(games, hands).set_index("cell")
+    by_cell = hands.groupby("cell")["end"]
+    ended_blocked = by_cell.apply(lambda e: (e == "blocked").mean())
+    not_emptied = by_cell.apply(lambda e: (e != "emptied").mean())
+    assert card["blocked"].to_numpy() == pytest.approx(ended_blocked[card.index].to_numpy())
+    assert (not_emptied > ended_blocked + 0.05).any()
 
 
 def test_scorecard_pools_lineups_by_rules_and_players(study):
