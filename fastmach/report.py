@@ -481,7 +481,9 @@ def build_report(results_dir: Path | str, out_dir: Path | str | None = None, *,
                         "(tables/scorecard.csv has one row per cell). Values with 95% "
                         "intervals clustered by deal; pp = percentage points. Ended "
                         "blocked: hands nobody could or did add a card to for a round "
-                        "(stock-out endings are counted under the stock only)."),
+                        "(stock-out endings are counted under the stock only). Seat "
+                        "spread: largest minus smallest seat win share; its interval "
+                        "comes from the seats' simultaneous intervals (conservative)."),
         "mc": _Table("How sure are we", _mc_table(a),
                      "Monte Carlo error: half the 95% deal-clustered interval of each "
                      "headline figure. It falls as one over the square root of the deals, so "
