@@ -308,7 +308,7 @@ def _front_table(a: _Analysis) -> pd.DataFrame:
         "turns per hand": col("turns_per_hand"),
         "hands per match": col("hands_per_game", digits=2),
         "stock ran out (% of hands)": col("stock_out_per_hand", 100),
-        "blocked (% of hands)": col("blocked", 100),
+        "ended blocked (% of hands)": col("blocked", 100),
         "first-seat edge (pp per hand)": col("first_seat_edge", 100, signed=True),
         "seat spread (pp per hand)": col("seat_spread", 100),
         "skill gap (pp per seat)": col("skill_gap", 100, signed=True),
@@ -515,7 +515,11 @@ def build_report(results_dir: Path | str, out_dir: Path | str | None = None, *,
         "front": _Table("Scorecard", _front_table(a),
                         "One row per rules variant and player count, line-ups pooled "
                         "(tables/scorecard.csv has one row per cell). Values with 95% "
-                        "intervals clustered by deal; pp = percentage points."),
+                        "intervals clustered by deal; pp = percentage points. Ended "
+                        "blocked: hands nobody could or did add a card to for a round "
+                        "(stock-out endings are counted under the stock only). Seat "
+                        "spread: largest minus smallest seat win share; its interval "
+                        "comes from the seats' simultaneous intervals (conservative)."),
         "mc": _Table("How sure are we", _mc_table(a),
                      "Monte Carlo error: half the 95% deal-clustered interval of each "
                      "headline figure. It falls as one over the square root of the deals, so "

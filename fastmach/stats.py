@@ -3,10 +3,10 @@
 Every function is pure. Common random numbers make the deal (``seed``, ``replicate``) the
 unit of replication: the rotations, line-ups and rule variants of a study replay the same
 deals, and the hands of a match share one, so every interval and test here resamples
-deals (cluster-robust errors, or a deal-clustered bootstrap for the seat spread) and every
-paired difference is formed deal by deal. Intervals are 95% by default. Nothing here needs
-scipy: the Student t quantile and tail are computed with :mod:`math` (the tests check them
-against scipy).
+deals (cluster-robust errors; the seat spread's interval is built from the seats'
+simultaneous intervals) and every paired difference is formed deal by deal. Intervals
+are 95% by default. Nothing here needs scipy: the Student t quantile and tail are
+computed with :mod:`math` (the tests check them against scipy).
 
 Public functions
 ----------------
@@ -286,8 +286,10 @@ def rule_differences(df: pd.DataFrame, baseline: str | None = None) -> pd.DataFr
 # deal's sums). The cluster-robust variance is G / (G - 1) * sum(e_g^2) over the G deals,
 # and the interval is R +- t(G - 1) * se. A difference (paired, deal by deal) or a weighted
 # pool of estimates is a linear combination: its influence values are the same combination
-# of the parts' (aligned on the deal). Non-smooth statistics (the seat spread, a maximum
-# minus a minimum) use a deal-clustered bootstrap with a fixed seed.
+# of the parts' (aligned on the deal). The seat spread (a maximum minus a minimum) is not
+# smooth and its plug-in estimate is biased upwards: its interval comes from the seats'
+# simultaneous (Bonferroni) intervals, valid and conservative, and always contains the
+# estimate (a bootstrap percentile interval of the biased statistic need not).
 
 #: Strategies compared by the skill gap (per-seat win share of the first minus the second).
 SKILL_PAIR = ("expert", "beginner")
@@ -297,7 +299,8 @@ SCORECARD_METRICS = {
     "turns_per_hand": "turns per hand (total turns / total hands)",
     "hands_per_game": "hands per match",
     "stock_out_per_hand": "share of hands in which the stock ran out",
-    "blocked": "share of hands nobody emptied (blocked or stock-out ending)",
+    "blocked": "share of hands that ended blocked (nobody could or did add a card for a "
+               "round; stock-out endings are stock_out_per_hand's)",
     "first_seat_edge": "first player's win share per hand minus the fair share",
     "seat_spread": "largest minus smallest seat win share per hand",
     "skill_gap": "expert minus beginner win share per seat and hand",
@@ -306,7 +309,7 @@ SCORECARD_METRICS = {
 #: Metrics that are shares of hands (paired differences use Newcombe's interval).
 BINARY_METRICS = ("stock_out_per_hand", "blocked")
 
-#: Resamples of the deal-clustered bootstrap (seat spread only).
+#: Resamples of :func:`cluster_bootstrap`.
 BOOTSTRAP_RESAMPLES = 1000
 
 
@@ -519,7 +522,8 @@ def _strategy_share(g: pd.DataFrame, players: int, strategy: str) -> np.ndarray:
 def hand_metrics(g: pd.DataFrame) -> pd.DataFrame:
     """Per-hand outcome columns of one player count: the y of each ratio estimate.
 
-    ``turns``, ``stock_out`` (0/1), ``blocked`` (0/1: nobody emptied their hand),
+    ``turns``, ``stock_out`` (0/1), ``blocked`` (0/1: the hand ended blocked, ``end ==
+    "blocked"``; an emptied or stock-out ending is 0),
     ``first_seat_edge`` (first player's win share minus the hand's total share / players),
     ``skill_gap`` (expert minus beginner per-seat win share; NaN unless both sit).
     """
@@ -528,7 +532,7 @@ def hand_metrics(g: pd.DataFrame) -> pd.DataFrame:
     out = pd.DataFrame(index=g.index)
     out["turns"] = g["turns"].to_numpy(dtype=float)
     out["stock_out"] = g["stock_exhausted"].astype(bool).to_numpy(dtype=float)
-    out["blocked"] = (g["end"].astype(str) != "emptied").to_numpy(dtype=float)
+    out["blocked"] = (g["end"].astype(str) == "blocked").to_numpy(dtype=float)
     out["first_seat_edge"] = rel[:, 0] - rel.sum(axis=1) / players
     if all(f"strategy_{i}" in g.columns for i in range(players)):
         out["skill_gap"] = (_strategy_share(g, players, SKILL_PAIR[0])
@@ -557,17 +561,52 @@ def _metric_estimates(hands: pd.DataFrame) -> dict[str, Estimate]:
     return est
 
 
-def _seat_sums(hands: pd.DataFrame) -> tuple[np.ndarray, int]:
-    """Per deal: win share summed per relative seat, then the hand count (G x players+1)."""
-    players = _players(hands)
-    rel = _shares(hands, players)
-    frame = pd.DataFrame(rel).assign(n=1.0, d=deal_key(hands).to_numpy())
-    return frame.groupby("d", sort=True).sum().to_numpy(dtype=float), players
+def _seat_estimates(g: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, float]:
+    """Per seat relative to the first player, over one player count's hands.
+
+    Returns the win shares, the deal-clustered standard errors and t-test p-values of
+    ``share - fair`` (``fair`` = the hand's total share / players), the number of deals
+    and the mean fair share.
+    """
+    players = _players(g)
+    rel = _shares(g, players)
+    deal = deal_key(g).to_numpy()
+    total = rel.sum(axis=1)
+    one = np.ones(len(g))
+    share, se, pv = np.empty(players), np.empty(players), np.empty(players)
+    deals = 0
+    for s in range(players):
+        e = ratio_estimate(rel[:, s], one, deal)
+        contrast = ratio_estimate(rel[:, s] - total / players, one, deal)
+        share[s], se[s], pv[s], deals = e.value, contrast.se, contrast.p_value(), e.deals
+    return share, se, pv, deals, float(total.mean()) / players
 
 
-def _spread(sums: np.ndarray) -> np.ndarray:
-    shares = sums[..., :-1] / sums[..., -1:]
-    return shares.max(axis=-1) - shares.min(axis=-1)
+def _simultaneous(value, se, deals, alpha: float, m: int) -> tuple[np.ndarray, np.ndarray]:
+    """Bonferroni t intervals ``value +- t(1 - alpha / 2m, deals - 1) * se`` (arrays).
+
+    The m intervals cover their truths simultaneously with probability at least
+    ``1 - alpha``; NaN where a row has fewer than two deals.
+    """
+    q = np.array([t_quantile(1 - alpha / (2 * max(m, 1)), d - 1) if d > 1 else math.nan
+                  for d in np.broadcast_to(deals, np.shape(value))])
+    return value - q * se, value + q * se
+
+
+def _spread_bounds(share: np.ndarray, se: np.ndarray, deals: int, alpha: float
+                   ) -> tuple[float, float]:
+    """Interval of the seat spread (max minus min seat share) at level ``1 - alpha``.
+
+    From the seats' simultaneous intervals ``[lo_i, hi_i]`` at family level ``alpha``
+    (:func:`_simultaneous`, m = seats): ``[max(0, max_i lo_i - min_j hi_j), max_i hi_i -
+    min_j lo_j]``. ``se`` is the error of ``share - fair``: the spread of the shares is that
+    of these contrasts (the fair share, common to all seats, cancels), so whenever every
+    seat's interval covers its true contrast the true spread lies inside. The interval is
+    conservative (its coverage is at least that of the simultaneous seat intervals) and
+    always contains the estimate.
+    """
+    lo, hi = _simultaneous(share, se, deals, alpha, len(share))
+    return float(np.maximum(0.0, lo.max() - hi.min())), float(hi.max() - lo.min())
 
 
 def _check_hands(hands: pd.DataFrame, what: str) -> None:
@@ -595,9 +634,11 @@ def scorecard(games: pd.DataFrame, hands: pd.DataFrame, by: Sequence[str] = ("ce
     :data:`SCORECARD_METRICS` the value and its 95% deal-clustered interval ``*_lo, *_hi``:
     ``turns_per_hand`` (total turns over total hands), ``hands_per_game``,
     ``stock_out_per_hand`` and ``blocked`` (Wilson at the effective sample size,
-    :func:`share_interval`), ``first_seat_edge``, ``seat_spread`` (bootstrap percentile
-    interval; a max minus a min is biased upwards), ``skill_gap`` (NaN unless expert and
-    beginner both sit). The other intervals are t intervals on cluster-robust errors.
+    :func:`share_interval`), ``first_seat_edge``, ``seat_spread`` (largest minus smallest
+    seat win share, biased upwards; its interval comes from the seats' simultaneous
+    intervals, :func:`_spread_bounds`: conservative, and it always contains the value),
+    ``skill_gap`` (NaN unless expert and beginner both sit). The other intervals are t
+    intervals on cluster-robust errors.
     Counts of games come from ``games``; every other figure from ``hands``.
     """
     _check_hands(hands, "scorecard")
@@ -617,11 +658,9 @@ def scorecard(games: pd.DataFrame, hands: pd.DataFrame, by: Sequence[str] = ("ce
         row["deals"] = est["turns_per_hand"].deals
         for name in SCORECARD_METRICS:
             if name == "seat_spread":
-                sums, _ = _seat_sums(g)
-                value = float(_spread(sums.sum(axis=0)))
-                boot = cluster_bootstrap(sums, _spread)
-                a = (1 - confidence) / 2
-                lo, hi = np.quantile(boot, [a, 1 - a]) if len(sums) > 1 else (math.nan,) * 2
+                share, se, _, deals, _ = _seat_estimates(g)
+                value = float(share.max() - share.min())
+                lo, hi = _spread_bounds(share, se, deals, 1 - confidence)
             else:
                 e = est[name]
                 value = e.value
@@ -653,22 +692,14 @@ def seat_table(hands: pd.DataFrame, by: Sequence[str] = ("cell",), alpha: float 
     keys = list(by)
     rows = []
     for key, g in _groups(hands, keys + ([] if "players" in keys else ["players"])):
-        players = _players(g)
-        rel = _shares(g, players)
-        deal = deal_key(g).to_numpy()
-        total = rel.sum(axis=1)
-        one = np.ones(len(g))
-        fair = float(total.mean()) / players
+        share, se, pv, deals, fair = _seat_estimates(g)
         head = dict(zip(keys + ["players"], key))
         if keys == ["cell"]:
             head.update({c: g[c].iloc[0] for c in _ID[1:]})
-        for s in range(players):
-            share = ratio_estimate(rel[:, s], one, deal)
-            contrast = ratio_estimate(rel[:, s] - total / players, one, deal)
-            rows.append(head | {"seat": s, "hands": len(g), "deals": share.deals,
-                                "win_share": share.value, "fair": fair,
-                                "se": contrast.se, "p_value": contrast.p_value(),
-                                "_deals": share.deals})
+        for s in range(len(share)):
+            rows.append(head | {"seat": s, "hands": len(g), "deals": deals,
+                                "win_share": share[s], "fair": fair, "se": se[s],
+                                "p_value": pv[s]})
     out = pd.DataFrame(rows)
     if out.empty:
         return pd.DataFrame(columns=_ID + ["seat", "hands", "deals", "win_share", "fair",
@@ -676,12 +707,10 @@ def seat_table(hands: pd.DataFrame, by: Sequence[str] = ("cell",), alpha: float 
                                            "named"])
     m = int(out["p_value"].notna().sum())
     out["p_adjusted"] = holm(out["p_value"])
-    q = np.array([t_quantile(1 - alpha / (2 * max(m, 1)), d - 1) if d > 1 else math.nan
-                  for d in out["_deals"]])
-    out["lo"] = out["win_share"] - q * out["se"]
-    out["hi"] = out["win_share"] + q * out["se"]
+    lo, hi = _simultaneous(out["win_share"].to_numpy(), out["se"].to_numpy(),
+                           out["deals"].to_numpy(), alpha, m)
+    out["lo"], out["hi"] = lo, hi
     out["named"] = ((out["lo"] > out["fair"]) | (out["hi"] < out["fair"])).astype(int)
-    out = out.drop(columns="_deals")
     if keys == ["cell"]:
         out = out[_ID + [c for c in out.columns if c not in _ID]]
     return out.reset_index(drop=True)
@@ -705,28 +734,50 @@ def _matched(hv: pd.DataFrame, hb: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataF
     return hv.merge(common, on=keys), hb.merge(common, on=keys), len(common)
 
 
+#: Smallest p-value reported for a seat-spread difference (the bisection's floor).
+SPREAD_P_FLOOR = 1e-12
+
+
 def _spread_diff(hv: pd.DataFrame, hb: pd.DataFrame, confidence: float):
-    """Seat-spread difference with its deal-clustered bootstrap interval and p-value."""
-    sv, p = _seat_sums(hv)
-    sb, _ = _seat_sums(hb)
-    dv = pd.DataFrame(sv, index=sorted(deal_key(hv).unique()))
-    db = pd.DataFrame(sb, index=sorted(deal_key(hb).unique()))
-    dv, db = dv.align(db, join="outer", fill_value=0.0)
-    both = np.hstack([dv.to_numpy(), db.to_numpy()])
-    k = p + 1
+    """Seat-spread difference, variant minus baseline, with a conservative interval.
 
-    def stat(s):
-        return _spread(s[..., :k]) - _spread(s[..., k:])
+    A max minus a min is not smooth and no simple paired interval of a difference of two
+    spreads is valid (a bootstrap percentile interval of the biased statistic can exclude
+    its own estimate). So each cell's spread gets :func:`_spread_bounds` at family level
+    ``alpha / 2`` (Bonferroni over the two cells) and the difference ``[lo_v - hi_b, hi_v -
+    lo_b]``: it covers the true difference with probability at least ``confidence`` and
+    contains the estimate, but ignores the pairing of the deals, so it is conservative
+    (wider than the data need). The p-value is the smallest alpha at which that interval
+    excludes 0 (bisection; at least :data:`SPREAD_P_FLOOR`), as conservative as the
+    interval. Returns ``(diff, lo, hi, p_value, baseline spread)``.
+    """
+    sv, sev, _, gv, _ = _seat_estimates(hv)
+    sb, seb, _, gb, _ = _seat_estimates(hb)
+    base = float(sb.max() - sb.min())
+    value = float(sv.max() - sv.min()) - base
 
-    value = float(stat(both.sum(axis=0)))
-    base = float(_spread(both.sum(axis=0)[k:]))
-    if len(both) < 2:
+    def bounds(alpha: float) -> tuple[float, float]:
+        lv, uv = _spread_bounds(sv, sev, gv, alpha / 2)
+        lb, ub = _spread_bounds(sb, seb, gb, alpha / 2)
+        return lv - ub, uv - lb
+
+    lo, hi = bounds(1 - confidence)
+    if math.isnan(lo) or math.isnan(hi):
         return value, math.nan, math.nan, math.nan, base
-    boot = cluster_bootstrap(both, stat)
-    a = (1 - confidence) / 2
-    lo, hi = np.quantile(boot, [a, 1 - a])
-    pv = min(1.0, 2 * min((boot <= 0).mean(), (boot >= 0).mean()))
-    return value, float(lo), float(hi), float(pv), base
+
+    def excludes_zero(log_alpha: float) -> bool:
+        a, b = bounds(math.exp(log_alpha))
+        return a > 0 or b < 0
+
+    low, high = math.log(SPREAD_P_FLOOR), 0.0
+    if not excludes_zero(high):
+        return value, lo, hi, 1.0, base
+    if excludes_zero(low):
+        return value, lo, hi, SPREAD_P_FLOOR, base
+    for _ in range(30):  # excludes_zero(high) holds, excludes_zero(low) does not
+        mid = 0.5 * (low + high)
+        low, high = (low, mid) if excludes_zero(mid) else (mid, high)
+    return value, lo, hi, math.exp(high), base
 
 
 def _effect_row(name: str, ev: Estimate, eb: Estimate, confidence: float) -> dict:
@@ -752,7 +803,9 @@ def effects(games: pd.DataFrame, hands: pd.DataFrame, pairs: Sequence[tuple[str,
     matched matches. Columns (``effects.csv``): ``variant, baseline, players, lineup,
     metric, diff, lo, hi`` (95%, deal-clustered: t interval on the cluster-robust error;
     Newcombe's hybrid score interval for the shares of hands ``stock_out_per_hand`` and
-    ``blocked``; bootstrap for ``seat_spread``), ``rel_diff`` (diff / baseline value),
+    ``blocked``; for ``seat_spread`` a conservative interval from the two cells' seat
+    intervals that ignores the pairing, :func:`_spread_diff`), ``rel_diff`` (diff /
+    baseline value),
     ``p_value``, ``p_adjusted`` (Holm over every row of the table), ``pairs`` (matched
     matches), ``baseline_value, variant_value``.
     """

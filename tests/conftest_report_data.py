@@ -175,8 +175,10 @@ def random_hand_study(games: int = 40, seed: int = 1,
 
     Replicate r is the same "deal" (length, stock propensity, first player, number of
     hands) in every cell with the same player count; ``ace=low-only`` adds 6 turns per
-    hand; the first seat and experts win more often; blocked hands under
-    ``blocked_winner=lowest`` rules may be shared by two seats (win share 1/2 each).
+    hand; the first seat and experts win more often. A hand ends stock-out (40% of the
+    hands whose stock ran out), blocked (about 3% of the others) or emptied, so "ended
+    blocked" and "nobody emptied" differ; stock-out hands under ``blocked_winner=lowest``
+    rules are shared by two seats (win share 1/2 each), others have one winner.
     """
     rng = np.random.default_rng(seed)
     hand_rows, game_rows_ = [], []

@@ -8,6 +8,7 @@ within 25% of a deal-clustered bootstrap written here from scratch.
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats as sps
 
 import fastmach
 from fastmach.report import build_report
@@ -51,6 +52,27 @@ def rel_seat_shares(h: pd.DataFrame) -> np.ndarray:
     return out
 
 
+def spread_bounds(h: pd.DataFrame, alpha: float) -> tuple[float, float]:
+    """Seat-spread interval from Bonferroni t intervals of the seats, at family level alpha.
+
+    Each seat: its share +- t(1 - alpha / 2p, deals - 1) times the deal-clustered error of
+    share minus the hand's total / p; then [max(0, max lo - min hi), max hi - min lo].
+    """
+    rel = rel_seat_shares(h)
+    p, n = rel.shape[1], len(rel)
+    contrast = rel - rel.sum(axis=1, keepdims=True) / p
+    per_deal = (pd.DataFrame(contrast).assign(n=1.0, d=h["replicate"].to_numpy())
+                .groupby("d").sum())
+    sums, counts = per_deal.to_numpy()[:, :p], per_deal["n"].to_numpy()
+    g = len(per_deal)
+    infl = (sums - contrast.mean(axis=0) * counts[:, None]) / n
+    se = np.sqrt(g / (g - 1) * (infl ** 2).sum(axis=0))
+    q = sps.t.ppf(1 - alpha / (2 * p), g - 1)
+    share = rel.mean(axis=0)
+    lo, hi = share - q * se, share + q * se
+    return max(0.0, lo.max() - hi.min()), hi.max() - lo.min()
+
+
 def bootstrap_width(per_deal: dict, stat, seed: int = 3) -> float:
     """Width of the 95% percentile interval of ``stat`` over deals drawn with replacement.
 
@@ -82,13 +104,17 @@ def test_scorecard_agrees_with_raw_rows(study):
         assert r["turns_per_hand"] == pytest.approx(h["turns"].sum() / len(h), rel=1e-12)
         assert r["hands_per_game"] == pytest.approx(len(h) / len(g), rel=1e-12)
         assert r["stock_out_per_hand"] == pytest.approx(h["stock_exhausted"].mean(), abs=1e-12)
-        assert r["blocked"] == pytest.approx((h["end"] != "emptied").mean(), abs=1e-12)
+        # blocked: hands that ended blocked, not stock-out endings (stock_out_per_hand's)
+        assert r["blocked"] == pytest.approx((h["end"] == "blocked").mean(), abs=1e-12)
         rel = rel_seat_shares(h)
         p = rel.shape[1]
         edge = rel[:, 0] - rel.sum(axis=1) / p
         assert r["first_seat_edge"] == pytest.approx(edge.mean(), abs=1e-12)
         shares = rel.mean(axis=0)
         assert r["seat_spread"] == pytest.approx(shares.max() - shares.min(), abs=1e-12)
+        lo, hi = spread_bounds(h, 0.05)
+        assert (r["seat_spread_lo"], r["seat_spread_hi"]) == pytest.approx((lo, hi), abs=1e-9)
+        assert r["seat_spread_lo"] <= r["seat_spread"] <= r["seat_spread_hi"]
         # interval widths against a deal-clustered bootstrap
         per_deal = {}
         for (rep), d in h.groupby("replicate"):
@@ -145,3 +171,14 @@ def test_effects_agree_with_raw_rows(study):
         assert r["hi"] - r["lo"] == pytest.approx(boot, rel=0.25)
     pooled = e[(e["metric"] == "turns_per_hand") & e["players"].isna()]
     assert len(pooled) == 1 and pooled["pairs"].iloc[0] == turns["pairs"].sum()
+    spread = e[e["metric"] == "seat_spread"]
+    assert len(spread) == 4 and spread["players"].notna().all()  # no pooled spread
+    for _, r in spread.iterrows():
+        def cell(rules):
+            return hands[(hands["rules"] == rules) & (hands["players"] == r["players"])
+                         & (hands["lineup"] == r["lineup"])]
+        # each cell's spread at 97.5% (Bonferroni over the two), their difference
+        lv, uv = spread_bounds(cell(r["variant"]), 0.025)
+        lb, ub = spread_bounds(cell(r["baseline"]), 0.025)
+        assert (r["lo"], r["hi"]) == pytest.approx((lv - ub, uv - lb), abs=1e-9)
+        assert r["lo"] <= r["diff"] <= r["hi"]

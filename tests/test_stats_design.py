@@ -5,6 +5,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats as sps
 
 from conftest_report_data import random_hand_study
 from fastmach import stats as S
@@ -127,6 +128,23 @@ def test_seat_table_hand_computed():
     assert t["p_adjusted"].tolist() == pytest.approx(S.holm(t["p_value"]).tolist())
 
 
+def test_blocked_counts_hands_that_ended_blocked_hand_computed():
+    # 6 hands in 3 deals: two ended blocked (one after the stock ran out), two stock-out
+    hands = pd.DataFrame({
+        "cell": "c", "rules": "ace-low", "players": 3, "lineup": "expert",
+        "replicate": [0, 0, 1, 1, 2, 2], "hand": [0, 1] * 3, "first_player": 0,
+        "turns": 30, "end": ["emptied", "blocked", "stock-out", "stock-out", "emptied",
+                             "blocked"],
+        "stock_exhausted": [False, True, True, True, False, False],
+        "win_share_0": [1.0, 0, 0.5, 0, 1, 0], "win_share_1": [0, 0, 0.5, 1, 0, 0],
+        "win_share_2": 0.0})
+    assert S.hand_metrics(hands)["blocked"].tolist() == [0, 1, 0, 0, 0, 1]
+    r = S.scorecard(hands.drop_duplicates("replicate"), hands).iloc[0]
+    assert r["blocked"] == pytest.approx(2 / 6)
+    assert r["stock_out_per_hand"] == pytest.approx(3 / 6)
+    assert r["blocked_lo"] < 2 / 6 < r["blocked_hi"]
+
+
 # ----------------------------------------------------------------- coverage by simulation
 
 def _clustered_sample(rng, deals, truth, sd_deal=4.0, sd_hand=6.0):
@@ -198,6 +216,136 @@ def test_coverage_of_seat_intervals_on_fair_clustered_seats():
     assert 0.92 <= hits / total <= 0.98
 
 
+# ----------------------------------------------------------------- seat spread
+
+def _two_seat_hands(rules, wins):
+    """Two players, two hands per deal, seat 0 first; ``wins[g]``: seat 0's wins in deal g."""
+    w0 = np.array(wins, dtype=float).ravel()
+    g = len(wins)
+    return pd.DataFrame({
+        "cell": f"{rules}|players=2", "rules": rules, "players": 2, "lineup": "expert",
+        "seed": 1, "replicate": np.repeat(np.arange(g), 2), "rotation": 0,
+        "hand": np.tile([0, 1], g), "first_player": 0, "turns": 30, "end": "emptied",
+        "stock_exhausted": False, "win_share_0": w0, "win_share_1": 1 - w0})
+
+
+def test_seat_spread_interval_hand_computed():
+    # 20 deals: in 10 seat 0 wins both hands, in 10 one each -> shares 3/4 and 1/4
+    hv = _two_seat_hands("classic(ace=low-only)", [(1, 1)] * 10 + [(1, 0)] * 10)
+    # seat 0's contrast (share - 1/2) per deal sums to 1 or 0, mean 1/4 per hand:
+    # influence +-1/80, se^2 = 20/19 * 20/80^2 = 1/304 (seat 1 the same)
+    se = 1 / math.sqrt(304)
+    q = sps.t.ppf(1 - 0.05 / 4, 19)  # Bonferroni over the 2 seats, 19 degrees of freedom
+    r = S.scorecard(hv.drop_duplicates("replicate"), hv).iloc[0]
+    assert r["seat_spread"] == pytest.approx(0.5)
+    # [max(0, lo_0 - hi_1), hi_0 - lo_1]
+    assert (r["seat_spread_lo"], r["seat_spread_hi"]) == pytest.approx(
+        (0.5 - 2 * q * se, 0.5 + 2 * q * se))
+    # the baseline splits every deal: spread 0 with no error, so the difference's
+    # interval is the variant's at 97.5% (Bonferroni over the two cells)
+    hb = _two_seat_hands("classic", [(1, 0)] * 20)
+    hands = pd.concat([hv, hb], ignore_index=True)
+    e = S.effects(hands.drop_duplicates(["rules", "replicate"]), hands,
+                  [("classic(ace=low-only)", "classic")])
+    d = e[e["metric"] == "seat_spread"].iloc[0]
+    q2 = sps.t.ppf(1 - 0.025 / 4, 19)
+    assert d["diff"] == pytest.approx(0.5) and d["baseline_value"] == 0.0
+    assert (d["lo"], d["hi"]) == pytest.approx((0.5 - 2 * q2 * se, 0.5 + 2 * q2 * se))
+    # p-value: the alpha at which the lower end reaches 0, t(1 - alpha / 8) = 1 / (4 se)
+    assert d["p_value"] == pytest.approx(8 * sps.t.sf(1 / (4 * se), 19), rel=1e-4)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_seat_spread_intervals_contain_their_estimate(seed):
+    games, hands = random_hand_study(games=12, seed=seed)
+    card = S.scorecard(games, hands)
+    assert (card["seat_spread_lo"] >= 0).all()
+    assert ((card["seat_spread_lo"] <= card["seat_spread"])
+            & (card["seat_spread"] <= card["seat_spread_hi"])).all()
+    e = S.effects(games, hands, [("classic(ace=low-only)", "classic")])
+    sp = e[e["metric"] == "seat_spread"]
+    assert len(sp) == 4
+    assert ((sp["lo"] <= sp["diff"]) & (sp["diff"] <= sp["hi"])).all()
+    assert ((sp["p_value"] < 0.05) == ((sp["lo"] > 0) | (sp["hi"] < 0))).all()
+
+
+def _seat_sample(rng, base, favoured, per_deal=3, rules="classic"):
+    """Hands of one cell: each deal favours one seat relative to the first player.
+
+    The favoured seat's weight is multiplied by 2.5 in all the deal's hands (clustering);
+    in 10% of hands nobody wins.
+    """
+    p, deals = len(base), len(favoured)
+    n = deals * per_deal
+    w = np.tile(np.asarray(base, dtype=float), (n, 1))
+    w[np.arange(n), np.repeat(favoured, per_deal)] *= 2.5
+    cum = np.cumsum(w / w.sum(axis=1, keepdims=True), axis=1)
+    rel = np.minimum((rng.random(n)[:, None] > cum).sum(axis=1), p - 1)
+    first = rng.integers(0, p, n)
+    shares = np.zeros((n, p))
+    shares[np.arange(n), (first + rel) % p] = 1.0
+    shares[rng.random(n) < 0.1] = 0.0
+    return pd.DataFrame({
+        "cell": f"{rules}|players={p}", "rules": rules, "players": p, "lineup": "expert",
+        "seed": 1, "replicate": np.repeat(np.arange(deals), per_deal), "rotation": 0,
+        "hand": np.tile(np.arange(per_deal), deals), "first_player": first, "turns": 30,
+        "end": "emptied", "stock_exhausted": False,
+        **{f"win_share_{i}": shares[:, i] for i in range(p)}})
+
+
+def _true_spread(base):
+    """Expected seat shares of :func:`_seat_sample`: its spread."""
+    p = len(base)
+    m = np.tile(np.asarray(base, dtype=float), (p, 1))  # row f: the deal favours seat f
+    m[np.arange(p), np.arange(p)] *= 2.5
+    share = 0.9 * (m / m.sum(axis=1, keepdims=True)).mean(axis=0)
+    return float(share.max() - share.min())
+
+
+@pytest.mark.parametrize("base", [(1, 1, 1), (1.1, 1, 1), (1.5, 1, 0.8)])
+def test_coverage_of_seat_spread_intervals_on_clustered_data(base):
+    """At least 95% of the intervals contain the true spread (0, 0.026, 0.170)."""
+    rng = np.random.default_rng(14)
+    truth = _true_spread(base)
+    sims, hits, percentile_hits = 150, 0, 0
+    for _ in range(sims):
+        h = _seat_sample(rng, base, rng.integers(0, 3, 40))
+        r = S.scorecard(h.drop_duplicates("replicate"), h).iloc[0]
+        assert r["seat_spread_lo"] <= r["seat_spread"] <= r["seat_spread_hi"]
+        hits += r["seat_spread_lo"] <= truth <= r["seat_spread_hi"]
+        # the percentile interval of a deal bootstrap of the plug-in spread
+        phys = h[[f"win_share_{i}" for i in range(3)]].to_numpy()
+        seat = (h["first_player"].to_numpy()[:, None] + np.arange(3)) % 3
+        rel = np.take_along_axis(phys, seat, axis=1)  # seat 0 = the first player
+        sums = pd.DataFrame(rel).assign(n=1.0, d=h["replicate"].to_numpy()).groupby("d").sum()
+
+        def spread(s):
+            sh = s[..., :-1] / s[..., -1:]
+            return sh.max(axis=-1) - sh.min(axis=-1)
+        lo, hi = np.quantile(S.cluster_bootstrap(sums.to_numpy(), spread, 400), [0.025, 0.975])
+        percentile_hits += lo <= truth <= hi
+    assert hits / sims >= 0.95
+    if truth == 0:  # the biased statistic's percentile interval almost never holds 0
+        assert truth == 0.0 and percentile_hits / sims < 0.5
+
+
+@pytest.mark.parametrize("bases", [((1, 1, 1), (1, 1, 1)), ((1.5, 1, 0.8), (1, 1, 1)),
+                                   ((1.5, 1, 0.8), (1.2, 1, 1))])
+def test_coverage_of_seat_spread_differences_on_paired_clustered_data(bases):
+    """Variant and baseline replay the same deals (the same favoured seat)."""
+    rng = np.random.default_rng(15)
+    truth = _true_spread(bases[0]) - _true_spread(bases[1])
+    sims, hits = 150, 0
+    for _ in range(sims):
+        fav = rng.integers(0, 3, 40)
+        hv = _seat_sample(rng, bases[0], fav, rules="classic(ace=low-only)")
+        hb = _seat_sample(rng, bases[1], fav)
+        d, lo, hi, p, _ = S._spread_diff(hv, hb, 0.95)
+        assert lo <= d <= hi and 0 < p <= 1
+        hits += lo <= truth <= hi
+    assert hits / sims >= 0.95
+
+
 # ----------------------------------------------------------------- public tables
 
 @pytest.fixture(scope="module")
@@ -221,11 +369,23 @@ def test_scorecard_columns_and_point_values(study):
         assert r["turns_per_hand"] == pytest.approx(h["turns"].sum() / len(h))
         assert r["hands_per_game"] == pytest.approx(len(h) / len(g))
         assert r["stock_out_per_hand"] == pytest.approx(h["stock_exhausted"].mean())
+        assert r["blocked"] == pytest.approx((h["end"] == "blocked").mean())
         assert r["turns_per_hand_lo"] < r["turns_per_hand"] < r["turns_per_hand_hi"]
     classic = card[card["rules"] == "classic"]
     assert (classic["hands_per_game"] == classic["players"]).all()
     assert card.loc[card["lineup"] == "expert", "skill_gap"].isna().all()
     assert card.loc[card["lineup"] == "expert,beginner", "skill_gap"].mean() > 0.1
+
+
+def test_blocked_is_not_stock_out(study):
+    # the synthetic study has stock-out endings: "nobody emptied" would count them twice
+    games, hands = study
+    card = S.scorecard(games, hands).set_index("cell")
+    by_cell = hands.groupby("cell")["end"]
+    ended_blocked = by_cell.apply(lambda e: (e == "blocked").mean())
+    not_emptied = by_cell.apply(lambda e: (e != "emptied").mean())
+    assert card["blocked"].to_numpy() == pytest.approx(ended_blocked[card.index].to_numpy())
+    assert (not_emptied > ended_blocked + 0.05).any()
 
 
 def test_scorecard_pools_lineups_by_rules_and_players(study):
