@@ -10,7 +10,13 @@ from Cython.Build import cythonize
 from setuptools import Extension, setup
 
 DEBUG = os.environ.get("FASTMACH_DEBUG", "") not in ("", "0")
-MODULES = ["_cardset", "_solver", "_engine"]
+MODULES = [
+    "_cardset", "_solver",
+    "strategies/_base", "strategies/_expert", "strategies/_beginner",
+    "strategies/_intermediate", "strategies/_tactics", "strategies/_lookahead",
+    "strategies/_python", "strategies/_probe",
+    "engine/_engine",
+]
 
 directives = {
     "language_level": 3,
@@ -26,7 +32,7 @@ if os.uname().machine in ("x86_64", "AMD64"):
 
 extensions = [
     Extension(
-        f"fastmach.{name}",
+        f"fastmach.{name}".replace("/", "."),
         [f"fastmach/{name}.pyx"],
         include_dirs=[np.get_include()],
         extra_compile_args=extra,

@@ -1,7 +1,9 @@
 """Whole games in batches: ``play_games`` (one row per game) and the ``play`` command.
 
-The turn loop runs in ``fastmach._engine`` (Cython, no Python object, GIL released). This
-module validates rules and strategies, derives the deals and returns a tidy DataFrame.
+The turn loop runs in ``fastmach.engine._engine`` (Cython, no Python object, GIL released
+unless a Python bot sits at the table); each seat's strategy is a compiled object built by
+``fastmach.strategies.build_seats``. This module validates rules and strategies, derives
+the deals and returns a tidy DataFrame.
 
 Seeding. Replicate ``r`` of root seed ``S`` uses ``rng = default_rng(SeedSequence([r, S]))``:
 the deck (sorted card ids: each of the 52 types ``decks`` times, then the jokers) is
@@ -62,12 +64,12 @@ import pandas as pd
 from fastmach.cards import JOKER, card_points
 from fastmach.errors import FastmachError
 from fastmach.rules import Rules, resolve_rules
-from fastmach.strategies import Strategy, parse_seats, split_strategies
+from fastmach.strategies import Context, Strategy, build_seats, parse_seats, split_strategies
 
 __all__ = ["play_games", "engine_config", "make_engine", "deck_of", "register_cli", "bench"]
 
 try:
-    from fastmach import _engine
+    from fastmach.engine import _engine
 except ImportError as _err:  # pragma: no cover
     from fastmach._check_build import raise_build_error
 
@@ -84,8 +86,9 @@ def deck_of(rules: Rules) -> np.ndarray:
     ])
 
 
-def engine_config(rules: Rules, seats: Sequence[Strategy], check: bool = False) -> dict:
-    """Plain ints and arrays describing rules and seats for ``_engine.Engine``."""
+def engine_config(rules: Rules, check: bool = False) -> dict:
+    """Plain ints and arrays describing the rules for ``_engine.Engine`` and the
+    strategies' ``Context``."""
     from fastmach.solver import _POINT_SCALE, opening_weights
 
     ow, ojw = opening_weights()
@@ -105,17 +108,20 @@ def engine_config(rules: Rules, seats: Sequence[Strategy], check: bool = False) 
         hand_points=card_points(rules.hand_points),
         opening_w=ow,
         opening_jw=ojw,
-        opening_scale=_POINT_SCALE,
+        point_scale=_POINT_SCALE,
         deck=deck_of(rules),
         match_kind=_MATCH_CODES[rules.match_kind],
         match_value=rules.match_value,
-        seats=[(s.code, s.vector()) for s in seats],
         check=bool(check),
     )
 
 
-def make_engine(rules: Rules | str, seats: Sequence[str | Strategy], check: bool = False):
+def make_engine(rules: Rules | str, seats: Sequence[str | Strategy], check: bool = False,
+                classes: dict[str, type] | None = None):
     """Validated rules and seats -> (Rules, [Strategy], compiled Engine).
+
+    ``classes`` replaces registered strategy classes by name (test hooks, see
+    ``fastmach.strategies._probe``).
 
     ``check``: the engine verifies its invariants after every turn (card conservation,
     hand counts, meld list = table cards, melds of 3+ cards, a play adds a card, a
@@ -123,7 +129,10 @@ def make_engine(rules: Rules | str, seats: Sequence[str | Strategy], check: bool
     """
     rules = resolve_rules(rules)
     strategies = parse_seats(seats, rules.players)
-    return rules, strategies, _engine.Engine(engine_config(rules, strategies, check))
+    cfg = engine_config(rules, check)
+    ctx = Context(cfg)
+    compiled = build_seats(strategies, ctx, rules, classes)
+    return rules, strategies, _engine.Engine(cfg, ctx, compiled)
 
 
 def _replicates(replicates) -> np.ndarray:
