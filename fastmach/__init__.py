@@ -2,7 +2,8 @@
 
 Public API: cards (``parse_cards``, ``format_cards``), rules (``Rules``, ``PRESETS``),
 the exact solver (``solve``, ``partition``, ``opening``), games (``play_games``, ``Game``),
-studies (``Study``) and reports (``build_report``).
+Python bots (``Bot``: ``act(Observation) -> Play | Draw | Pass``), studies (``Study``) and
+reports (``build_report``).
 """
 from __future__ import annotations
 
@@ -16,12 +17,14 @@ except ImportError as _err:  # pragma: no cover - exercised by hand, see README
     raise_build_error(_err)
 
 from ._cardset import CardSet
+from .actions import Draw, Pass, Play
 from .cards import card_str, format_cards, parse_cards, pretty
 from .engine import play_games
 from .errors import FastmachError
 from .game import Game
 from .rules import PRESETS, Rules
 from .solver import Solution, opening, partition, solve
+from .strategies import Bot, Observation
 from .study import Study
 
 
@@ -33,9 +36,14 @@ def build_report(results_dir, out_dir=None):
 
 
 __all__ = [
+    "Bot",
     "CardSet",
+    "Draw",
     "FastmachError",
     "Game",
+    "Observation",
+    "Pass",
+    "Play",
     "Study",
     "build_report",
     "play_games",

@@ -54,7 +54,7 @@ import argparse
 import math
 import re
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 from fastmach.strategies.bots import (Bot, BotStrategy, Observation, bot_name, bot_seat,
                                       load_bot, _BOT_PATH_RE)
@@ -104,14 +104,16 @@ class StrategyKind:
     """A registered strategy: its compiled class, parameters and a one-line description.
 
     ``cls`` is a skill (``Skill`` subclass, wrapped by the tactics whose parameters it
-    declares) or a whole strategy (``Strategy`` subclass, built by ``build``);
-    ``skill_params`` are the parameters handed to the class itself."""
+    declares; ``skill_params`` are handed to the class itself) or a whole strategy
+    (``Strategy`` subclass) that ``build(ctx, params, expert)`` makes, ``expert()``
+    giving an expert seat and its skill (lookahead plays out with them)."""
 
     name: str
     cls: type
     params: tuple[Param, ...]
     doc: str
     skill_params: tuple[str, ...] = ()
+    build: Callable | None = None
 
 
 PATIENCE_STOCK = 10  # "a large stock" for patient players: at least this many cards
@@ -167,6 +169,7 @@ REGISTRY: dict[str, StrategyKind] = {
         "and stock, played out by experts, the same deals for every candidate; mean "
         "outcome: win, then fewer cards left): all of the expert's maximum placement, "
         "some of it (keeping the jokers; placing the most points), or none (a draw)",
+        build=lambda ctx, p, expert: Lookahead(ctx, *expert(), int(p["playouts"])),
     ),
 }
 
@@ -301,9 +304,8 @@ def build_seats(strategies: Sequence[Strategy | BotStrategy], ctx: Context, rule
         kind = s.kind
         p = s.params
         cls = classes.get(kind.name, kind.cls)
-        if issubclass(cls, CompiledStrategy):  # a strategy of its own (lookahead)
-            xs, xk = expert_seat()
-            out.append(cls(ctx, xs, xk, int(p["playouts"])))
+        if kind.build is not None:  # a strategy of its own (lookahead)
+            out.append(kind.build(ctx, p, expert_seat))
             continue
         sk = skill(cls, *(int(p[n]) for n in kind.skill_params))
         if p.get("objective"):
@@ -328,6 +330,8 @@ def describe() -> Iterable[str]:
                 f"    {p.name} ({p.kind.__name__}, default {_fmt(p.default)}, "
                 f"range {_fmt(p.lo)}..{_fmt(p.hi)}): {p.doc}"
             )
+    yield ("package.module:Class: a Python bot (act(obs) -> Play | Draw | Pass), e.g. "
+           "fastmach.strategies.examples:MaxPlacement")
 
 
 def _fmt(v: float) -> str:
