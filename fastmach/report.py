@@ -24,10 +24,10 @@ from markupsafe import Markup
 
 from fastmach import plots, stats
 from fastmach.errors import FastmachError
+from fastmach.sweep import MANIFEST
 
 __all__ = ["load_results", "build_report", "findings", "register_cli", "FIGURES"]
 
-MANIFEST = "_study.json"
 TEMPLATES = Path(__file__).with_name("templates")
 
 #: Figures of a report: file name -> (title, caption).

@@ -195,6 +195,12 @@ def test_rotate_lineups_put_every_strategy_in_every_seat():
     assert len(ups) == 4 and all(sorted(u[s] for u in ups) == ["a", "a", "b", "c"] for s in range(4))
     assert _lineups(["a", "b", "c"], 4, False) == [["a", "b", "c", "a"]]
     assert _lineups(["a"], 4, True) == [["a"] * 4]
+    # the same seats as a study's rotations (fastmach.study.seating)
+    from fastmach.study import seating
+
+    for lineup, players in ((["a", "b", "c"], 4), (["a", "b"], 3), (["x", "y", "z"], 3)):
+        for k, seats in enumerate(_lineups(lineup, players, True)):
+            assert seats == seating(lineup, players, k)
 
 
 def test_cli_play_writes_parquet_and_summary(tmp_path, capsys):

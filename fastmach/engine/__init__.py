@@ -64,7 +64,8 @@ import pandas as pd
 from fastmach.cards import JOKER, card_points
 from fastmach.errors import FastmachError
 from fastmach.rules import Rules, resolve_rules
-from fastmach.strategies import Context, Strategy, build_seats, parse_seats, split_strategies
+from fastmach.strategies import (Context, Strategy, build_seats, parse_seats, rotations_of,
+                                 seating, split_strategies)
 
 __all__ = ["play_games", "engine_config", "make_engine", "deck_of", "register_cli", "bench"]
 
@@ -216,20 +217,10 @@ def _frame(rules: Rules, strategies, seed: int, reps: np.ndarray, out: dict) -> 
 # ---------------------------------------------------------------------------------------
 # command line
 
-def _lineups(strategies: list[str], players: int, rotate: bool) -> list[list[str]]:
-    """Seats for each rotation: the list cycled over the seats, rotated with --rotate."""
-    base = [strategies[i % len(strategies)] for i in range(players)]
-    if not rotate:
-        return [base]
-    # rotate until the line-up repeats (its period): every strategy then sits in every
-    # seat equally often, and no rotation replays an identical line-up
-    out = [base]
-    for k in range(1, players):
-        nxt = base[-k:] + base[:-k]
-        if nxt == base:
-            break
-        out.append(nxt)
-    return out
+def _lineups(strategies: list, players: int, rotate: bool) -> list[list]:
+    """Seats for each rotation, as in a study (``fastmach.strategies.seating``): the list
+    cycled over the seats; with --rotate every rotation up to the seating's period."""
+    return [seating(strategies, players, k) for k in rotations_of(strategies, players, rotate)]
 
 
 def run_play(
