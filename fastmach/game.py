@@ -19,16 +19,18 @@ from __future__ import annotations
 
 import copy
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
 
-from fastmach.cards import JOKER, NCARD, OPENING_POINTS, card_points, card_str
+from fastmach import validate
+from fastmach.cards import JOKER, NCARD, card_points, card_str, check_copies, parse_cards
+from fastmach.engine import _check_seed, deck_of, make_engine
 from fastmach.errors import FastmachError
 from fastmach.rules import Rules, resolve_rules
-from fastmach.strategies import Strategy, parse_seats
-from fastmach import validate
+from fastmach.solver import opening, solve
+from fastmach.strategies import Strategy
 from fastmach.actions import (Action, Draw, Fail, Pass, Play, check_action, meld_points,
                               meld_stands)
 
@@ -74,8 +76,6 @@ class Game:
     """Rules and one strategy per seat; ``new_initial_state`` deals a replicate."""
 
     def __init__(self, rules: Rules | str, seats: Sequence[str | Strategy] | None = None):
-        from fastmach.engine import deck_of, make_engine
-
         self.rules = resolve_rules(rules)
         seats = list(seats) if seats is not None else ["expert"] * self.rules.players
         self.rules, self.seats, self._engine = make_engine(self.rules, seats)
@@ -89,8 +89,6 @@ class Game:
 
     def expert_engine(self):
         if self._expert is None:
-            from fastmach.engine import make_engine
-
             self._expert = make_engine(self.rules, ["expert"] * self.players)[2]
         return self._expert
 
@@ -105,8 +103,6 @@ class State:
     """A game (a hand, or a whole match) in progress."""
 
     def __init__(self, game: Game, root_seed: int, replicate: int):
-        from fastmach.engine import _check_seed
-
         self.game = game
         self.rules = game.rules
         self.root_seed = _check_seed(root_seed)
@@ -153,8 +149,6 @@ class State:
                      opened: Sequence[bool] | None = None, stands=None) -> "State":
         """Replace the current hand's position (tests, debugging, puzzles): hands and stock
         as card lists (text or ids), table as melds. The table must be valid melds."""
-        from fastmach.cards import check_copies, parse_cards
-
         r = self.rules
         P = r.players
         if len(hands) != P:
@@ -261,8 +255,6 @@ class State:
         ``may_draw_when_able = false`` binds a player to the plays their skill level can
         see: for a ``beginner`` or ``intermediate`` seat the question goes to that skill's
         search (without patience or error); for every other seat to the exact solver."""
-        from fastmach.solver import opening, solve
-
         seat = self.current_player
         if self.game.seats[seat].name in ("beginner", "intermediate"):
             kind = self.game._engine.decide_position(

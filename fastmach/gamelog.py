@@ -1,4 +1,5 @@
-"""Game logs as JSON lines, and ``replay`` that re-checks them without the solver.
+"""``replay``: re-check the JSON-lines game logs (written by the engine, see
+``fastmach.engine.log``) without the solver.
 
 One game (a hand; a match is several hands in a row) is::
 
@@ -31,76 +32,21 @@ import sys
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Iterable
 
-import numpy as np
 
 from fastmach import validate
+from fastmach.actions import Draw, Fail, Pass, Play, meld_points
 from fastmach.cards import JOKER, card_points, card_str, parse_card
 from fastmach.errors import FastmachError
+from fastmach.game import Game
 from fastmach.rules import Rules
 
-__all__ = ["write_log", "game_lines", "replay", "replay_states", "to_action", "register_cli", "ReplayedHand"]
+__all__ = ["replay", "replay_states", "to_action", "register_cli", "ReplayedHand"]
 
 
 def _txt(cards: Iterable[int]) -> list[str]:
     return [card_str(c) for c in cards]
-
-
-def game_lines(state) -> list[dict]:
-    """The log records of a finished ``fastmach.game.State`` (every hand of it)."""
-    rules = state.rules
-    out: list[dict] = []
-    by_hand: dict[int, list] = {}
-    for rec in state.history:
-        by_hand.setdefault(rec.hand, []).append(rec)
-    scores = [0] * rules.players
-    for hr in state.hand_results:
-        out.append({
-            "type": "header", "rules": str(rules), "seed": state.root_seed,
-            "replicate": state.replicate, "hand": hr.hand, "dealer": hr.dealer,
-            "first_player": hr.first_player, "strategies": [str(s) for s in state.game.seats],
-            "hands": [_txt(h) for h in hr.hands], "stock": _txt(hr.stock),
-        })
-        for rec in by_hand.get(hr.hand, []):
-            out.append({
-                "type": "turn", "turn": rec.turn, "seat": rec.seat, "action": rec.action,
-                "placed": _txt(rec.placed), "drawn": _txt(rec.drawn), "taken": _txt(rec.taken),
-                "table": [_txt(m) for m in rec.table],
-            })
-        scores = [a + b for a, b in zip(scores, hr.points)]
-        last = hr is state.hand_results[-1]
-        end = {
-            "type": "end", "end": hr.end, "winner": hr.winner, "points": list(hr.points),
-            "cards_left": list(hr.cards_left), "scores": scores, "match_over": last,
-        }
-        if last:
-            end["match_winner"] = state.winner()
-        out.append(end)
-    return out
-
-
-def write_log(path: str | Path, rules: Rules, seats, seed: int, replicates, *, expect=None) -> None:
-    """Append the logs of these games (replayed through the State API) to ``path``.
-
-    ``expect``: the engine's DataFrame for the same games; every State game is compared
-    with its row (a mismatch is an internal error, raised as RuntimeError).
-    """
-    from fastmach.game import Game
-
-    game = Game(rules, seats)
-    with open(path, "a", encoding="utf-8") as f:
-        for i, r in enumerate(np.asarray(replicates).tolist()):
-            state = game.new_initial_state(seed, int(r)).play_out()
-            if expect is not None:
-                row = state.row()
-                erow = expect.iloc[i]
-                diff = {k: (v, erow[k]) for k, v in row.items() if k in erow and v != erow[k]}
-                if diff:
-                    raise RuntimeError(
-                        f"engine and State API disagree on replicate {r} (seed {seed}): {diff}")
-            for rec in game_lines(state):
-                f.write(json.dumps(rec, separators=(",", ":")) + "\n")
 
 
 # ---------------------------------------------------------------------------------------
@@ -164,8 +110,6 @@ class _HandChecker:
     """Re-checks one hand from its header, turn by turn."""
 
     def __init__(self, header: dict):
-        from fastmach.game import meld_points  # pure Python, no solver
-
         self._meld_points = meld_points
         try:
             self.rules = Rules.parse(header.get("rules"))
@@ -390,8 +334,6 @@ def replay(path: str | Path, *, out=None) -> list[ReplayedHand]:
 
 def to_action(rec: dict):
     """The ``fastmach.game`` action of a turn record."""
-    from fastmach.game import Draw, Fail, Pass, Play
-
     kind = rec.get("action")
     if kind == "play":
         return Play(_melds(rec), _cards(rec, "placed"), _cards(rec, "taken") if "taken" in rec else ())
@@ -407,8 +349,6 @@ def replay_states(path: str | Path) -> list:
     replicate); the dealt cards must equal the header's, each logged action is applied
     (and checked) and must draw the logged cards. Returns the final ``State`` of each game.
     """
-    from fastmach.game import Game
-
     path = Path(path)
     states: list = []
     state = None

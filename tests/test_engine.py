@@ -12,7 +12,7 @@ from fastmach.engine import _engine
 from fastmach.engine import _lineups, deck_of, play_games, register_cli, run_play
 from fastmach.errors import FastmachError
 from fastmach.rules import PRESETS, Rules
-from fastmach.strategies import REGISTRY, parse_seats, parse_strategy, split_strategies
+from fastmach.strategies import parse_seats, parse_strategy, split_strategies
 
 BASE_COLUMNS = ["seed", "replicate", "first_player", "winner", "end", "turns", "rounds",
                 "stock_exhausted", "stock_exhausted_turn", "cards_drawn", "plays", "failed",

@@ -62,8 +62,10 @@ import numpy as np
 import pandas as pd
 
 from fastmach.cards import JOKER, card_points
+from fastmach.engine.log import write_log
 from fastmach.errors import FastmachError
 from fastmach.rules import Rules, resolve_rules
+from fastmach.solver import _POINT_SCALE, opening_weights
 from fastmach.strategies import (Context, Strategy, build_seats, parse_seats, rotations_of,
                                  seating, split_strategies)
 
@@ -90,8 +92,6 @@ def deck_of(rules: Rules) -> np.ndarray:
 def engine_config(rules: Rules, check: bool = False) -> dict:
     """Plain ints and arrays describing the rules for ``_engine.Engine`` and the
     strategies' ``Context``."""
-    from fastmach.solver import _POINT_SCALE, opening_weights
-
     ow, ojw = opening_weights()
     return dict(
         players=rules.players,
@@ -167,19 +167,19 @@ def play_games(
 ) -> pd.DataFrame:
     """Play one game (a hand, or a match) per replicate; one row per game.
 
-    ``seats``: one strategy string per seat (``len == rules.players``). ``log``: also write
-    every game as JSON lines (see ``fastmach.gamelog``), appended to the file. ``check``:
+    ``seats``: one strategy per seat (``len == rules.players``): a registered strategy
+    string, a Python bot or a bot's import path (``fastmach.strategies.bots``). ``log``:
+    also write every game as JSON lines, as the engine played it (see
+    ``fastmach.gamelog``), appended to the file. ``check``:
     verify the engine's invariants after every turn (slower; for tests).
     """
     rules, strategies, eng = make_engine(rules, seats, check)
     seed = _check_seed(root_seed)
     reps = _replicates(replicates)
-    out = eng.play_batch(seed, reps)
+    out = eng.play_batch(seed, reps, record=log is not None)
     df = _frame(rules, strategies, seed, reps, out)
     if log is not None:
-        from fastmach.gamelog import write_log
-
-        write_log(log, rules, strategies, seed, reps, expect=df)
+        write_log(log, rules, strategies, seed, reps, out["log"], df)
     return df
 
 

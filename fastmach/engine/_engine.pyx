@@ -78,6 +78,9 @@ cdef class Engine:
     cdef readonly int match_value
     cdef readonly int players
     cdef readonly bint checked        # verify the invariants after every turn (tests)
+    cdef bint recording               # play_batch(record=True): keep every hand's actions
+    cdef list record                  # ... the hands of the current game
+    cdef dict hand_rec                # ... the current hand (record_deal, _turn, _end)
     cdef readonly int violation       # the first broken invariant (see VIOLATIONS)
 
     def __init__(self, dict cfg, Context ctx, strategies):
@@ -150,7 +153,7 @@ cdef class Engine:
         cdef const ERules* R = self.R
         cdef HState* st = &self.st
         cdef Decision* d = &self.dec
-        cdef int P = R.players, k, seat, cur, end, table_before
+        cdef int P = R.players, k, seat, cur, end, table_before, stock_before
         cdef Flow f
         memset(st, 0, sizeof(HState))
         memset(res, 0, sizeof(HandResult))
@@ -168,10 +171,14 @@ cdef class Engine:
         flow_start(st, &f)
         cur = (dealer + 1) % P
         res.first_player = cur
+        if self.recording:
+            with gil:
+                self.record_deal(dealer, cur)
         while True:
             if f.turns >= MAX_TURNS:
                 return -1
             table_before = st.table_n
+            stock_before = st.stock_pos
             (<Strategy>self.seat[cur]).decide(st, cur, rng, d)
             if self.ctx.rc:
                 return -3
@@ -179,6 +186,9 @@ cdef class Engine:
                 self.violation = 5
                 return -2
             end = apply_turn(R, st, cur, d, &f)
+            if self.recording:
+                with gil:
+                    self.record_turn(cur, d, stock_before)
             if self.checked:
                 if d.kind != A_PLAY and st.table_n != table_before:
                     self.violation = 6
@@ -199,12 +209,59 @@ cdef class Engine:
         for seat in range(P):
             res.cards_left[seat] = st.hand_n[seat]
         res.winner = hand_end(R, st, end, cur, res.points)
+        if self.recording:
+            with gil:
+                self.record_end(res)
         return 0
 
+    # ------------------------------------------------------------ recording (--log)
+    cdef void record_deal(self, int dealer, int first) except *:
+        cdef HState* st = &self.st
+        cdef int s
+        self.hand_rec = {
+            "dealer": dealer, "first_player": first,
+            "hands": [[c for c in range(NCARD) for _ in range(st.hands[s][c])]
+                      for s in range(self.players)],
+            "stock": [st.stock[k] for k in range(st.stock_pos, st.stock_len)],
+            "turns": [],
+        }
+        self.record.append(self.hand_rec)
+
+    cdef void record_turn(self, int seat, const Decision* d, int stock_before) except *:
+        """The turn as applied: play, draw (a draw from an empty stock under ends-hand
+        draws nothing and ends the hand), pass (a draw from an empty stock, play-on) or
+        fail; the cards drawn; the whole table after it."""
+        cdef HState* st = &self.st
+        cdef int m, i
+        if d.kind == A_PLAY:
+            action = "play"
+        elif d.kind == A_FAIL:
+            action = "fail"
+        elif stock_before == st.stock_len and not self.R.ends_hand:
+            action = "pass"
+        else:
+            action = "draw"
+        self.hand_rec["turns"].append({
+            "seat": seat, "action": action,
+            "placed": [c for c in range(NCARD) for _ in range(d.placed[c])] if d.kind == A_PLAY else [],
+            "drawn": [st.stock[k] for k in range(stock_before, st.stock_pos)],
+            "taken": [JOKER] * d.taken if d.kind == A_PLAY else [],
+            "table": [[st.wit.cards[i] for i in range(st.wit.start[m], st.wit.start[m + 1])]
+                      for m in range(st.wit.n_melds)],
+        })
+
+    cdef void record_end(self, HandResult* res) except *:
+        self.hand_rec.update(
+            end=ENDS[res.end], winner=res.winner,
+            points=[res.points[s] for s in range(self.players)],
+            cards_left=[res.cards_left[s] for s in range(self.players)])
+
     # ------------------------------------------------------------ batches
-    def play_batch(self, int64_t root_seed, replicates):
+    def play_batch(self, int64_t root_seed, replicates, bint record=False):
         """Play one game (a hand, or a whole match) per replicate; returns a dict of
-        NumPy arrays, one row per replicate (the per-seat arrays are 2-D)."""
+        NumPy arrays, one row per replicate (the per-seat arrays are 2-D). ``record``:
+        also ``out["log"]``, per game the list of its hands as played (deal, every turn's
+        action, end), for ``--log``."""
         cdef cnp.ndarray[cnp.int64_t, ndim=1] reps = np.ascontiguousarray(replicates, dtype=np.int64)
         cdef Py_ssize_t G = reps.shape[0], g
         cdef int P = self.R.players, h, s, rc, n_hands, w, best, nb
@@ -231,7 +288,12 @@ cdef class Engine:
         cdef long long[:] o_sx = out["stock_exhausted_turn"], o_drawn = out["cards_drawn"]
         cdef long long[:] o_plays = out["plays"], o_failed = out["failed"]
         cdef long long[:] o_max = out["max_table"], o_hands = out["hands"], o_dealer = out["dealer"]
+        games_log = []
+        self.recording = record   # (reset by the next batch; decide_position never records)
         for g in range(G):
+            self.record = []
+            if record:
+                games_log.append(self.record)
             rng = np.random.default_rng(np.random.SeedSequence([int(reps[g]), int(root_seed)]))
             perm = rng.permutation(sorted_deck)
             dealer0 = int(rng.integers(P))
@@ -249,7 +311,7 @@ cdef class Engine:
                     hand_deck[s] = pv[s]
                 for s in range(P):
                     scores_before[s] = sc[g, s]
-                if self.gil_free:
+                if self.gil_free and not record:
                     with nogil:
                         rc = self.play_hand(hand_deck, dealer, h, scores_before, &rng_state, &res)
                 else:   # a Python bot sits at the table: its seat takes the GIL anyway
@@ -318,6 +380,8 @@ cdef class Engine:
         out["cards_left"] = cards_left
         out["hand_points"] = hand_points
         out["score"] = score
+        if record:
+            out["log"] = games_log
         return out
 
     # ------------------------------------------------------------ one decision (State API)
