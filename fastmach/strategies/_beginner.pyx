@@ -33,6 +33,7 @@ cdef class Beginner(Skill):
         set_draw(d)
         finish_play(self.ctx, self.regroup(st, NULL, 0, hand, w, jw, d), d)
 
+    @cython.final
     cdef int layoff_fit(self, const Witness* W, int m, const uint8_t* R, int joker,
                         int* pos, int* card, int* stand) noexcept nogil:
         """Whether a hand card fits meld m as a lay-off (a real card of R, or with `joker` a
@@ -87,6 +88,7 @@ cdef class Beginner(Skill):
                 return 1
         return 0
 
+    @cython.final
     cdef void lay_one(self, Witness* W, int m, int pos, int card, int stand,
                              uint8_t* R, uint8_t* placed) noexcept nogil:
         """Put hand card `card` (standing for `stand`) into meld m at pos."""
@@ -95,6 +97,7 @@ cdef class Beginner(Skill):
         placed[card] += 1
         self.touched_m[m] = 1
 
+    @cython.final
     cdef void layoffs(self, Witness* W, int n_intact, uint8_t* R, uint8_t* placed) noexcept nogil:
         """Lay off hand cards R onto melds 0..n_intact-1 of W, one card at a time while any
         fits: real cards first (melds in order), a joker only when no real card fits."""
@@ -117,6 +120,7 @@ cdef class Beginner(Skill):
             if not found:
                 return
 
+    @cython.final
     cdef int64_t regroup(self, HState* st, const int* idx, int ns, const uint8_t* hand,
                          const int32_t* w, const int32_t* jw, Decision* out) noexcept nogil:
         """Dissolve the melds idx[0..ns) and solve their cards with the hand exactly, keep
@@ -233,6 +237,7 @@ cdef class Beginner(Skill):
         wit_clear(&self.tmpwit)
         return self.part_build(total(self.pcnt), &self.tmpwit, 0)
 
+    @cython.final
     cdef int64_t related_weight(self, const uint8_t* hand, const int32_t* w, const Masks* hm,
                                 const Masks* tm) noexcept nogil:
         """Weight of the hand cards related to the cards of tm (see above; no jokers); the
@@ -287,6 +292,7 @@ cdef class Beginner(Skill):
                 self.rset[c] = 0
         return v
 
+    @cython.final
     cdef uint64_t* mv_slot(self, const uint64_t* k) noexcept nogil:
         """The mixed-value cache entry for key k (5 words; see mvc)."""
         cdef uint64_t h = k[4]
@@ -296,6 +302,7 @@ cdef class Beginner(Skill):
             h ^= h >> 29
         return self.mvc + 6 * (h & (MV_SLOTS - 1))
 
+    @cython.final
     cdef void mv_store(self, uint64_t* e, const uint64_t* k, int64_t v) noexcept nogil:
         """Fill entry e: key k, value v, and the best subset self.smask + 1
         (0: unknown, the solver's value)."""
@@ -306,6 +313,7 @@ cdef class Beginner(Skill):
         e[4] = k[4] | ((<uint64_t>(self.smask + 1 if self.smask >= 0 else 0)) << 48)
         e[5] = <uint64_t>v
 
+    @cython.final
     cdef int64_t small_mixed(self, const int32_t* w, int n_in=-1) noexcept nogil:
         """The mixed value of self.tmv (a union of melds, no jokers) with at most SMALL_R
         hand cards self.rset, by one branch-and-bound search (opt_search) over which of
@@ -366,6 +374,7 @@ cdef class Beginner(Skill):
                 self.smask |= 1 << j
         return v - self.bb_best
 
+    @cython.final
     cdef void opt_search(self, int left, int r0, int64_t lost) noexcept nogil:
         """Branch and bound behind small_mixed: split self.pcnt (`left` cards, none of a
         rank below index r0) into valid melds, where up to self.oleft[c] copies of each
@@ -433,6 +442,7 @@ cdef class Beginner(Skill):
             self.oleft[x] += 1
         cnt[x] += 1
 
+    @cython.final
     cdef int part_build(self, int left, Witness* W, int r0) noexcept nogil:
         """Split the cards self.pcnt (no jokers, `left` of them, none of a rank below index
         r0) into valid melds and append them to W (runs ascending; cards stand for

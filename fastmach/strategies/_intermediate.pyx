@@ -26,6 +26,7 @@ cdef class Intermediate(Beginner):
         set_draw(d)
         finish_play(self.ctx, self.intermediate(st, self.k, hand, w, jw, d), d)
 
+    @cython.final
     cdef int connected(self, HState* st, const int* idx, int ns, const Masks* hm,
                        const uint8_t* hand) noexcept nogil:
         """Whether every meld of idx is linked to the hand by 'could share a meld' in the
@@ -56,6 +57,7 @@ cdef class Intermediate(Beginner):
                 return 0
         return 1
 
+    @cython.final
     cdef int64_t intermediate(self, HState* st, int k, const uint8_t* hand, const int32_t* w,
                               const int32_t* jw, Decision* d) noexcept nogil:
         """Best over every set of <= k table melds (connected to the hand) of regroup(): the
@@ -154,6 +156,7 @@ cdef class Intermediate(Beginner):
                     idx[j] = idx[j - 1] + 1
         return best
 
+    @cython.final
     cdef int64_t pairs_k2(self, HState* st, const uint8_t* hand, const int32_t* w,
                           const int32_t* jw, const Masks* hm, int64_t total_w, int prune,
                           int64_t* best, int64_t* best_key, Decision* d) noexcept nogil:
@@ -263,6 +266,7 @@ cdef class Intermediate(Beginner):
     # so the solver's value of A+B is at most A's plus B's.
 
 
+    @cython.final
     cdef void bound_setup(self, HState* st, const uint8_t* hand, const int32_t* w,
                           const Masks* hm) noexcept nogil:
         """Per meld: the lay-off chains it offers the hand (capc; lc1: the lay-off cap
@@ -383,6 +387,7 @@ cdef class Intermediate(Beginner):
             self.vs1[m] = self.v0 + self.m1[m]
             self.mvdone[m] = self.m1[m] == 0   # nothing related: the mixed value is 0
 
+    @cython.final
     cdef int64_t lay_cap(self, const int* idx, int ns, const uint8_t* hand,
                          const int32_t* w) noexcept nogil:
         """Most weight the lay-offs can place with the melds idx dissolved: every card of
@@ -405,6 +410,7 @@ cdef class Intermediate(Beginner):
                     self.capt[c] = 0
         return v
 
+    @cython.final
     cdef int64_t union_bound(self, const int* idx, int ns, const uint8_t* hand,
                              const int32_t* w) noexcept nogil:
         """Every copy of a hand card in self.rset (related to the melds idx) or on an intact
@@ -428,6 +434,7 @@ cdef class Intermediate(Beginner):
                 self.capt[self.capc[idx[i]][j]] = 0
         return v if v < u else u
 
+    @cython.final
     cdef void load_rset(self, uint64_t bits, const uint8_t* hand) noexcept nogil:
         """self.rset from a set of hand-list places (a meld's related cards, rb1)."""
         cdef int q, c
@@ -435,6 +442,7 @@ cdef class Intermediate(Beginner):
             c = self.hl[q]
             self.rset[c] = hand[c] if (bits >> q) & 1 else 0
 
+    @cython.final
     cdef int64_t mixed_value(self, HState* st, const int* idx, int ns, const int32_t* w,
                              const int32_t* jw) noexcept nogil:
         """The exact solver's value of the cards of the melds idx with the hand cards in
@@ -473,6 +481,7 @@ cdef class Intermediate(Beginner):
         self.mv_store(e, k, v)
         return v
 
+    @cython.final
     cdef void single_mixed(self, HState* st, int m, const uint8_t* hand, const int32_t* w,
                            const int32_t* jw, const Masks* hm) noexcept nogil:
         """Tighten meld m's mixed bound m1 (and vs1) by its exact mixed value."""
@@ -487,6 +496,7 @@ cdef class Intermediate(Beginner):
             if self.v0 + mv < self.vs1[m]:
                 self.vs1[m] = self.v0 + mv
 
+    @cython.final
     cdef int64_t set_bound(self, HState* st, const int* idx, int ns, const uint8_t* hand,
                            const int32_t* w, const int32_t* jw, const Masks* hm,
                            int64_t total_w, int64_t best, int beaten_by_equal) noexcept nogil:
@@ -573,6 +583,7 @@ cdef class Intermediate(Beginner):
                 ub = sb + lay
         return ub if ub < total_w else total_w
 
+    @cython.final
     cdef int64_t pair_ub(self, HState* st, const int* idx, const uint8_t* hand,
                                 const int32_t* w, const int32_t* jw, const Masks* hm,
                                 int64_t total_w, int64_t best, int64_t key,
@@ -593,6 +604,7 @@ cdef class Intermediate(Beginner):
                                  loose)
         return ub
 
+    @cython.final
     cdef int64_t pair_bound(self, HState* st, const int* idx, const uint8_t* hand,
                             const int32_t* w, const int32_t* jw, const Masks* hm,
                             int64_t total_w, int64_t best, int beaten_by_equal,
@@ -682,6 +694,7 @@ cdef class Intermediate(Beginner):
         self.vs2[a][b] = sb
         return ub if ub < total_w else total_w
 
+    @cython.final
     cdef int loose_pair(self, int a, int b) noexcept nogil:
         """Whether no meld of the pool of melds a, b and the hand can hold a card of a and
         a card of b (no table jokers in them). Sufficient, from per-meld masks: no common
@@ -695,6 +708,7 @@ cdef class Intermediate(Beginner):
         return not ((d[0] & y.suit[0]) | (d[1] & y.suit[1]) | (d[2] & y.suit[2])
                     | (d[3] & y.suit[3]))
 
+    @cython.final
     cdef int64_t loose_bound(self, const int* idx, const uint8_t* hand, const int32_t* w,
                              int64_t best, int lose_ties) noexcept nogil:
         """Upper bound on regroup of a loose pair (a, b), or -1 when it would not skip
@@ -719,6 +733,7 @@ cdef class Intermediate(Beginner):
         self.vs2[a][b] = sb
         return ub
 
+    @cython.final
     cdef int64_t mask_weight(self, uint64_t e, const uint8_t* hand,
                                     const int32_t* w) noexcept nogil:
         """The weight of the hand's copies of the cards in e (16 bits a suit)."""
@@ -733,6 +748,7 @@ cdef class Intermediate(Beginner):
             v += <int64_t>w[c] * hand[c]
         return v
 
+    @cython.final
     cdef int64_t near_bound(self, const int* idx, const uint8_t* hand, const int32_t* w,
                             int64_t best, int lose_ties) noexcept nogil:
         """Upper bound on regroup of a pair (a, b), or -1 when it would not skip the pair:
@@ -770,6 +786,7 @@ cdef class Intermediate(Beginner):
         self.vs2[a][b] = self.v0 + rw
         return ub
 
+    @cython.final
     cdef int64_t lay_exact(self, HState* st, const int* idx, int ns, uint8_t* rem,
                            const int32_t* w) noexcept nogil:
         """The weight layoffs() places from the hand cards rem (no jokers; rem is used up)
@@ -800,6 +817,7 @@ cdef class Intermediate(Beginner):
                 j += 1
         return v
 
+    @cython.final
     cdef int64_t exact_bound(self, HState* st, const int* idx, int ns, const uint8_t* hand,
                              const int32_t* w, int64_t mv) noexcept nogil:
         """regroup(idx) itself, when V0 = 0 and the mixed value mv is 0 (no jokers): with
@@ -811,6 +829,7 @@ cdef class Intermediate(Beginner):
         memcpy(self.scratch, hand, NCARD)
         return self.lay_exact(st, idx, ns, self.scratch, w)
 
+    @cython.final
     cdef void store_vs(self, const int* idx, int ns, int64_t v) noexcept nogil:
         """Record the exact solver value of a set that was solved."""
         if ns == 1:
