@@ -2,8 +2,8 @@
 
 Public API: cards (``parse_cards``, ``format_cards``), rules (``Rules``, ``PRESETS``),
 the exact solver (``solve``, ``partition``, ``opening``), games (``play_games``, ``Game``),
-Python bots (``Bot``: ``act(Observation) -> Play | Draw | Pass``), studies (``Study``) and
-reports (``build_report``).
+Python bots (``Bot``: ``act(Observation) -> Play | Draw | Pass``), studies (``Study``,
+``read_hands``) and reports (``build_report``).
 """
 from __future__ import annotations
 
@@ -26,6 +26,7 @@ from .rules import PRESETS, Rules
 from .solver import Solution, opening, partition, solve
 from .strategies import Bot, Observation
 from .study import Study
+from .sweep import read_hands
 
 
 def build_report(results_dir, out_dir=None):
@@ -56,5 +57,6 @@ __all__ = [
     "parse_cards",
     "partition",
     "pretty",
+    "read_hands",
     "solve",
 ]

@@ -46,10 +46,13 @@ cdef struct ERules:
     int hand_size
     int swap_hand
     int may_draw
+    int may_pass            # with an empty stock, a player able to play may pass
     int opening
     int penalty
     int ends_hand
     int lowest
+    int ties_shared         # tied lowest hands share the win (else nobody wins)
+    int winner_takes        # scoring: a hand's winners score the others' points (else penalties)
     SolverRules srules
     int32_t hpts[NCARD]
     int32_t ones[NCARD]
@@ -231,6 +234,8 @@ cdef inline int apply_turn(const ERules* R, HState* st, int cur, const Decision*
         f.cards_drawn += take
         if take > 0 and take == avail:
             f.stock_exhausted_turn = f.turns
+            if R.ends_hand:
+                return E_STOCKOUT
     else:   # A_DRAW, A_PASS
         if avail > 0:
             st.hands[cur][st.stock[st.stock_pos]] += 1
@@ -239,6 +244,8 @@ cdef inline int apply_turn(const ERules* R, HState* st, int cur, const Decision*
             f.cards_drawn += 1
             if avail == 1:
                 f.stock_exhausted_turn = f.turns
+                if R.ends_hand:   # 003: the hand ends with the turn that emptied the stock
+                    return E_STOCKOUT
         elif R.ends_hand:
             return E_STOCKOUT
     st.failed_last[cur] = d.kind == A_FAIL
@@ -250,15 +257,19 @@ cdef inline int apply_turn(const ERules* R, HState* st, int cur, const Decision*
 
 
 cdef inline int hand_end(const ERules* R, const HState* st, int end, int cur,
-                         int* points) noexcept nogil:
-    """Each seat's hand points (into points) and the hand's winner: the seat that emptied
-    its hand, else under blocked_winner = lowest the sole lowest, else -1."""
+                         int* points, int* won) noexcept nogil:
+    """Each seat's hand points (into points), who won the hand (won: alone, or sharing a
+    tie) and the hand's sole winner: the seat that emptied its hand, else under
+    blocked_winner = lowest the sole lowest, else -1. Tied lowest hands win together under
+    ties = shared, else nobody wins."""
     cdef int seat, c, best, n_best = 0, winner = -1
     for seat in range(R.players):
         points[seat] = 0
+        won[seat] = 0
         for c in range(NCARD):
             points[seat] += st.hands[seat][c] * R.hpts[c]
     if end == E_EMPTIED:
+        won[cur] = 1
         return cur
     if R.lowest:
         best = points[0]
@@ -271,5 +282,7 @@ cdef inline int hand_end(const ERules* R, const HState* st, int end, int cur,
                 winner = seat
         if n_best > 1:
             winner = -1
+        if n_best == 1 or R.ties_shared:
+            for seat in range(R.players):
+                won[seat] = points[seat] == best
     return winner
-

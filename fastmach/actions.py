@@ -19,8 +19,8 @@ from fastmach.cards import JOKER, NCARD, OPENING_POINTS, card_str
 from fastmach.errors import FastmachError
 from fastmach.rules import Rules
 
-__all__ = ["Play", "Draw", "Pass", "Fail", "Action", "check_action", "meld_points",
-           "meld_stands"]
+__all__ = ["Play", "Draw", "Pass", "Fail", "Action", "check_action", "rearranges",
+           "meld_points", "meld_stands"]
 
 Meld = tuple[int, ...]
 
@@ -66,8 +66,13 @@ class Pass:
 
 @dataclass(frozen=True)
 class Fail:
-    """A failed manipulation: table restored, ``failed_penalty`` cards drawn."""
+    """A failed manipulation: table restored, ``failed_penalty`` cards drawn.
 
+    A consequence, not a free action: legal only where a play that rearranges table melds
+    is legal. ``attempt``: the play that was botched (a strategy's fail carries it); without
+    it, the State looks for such a play itself (``State.can_rearrange``)."""
+
+    attempt: Play | None = field(default=None, compare=False, repr=False)
     rng_after: int | None = field(default=None, compare=False, repr=False)
 
 
@@ -77,13 +82,16 @@ Action = Play | Draw | Pass | Fail
 def check_action(rules: Rules, action: Action, *, seat: int, hand: Sequence[int],
                  melds: Sequence[Sequence[int]], stands: Sequence[Sequence[int]],
                  opened: bool, stock_left: int, play_exists: Callable[[], bool],
+                 can_rearrange: Callable[[], bool] = lambda: False,
                  draw_passes: bool = False) -> None:
     """Raise FastmachError naming the rule ``action`` breaks in this position.
 
     ``hand``: the seat's 53 card counts; ``melds``/``stands``: the table's meld list and
     what each card stands for; ``play_exists``: whether the seat can add a card (asked
-    only when ``may_draw_when_able`` is false). ``draw_passes``: a Draw from an empty
-    stock under play-on is the pass the engine makes of it (bots) rather than an error."""
+    only when ``may_draw_when_able`` or ``may_pass_when_able`` is false);
+    ``can_rearrange``: whether it has a legal play that rearranges table melds (a Fail
+    without its attempt). ``draw_passes``: a Draw from an empty stock under play-on is
+    the pass the engine makes of it (bots) rather than an error."""
     r = rules
     if isinstance(action, Play):
         _check_play(r, action, seat, hand, melds, stands, opened)
@@ -93,14 +101,29 @@ def check_action(rules: Rules, action: Action, *, seat: int, hand: Sequence[int]
             raise FastmachError("pass: only with an empty stock under stock_empty=play-on")
         if isinstance(action, Draw) and empty and r.stock_empty == "play-on" and not draw_passes:
             raise FastmachError("draw: the stock is empty (stock_empty=play-on: pass)")
-        if not r.may_draw_when_able and play_exists():
-            raise FastmachError(
-                f"seat {seat} can play and may_draw_when_able is false: must play")
+        passing = isinstance(action, Pass) or (empty and r.stock_empty == "play-on")
+        name = "may_pass_when_able" if passing else "may_draw_when_able"
+        if not getattr(r, name) and play_exists():
+            raise FastmachError(f"seat {seat} can play and {name} is false: must play")
     elif isinstance(action, Fail):
         if sum(hand) == 0:
             raise FastmachError("fail: the hand is empty")
+        if action.attempt is not None:
+            _check_play(r, action.attempt, seat, hand, melds, stands, opened)
+            if not rearranges(melds, action.attempt.melds):
+                raise FastmachError("fail: the attempted play rearranges no table meld")
+        elif not can_rearrange():
+            raise FastmachError(
+                f"fail: seat {seat} has no legal play that rearranges table melds, so "
+                f"there is no manipulation to botch")
     else:
         raise FastmachError(f"unknown action {action!r}")
+
+
+def rearranges(melds, new_melds) -> bool:
+    """Whether a table of ``new_melds`` changed at least one meld of ``melds``."""
+    before = Counter(tuple(sorted(m)) for m in melds)
+    return bool(before - Counter(tuple(sorted(m)) for m in new_melds))
 
 
 def _check_play(r: Rules, a: Play, seat: int, hand: Sequence[int], melds, stands,

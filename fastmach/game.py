@@ -32,7 +32,7 @@ from fastmach.rules import Rules, resolve_rules
 from fastmach.solver import opening, solve
 from fastmach.strategies import Strategy
 from fastmach.actions import (Action, Draw, Fail, Pass, Play, check_action, meld_points,
-                              meld_stands)
+                              meld_stands, rearranges)
 
 __all__ = ["Game", "State", "Play", "Draw", "Pass", "Fail", "TurnRecord", "HandResult",
            "meld_points", "meld_stands"]
@@ -70,6 +70,9 @@ class HandResult:
     points: tuple[int, ...]
     hands: tuple[tuple[int, ...], ...]  # the dealt hands
     stock: tuple[int, ...]  # the stock after the deal, next card first
+    shares: tuple[float, ...] = ()  # each seat's win share of the hand
+    scores: tuple[int, ...] = ()  # each seat's match score after the hand
+    stats: tuple[tuple[str, int], ...] = ()  # per hand: stock_exhausted_turn, cards_drawn, ...
 
 
 class Game:
@@ -114,6 +117,9 @@ class State:
         perm = self._rng.permutation(game.deck)
         self.first_dealer = int(self._rng.integers(P))
         self.rng_state = int(self._rng.integers(0, 2**64, dtype=np.uint64))
+        # first_player_by = cut: the seat that cuts highest starts the first hand (a uniform
+        # seat), the next seat clockwise the next hand (drawn as the engine does)
+        self.first_cut = int(self._rng.integers(P)) if self.rules.first_player_by == "cut" else None
         self.scores = [0] * P
         self.history: list[TurnRecord] = []
         self.hand_results: list[HandResult] = []
@@ -137,10 +143,13 @@ class State:
         self._stands: list[list[int]] = []
         self.opened = [False] * P
         self.failed_last = [False] * P  # the seat's previous turn (this hand) was a Fail
-        self.first_player = (self.dealer + 1) % P
+        self.first_player = ((self.first_cut + self.hand_index) % P if self.first_cut is not None
+                             else (self.dealer + 1) % P)
         self.current_player = self.first_player
         self.turn = 0  # turns played in this hand
         self._noadd = 0
+        self.hand_stats = Counter()  # plays, failed, cards_drawn, max_table (this hand)
+        self.hand_exhausted_turn = -1 if self._stock else 0
         self._dealt = (tuple(tuple(self.hand_of(s)) for s in range(P)), tuple(self._stock))
         if not self._stock and self.stock_exhausted_turn < 0:
             self.stock_exhausted_turn = self.total_turns
@@ -227,6 +236,16 @@ class State:
         best = min(self.scores)
         return self.scores.index(best) if self.scores.count(best) == 1 else -1
 
+    def win_shares(self) -> list[float]:
+        """Each seat's share of the win: 1 for a sole winner, 1/k for each of k tied
+        winners under ``ties = "shared"``, 0 for all when nobody wins (or not over)."""
+        P = self.rules.players
+        if not self._terminal:
+            return [0.0] * P
+        if self.rules.match_kind == "single":
+            return list(self.hand_results[-1].shares)
+        return _lowest_shares(self.scores, self.rules.ties == "shared")
+
     def clone(self) -> "State":
         return copy.deepcopy(self)
 
@@ -279,13 +298,15 @@ class State:
         plays is exponential; any other play is checked by ``is_legal``)."""
         if self._terminal:
             return []
+        r = self.rules
         out: list[Action] = []
         exp = self._decide(self.game.expert_engine())
         if isinstance(exp, Play):
             out.append(exp)
-        if self.rules.may_draw_when_able or not out:
-            out.append(Pass() if (not self.stock and self.rules.stock_empty == "play-on") else Draw())
-        if self._hands[self.current_player].sum() > 0:
+        passing = not self.stock and r.stock_empty == "play-on"
+        if (r.may_pass_when_able if passing else r.may_draw_when_able) or not out:
+            out.append(Pass() if passing else Draw())
+        if self.can_rearrange():
             out.append(Fail())
         return out
 
@@ -303,7 +324,33 @@ class State:
         seat = self.current_player
         check_action(self.rules, action, seat=seat, hand=self._hands[seat], melds=self._melds,
                      stands=self._stands, opened=self.opened[seat], stock_left=len(self.stock),
-                     play_exists=self._play_exists)
+                     play_exists=self._play_exists, can_rearrange=self.can_rearrange)
+
+    def _rearranges(self, melds) -> bool:
+        """Whether a table of ``melds`` changed at least one current table meld."""
+        return rearranges(self._melds, melds)
+
+    def can_rearrange(self) -> bool:
+        """Whether the current player has a legal play that rearranges table melds (the
+        only place where ``Fail`` is legal). Looked for in this order: the maximum
+        placement's melds, one hand card joining the table, two hand cards joining it
+        (one or two cards cannot form a meld alone, so such a play changes a table meld);
+        a play that needs three or more hand cards for its first change of the table and
+        that the maximum placement does not show is not found."""
+        seat = self.current_player
+        hand = self.hand_of(seat)
+        r = self.rules
+        if not hand or not self._melds or (r.opening_points > 0 and not self.opened[seat]):
+            return False
+        sol = solve(self._melds, hand, r)
+        if sol.n_placed and self._rearranges(sol.melds):
+            return True
+        kinds = sorted(set(hand))
+        if any(solve(self._melds, [c], r).n_placed for c in kinds):
+            return True
+        return any(solve(self._melds, [a, b], r).n_placed == 2
+                   for i, a in enumerate(kinds) for b in kinds[i:]
+                   if a != b or hand.count(a) > 1)
 
     # -------------------------------------------------------------- strategies
     def _decide(self, engine) -> Action:
@@ -315,8 +362,13 @@ class State:
         if kind == "play":
             cards = np.repeat(np.arange(NCARD), placed).tolist()
             return Play(melds, cards, (JOKER,) * taken, stands=stands, rng_after=rng)
-        if kind == "fail":
-            return Fail(rng_after=rng)
+        if kind == "fail":  # the botched play: the same skill's decision without error
+            _, placed, taken, melds, stands, _ = engine.decide_position(
+                self.current_player, [h for h in self._hands], self._melds, self._stands,
+                self.opened, len(self.stock), self.rng_state, self.failed_last, raw=True)
+            cards = np.repeat(np.arange(NCARD), placed).tolist()
+            attempt = Play(melds, cards, (JOKER,) * taken, stands=stands)
+            return Fail(attempt, rng_after=rng)
         if not self.stock and self.rules.stock_empty == "play-on":
             return Pass(rng_after=rng)
         return Draw(rng_after=rng)
@@ -361,9 +413,11 @@ class State:
                             else [meld_stands(m, r.ace_high) for m in action.melds])
             self.opened[seat] = True
             self.stats["plays"] += 1
+            self.hand_stats["plays"] += 1
             self._noadd = 0
             n = sum(len(m) for m in self._melds)
             self.stats["max_table"] = max(self.stats["max_table"], n)
+            self.hand_stats["max_table"] = max(self.hand_stats["max_table"], n)
             if self._hands[seat].sum() == 0:
                 end = "emptied"
         elif isinstance(action, (Draw, Pass)):
@@ -375,10 +429,13 @@ class State:
         else:
             kind = "fail"
             self.stats["failed"] += 1
+            self.hand_stats["failed"] += 1
             if not self.stock and r.stock_empty == "ends-hand":
                 end = "stock-out"
             else:
                 drawn = self._draw(r.failed_penalty)
+        if drawn and not self.stock and r.stock_empty == "ends-hand":
+            end = "stock-out"  # 003: the turn that draws the stock's last card ends the hand
         self.failed_last[seat] = kind == "fail"
         if end is None and kind != "play" and empty_at_start:
             self._noadd += 1
@@ -400,8 +457,11 @@ class State:
         for c in take:
             self._hands[self.current_player][c] += 1
         self.stats["cards_drawn"] += len(take)
-        if take and not self.stock and self.stock_exhausted_turn < 0:
-            self.stock_exhausted_turn = self.total_turns
+        self.hand_stats["cards_drawn"] += len(take)
+        if take and not self.stock:
+            self.hand_exhausted_turn = self.turn
+            if self.stock_exhausted_turn < 0:
+                self.stock_exhausted_turn = self.total_turns
         return take
 
     def _end_hand(self, end: str, seat: int) -> None:
@@ -410,16 +470,30 @@ class State:
         pts = [int((h * self.game.hand_points).sum()) for h in self._hands]
         if end == "emptied":
             winner = seat
+            shares = [1.0 if s == seat else 0.0 for s in range(P)]
         elif r.blocked_winner == "lowest":
             best = min(pts)
             winner = pts.index(best) if pts.count(best) == 1 else -1
+            shares = _lowest_shares(pts, r.ties == "shared")
         else:
             winner = -1
+            shares = [0.0] * P
+        # a hand's winners pay nothing (003: "chaque autre joueur compte les cartes encore en
+        # main"); winner-takes (003's single deal): they score the others' points instead
+        lost = sum(p for p, x in zip(pts, shares) if x == 0)
+        for s in range(P):
+            if shares[s] == 0 and r.scoring == "penalties":
+                self.scores[s] += pts[s]
+            elif shares[s] > 0 and r.scoring == "winner-takes":
+                self.scores[s] += lost
+        stats = (("stock_exhausted_turn", self.hand_exhausted_turn),
+                 ("cards_drawn", self.hand_stats["cards_drawn"]),
+                 ("plays", self.hand_stats["plays"]), ("failed", self.hand_stats["failed"]),
+                 ("max_table", self.hand_stats["max_table"]))
         self.hand_results.append(HandResult(
             self.hand_index, self.dealer, self.first_player, end, winner, self.turn,
-            tuple(int(h.sum()) for h in self._hands), tuple(pts), *self._dealt))
-        for s in range(P):
-            self.scores[s] += pts[s]
+            tuple(int(h.sum()) for h in self._hands), tuple(pts), *self._dealt,
+            shares=tuple(shares), scores=tuple(self.scores), stats=stats))
         self.hand_index += 1
         kind, value = r.match_kind, r.match_value
         over = (kind == "single" or (kind == "rotations" and self.hand_index >= value * P)
@@ -458,4 +532,35 @@ class State:
             out[f"hand_points_{i}"] = last.points[i]
         for i in range(P):
             out[f"score_{i}"] = self.scores[i]
+        for i, x in enumerate(self.win_shares()):
+            out[f"win_share_{i}"] = x
         return out
+
+    def hand_rows(self) -> list[dict]:
+        """The engine's hand rows for the hands played so far, for comparisons."""
+        P = self.rules.players
+        rows = []
+        for h in self.hand_results:
+            st = dict(h.stats)
+            row = {
+                "seed": self.root_seed, "replicate": self.replicate, "hand": h.hand,
+                "dealer": h.dealer, "first_player": h.first_player, "turns": h.turns,
+                "rounds": (h.turns + P - 1) // P, "end": h.end,
+                "stock_exhausted": st["stock_exhausted_turn"] >= 0, **st, "winner": h.winner,
+            }
+            for name, vals in (("strategy", [str(s) for s in self.game.seats]),
+                               ("cards_left", h.cards_left), ("hand_points", h.points),
+                               ("win_share", h.shares), ("score", h.scores)):
+                for i in range(P):
+                    row[f"{name}_{i}"] = vals[i]
+            rows.append(row)
+        return rows
+
+
+def _lowest_shares(values: Sequence[int], shared: bool) -> list[float]:
+    """1/k for each of the k seats with the lowest value; 0 for all on a tie unless shared."""
+    best = min(values)
+    k = list(values).count(best)
+    if k > 1 and not shared:
+        return [0.0] * len(values)
+    return [1.0 / k if v == best else 0.0 for v in values]

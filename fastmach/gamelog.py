@@ -1,20 +1,7 @@
 """``replay``: re-check the JSON-lines game logs (written by the engine, see
 ``fastmach.engine.log``) without the solver.
 
-One game (a hand; a match is several hands in a row) is::
-
-    {"type": "header", "rules": "classic", "seed": 7, "replicate": 0, "hand": 0,
-     "dealer": 2, "first_player": 3, "strategies": ["expert", ...],
-     "hands": [["AS", "10H", ...], ...], "stock": ["5C", ...]}        # next card first
-    {"type": "turn", "turn": 1, "seat": 3, "action": "play", "placed": [...],
-     "drawn": [], "taken": [], "table": [["3H", "4H", "5H"], ...]}    # whole table after
-    ...
-    {"type": "end", "end": "emptied", "winner": 3, "points": [...], "cards_left": [...],
-     "scores": [...], "match_over": true, "match_winner": 3}
-
-Cards are canonical text (``10H``, ``JK``). ``action`` is play, draw, pass or fail;
-``taken`` lists jokers a play took back into the hand (``joker_swap = "hand"``); a draw
-from an empty stock under ``stock_empty = "ends-hand"`` has ``drawn: []`` and ends the hand.
+The format (header, turn and end records) is described in ``fastmach.engine.log``.
 
 ``replay`` checks every turn with ``fastmach.validate`` only: the seat order, that placed
 cards come from the hand, that the table after a play is exactly the table before plus
@@ -33,6 +20,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
+
+import numpy as np
 
 
 from fastmach import validate
@@ -135,7 +124,8 @@ class _HandChecker:
             raise _Bad("header: hands + stock are not the deck (" +
                        ", ".join(f"{card_str(c)}" for c in sorted(diff)) + " differ)")
         self.first = _int(header, "first_player")
-        if "dealer" in header and (_int(header, "dealer") + 1) % P != self.first:
+        if ("dealer" in header and r.first_player_by == "left-of-dealer"
+                and (_int(header, "dealer") + 1) % P != self.first):
             raise _Bad("header: first_player is not the seat left of the dealer")
         if not 0 <= self.first < P:
             raise _Bad(f"header: first_player {self.first} outside 0..{P - 1}")
@@ -238,6 +228,9 @@ class _HandChecker:
             desc = {"draw": "draws", "pass": "passes", "fail": "fails a manipulation, draws"}[action]
             if drawn:
                 desc += " " + " ".join(_txt(drawn))
+                if not self.stock and r.stock_empty == "ends-hand":
+                    self.ended = "stock-out"  # the turn that empties the stock ends the hand
+                    desc += ", the last card: the hand ends"
             elif action == "draw":
                 desc += " from the empty stock: the hand ends"
             if self.ended is None and empty_at_start:
@@ -268,6 +261,22 @@ class _HandChecker:
             winner = -1
         if rec.get("winner") != winner:
             raise _Bad(f"winner {rec.get('winner')} but the rules give {winner}")
+        best = min(points)
+        k = points.count(best)
+        if end == "emptied":
+            shares = [1.0 if s == winner else 0.0 for s in range(self.P)]
+        elif r.blocked_winner != "lowest" or (k > 1 and r.ties != "shared"):
+            shares = [0.0] * self.P
+        else:
+            shares = [1.0 / k if p == best else 0.0 for p in points]
+        if "shares" in rec and not np.allclose(rec["shares"], shares):
+            raise _Bad(f"shares {rec['shares']} but the rules give {shares}")
+        # the hand's score: winners pay nothing; winner-takes: they score the others' points
+        lost = sum(p for p, x in zip(points, shares) if x == 0)
+        if r.scoring == "winner-takes":
+            self.scored = [lost if x > 0 else 0 for x in shares]
+        else:
+            self.scored = [p if x == 0 else 0 for p, x in zip(points, shares)]
         self.lines.append(f"   end: {end}, winner {winner if winner >= 0 else 'none'}, points {points}")
         return end, winner, points
 
@@ -314,7 +323,7 @@ def replay(path: str | Path, *, out=None) -> list[ReplayedHand]:
                     raise _Bad("end before any header")
                 end, winner, points = checker.end(rec)
                 if scores is not None and len(scores) == len(points):
-                    scores = [a + b for a, b in zip(scores, points)]
+                    scores = [a + b for a, b in zip(scores, checker.scored)]
                     if "scores" in rec and rec["scores"] != scores:
                         raise _Bad(f"scores {rec['scores']} but the hands give {scores}")
                 hands.append(ReplayedHand(

@@ -39,6 +39,11 @@ VIOLATIONS = (
     "a draw or pass changed the table",
 )
 ENDS = ("emptied", "blocked", "stock-out")
+# play_batch(hands=True): the per-hand arrays, in this order (the last three per seat)
+HAND_FIELDS = ("game", "hand", "dealer", "first_player", "end", "winner", "turns", "rounds",
+               "stock_exhausted_turn", "cards_drawn", "plays", "failed", "max_table",
+               "cards_left", "hand_points", "score")
+HAND_SEAT_FIELDS = ("cards_left", "hand_points", "score")
 
 
 cdef struct HandResult:
@@ -53,6 +58,7 @@ cdef struct HandResult:
     int max_table
     int cards_left[MAX_PLAYERS]
     int points[MAX_PLAYERS]
+    int won[MAX_PLAYERS]    # the seat won the hand (alone, or sharing a tie)
 
 
 
@@ -75,6 +81,7 @@ cdef class Engine:
     cdef Decision dec
     cdef object deck                  # the sorted deck (uint8 array)
     cdef readonly int match_kind      # 0 single, 1 rotations, 2 threshold
+    cdef readonly int first_cut       # first_player_by = cut (else left of the dealer)
     cdef readonly int match_value
     cdef readonly int players
     cdef readonly bint checked        # verify the invariants after every turn (tests)
@@ -103,6 +110,7 @@ cdef class Engine:
         self.checked = bool(cfg.get("check", False))
         self.violation = 0
         self.match_kind = cfg["match_kind"]
+        self.first_cut = cfg["first_cut"]
         self.match_value = cfg["match_value"]
 
     @property
@@ -146,10 +154,11 @@ cdef class Engine:
         return 0
 
     # ------------------------------------------------------------ one hand
-    cdef int play_hand(self, const uint8_t* deck, int dealer, int hand_no, const int* scores,
-                       uint64_t* rng, HandResult* res) noexcept nogil:
-        """Deal and play one hand: 0, or -1 (too long), -2 (an invariant broke, checked
-        mode), -3 (a strategy stopped: Context.rc)."""
+    cdef int play_hand(self, const uint8_t* deck, int dealer, int first, int hand_no,
+                       const int* scores, uint64_t* rng, HandResult* res) noexcept nogil:
+        """Deal `deck` starting left of `dealer` and play the hand, `first` playing first:
+        0, or -1 (too long), -2 (an invariant broke, checked mode), -3 (a strategy stopped:
+        Context.rc)."""
         cdef const ERules* R = self.R
         cdef HState* st = &self.st
         cdef Decision* d = &self.dec
@@ -169,7 +178,7 @@ cdef class Engine:
         for seat in range(P):
             st.scores[seat] = scores[seat]
         flow_start(st, &f)
-        cur = (dealer + 1) % P
+        cur = first
         res.first_player = cur
         if self.recording:
             with gil:
@@ -208,7 +217,7 @@ cdef class Engine:
         res.max_table = f.max_table
         for seat in range(P):
             res.cards_left[seat] = st.hand_n[seat]
-        res.winner = hand_end(R, st, end, cur, res.points)
+        res.winner = hand_end(R, st, end, cur, res.points, res.won)
         if self.recording:
             with gil:
                 self.record_end(res)
@@ -251,24 +260,34 @@ cdef class Engine:
         })
 
     cdef void record_end(self, HandResult* res) except *:
+        cdef int s, k = 0
+        for s in range(self.players):
+            k += res.won[s]
         self.hand_rec.update(
             end=ENDS[res.end], winner=res.winner,
             points=[res.points[s] for s in range(self.players)],
-            cards_left=[res.cards_left[s] for s in range(self.players)])
+            cards_left=[res.cards_left[s] for s in range(self.players)],
+            shares=[res.won[s] / k if k else 0.0 for s in range(self.players)])
 
     # ------------------------------------------------------------ batches
-    def play_batch(self, int64_t root_seed, replicates, bint record=False):
+    def play_batch(self, int64_t root_seed, replicates, bint hands=False, bint record=False):
         """Play one game (a hand, or a whole match) per replicate; returns a dict of
-        NumPy arrays, one row per replicate (the per-seat arrays are 2-D). ``record``:
-        also ``out["log"]``, per game the list of its hands as played (deal, every turn's
-        action, end), for ``--log``."""
+        NumPy arrays, one row per replicate (the per-seat arrays are 2-D).
+
+        hands: also ``out["hand_rows"]``, a dict of arrays with one row per hand played
+        (HAND_FIELDS): ``game`` (row index of its game), ``hand``, ``dealer``,
+        ``first_player``, ``end``, ``winner``, ``turns``, ``rounds``,
+        ``stock_exhausted_turn`` (within the hand), ``cards_drawn``, ``plays``, ``failed``,
+        ``max_table`` and the 2-D ``cards_left``, ``hand_points``, ``score`` (the match
+        score after the hand). record: also ``out["log"]``, per game the list of its
+        hands as played (deal, every turn's action, end), for ``--log``."""
         cdef cnp.ndarray[cnp.int64_t, ndim=1] reps = np.ascontiguousarray(replicates, dtype=np.int64)
         cdef Py_ssize_t G = reps.shape[0], g
-        cdef int P = self.R.players, h, s, rc, n_hands, w, best, nb
+        cdef int P = self.R.players, h, s, rc, n_hands, w, best, nb, lost
         cdef uint64_t rng_state
         cdef HandResult res
         cdef uint8_t hand_deck[MAX_DECK]
-        cdef int dealer0, dealer
+        cdef int dealer0, dealer, first0, first
         cdef long long turn_base
         cdef const uint8_t[:] pv
         cdef int scores_before[MAX_PLAYERS]
@@ -289,6 +308,7 @@ cdef class Engine:
         cdef long long[:] o_plays = out["plays"], o_failed = out["failed"]
         cdef long long[:] o_max = out["max_table"], o_hands = out["hands"], o_dealer = out["dealer"]
         games_log = []
+        hrows = {name: [] for name in HAND_FIELDS} if hands else None
         self.recording = record   # (reset by the next batch; decide_position never records)
         for g in range(G):
             self.record = []
@@ -298,6 +318,9 @@ cdef class Engine:
             perm = rng.permutation(sorted_deck)
             dealer0 = int(rng.integers(P))
             rng_state = int(rng.integers(0, 2**64, dtype=np.uint64))
+            # first_player_by = cut (003): the highest cut starts, then play moves clockwise
+            # hand by hand; a uniform seat (the cut's distribution, ties re-cut)
+            first0 = int(rng.integers(P)) if self.first_cut else -1
             o_dealer[g] = dealer0
             o_sx[g] = -1
             turn_base = 0
@@ -309,13 +332,14 @@ cdef class Engine:
                 pv = np.ascontiguousarray(perm, dtype=np.uint8)
                 for s in range(self.R.deck_size):
                     hand_deck[s] = pv[s]
+                first = (first0 + h) % P if self.first_cut else (dealer + 1) % P
                 for s in range(P):
                     scores_before[s] = sc[g, s]
                 if self.gil_free and not record:
                     with nogil:
-                        rc = self.play_hand(hand_deck, dealer, h, scores_before, &rng_state, &res)
+                        rc = self.play_hand(hand_deck, dealer, first, h, scores_before, &rng_state, &res)
                 else:   # a Python bot sits at the table: its seat takes the GIL anyway
-                    rc = self.play_hand(hand_deck, dealer, h, scores_before, &rng_state, &res)
+                    rc = self.play_hand(hand_deck, dealer, first, h, scores_before, &rng_state, &res)
                 if rc == -3:
                     rc, err = self.ctx.take_error()
                     if rc == RC_PYTHON:
@@ -344,11 +368,32 @@ cdef class Engine:
                 o_failed[g] += res.failed
                 if res.max_table > o_max[g]:
                     o_max[g] = res.max_table
+                # scoring: a hand's winners pay nothing (003: "chaque autre joueur compte");
+                # winner-takes: they score the sum of the others' points instead
+                lost = 0
                 for s in range(P):
                     cl[g, s] = res.cards_left[s]
                     hp[g, s] = res.points[s]
-                    sc[g, s] += res.points[s]
+                    if not res.won[s]:
+                        lost += res.points[s]
+                        if not self.R.winner_takes:
+                            sc[g, s] += res.points[s]
+                if self.R.winner_takes:
+                    for s in range(P):
+                        if res.won[s]:
+                            sc[g, s] += lost
                 turn_base += res.turns
+                if record:
+                    self.hand_rec["scores"] = [sc[g, s] for s in range(P)]
+                if hands:
+                    for name, v in zip(HAND_FIELDS, (
+                            g, h, dealer, res.first_player, res.end, res.winner, res.turns,
+                            (res.turns + P - 1) // P, res.stock_exhausted_turn,
+                            res.cards_drawn, res.plays, res.failed, res.max_table,
+                            [res.cards_left[s] for s in range(P)],
+                            [res.points[s] for s in range(P)],
+                            [sc[g, s] for s in range(P)])):
+                        hrows[name].append(v)
                 h += 1
                 if self.match_kind == 0:
                     o_winner[g] = res.winner
@@ -380,6 +425,10 @@ cdef class Engine:
         out["cards_left"] = cards_left
         out["hand_points"] = hand_points
         out["score"] = score
+        if hands:
+            out["hand_rows"] = {name: np.array(v, dtype=np.int64) for name, v in hrows.items()}
+            for name in HAND_SEAT_FIELDS:
+                out["hand_rows"][name] = out["hand_rows"][name].reshape(-1, P)
         if record:
             out["log"] = games_log
         return out

@@ -9,11 +9,17 @@ One game (a hand; a match is several hands in a row) is::
      "drawn": [], "taken": [], "table": [["3H", "4H", "5H"], ...]}    # whole table after
     ...
     {"type": "end", "end": "emptied", "winner": 3, "points": [...], "cards_left": [...],
-     "scores": [...], "match_over": true, "match_winner": 3}
+     "shares": [0, 0, 0, 1], "scores": [...], "match_over": true, "match_winner": 3,
+     "match_shares": [0, 0, 0, 1]}
+
+``shares`` are the seats' win shares of the hand, ``match_shares`` of the whole game
+(1 for a sole winner, 1/k for each of k tied winners where the rules share ties);
+``scores`` each seat's match score after the hand.
 
 Cards are canonical text (``10H``, ``JK``). ``action`` is play, draw, pass or fail;
 ``taken`` lists jokers a play took back into the hand (``joker_swap = "hand"``); a draw
-from an empty stock under ``stock_empty = "ends-hand"`` has ``drawn: []`` and ends the hand.
+from an empty stock under ``stock_empty = "ends-hand"`` has ``drawn: []`` and ends the hand
+(under that rule the turn that draws the stock's last card already ends it).
 ``fastmach replay`` (``fastmach.gamelog``) re-checks a log without the engine.
 """
 from __future__ import annotations
@@ -38,19 +44,21 @@ def write_log(path: str | Path, rules: Rules, seats, seed: int, replicates, game
               rows) -> None:
     """Append the logs of these games to ``path``: ``games`` is the engine's record of
     them (``Engine.play_batch(..., record=True)["log"]``: per game its hands, each with
-    the deal, every turn's action as applied and the end), ``rows`` its DataFrame (the
-    match winner)."""
+    the deal, every turn's action as applied, the end, the shares and the scores after
+    it), ``rows`` its DataFrame (the match winner and shares)."""
     names = [str(s) for s in seats]
+    share_cols = [f"win_share_{i}" for i in range(rules.players)]
     with open(path, "a", encoding="utf-8") as f:
-        for r, hands, winner in zip(np.asarray(replicates).tolist(), games, rows["winner"]):
-            for rec in _engine_lines(rules, names, seed, int(r), hands, int(winner)):
+        for i, (r, hands) in enumerate(zip(np.asarray(replicates).tolist(), games)):
+            row = rows.iloc[i]
+            for rec in _engine_lines(rules, names, seed, int(r), hands, int(row["winner"]),
+                                     [float(row[c]) for c in share_cols]):
                 f.write(json.dumps(rec, separators=(",", ":")) + "\n")
 
 
 def _engine_lines(rules: Rules, names: list[str], seed: int, replicate: int, hands: list,
-                  winner: int) -> list[dict]:
+                  winner: int, shares: list[float]) -> list[dict]:
     out: list[dict] = []
-    scores = [0] * rules.players
     for h, hand in enumerate(hands):
         out.append({
             "type": "header", "rules": str(rules), "seed": seed, "replicate": replicate,
@@ -64,14 +72,14 @@ def _engine_lines(rules: Rules, names: list[str], seed: int, replicate: int, han
                 "placed": _txt(turn["placed"]), "drawn": _txt(turn["drawn"]),
                 "taken": _txt(turn["taken"]), "table": [_txt(m) for m in turn["table"]],
             })
-        scores = [a + b for a, b in zip(scores, hand["points"])]
         last = h == len(hands) - 1
         end = {
             "type": "end", "end": hand["end"], "winner": hand["winner"],
             "points": list(hand["points"]), "cards_left": list(hand["cards_left"]),
-            "scores": scores, "match_over": last,
+            "shares": list(hand["shares"]), "scores": list(hand["scores"]), "match_over": last,
         }
         if last:
             end["match_winner"] = winner
+            end["match_shares"] = shares
         out.append(end)
     return out

@@ -98,6 +98,7 @@ cdef class Lookahead(Strategy):
         cdef uint8_t x
         cdef Flow f
         cdef int points[MAX_PLAYERS]
+        cdef int won[MAX_PLAYERS]
         memcpy(ps, st, sizeof(HState))
         # the unseen cards: the deck minus the seat's hand minus the table
         for c in range(NCARD):
@@ -138,5 +139,5 @@ cdef class Lookahead(Strategy):
             if end >= 0:
                 break
             cur = (cur + 1) % R.players
-        winner = hand_end(R, ps, end, cur, points)
+        winner = hand_end(R, ps, end, cur, points, won)
         return (1.0 if winner == seat else 0.0) - 0.001 * ps.hand_n[seat]

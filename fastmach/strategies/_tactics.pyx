@@ -96,10 +96,12 @@ cdef class KeepJokers(Skill):
             self.inner.play(st, hand, w, jw, &self.full)
             if self.ctx.rc:
                 return
-            # (or where the rules forbid drawing when able and nothing else plays)
+            # (or where the rules forbid drawing, or passing on an empty stock, when
+            # able and nothing else plays)
             if self.full.kind == A_PLAY and (
                     self.full.n_placed - self.full.taken == n
-                    or (not self.R.may_draw and d.kind != A_PLAY)):
+                    or (not (self.R.may_draw if st.stock_pos < st.stock_len else self.R.may_pass)
+                        and d.kind != A_PLAY)):
                 memcpy(d, &self.full, sizeof(Decision))
 
 
