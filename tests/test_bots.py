@@ -43,6 +43,7 @@ def test_max_placement_bot_plays_the_experts_games():
     ref = fastmach.play_games(rules, ["expert"] * 4, 5, range(12))
     pd.testing.assert_frame_equal(_without_names(bot), _without_names(ref))
     assert bot["strategy_0"].iloc[0].endswith(":MaxPlacement")
+    assert isinstance(MaxPlacement(), fastmach.Bot) and not isinstance(object(), fastmach.Bot)
 
 
 def test_bot_in_every_seat_and_by_import_path():
