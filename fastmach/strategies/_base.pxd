@@ -12,7 +12,7 @@ from libc.string cimport memset
 from libc.stdint cimport uint8_t, int32_t, int64_t, uint32_t, uint64_t
 
 from fastmach._solver cimport Solver, Witness, NCARD, JOKER
-from fastmach._turn cimport ERules, HState, Decision
+from fastmach._turn cimport ERules, HState, Decision, A_PLAY, A_DRAW
 
 
 cdef class Context:
@@ -40,12 +40,12 @@ cdef inline void finish_play(Context ctx, int64_t v, Decision* d) noexcept nogil
     """A skill's search result v (its value, or a solver error < -1) -> d.kind."""
     if v < -1:
         ctx.rc = <int>v
-        d.kind = 1   # A_DRAW
+        d.kind = A_DRAW
         return
     if d.n_placed > 0:
-        d.kind = 0   # A_PLAY
+        d.kind = A_PLAY
     else:
-        d.kind = 1
+        d.kind = A_DRAW
         memset(d.placed, 0, NCARD)
 
 

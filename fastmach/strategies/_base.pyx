@@ -3,7 +3,7 @@ import numpy as np
 
 from libc.string cimport memset
 from fastmach._solver cimport Solver, NCARD, JOKER
-from fastmach._turn cimport ERules, HState, Decision, MAX_DECK, MAX_PLAYERS
+from fastmach._turn cimport ERules, HState, Decision, A_DRAW, MAX_DECK, MAX_PLAYERS
 
 
 cdef class Context:
@@ -75,7 +75,7 @@ cdef class Skill:
 
     cdef void play(self, HState* st, const uint8_t* hand, const int32_t* w,
                    const int32_t* jw, Decision* d) noexcept nogil:
-        d.kind = 1   # a skill that sees nothing draws
+        d.kind = A_DRAW   # a skill that sees nothing draws
 
 
 cdef class Strategy:
@@ -86,7 +86,7 @@ cdef class Strategy:
         self.R = &ctx.R
 
     cdef void decide(self, HState* st, int seat, uint64_t* rng, Decision* d) noexcept nogil:
-        d.kind = 1
+        d.kind = A_DRAW
 
     def unwrapped(self):
         """The strategy without its patience and error tactics (the must-play check)."""

@@ -67,8 +67,6 @@ class BotStrategy:
     name: str
     bot: object | None = field(default=None, compare=False, repr=False)
 
-    params: dict = field(default_factory=dict, compare=False, repr=False)
-
     def make(self) -> Bot:
         """The bot object (a new one from the import path)."""
         return self.bot if self.bot is not None else load_bot(self.name)()
