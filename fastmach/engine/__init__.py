@@ -75,7 +75,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from fastmach.cards import JOKER, card_points
+from fastmach.cards import JOKER, NCARD, card_points
 from fastmach.engine.log import write_log
 from fastmach.errors import FastmachError
 from fastmach.rules import Rules, resolve_rules
@@ -104,16 +104,17 @@ def deck_of(rules: Rules) -> np.ndarray:
 
 
 def engine_config(rules: Rules, check: bool = False) -> dict:
-    """Plain ints and arrays describing the rules for ``_engine.Engine`` and the
-    strategies' ``Context``."""
+    """The rules for the compiled core: ``rules`` holds exactly the fields of the C struct
+    ``ERules`` (fastmach/_turn.pxd, converted field by field by Cython: a field missing
+    here is an error, not a silent zero), the rest is the engine's (deck, match)."""
     ow, ojw = opening_weights()
-    return dict(
+    hp = card_points(rules.hand_points).astype(np.int64)
+    deck = deck_of(rules)
+    pw = hp * _POINT_SCALE + 1  # objective=points: points first, ties to more cards
+    erules = dict(
         players=rules.players,
-        decks=rules.decks,
         deck_size=rules.deck_size,
         hand_size=rules.hand_size,
-        ace_high=int(rules.ace_high),
-        jokers_per_meld=rules.jokers_per_meld,
         swap_hand=int(rules.joker_swap == "hand"),
         may_draw=int(rules.may_draw_when_able),
         may_pass=int(rules.may_pass_when_able),
@@ -123,12 +124,22 @@ def engine_config(rules: Rules, check: bool = False) -> dict:
         lowest=int(rules.blocked_winner == "lowest"),
         ties_shared=int(rules.ties == "shared"),
         winner_takes=int(rules.scoring == "winner-takes"),
+        srules=dict(decks=rules.decks, ace_high=int(rules.ace_high),
+                    jokers_per_meld=rules.jokers_per_meld),
+        hpts=hp.tolist(),
+        ones=[1] * NCARD,
+        ones_j=[1] * 16,
+        open_w=np.asarray(ow).tolist(),
+        open_jw=np.asarray(ojw).tolist(),
+        open_scale=_POINT_SCALE,
+        pw=pw.tolist(),
+        pw_j=[int(pw[JOKER])] * 16,
+        deck_counts=np.bincount(deck, minlength=NCARD).tolist(),
+    )
+    return dict(
+        rules=erules,
+        deck=deck,
         first_cut=int(rules.first_player_by == "cut"),
-        hand_points=card_points(rules.hand_points),
-        opening_w=ow,
-        opening_jw=ojw,
-        point_scale=_POINT_SCALE,
-        deck=deck_of(rules),
         match_kind=_MATCH_CODES[rules.match_kind],
         match_value=rules.match_value,
         check=bool(check),
