@@ -363,3 +363,20 @@ def test_bench_lookahead_reports_cost_per_decision_by_budget():
     # the same positions are weighed whatever the budget (candidates do not depend on it)
     assert rows[0]["weighed"] == rows[1]["weighed"]
     assert "ms/decision" in format_lookahead(rows)
+
+
+def test_a_compiled_strategy_registered_by_one_line_plays_everywhere(monkeypatch):
+    # the seam: a Skill subclass (here the intermediate's plain reference search) becomes a
+    # strategy with one registry entry, and every tactic wraps it
+    from fastmach.strategies import K, TACTICS, StrategyKind
+    from fastmach.strategies import _probe
+
+    monkeypatch.setitem(REGISTRY, "plain", StrategyKind(
+        "plain", _probe.PlainIntermediate, (K,) + TACTICS, "the plain search", ("k",)))
+    rules = "classic(match=single)"
+    for name in ("{}", "{}(k=1,error=0.2,objective=1)"):
+        a = play_games(rules, [name.format("plain")] * 4, 3, range(6))
+        b = play_games(rules, [name.format("intermediate")] * 4, 3, range(6))
+        assert (a["strategy_0"] == name.format("plain")).all()
+        cols = [c for c in a.columns if not c.startswith("strategy_")]
+        assert a[cols].equals(b[cols])
