@@ -87,7 +87,7 @@ def check_action(rules: Rules, action: Action, *, seat: int, hand: Sequence[int]
     """Raise FastmachError naming the rule ``action`` breaks in this position.
 
     ``hand``: the seat's 53 card counts; ``melds``/``stands``: the table's meld list and
-    what each card stands for; ``play_exists``: whether the seat can add a card (asked
+    what each card stands for (None: unknown, as in a log); ``play_exists``: whether the seat can add a card (asked
     only when ``may_draw_when_able`` or ``may_pass_when_able`` is false);
     ``can_rearrange``: whether it has a legal play that rearranges table melds (a Fail
     without its attempt). ``draw_passes``: a Draw from an empty stock under play-on is
@@ -142,9 +142,12 @@ def _check_play(r: Rules, a: Play, seat: int, hand: Sequence[int], melds, stands
             raise FastmachError("taken: a joker swap needs an opened player")
         if any(c != JOKER for c in a.taken):
             raise FastmachError("taken: only jokers may return to a hand")
-        stood = Counter(s for m, st in zip(melds, stands)
-                        for c, s in zip(m, st) if c == JOKER)
-        swappable = sum(min(k, Counter(a.placed)[c]) for c, k in stood.items())
+        if stands is None:  # readings unknown (a log): any table joker may be taken back
+            swappable = table[JOKER]
+        else:
+            stood = Counter(s for m, st in zip(melds, stands)
+                            for c, s in zip(m, st) if c == JOKER)
+            swappable = sum(min(k, Counter(a.placed)[c]) for c, k in stood.items())
         if len(a.taken) > min(table[JOKER], swappable):
             raise FastmachError(
                 f"taken {len(a.taken)} joker(s) but only {swappable} can be replaced by "

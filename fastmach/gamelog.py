@@ -3,8 +3,9 @@
 
 The format (header, turn and end records) is described in ``fastmach.engine.log``.
 
-``replay`` checks every turn with ``fastmach.validate`` only: the seat order, that placed
-cards come from the hand, that the table after a play is exactly the table before plus
+``replay`` checks every turn without the engine or the solver (a play by the rules of
+``fastmach.actions``, which checks melds with ``fastmach.validate``): the seat order, that
+placed cards come from the hand, that the table after a play is exactly the table before plus
 the placed cards (minus taken jokers) in valid melds, the opening rule, that drawn cards
 are the next stock cards, passes only on an empty stock, the end of the hand (emptied
 hand, blocked round, stock-out), the points and the winner. It cannot judge whether a
@@ -24,8 +25,7 @@ from typing import Iterable
 import numpy as np
 
 
-from fastmach import validate
-from fastmach.actions import Draw, Fail, Pass, Play, meld_points
+from fastmach.actions import Draw, Fail, Pass, Play, check_action
 from fastmach.cards import JOKER, card_points, card_str, parse_card
 from fastmach.errors import FastmachError
 from fastmach.game import Game
@@ -99,7 +99,6 @@ class _HandChecker:
     """Re-checks one hand from its header, turn by turn."""
 
     def __init__(self, header: dict):
-        self._meld_points = meld_points
         try:
             self.rules = Rules.parse(header.get("rules"))
         except FastmachError as e:
@@ -162,34 +161,14 @@ class _HandChecker:
         if action == "play":
             if drawn:
                 raise _Bad("a play draws no card")
-            if not placed:
-                raise _Bad("a play must add at least one hand card")
-            short = Counter(placed) - hand
-            if short:
-                raise _Bad(f"placed {' '.join(_txt(short.elements()))} not in seat {seat}'s hand")
-            opening = r.opening_points > 0 and not self.opened[seat]
-            if taken:
-                if r.joker_swap != "hand" or opening or any(c != JOKER for c in taken):
-                    raise _Bad("taken: only an opened player may take back jokers, with "
-                               "joker_swap=hand")
-            before = Counter(c for m in self.table for c in m)
-            expected = before + Counter(placed)
-            expected.subtract(Counter(taken))
-            if any(v < 0 for v in expected.values()):
-                raise _Bad("taken: more jokers than the table holds")
+            # the play rules of fastmach.actions (validate only; the log holds no joker
+            # readings, so any table joker may be the one taken back)
             try:
-                validate.check_partition(table, list(expected.elements()), decks=r.decks,
-                                         ace_high=r.ace_high, jokers_per_meld=r.jokers_per_meld)
-            except validate.ValidationError as e:
-                raise _Bad(f"illegal play: {e}") from None
-            if opening:
-                old = Counter(tuple(sorted(m)) for m in self.table)
-                new = Counter(tuple(sorted(m)) for m in table)
-                if old - new:
-                    raise _Bad("opening: the table was rearranged before the player opened")
-                worth = sum(self._meld_points(m, r.ace_high) for m in (new - old).elements())
-                if worth < r.opening_points:
-                    raise _Bad(f"opening: new melds worth {worth} < opening_points={r.opening_points}")
+                check_action(r, Play(table, placed, taken), seat=seat, hand=hand,
+                             melds=self.table, stands=None, opened=self.opened[seat],
+                             stock_left=len(self.stock), play_exists=lambda: False)
+            except FastmachError as e:
+                raise _Bad(str(e)) from None
             hand.subtract(Counter(placed))
             hand[JOKER] += len(taken)
             self.table = table
