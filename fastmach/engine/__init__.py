@@ -444,7 +444,8 @@ def register_cli(subparsers) -> None:
     p.add_argument("--rules", default="classic", help="preset or rules string, e.g. 'classic(jokers=2)'")
     p.add_argument("--players", type=int, default=None, help="override the rules' player count")
     p.add_argument("--strategies", default="expert",
-                   help="comma-separated strategies, cycled over the seats (default expert)")
+                   help="comma-separated strategies or Python bots (package.module:Class), "
+                        "cycled over the seats (default expert)")
     p.add_argument("--games", type=int, default=1000, help="games (replicates 0..G-1)")
     p.add_argument("--seed", type=int, default=0, help="root seed")
     p.add_argument("--out", required=True, help="output .parquet file")
