@@ -62,7 +62,7 @@ def _milp_reference():
 
 def bench_solver(games: int = 120, seed: int = 1, milp: bool = True,
                  milp_positions: int = 100) -> list[dict]:
-    """Solve times on positions from 4-player greedy games, by table size.
+    """Solve times on positions from 4-player expert games (the engine), by table size.
 
     Rows for classic (no jokers) and jokers (4 jokers, one per meld). With ``milp`` a
     sample of the positions is also solved by the integer-programming reference and the
@@ -109,7 +109,7 @@ def _expand(counts: np.ndarray) -> list[int]:
 def format_solver(rows: list[dict]) -> str:
     head = (f"{'rules':8} {'table':>7} {'positions':>9} {'median µs':>10} {'p90 µs':>9} {'max µs':>9} "
             f"{'MILP µs':>9} {'total x':>8} {'median x':>9}")
-    lines = ["fastmach bench solver: positions from 4-player greedy games, one core "
+    lines = ["fastmach bench solver: positions from 4-player expert games, one core "
              "(total x: MILP time / solver time summed over the sampled positions; "
              "median x: median of the per-position ratios)", head]
     for r in rows:
