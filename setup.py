@@ -3,6 +3,7 @@
 Compiler directives are set once here for every module. Set FASTMACH_DEBUG=1 to turn
 bounds/wraparound checks back on and write Cython's HTML annotation next to each module.
 """
+import glob
 import os
 
 import numpy as np
@@ -10,7 +11,14 @@ from Cython.Build import cythonize
 from setuptools import Extension, setup
 
 DEBUG = os.environ.get("FASTMACH_DEBUG", "") not in ("", "0")
-MODULES = ["_cardset", "_solver", "_batch", "_engine"]
+# the core, the batch solver, every compiled strategy module (fastmach/strategies/_*.pyx: a
+# new strategy family is picked up by its file alone), then the engine
+MODULES = (
+    ["_cardset", "_solver", "_batch"]
+    + sorted(f"strategies/{os.path.basename(p)[:-4]}"
+             for p in glob.glob("fastmach/strategies/_*.pyx"))
+    + ["engine/_engine"]
+)
 
 directives = {
     "language_level": 3,
@@ -26,7 +34,7 @@ if os.uname().machine in ("x86_64", "AMD64"):
 
 extensions = [
     Extension(
-        f"fastmach.{name}",
+        f"fastmach.{name}".replace("/", "."),
         [f"fastmach/{name}.pyx"],
         include_dirs=[np.get_include()],
         extra_compile_args=extra,

@@ -2,7 +2,8 @@
 
 Public API: cards (``parse_cards``, ``format_cards``), rules (``Rules``, ``PRESETS``),
 the exact solver (``solve``, ``solve_many``, ``partition``, ``opening``), games
-(``play_games``, ``Game``), studies (``Study``, ``read_hands``) and reports (``build_report``).
+(``play_games``, ``Game``), Python bots (``Bot``: ``act(Observation) -> Play | Draw | Pass``),
+studies (``Study``, ``read_hands``) and reports (``build_report``).
 """
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ except ImportError as _err:  # pragma: no cover - exercised by hand, see README
     raise_build_error(_err)
 
 from ._cardset import CardSet
+from .actions import Draw, Pass, Play
 from .batch import SolveBatch, solve_many, to_counts
 from .cards import NCARD, card_str, format_cards, parse_cards, pretty
 from .engine import play_games
@@ -23,6 +25,7 @@ from .errors import FastmachError
 from .game import Game
 from .rules import PRESETS, Rules
 from .solver import Solution, opening, partition, solve
+from .strategies import Bot, Observation
 from .study import Study
 from .sweep import read_hands
 
@@ -35,10 +38,15 @@ def build_report(results_dir, out_dir=None):
 
 
 __all__ = [
+    "Bot",
     "CardSet",
+    "Draw",
     "NCARD",
     "FastmachError",
     "Game",
+    "Observation",
+    "Pass",
+    "Play",
     "Study",
     "build_report",
     "play_games",

@@ -18,46 +18,34 @@ from .solver import _weights
 SIZE_BANDS = ((0, 20), (21, 50), (51, 200))
 
 
-def greedy_positions(rules: Rules | str = "classic", games: int = 40, seed: int = 1,
-                     players: int = 4) -> tuple[np.ndarray, np.ndarray]:
-    """Solver positions (table counts, hand counts) met in greedy games.
+def game_positions(rules: Rules | str = "classic", games: int = 40, seed: int = 1,
+                   players: int = 4) -> tuple[np.ndarray, np.ndarray]:
+    """Solver positions (table counts, hand counts) met in expert games of the engine.
 
-    Every seat plays the solver's maximum placement whenever there is one and draws
-    otherwise; each turn's (table, hand) before the decision is one position.
+    Every seat plays the ``expert`` (the solver's maximum placement whenever there is one);
+    each turn's (table, hand of the seat to play) before its decision is one position,
+    rebuilt from the engine's own record of the games (``play_batch(record=True)``).
     """
+    from .engine import make_engine
+
     rules = resolve_rules(rules).replace(players=players)
-    w, jw = _weights(rules, "cards")
-    rng = np.random.default_rng(seed)
-    deck = np.repeat(np.arange(NCARD), [rules.decks] * JOKER + [rules.jokers])
+    eng = make_engine(rules, ["expert"] * players)[2]
     tables, hands = [], []
-    for _ in range(games):
-        order = rng.permutation(deck)
-        hand = np.zeros((players, NCARD), dtype=np.uint8)
-        for i in range(players * rules.hand_size):
-            hand[i % players, order[i]] += 1
-        stock = list(order[players * rules.hand_size:])
-        table = np.zeros(NCARD, dtype=np.uint8)
-        seat, idle = 0, 0
-        for _turn in range(2000):
-            tables.append(table.copy())
-            hands.append(hand[seat].copy())
-            total, placed, _, _ = _solver.solve_counts(
-                table, hand[seat], rules.decks, rules.ace_high, rules.jokers_per_meld,
-                w, jw, False)
-            if placed is not None and placed.sum() > 0:
-                table = table + placed
-                hand[seat] -= placed
-                idle = 0
-                if hand[seat].sum() == 0:
-                    break
-            elif stock:
-                hand[seat, stock.pop(0)] += 1
-                idle = 0
-            else:
-                idle += 1
-                if idle >= players:
-                    break
-            seat = (seat + 1) % players
+    for game in eng.play_batch(seed, np.arange(games), record=True)["log"]:
+        for hand in game:
+            held = np.zeros((players, NCARD), dtype=np.uint8)
+            for s, cards in enumerate(hand["hands"]):
+                np.add.at(held[s], cards, 1)
+            table = np.zeros(NCARD, dtype=np.uint8)
+            for turn in hand["turns"]:
+                s = turn["seat"]
+                tables.append(table.copy())
+                hands.append(held[s].copy())
+                np.subtract.at(held[s], turn["placed"], 1)
+                np.add.at(held[s], turn["taken"] + turn["drawn"], 1)
+                table = np.zeros(NCARD, dtype=np.uint8)
+                for m in turn["table"]:
+                    np.add.at(table, m, 1)
     return np.array(tables, dtype=np.uint8), np.array(hands, dtype=np.uint8)
 
 
@@ -75,7 +63,7 @@ def _milp_reference():
 
 def bench_solver(games: int = 120, seed: int = 1, milp: bool = True,
                  milp_positions: int = 100) -> list[dict]:
-    """Solve times on positions from 4-player greedy games, by table size.
+    """Solve times on positions from 4-player expert games (the engine), by table size.
 
     Rows for classic (no jokers) and jokers (4 jokers, one per meld). With ``milp`` a
     sample of the positions is also solved by the integer-programming reference and the
@@ -85,7 +73,7 @@ def bench_solver(games: int = 120, seed: int = 1, milp: bool = True,
     rows = []
     for name in ("classic", "jokers"):
         rules = resolve_rules(name)
-        tables, hands = greedy_positions(rules, games=games, seed=seed)
+        tables, hands = game_positions(rules, games=games, seed=seed)
         w, jw = _weights(rules, "cards")
         ns, _ = _solver.time_positions(tables, hands, rules.decks, rules.ace_high,
                                        rules.jokers_per_meld, w, jw)
@@ -122,7 +110,7 @@ def _expand(counts: np.ndarray) -> list[int]:
 def format_solver(rows: list[dict]) -> str:
     head = (f"{'rules':8} {'table':>7} {'positions':>9} {'median µs':>10} {'p90 µs':>9} {'max µs':>9} "
             f"{'MILP µs':>9} {'total x':>8} {'median x':>9}")
-    lines = ["fastmach bench solver: positions from 4-player greedy games, one core "
+    lines = ["fastmach bench solver: positions from 4-player expert games, one core "
              "(total x: MILP time / solver time summed over the sampled positions; "
              "median x: median of the per-position ratios)", head]
     for r in rows:
@@ -137,7 +125,7 @@ def bench_solver_api(games: int = 120, seed: int = 1, c_program: str | None = No
                      repeats: int = 5) -> dict:
     """The solver through the Python API against the compiled loop and the C program.
 
-    On positions from 4-player classic greedy games: per table-size band, the median
+    On positions from 4-player classic expert games: per table-size band, the median
     compiled time (best of 3) next to ``fastmach.solve`` per call (parsed cards, the table
     as melds, a Rules object; best of 3). Then, over all positions, the mean time per
     position of ``solve_many`` (1 and 2 workers), of ``fastmach.solve`` and of the plain
@@ -154,7 +142,7 @@ def bench_solver_api(games: int = 120, seed: int = 1, c_program: str | None = No
     from .solver import solve
 
     rules = resolve_rules("classic")
-    tables, hands = greedy_positions(rules, games=games, seed=seed)
+    tables, hands = game_positions(rules, games=games, seed=seed)
     n = len(tables)
     w, jw = _weights(rules, "cards")
     empty = np.zeros(NCARD, dtype=np.uint8)
@@ -221,7 +209,7 @@ def bench_solver_api(games: int = 120, seed: int = 1, c_program: str | None = No
 
 
 def format_solver_api(res: dict) -> str:
-    lines = ["fastmach bench solver (API): classic positions from 4-player greedy games; "
+    lines = ["fastmach bench solver (API): classic positions from 4-player expert games; "
              "median µs per position (best of 3)",
              f"{'table':>7} {'positions':>9} {'compiled':>9} {'solve()':>9} {'solve/compiled':>15}"]
     for r in res["bands"]:

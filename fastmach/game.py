@@ -21,74 +21,27 @@ from __future__ import annotations
 
 import copy
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
 
-from fastmach.cards import JOKER, NCARD, OPENING_POINTS, card_points, card_str
+from fastmach import validate
+from fastmach.cards import JOKER, NCARD, card_points, card_str, check_copies, parse_cards
+from fastmach.engine import _check_seed, deck_of, make_engine
 from fastmach.errors import FastmachError
 from fastmach.rules import Rules, resolve_rules
-from fastmach.strategies import Strategy, parse_seats
-from fastmach import validate
+from fastmach.solver import opening, solve
+from fastmach.strategies import Strategy
+from fastmach.actions import (Action, Draw, Fail, Pass, Play, check_action, meld_points,
+                              meld_stands, rearranges)
 
-__all__ = ["Game", "State", "Play", "Draw", "Pass", "Fail", "TurnRecord", "HandResult"]
+__all__ = ["Game", "State", "Play", "Draw", "Pass", "Fail", "TurnRecord", "HandResult",
+           "meld_points", "meld_stands"]
 
 Meld = tuple[int, ...]
 
 
-@dataclass(frozen=True)
-class Play:
-    """Add ``placed`` hand cards; ``melds`` is the whole table after the play."""
-
-    melds: tuple[Meld, ...]
-    placed: tuple[int, ...]
-    taken: tuple[int, ...] = ()
-    # what each meld card stands for (a joker: the card it replaces); None -> derived
-    stands: tuple[Meld, ...] | None = field(default=None, compare=False, repr=False)
-    rng_after: int | None = field(default=None, compare=False, repr=False)
-
-    @property
-    def melds_after(self) -> tuple[Meld, ...]:
-        """The whole table after the play (alias of ``melds``)."""
-        return self.melds
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "melds", tuple(tuple(int(c) for c in m) for m in self.melds))
-        object.__setattr__(self, "placed", tuple(sorted(int(c) for c in self.placed)))
-        object.__setattr__(self, "taken", tuple(int(c) for c in self.taken))
-        if self.stands is not None:
-            object.__setattr__(self, "stands", tuple(tuple(int(c) for c in m) for m in self.stands))
-
-
-@dataclass(frozen=True)
-class Draw:
-    """Draw one card from the stock (ends the turn); with an empty stock under
-    ``stock_empty = "ends-hand"`` this ends the hand."""
-
-    rng_after: int | None = field(default=None, compare=False, repr=False)
-
-
-@dataclass(frozen=True)
-class Pass:
-    """Pass instead of drawing from an empty stock (``stock_empty = "play-on"``)."""
-
-    rng_after: int | None = field(default=None, compare=False, repr=False)
-
-
-@dataclass(frozen=True)
-class Fail:
-    """A failed manipulation: table restored, ``failed_penalty`` cards drawn.
-
-    A consequence, not a free action: legal only where a play that rearranges table melds
-    is legal. ``attempt``: the play that was botched (a strategy's fail carries it); without
-    it, the State looks for such a play itself (``State.can_rearrange``)."""
-
-    attempt: Play | None = field(default=None, compare=False, repr=False)
-    rng_after: int | None = field(default=None, compare=False, repr=False)
-
-
-Action = Play | Draw | Pass | Fail
 
 
 @dataclass(frozen=True)
@@ -128,8 +81,6 @@ class Game:
     """Rules and one strategy per seat; ``new_initial_state`` deals a replicate."""
 
     def __init__(self, rules: Rules | str, seats: Sequence[str | Strategy] | None = None):
-        from fastmach.engine import deck_of, make_engine
-
         self.rules = resolve_rules(rules)
         seats = list(seats) if seats is not None else ["expert"] * self.rules.players
         self.rules, self.seats, self._engine = make_engine(self.rules, seats)
@@ -143,8 +94,6 @@ class Game:
 
     def expert_engine(self):
         if self._expert is None:
-            from fastmach.engine import make_engine
-
             self._expert = make_engine(self.rules, ["expert"] * self.players)[2]
         return self._expert
 
@@ -159,8 +108,6 @@ class State:
     """A game (a hand, or a whole match) in progress."""
 
     def __init__(self, game: Game, root_seed: int, replicate: int):
-        from fastmach.engine import _check_seed
-
         self.game = game
         self.rules = game.rules
         self.root_seed = _check_seed(root_seed)
@@ -213,8 +160,6 @@ class State:
                      opened: Sequence[bool] | None = None, stands=None) -> "State":
         """Replace the current hand's position (tests, debugging, puzzles): hands and stock
         as card lists (text or ids), table as melds. The table must be valid melds."""
-        from fastmach.cards import check_copies, parse_cards
-
         r = self.rules
         P = r.players
         if len(hands) != P:
@@ -331,8 +276,6 @@ class State:
         ``may_draw_when_able = false`` binds a player to the plays their skill level can
         see: for a ``beginner`` or ``intermediate`` seat the question goes to that skill's
         search (without patience or error); for every other seat to the exact solver."""
-        from fastmach.solver import opening, solve
-
         seat = self.current_player
         if self.game.seats[seat].name in ("beginner", "intermediate"):
             kind = self.game._engine.decide_position(
@@ -380,37 +323,14 @@ class State:
         """Raise FastmachError saying why ``action`` is illegal now."""
         if self._terminal:
             raise FastmachError("the game is over")
-        r = self.rules
         seat = self.current_player
-        if isinstance(action, Play):
-            self._check_play(action)
-        elif isinstance(action, (Draw, Pass)):
-            empty = not self.stock
-            if isinstance(action, Pass) and not (empty and r.stock_empty == "play-on"):
-                raise FastmachError("pass: only with an empty stock under stock_empty=play-on")
-            if isinstance(action, Draw) and empty and r.stock_empty == "play-on":
-                raise FastmachError("draw: the stock is empty (stock_empty=play-on: pass)")
-            name = "may_pass_when_able" if isinstance(action, Pass) else "may_draw_when_able"
-            if not getattr(r, name) and self._play_exists():
-                raise FastmachError(f"seat {seat} can play and {name} is false: must play")
-        elif isinstance(action, Fail):
-            if self._hands[seat].sum() == 0:
-                raise FastmachError("fail: the hand is empty")
-            if action.attempt is not None:
-                self._check_play(action.attempt)
-                if not self._rearranges(action.attempt.melds):
-                    raise FastmachError("fail: the attempted play rearranges no table meld")
-            elif not self.can_rearrange():
-                raise FastmachError(
-                    f"fail: seat {seat} has no legal play that rearranges table melds, so "
-                    f"there is no manipulation to botch")
-        else:
-            raise FastmachError(f"unknown action {action!r}")
+        check_action(self.rules, action, seat=seat, hand=self._hands[seat], melds=self._melds,
+                     stands=self._stands, opened=self.opened[seat], stock_left=len(self.stock),
+                     play_exists=self._play_exists, can_rearrange=self.can_rearrange)
 
     def _rearranges(self, melds) -> bool:
         """Whether a table of ``melds`` changed at least one current table meld."""
-        before = Counter(tuple(sorted(m)) for m in self._melds)
-        return bool(before - Counter(tuple(sorted(m)) for m in melds))
+        return rearranges(self._melds, melds)
 
     def can_rearrange(self) -> bool:
         """Whether the current player has a legal play that rearranges table melds (the
@@ -419,8 +339,6 @@ class State:
         (one or two cards cannot form a meld alone, so such a play changes a table meld);
         a play that needs three or more hand cards for its first change of the table and
         that the maximum placement does not show is not found."""
-        from fastmach.solver import solve
-
         seat = self.current_player
         hand = self.hand_of(seat)
         r = self.rules
@@ -436,57 +354,12 @@ class State:
                    for i, a in enumerate(kinds) for b in kinds[i:]
                    if a != b or hand.count(a) > 1)
 
-    def _check_play(self, a: Play) -> None:
-        r = self.rules
-        seat = self.current_player
-        hand = self._hands[seat]
-        if not a.placed:
-            raise FastmachError("a play must add at least one hand card")
-        for c, k in Counter(a.placed).items():
-            if not 0 <= c < NCARD or hand[c] < k:
-                raise FastmachError(f"placed {card_str(c)} x{k} but seat {seat} holds {int(hand[c]) if 0 <= c < NCARD else 0}")
-        table = Counter(c for m in self._melds for c in m)
-        opening_turn = r.opening_points > 0 and not self.opened[seat]
-        if a.taken:
-            if r.joker_swap != "hand":
-                raise FastmachError("taken: table cards never return to a hand (joker_swap=table)")
-            if opening_turn:
-                raise FastmachError("taken: a joker swap needs an opened player")
-            if any(c != JOKER for c in a.taken):
-                raise FastmachError("taken: only jokers may return to a hand")
-            stood = Counter(s for m, st in zip(self._melds, self._stands)
-                            for c, s in zip(m, st) if c == JOKER)
-            swappable = sum(min(k, Counter(a.placed)[c]) for c, k in stood.items())
-            if len(a.taken) > min(table[JOKER], swappable):
-                raise FastmachError(
-                    f"taken {len(a.taken)} joker(s) but only {swappable} can be replaced by "
-                    "the real card each stands for")
-        expected = table + Counter(a.placed)
-        expected.subtract(Counter(a.taken))
-        try:
-            validate.check_partition(
-                [list(m) for m in a.melds], list(expected.elements()), decks=r.decks,
-                ace_high=r.ace_high, jokers_per_meld=r.jokers_per_meld)
-        except validate.ValidationError as e:
-            raise FastmachError(f"illegal play: {e}") from None
-        if opening_turn:
-            before = Counter(tuple(sorted(m)) for m in self._melds)
-            after = Counter(tuple(sorted(m)) for m in a.melds)
-            if before - after:
-                raise FastmachError("opening: the table may not be rearranged before opening")
-            new = list((after - before).elements())
-            pts = sum(meld_points(m, r.ace_high) for m in new)
-            if pts < r.opening_points:
-                raise FastmachError(
-                    f"opening: the new melds are worth {pts} points, below opening_points="
-                    f"{r.opening_points}")
-
     # -------------------------------------------------------------- strategies
     def _decide(self, engine) -> Action:
-        P = self.rules.players
         kind, placed, taken, melds, stands, rng = engine.decide_position(
             self.current_player, [h for h in self._hands], self._melds, self._stands,
-            self.opened, len(self.stock), self.rng_state, self.failed_last)
+            self.opened, len(self.stock), self.rng_state, self.failed_last,
+            turn=self.turn, hand_no=self.hand_index, scores=self.scores)
         if kind == "play":
             cards = np.repeat(np.arange(NCARD), placed).tolist()
             return Play(melds, cards, (JOKER,) * taken, stands=stands, rng_after=rng)
@@ -692,73 +565,3 @@ def _lowest_shares(values: Sequence[int], shared: bool) -> list[float]:
     if k > 1 and not shared:
         return [0.0] * len(values)
     return [1.0 / k if v == best else 0.0 for v in values]
-
-
-# ------------------------------------------------------------------ meld values
-def _pos_rank(p: int) -> int:
-    return 1 if p == 14 else p
-
-
-def _run_windows(meld: Sequence[int], ace_high: bool):
-    """Valid run windows (lo, hi) of a meld with jokers (positions 1..13, 14 = high ace)."""
-    real = [c for c in meld if c != JOKER]
-    n = len(meld)
-    if not real or len({c // 13 for c in real}) != 1:
-        return
-    ranks = [c % 13 + 1 for c in real]
-    others = [x for x in ranks if x != 1]
-    aces = len(ranks) - len(others)
-    if len(set(others)) != len(others):
-        return
-    top = 14 if ace_high else 13
-    for lo in range(1, top - n + 2):
-        hi = lo + n - 1
-        if all(lo <= x <= hi for x in others) and aces <= (lo <= 1) + (ace_high and hi >= 14):
-            yield lo, hi
-
-
-def meld_points(meld: Sequence[int], ace_high: bool) -> int:
-    """Opening value of a meld (A 1, J/Q/K 10): a joker counts as the card it stands for;
-    when a meld can be read several ways, the best reading counts."""
-    real = [c for c in meld if c != JOKER]
-    best = -1
-    if real and len({c % 13 for c in real}) == 1 and len({c // 13 for c in real}) == len(real) \
-            and 3 <= len(meld) <= 4:
-        best = len(meld) * int(OPENING_POINTS[real[0] % 13])
-    for lo, hi in _run_windows(meld, ace_high):
-        best = max(best, sum(int(OPENING_POINTS[_pos_rank(p) - 1]) for p in range(lo, hi + 1)))
-    return max(best, 0)
-
-
-def meld_stands(meld: Sequence[int], ace_high: bool) -> list[int]:
-    """A reading of the meld: each card itself, each joker the card it stands for (group:
-    a missing suit; run: the first free position of the lowest window)."""
-    real = [c for c in meld if c != JOKER]
-    out = list(meld)
-    if len(real) == len(meld) or not real:
-        return out
-    if len({c % 13 for c in real}) == 1 and len({c // 13 for c in real}) == len(real):
-        missing = [s for s in range(4) if s not in {c // 13 for c in real}]
-        rank = real[0] % 13
-        k = 0
-        for i, c in enumerate(meld):
-            if c == JOKER:
-                out[i] = missing[k % len(missing)] * 13 + rank
-                k += 1
-        return out
-    for lo, hi in _run_windows(meld, ace_high):
-        suit = real[0] // 13
-        taken = set()
-        for c in real:
-            p = c % 13 + 1
-            if p == 1 and (lo > 1 or 1 in taken):
-                p = 14
-            taken.add(p)
-        free = [p for p in range(lo, hi + 1) if p not in taken]
-        k = 0
-        for i, c in enumerate(meld):
-            if c == JOKER:
-                out[i] = suit * 13 + _pos_rank(free[k]) - 1
-                k += 1
-        return out
-    return out

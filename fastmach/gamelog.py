@@ -1,32 +1,11 @@
-"""Game logs as JSON lines, and ``replay`` that re-checks them without the solver.
+"""``replay``: re-check the JSON-lines game logs (written by the engine, see
+``fastmach.engine.log``) without the solver.
 
-One game (a hand; a match is several hands in a row) is::
+The format (header, turn and end records) is described in ``fastmach.engine.log``.
 
-    {"type": "header", "rules": "classic", "seed": 7, "replicate": 0, "hand": 0,
-     "dealer": 2, "first_player": 3, "strategies": ["expert", ...],
-     "hands": [["AS", "10H", ...], ...], "stock": ["5C", ...]}        # next card first
-    {"type": "turn", "turn": 1, "seat": 3, "action": "play", "placed": [...],
-     "drawn": [], "taken": [], "table": [["3H", "4H", "5H"], ...]}    # whole table after
-    ...
-    {"type": "end", "end": "emptied", "winner": 3, "points": [...], "cards_left": [...],
-     "shares": [0, 0, 0, 1], "scores": [...], "match_over": true, "match_winner": 3,
-     "match_shares": [0, 0, 0, 1]}
-
-``shares`` are the seats' win shares of the hand, ``match_shares`` of the whole game
-(1 for a sole winner, 1/k for each of k tied winners where the rules share ties).
-
-Each call of :func:`write_log` (one batch of games, appended) ends with a closing record
-``{"type": "close", "games": N}``; a log whose last record is not a closing record, or a
-game whose last hand is not ``match_over``, is incomplete and ``replay`` rejects it. A name
-ending in ``.gz`` writes the log gzip-compressed; ``replay`` reads either form.
-
-Cards are canonical text (``10H``, ``JK``). ``action`` is play, draw, pass or fail;
-``taken`` lists jokers a play took back into the hand (``joker_swap = "hand"``); a draw
-from an empty stock under ``stock_empty = "ends-hand"`` has ``drawn: []`` and ends the hand
-(under that rule the turn that draws the stock's last card already ends it).
-
-``replay`` checks every turn with ``fastmach.validate`` only: the seat order, that placed
-cards come from the hand, that the table after a play is exactly the table before plus
+``replay`` checks every turn without the engine or the solver (a play by the rules of
+``fastmach.actions``, which checks melds with ``fastmach.validate``): the seat order, that
+placed cards come from the hand, that the table after a play is exactly the table before plus
 the placed cards (minus taken jokers) in valid melds, the opening rule, that drawn cards
 are the next stock cards, passes only on an empty stock, the end of the hand (emptied
 hand, blocked round, stock-out), the points and the winner. It cannot judge whether a
@@ -41,85 +20,22 @@ import sys
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Iterable
 
 import numpy as np
 
-from fastmach import validate
-from fastmach.cards import JOKER, NCARD, card_points, card_str, parse_card
+from fastmach.actions import Draw, Fail, Pass, Play, check_action
+from fastmach.cards import JOKER, card_points, card_str, parse_card
 from fastmach.errors import FastmachError
-from fastmach.outputs import open_text, read_text
+from fastmach.game import Game
+from fastmach.outputs import read_text
 from fastmach.rules import Rules
 
-__all__ = ["write_log", "game_lines", "replay", "replay_states", "to_action", "register_cli", "ReplayedHand"]
-
-
-#: text of every card id (a log writes a few hundred thousand cards per thousand games)
-_TEXT = tuple(card_str(c) for c in range(NCARD))
+__all__ = ["replay", "replay_states", "to_action", "register_cli", "ReplayedHand"]
 
 
 def _txt(cards: Iterable[int]) -> list[str]:
-    text = _TEXT
-    return [text[c] for c in cards]
-
-
-def game_lines(state) -> list[dict]:
-    """The log records of a finished ``fastmach.game.State`` (every hand of it)."""
-    rules = state.rules
-    out: list[dict] = []
-    by_hand: dict[int, list] = {}
-    for rec in state.history:
-        by_hand.setdefault(rec.hand, []).append(rec)
-    for hr in state.hand_results:
-        out.append({
-            "type": "header", "rules": str(rules), "seed": state.root_seed,
-            "replicate": state.replicate, "hand": hr.hand, "dealer": hr.dealer,
-            "first_player": hr.first_player, "strategies": [str(s) for s in state.game.seats],
-            "hands": [_txt(h) for h in hr.hands], "stock": _txt(hr.stock),
-        })
-        for rec in by_hand.get(hr.hand, []):
-            out.append({
-                "type": "turn", "turn": rec.turn, "seat": rec.seat, "action": rec.action,
-                "placed": _txt(rec.placed), "drawn": _txt(rec.drawn), "taken": _txt(rec.taken),
-                "table": [_txt(m) for m in rec.table],
-            })
-        scores = list(hr.scores)
-        last = hr is state.hand_results[-1]
-        end = {
-            "type": "end", "end": hr.end, "winner": hr.winner, "points": list(hr.points),
-            "cards_left": list(hr.cards_left), "shares": list(hr.shares), "scores": scores,
-            "match_over": last,
-        }
-        if last:
-            end["match_winner"] = state.winner()
-            end["match_shares"] = state.win_shares()
-        out.append(end)
-    return out
-
-
-def write_log(path: str | Path, rules: Rules, seats, seed: int, replicates, *, expect=None) -> None:
-    """Append the logs of these games (replayed through the State API) to ``path``.
-
-    ``expect``: the engine's DataFrame for the same games; every State game is compared
-    with its row (a mismatch is an internal error, raised as RuntimeError).
-    """
-    from fastmach.game import Game
-
-    game = Game(rules, seats)
-    reps = np.asarray(replicates).tolist()
-    with open_text(path, "a") as f:
-        for i, r in enumerate(reps):
-            state = game.new_initial_state(seed, int(r)).play_out()
-            if expect is not None:
-                row = state.row()
-                erow = expect.iloc[i]
-                diff = {k: (v, erow[k]) for k, v in row.items() if k in erow and v != erow[k]}
-                if diff:
-                    raise RuntimeError(
-                        f"engine and State API disagree on replicate {r} (seed {seed}): {diff}")
-            for rec in game_lines(state):
-                f.write(json.dumps(rec, separators=(",", ":")) + "\n")
-        f.write(json.dumps({"type": "close", "games": len(reps)}) + "\n")
+    return [card_str(c) for c in cards]
 
 
 # ---------------------------------------------------------------------------------------
@@ -183,9 +99,6 @@ class _HandChecker:
     """Re-checks one hand from its header, turn by turn."""
 
     def __init__(self, header: dict):
-        from fastmach.game import meld_points  # pure Python, no solver
-
-        self._meld_points = meld_points
         try:
             self.rules = Rules.parse(header.get("rules"))
         except FastmachError as e:
@@ -248,34 +161,14 @@ class _HandChecker:
         if action == "play":
             if drawn:
                 raise _Bad("a play draws no card")
-            if not placed:
-                raise _Bad("a play must add at least one hand card")
-            short = Counter(placed) - hand
-            if short:
-                raise _Bad(f"placed {' '.join(_txt(short.elements()))} not in seat {seat}'s hand")
-            opening = r.opening_points > 0 and not self.opened[seat]
-            if taken:
-                if r.joker_swap != "hand" or opening or any(c != JOKER for c in taken):
-                    raise _Bad("taken: only an opened player may take back jokers, with "
-                               "joker_swap=hand")
-            before = Counter(c for m in self.table for c in m)
-            expected = before + Counter(placed)
-            expected.subtract(Counter(taken))
-            if any(v < 0 for v in expected.values()):
-                raise _Bad("taken: more jokers than the table holds")
+            # the play rules of fastmach.actions (validate only; the log holds no joker
+            # readings, so any table joker may be the one taken back)
             try:
-                validate.check_partition(table, list(expected.elements()), decks=r.decks,
-                                         ace_high=r.ace_high, jokers_per_meld=r.jokers_per_meld)
-            except validate.ValidationError as e:
-                raise _Bad(f"illegal play: {e}") from None
-            if opening:
-                old = Counter(tuple(sorted(m)) for m in self.table)
-                new = Counter(tuple(sorted(m)) for m in table)
-                if old - new:
-                    raise _Bad("opening: the table was rearranged before the player opened")
-                worth = sum(self._meld_points(m, r.ace_high) for m in (new - old).elements())
-                if worth < r.opening_points:
-                    raise _Bad(f"opening: new melds worth {worth} < opening_points={r.opening_points}")
+                check_action(r, Play(table, placed, taken), seat=seat, hand=hand,
+                             melds=self.table, stands=None, opened=self.opened[seat],
+                             stock_left=len(self.stock), play_exists=lambda: False)
+            except FastmachError as e:
+                raise _Bad(str(e)) from None
             hand.subtract(Counter(placed))
             hand[JOKER] += len(taken)
             self.table = table
@@ -451,8 +344,6 @@ def replay(path: str | Path, *, out=None) -> list[ReplayedHand]:
 
 def to_action(rec: dict):
     """The ``fastmach.game`` action of a turn record."""
-    from fastmach.game import Draw, Fail, Pass, Play
-
     kind = rec.get("action")
     if kind == "play":
         return Play(_melds(rec), _cards(rec, "placed"), _cards(rec, "taken") if "taken" in rec else ())
@@ -468,8 +359,6 @@ def replay_states(path: str | Path) -> list:
     replicate); the dealt cards must equal the header's, each logged action is applied
     (and checked) and must draw the logged cards. Returns the final ``State`` of each game.
     """
-    from fastmach.game import Game
-
     path = Path(path)
     states: list = []
     state = None

@@ -28,10 +28,10 @@ from markupsafe import Markup
 
 from fastmach import plots, stats
 from fastmach.errors import FastmachError
+from fastmach.sweep import MANIFEST
 
 __all__ = ["load_results", "build_report", "findings", "register_cli", "FIGURES", "TABLES"]
 
-MANIFEST = "_study.json"
 HANDS = "_hands"
 TEMPLATES = Path(__file__).with_name("templates")
 

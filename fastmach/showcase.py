@@ -4,7 +4,7 @@ stock ran out and a blocked hand, as viewer pages in ``OUT/games/``.
 A study's game is a pure function of (rules, seats, root seed, replicate), so the report
 picks concrete games from the stored hand rows and writes their logs again: from the
 study's own logs (``DIR/_logs``, ``log_games``) when they hold the game, else through the
-State API (:func:`fastmach.gamelog.write_log`). Each log is re-checked by the viewer's
+engine (``play_games(..., log=)``). Each log is re-checked by the viewer's
 reader and must give, hand by hand, the turns, end, winner and stock-out turn of the hand
 rows (else a FastmachError naming the cell and replicate), so a link never shows another
 game. Among equal candidates a game already shown wins, then a logged one, then the
@@ -180,7 +180,7 @@ def write_examples(examples: list[Example], hands: pd.DataFrame, study, results_
     """Write each example game's log (``games/<name>.jsonl.gz``) and viewer page
     (``games/<name>.html``); returns the pages. ``study``: the study the rows come from
     (``fastmach.study.Study``), for each cell's rules and seats."""
-    from fastmach.gamelog import write_log
+    from fastmach.engine import play_games
     from fastmach.outputs import atomic_path, open_text
     from fastmach.sweep import log_path
     from fastmach.view import game_page, read_games
@@ -207,7 +207,7 @@ def write_examples(examples: list[Example], hands: pd.DataFrame, study, results_
                     f.write("\n".join(lines) + "\n" + json.dumps({"type": "close", "games": 1})
                             + "\n")
             else:
-                write_log(tmp, cell.rules, cell.seats(rot), ex.seed, [rep])
+                play_games(cell.rules, cell.seats(rot), ex.seed, [rep], log=tmp)
         game = read_games(log)[0]
         rows = hands[(hands["cell"] == cell_key) & (hands["rotation"] == rot)
                      & (hands["replicate"] == rep)]

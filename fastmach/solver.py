@@ -7,7 +7,7 @@ that all of it splits into valid melds, and how. ``partition`` splits a given se
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+from typing import Sequence
 
 import numpy as np
 

@@ -49,6 +49,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 from fastmach.errors import FastmachError
+from fastmach.strategies import rotations_of, seating, split_strategies
 
 __all__ = ["Study", "Cell", "DEFAULT_CHUNK", "seating", "rotations_of", "split_lineup"]
 
@@ -73,31 +74,8 @@ class _KeyError(FastmachError):
 
 # ----------------------------------------------------------------------------- seating
 
-def seating(lineup: Sequence[str], players: int, rotation: int = 0) -> list[str]:
-    """Strategy of each seat: ``lineup`` cycled over ``players`` seats, shifted by ``rotation``.
-
-    >>> seating(["a", "b"], 3, 1)
-    ['b', 'a', 'a']
-    """
-    base = [lineup[j % len(lineup)] for j in range(players)]
-    return [base[(i + rotation) % players] for i in range(players)]
-
-
-def rotations_of(lineup: Sequence[str], players: int, rotate: bool) -> tuple[int, ...]:
-    """Rotations played per deal: ``(0,)`` or ``0 .. d-1`` with ``d`` the seating's period."""
-    if not rotate:
-        return (0,)
-    base = seating(lineup, players)
-    for d in range(1, players + 1):
-        if players % d == 0 and all(base[i] == base[i % d] for i in range(players)):
-            return tuple(range(d))
-    return tuple(range(players))  # pragma: no cover - d = players always matches
-
-
 def split_lineup(text: str) -> list[str]:
     """Split ``a,b(x=1,y=2),c`` at the commas outside parentheses."""
-    from fastmach.strategies import split_strategies  # lazy: keeps this module light
-
     return split_strategies(text)
 
 

@@ -839,9 +839,8 @@ def log_path(study: Study, out: str | Path, cell: int, rotation: int) -> Path:
 
 def write_logs(study: Study, out: str | Path) -> list[Path]:
     """Log the first ``study.log_games`` games of every cell and rotation (same seeds as the
-    chunks; replayed through the State API) unless their log is already there."""
-    from fastmach.gamelog import write_log
-
+    chunks; written from the engine's record of the games) unless their log is already
+    there."""
     n = min(study.log_games, study.games)
     paths = []
     for cell in study.cells:
@@ -851,7 +850,7 @@ def write_logs(study: Study, out: str | Path) -> list[Path]:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 tmp = path.with_name("." + path.name)
                 tmp.unlink(missing_ok=True)
-                write_log(tmp, cell.rules, cell.seats(rot), study.seed, np.arange(n))
+                default_engine()(cell.rules, cell.seats(rot), study.seed, np.arange(n), log=tmp)
                 os.replace(tmp, path)
             paths.append(path)
     return paths

@@ -28,7 +28,7 @@ import jinja2
 from markupsafe import Markup
 
 from fastmach import validate
-from fastmach.cards import JOKER, RANK_NAMES, SUIT_NAMES, card_str, parse_cards
+from fastmach.cards import JOKER, card_str, parse_cards
 from fastmach.errors import FastmachError
 from fastmach.gamelog import _Bad, _HandChecker
 from fastmach.rules import Rules
@@ -245,7 +245,7 @@ def read_games(path: str | Path) -> list[ViewGame]:
 
     A game starts at a header with ``hand`` 0. Records of another type between hands are
     skipped; unknown fields are ignored. As for ``fastmach replay``, a log must end with its
-    closing record (``gamelog.write_log``): one without is partial. A bad log raises
+    closing record (``fastmach.engine.log``): one without is partial. A bad log raises
     FastmachError naming the line.
     """
     path = Path(path)

@@ -8,11 +8,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fastmach import _engine
+from fastmach.engine import _engine
 from fastmach.engine import _lineups, deck_of, play_games, register_cli, run_play
 from fastmach.errors import FastmachError
 from fastmach.rules import PRESETS, Rules
-from fastmach.strategies import REGISTRY, parse_seats, parse_strategy, split_strategies
+from fastmach.strategies import parse_seats, parse_strategy, split_strategies
 
 BASE_COLUMNS = ["seed", "replicate", "first_player", "winner", "end", "turns", "rounds",
                 "stock_exhausted", "stock_exhausted_turn", "cards_drawn", "plays", "failed",
@@ -155,10 +155,8 @@ def test_strategy_registry_canonical_strings():
     assert str(parse_strategy("expert")) == "expert"
     assert str(parse_strategy(" expert( error = 0.25 ) ")) == "expert(error=0.25)"
     assert str(parse_strategy("expert(error=0)")) == "expert"
-    assert parse_strategy("expert(error=0.2)").vector()[0] == 0.2
+    assert parse_strategy("expert(error=0.2)").params["error"] == 0.2
     assert split_strategies("expert(error=0.1),expert") == ["expert(error=0.1)", "expert"]
-    for name, kind in REGISTRY.items():
-        assert _engine.STRATEGY_CODES[name] == kind.code
     with pytest.raises(FastmachError, match="given twice"):
         parse_strategy("expert(error=0.1,error=0.2)")
     with pytest.raises(FastmachError, match="empty strategy"):
@@ -192,6 +190,12 @@ def test_rotate_lineups_put_every_strategy_in_every_seat():
     assert len(ups) == 4 and all(sorted(u[s] for u in ups) == ["a", "a", "b", "c"] for s in range(4))
     assert _lineups(["a", "b", "c"], 4, False) == [["a", "b", "c", "a"]]
     assert _lineups(["a"], 4, True) == [["a"] * 4]
+    # the same seats as a study's rotations (fastmach.study.seating)
+    from fastmach.study import seating
+
+    for lineup, players in ((["a", "b", "c"], 4), (["a", "b"], 3), (["x", "y", "z"], 3)):
+        for k, seats in enumerate(_lineups(lineup, players, True)):
+            assert seats == seating(lineup, players, k)
 
 
 def test_cli_play_writes_parquet_and_summary(tmp_path, capsys):

@@ -1,4 +1,4 @@
-"""JSONL game logs: written through the State API, re-checked by replay without the solver."""
+"""JSONL game logs: written by the engine as it plays, re-checked by replay without the solver."""
 from __future__ import annotations
 
 import argparse
@@ -199,3 +199,18 @@ def test_golden_playthrough():
     st2.apply_action(Play([parse_cards("10C JC JK KC")], parse_cards("10C JC KC JK")))
     assert not st2.is_legal(Play([parse_cards("10S 10H 10C JK JK"), parse_cards("JC KC")],
                                  parse_cards("10S 10H JK")))
+
+
+def test_the_log_is_the_engines_record_and_replays_for_python_bots(tmp_path):
+    # the engine writes what it applied: a bot's game (Python decisions) logs and replays too
+    from fastmach.strategies.examples import MaxPlacement
+
+    path = tmp_path / "bot.jsonl"
+    df = play_games("classic(match=single)", [MaxPlacement(), "expert", "beginner", "expert"],
+                    4, range(3), log=path)
+    hands = replay(path)
+    assert [(h.end, h.winner, h.turns) for h in hands] == [
+        (r["end"], r["winner"], r["turns"]) for _, r in df.iterrows()]
+    recs = _lines(path)
+    assert sum(r["type"] == "turn" for r in recs) == df["turns"].sum()
+    assert sum(len(r["drawn"]) for r in recs if r["type"] == "turn") == df["cards_drawn"].sum()

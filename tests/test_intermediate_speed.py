@@ -1,6 +1,6 @@
 """The bounded intermediate search (issue 4, speed) plays exactly like the plain search.
 
-``Engine.exhaustive`` switches the engine back to the plain search of the definition
+``_probe.PlainIntermediate`` is the intermediate by the plain search of the definition
 (every connected set of <= k melds solved, in the order {0}, {0,1}, ..., {1}, ...); the
 bounded search must choose the same play everywhere: same rows for the same seeds, same
 decisions (cards, melds, what the jokers stand for) in positions from real games.
@@ -13,14 +13,31 @@ import pytest
 from fastmach.cards import card_points
 from fastmach.engine import make_engine
 from fastmach.rules import Rules
+from fastmach.solver import _POINT_SCALE
+from fastmach.strategies import _probe
+from fastmach.strategies._intermediate import Intermediate
 from tests.positions import game_positions
 
 
 def _engines(rules, seats):
     fast = make_engine(rules, seats)[2]
-    plain = make_engine(rules, seats)[2]
-    plain.exhaustive = True
+    plain = make_engine(rules, seats, classes={"intermediate": _probe.PlainIntermediate})[2]
     return fast, plain
+
+
+def _skills(eng) -> list[Intermediate]:
+    """The engine's intermediate skill objects (seats with the same k share one)."""
+    out = []
+    for s in eng.seats:
+        while s is not None and not isinstance(s, Intermediate):
+            s = getattr(s, "inner", None) or getattr(s, "skill", None)
+        if s is not None and all(s is not t for t in out):
+            out.append(s)
+    return out
+
+
+def _count(eng, name: str) -> int:
+    return sum(getattr(s, name) for s in _skills(eng))
 
 
 @pytest.mark.parametrize("rules,seats,games", [
@@ -41,8 +58,8 @@ def test_same_rows_as_the_plain_search(rules, seats, games):
     for key in a:
         assert np.array_equal(a[key], b[key]), key
     # the plain search solves every connected set, the bounded one skips most of them
-    assert plain.n_bounded == 0 and fast.n_bounded > 0
-    assert fast.n_regroups < plain.n_regroups
+    assert _count(plain, "n_bounded") == 0 and _count(fast, "n_bounded") > 0
+    assert _count(fast, "n_regroups") < _count(plain, "n_regroups")
 
 
 @pytest.mark.parametrize("rules", ["classic(match=single)", "jokers(match=single)"])
@@ -73,9 +90,9 @@ def test_small_mixed_search_equals_the_solver(preset):
     from positions import counts, rand_hand, rand_table
 
     r = Rules.parse(preset)
-    eng = make_engine(r, ["intermediate"] * r.players)[2]
+    eng = _skills(make_engine(r, ["intermediate"] * r.players)[2])[0]
     rules = dict(decks=r.decks, ace_high=r.ace_high, jokers_per_meld=r.jokers_per_meld)
-    pts = np.asarray(card_points(r.hand_points), dtype=np.int32) * 64 + 1  # objective=1
+    pts = np.asarray(card_points(r.hand_points), dtype=np.int32) * _POINT_SCALE + 1  # objective=1
     weights = (np.ones(53, dtype=np.int32), pts)
     jw = np.ones(16, dtype=np.int32)  # (no jokers here)
     rng = random.Random(5)
@@ -90,7 +107,7 @@ def test_small_mixed_search_equals_the_solver(preset):
             total, pl, _, _ = _solver.solve_counts(t, h, r.decks, r.ace_high, r.jokers_per_meld,
                                                    w, jw, False)
             want = int((pl.astype(np.int64) * w).sum())
-            got = eng.small_mixed_value(t, h, obj)
+            got = _probe.small_mixed_value(eng, t, h, obj)
             small = len(hand) <= 8 and len(table) + len(hand) <= 24
             assert (got is not None) == small
             if small:
@@ -152,7 +169,7 @@ def test_related_cards_bitwise_equal_card_by_card(preset):
     from positions import counts, rand_hand, rand_table
 
     r = Rules.parse(preset)
-    eng = make_engine(r, ["intermediate"] * r.players)[2]
+    eng = _skills(make_engine(r, ["intermediate"] * r.players)[2])[0]
     rules = dict(decks=r.decks, ace_high=r.ace_high, jokers_per_meld=r.jokers_per_meld)
     rng = random.Random(7)
     related = 0
@@ -163,7 +180,7 @@ def test_related_cards_bitwise_equal_card_by_card(preset):
         for c in rng.sample(table, min(2, len(table))):   # copies of table cards too
             if c < 52 and rng.random() < 0.5:
                 hand[c] = 1
-        got = eng.related_cards(hand, table)
+        got = _probe.related_cards(eng, hand, table)
         want = _related_reference(hand, table, r.ace_high)
         assert (got == want).all(), (preset, sorted(table), np.flatnonzero(hand), got, want)
         related += int(want.sum() > 0) + int((want < hand[:53]).any())
@@ -176,7 +193,8 @@ def test_no_meld_shortcut_agrees_with_the_solver(ace_high):
     # hand) against the exact solver on random hands: "no" must mean nothing is placed
     import random
 
-    from fastmach import _engine, _solver
+    from fastmach import _solver
+    from fastmach.strategies._base import hand_may_meld
 
     rng = random.Random(8 + ace_high)
     w = np.ones(53, dtype=np.int32)
@@ -192,7 +210,7 @@ def test_no_meld_shortcut_agrees_with_the_solver(ace_high):
             for c in (s * 13 + r, s * 13 + (r + 1) % 13, ((s + 1) % 4) * 13 + r):
                 hand[c] = min(2, hand[c] + 1)
         total, placed, _, _ = _solver.solve_counts(empty, hand, 2, ace_high, 1, w, jw, False)
-        may = _engine.hand_may_meld(hand, ace_high)
+        may = hand_may_meld(hand, ace_high)
         if not may:
             said_no += 1
             assert placed.sum() == 0, np.flatnonzero(hand)
@@ -213,9 +231,9 @@ def test_small_regroup_equals_the_solver(rules):
     from fastmach.validate import is_valid_meld
 
     r, positions = game_positions(rules, ("intermediate", "beginner", "expert"), 6, 17)
-    small = make_engine(r, ["intermediate"] * r.players)[2]
-    ref = make_engine(r, ["intermediate"] * r.players)[2]
-    ref.no_small = True
+    small = _skills(make_engine(r, ["intermediate"] * r.players)[2])[0]
+    ref = _skills(make_engine(r, ["intermediate"] * r.players,
+                              classes={"intermediate": _probe.SolverIntermediate})[2])[0]
     rng = random.Random(3)
     used = placed_any = 0
     for st in positions:
@@ -225,8 +243,8 @@ def test_small_regroup_equals_the_solver(rules):
             continue
         for _ in range(4):
             idx = sorted(rng.sample(range(len(melds)), rng.randint(1, 3)))
-            v, new, by_small = small.regroup_position(hand, melds, idx)
-            want, _, by_solver = ref.regroup_position(hand, melds, idx)
+            v, new, by_small = _probe.regroup_position(small, hand, melds, idx)
+            want, _, by_solver = _probe.regroup_position(ref, hand, melds, idx)
             assert not by_solver and v == want, (melds, idx, np.flatnonzero(hand))
             if not by_small:
                 continue

@@ -8,7 +8,7 @@ import json
 import pytest
 
 import fastmach.engine as engine_mod
-import fastmach.gamelog as gamelog_mod
+import fastmach.engine.log as log_mod
 from fastmach.cli import main
 from fastmach.engine import play_games, run_play
 from fastmach.errors import FastmachError
@@ -72,15 +72,15 @@ def test_atomic_path_keeps_the_old_file_when_interrupted(tmp_path):
 def test_interrupted_play_log_leaves_only_a_partial_file_that_replay_rejects(
         tmp_path, monkeypatch, capsys):
     out, log = tmp_path / "g.parquet", tmp_path / "g.jsonl"
-    real = gamelog_mod.game_lines
+    real = log_mod._engine_lines
     calls = {"n": 0}
 
-    def interrupt_third(state):  # Ctrl-C while the third game's log is being written
+    def interrupt_third(*args):  # Ctrl-C while the third game's log is being written
         calls["n"] += 1
         if calls["n"] == 3:
             raise KeyboardInterrupt
-        return real(state)
-    monkeypatch.setattr(gamelog_mod, "game_lines", interrupt_third)
+        return real(*args)
+    monkeypatch.setattr(log_mod, "_engine_lines", interrupt_third)
     assert main(["play", "--players", "2", "--games", "5", "--seed", "5", "--out", str(out),
                  "--log", str(log)]) == 130
     assert "incomplete" in capsys.readouterr().err

@@ -15,7 +15,8 @@ import pytest
 
 import fastmach
 from fastmach.errors import FastmachError
-from fastmach.gamelog import replay, write_log
+from fastmach.engine import play_games
+from fastmach.gamelog import replay
 from fastmach.report import build_report
 from fastmach.rules import Rules
 from fastmach.study import Study
@@ -167,7 +168,7 @@ def test_a_stored_log_of_another_game_is_an_error_naming_the_cell(tmp_path):
     cell = study.cells[0]
     stored = log_path(study, tmp_path / "r", 0, 0)
     stored.unlink()
-    write_log(stored, cell.rules, cell.seats(0), study.seed, [1, 0])
+    play_games(cell.rules, cell.seats(0), study.seed, [1, 0], log=stored)
     swapped = {'"replicate":0': '"replicate":1', '"replicate":1': '"replicate":0'}
     stored.write_text(re.sub(r'"replicate":[01]', lambda m: swapped[m.group(0)],
                              stored.read_text()))  # each deal labelled as the other

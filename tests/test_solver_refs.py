@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 import fastmach
 from fastmach import FastmachError, Rules
-from fastmach.bench import greedy_positions
+from fastmach.bench import game_positions
 from fastmach.validate import check_partition, check_play, is_valid_meld
 from tests.positions import (ADVERSARIAL, JOKER, NCARD, check_fast, fast, listing, rand_hand,
                              rand_table, rand_weights, text)
@@ -176,8 +176,8 @@ GAME_PRESETS = ["classic", "jokers", "ace-low", "italian(jokers=2)", "ace-low(jo
 
 
 def _sample_game_positions(r: Rules, n: int, seed: int) -> list[tuple[list[int], list[int]]]:
-    """``n`` positions of greedy 4-player games, a third of them from 51+-card tables."""
-    tables, hands = greedy_positions(r, games=30, seed=seed, players=4)
+    """``n`` positions of 4-player expert games, a third of them from 51+-card tables."""
+    tables, hands = game_positions(r, games=30, seed=seed, players=4)
     size = tables.sum(axis=1)
     rng = np.random.default_rng(seed)
     big = np.flatnonzero((size >= 51) & (size <= 90))

@@ -8,15 +8,18 @@ from functools import lru_cache
 import numpy as np
 import pytest
 
-from fastmach import _engine
+from fastmach.engine import _engine
 from fastmach.cards import JOKER, NCARD, card_points, parse_cards
 from fastmach.engine import make_engine, play_games
 from fastmach.errors import FastmachError
 from fastmach.game import Game
 from tests.positions import game_positions
 from fastmach.rules import PRESETS, Rules
-from fastmach.strategies import (N_PARAMS, PATIENCE_STOCK, REGISTRY, describe, parse_strategy,
-                                 register_cli)
+from fastmach.strategies import (PATIENCE_STOCK, REGISTRY, Context, build_seats, describe,
+                                 parse_strategy, register_cli)
+from fastmach.strategies._base import Skill, Strategy as CompiledStrategy
+from fastmach.strategies._intermediate import Intermediate
+from fastmach.strategies._tactics import Fallible, KeepJokers, Opening, Patience, PointsObjective, Skilled
 from test_game import play_checked
 
 SKILLS = ["beginner", "intermediate(k=1)", "intermediate", "expert"]
@@ -26,18 +29,17 @@ NEW = ["beginner", "intermediate", "intermediate(k=1)", "patient",
 
 
 # ----------------------------------------------------------------- registry
-def test_registry_codes_slots_and_canonical_strings():
+def test_registry_classes_and_canonical_strings():
     for name, kind in REGISTRY.items():
-        assert _engine.STRATEGY_CODES[name] == kind.code
-        for p in kind.params:
-            assert _engine.PARAM_SLOTS[p.name] == p.slot < N_PARAMS
+        assert issubclass(kind.cls, (Skill, CompiledStrategy))
+        assert set(kind.skill_params) <= {p.name for p in kind.params}
         assert str(parse_strategy(name)) == name  # defaults print as the bare name
     s = parse_strategy("intermediate( k=1, error=0.1 )")
     assert str(s) == "intermediate(k=1,error=0.1)"
-    assert s.vector()[:2] == [0.1, 1.0]  # slot 0 error, slot 1 k
+    assert (s.params["error"], s.params["k"]) == (0.1, 1)
     assert str(parse_strategy("patient(min_cards=3)")) == "patient"
     assert str(parse_strategy("patient(min_cards=5)")) == "patient(min_cards=5)"
-    assert parse_strategy("patient").vector()[2] == 3.0
+    assert parse_strategy("patient").params["min_cards"] == 3
     assert str(parse_strategy("beginner(keep_jokers=1,objective=1)")) == \
         "beginner(objective=1,keep_jokers=1)"
     for bad, msg in [("intermediate(k=0)", "'k'=0 outside"), ("beginner(k=1)", "no parameter 'k'"),
@@ -45,6 +47,25 @@ def test_registry_codes_slots_and_canonical_strings():
                      ("patient(min_cards=x)", "'min_cards' must be an integer")]:
         with pytest.raises(FastmachError, match=msg):
             parse_strategy(bad)
+
+
+def test_seats_are_a_skill_wrapped_by_the_tactics_they_set():
+    from fastmach.engine import engine_config
+
+    r = Rules.preset("classic")
+    ctx = Context(engine_config(r))
+    seats = [parse_strategy(s) for s in ("intermediate(k=1,error=0.1)", "intermediate(k=1)",
+                                         "patient(objective=1,keep_jokers=1)", "expert")]
+    a, b, c, d = build_seats(seats, ctx, r)
+    assert isinstance(a, Fallible) and a.p == 0.1 and isinstance(a.inner, Opening)
+    assert isinstance(a.inner.inner, Skilled) and isinstance(a.inner.inner.skill, Intermediate)
+    assert a.inner.inner.skill.k == 1
+    assert b.inner.skill is a.inner.inner.skill  # one skill object (and cache) per skill
+    assert a.unwrapped() is a.inner and b.unwrapped() is b
+    assert isinstance(c, Patience) and c.min_cards == 3
+    kj = c.inner.inner.skill
+    assert isinstance(kj, KeepJokers) and isinstance(kj.inner, PointsObjective)
+    assert isinstance(d, Opening) and type(d.inner.skill).__name__ == "Expert"
 
 
 def test_cli_lists_every_strategy_with_parameters(capsys):
@@ -342,3 +363,20 @@ def test_bench_lookahead_reports_cost_per_decision_by_budget():
     # the same positions are weighed whatever the budget (candidates do not depend on it)
     assert rows[0]["weighed"] == rows[1]["weighed"]
     assert "ms/decision" in format_lookahead(rows)
+
+
+def test_a_compiled_strategy_registered_by_one_line_plays_everywhere(monkeypatch):
+    # the seam: a Skill subclass (here the intermediate's plain reference search) becomes a
+    # strategy with one registry entry, and every tactic wraps it
+    from fastmach.strategies import K, TACTICS, StrategyKind
+    from fastmach.strategies import _probe
+
+    monkeypatch.setitem(REGISTRY, "plain", StrategyKind(
+        "plain", _probe.PlainIntermediate, (K,) + TACTICS, "the plain search", ("k",)))
+    rules = "classic(match=single)"
+    for name in ("{}", "{}(k=1,error=0.2,objective=1)"):
+        a = play_games(rules, [name.format("plain")] * 4, 3, range(6))
+        b = play_games(rules, [name.format("intermediate")] * 4, 3, range(6))
+        assert (a["strategy_0"] == name.format("plain")).all()
+        cols = [c for c in a.columns if not c.startswith("strategy_")]
+        assert a[cols].equals(b[cols])

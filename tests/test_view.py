@@ -14,7 +14,7 @@ import pytest
 from fastmach.cards import parse_cards
 from fastmach.cli import main
 from fastmach.errors import FastmachError
-from fastmach.gamelog import write_log
+from fastmach.engine import play_games
 from fastmach.rules import Rules
 from fastmach.solver import solve
 from fastmach.view import (card_html, game_page, meld_faces, position_page, read_games,
@@ -34,7 +34,8 @@ GAMES = [
 
 def _log(path: Path, rules: str, lineup, seed=3, replicates=(0,)) -> Path:
     r = Rules.parse(rules)
-    write_log(path, r, [lineup[i % len(lineup)] for i in range(r.players)], seed, list(replicates))
+    play_games(r, [lineup[i % len(lineup)] for i in range(r.players)], seed, list(replicates),
+               log=path)
     return path
 
 

@@ -1,11 +1,17 @@
-"""Strategy registry: name -> compiled strategy code + typed parameters.
+"""Strategy registry: name -> compiled strategy class + typed parameters; Python bots.
 
 A strategy is written as a canonical string, the name alone when every parameter has its
 default (``expert``) and otherwise the non-default parameters in declaration order
-(``expert(error=0.2)``). The engine (``fastmach._engine``) dispatches on ``Strategy.code``
-and reads the parameters from ``Strategy.vector()``: every parameter has a fixed engine
-slot (``Param.slot``: 0 error, 1 k, 2 min_cards, 3 objective, 4 keep_jokers, 5 playouts),
-the same for every strategy, so the engine's tactics code is shared by all skill levels.
+(``expert(error=0.2)``). Each registered name maps to a compiled class behind one
+interface (``_base.pxd``: ``Strategy.decide``, ``Skill.play``): a skill family
+(``_expert``, ``_beginner``, ``_intermediate``) wrapped by the tactics (``_tactics``:
+objective, keep_jokers, opening, patience, error), or a strategy of its own
+(``_lookahead``). ``build_seats`` turns validated strategies into those objects.
+
+A Python bot (``Bot``: ``act(obs) -> Play | Draw | Pass``) takes a seat like any
+compiled strategy: pass the object itself, or its import path ``"package.module:Class"``
+(a class built with no arguments; sweeps import it in every worker). See
+``fastmach.strategies.bots``.
 
 Skill (what a player can see), for the maximum placement it looks for:
 
@@ -26,7 +32,8 @@ Skill (what a player can see), for the maximum placement it looks for:
   The search stops early when a play empties the hand. (The engine also skips a set whose
   upper bound, from the hand-only value, the hand cards that could join its melds, exact
   small solves and the lay-off chains, cannot beat the best so far: the same play is
-  chosen, ties to the earlier set; ``Engine.exhaustive`` turns that off for tests.)
+  chosen, ties to the earlier set; the tests compare it with the plain search,
+  ``_probe.PlainIntermediate``.)
 - ``expert``: the exact solver over the whole table.
 
 Tactics (every skill level): ``objective`` 0 = most cards, 1 = most points of the placed
@@ -47,9 +54,19 @@ import argparse
 import math
 import re
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
+
+from fastmach.strategies.bots import (Bot, BotStrategy, Observation, bot_name, bot_seat,
+                                      load_bot, _BOT_PATH_RE)
 
 from fastmach.errors import FastmachError
+from fastmach.strategies._base import Context, Skill, Strategy as CompiledStrategy
+from fastmach.strategies._beginner import Beginner
+from fastmach.strategies._expert import Expert
+from fastmach.strategies._intermediate import Intermediate
+from fastmach.strategies._lookahead import Lookahead
+from fastmach.strategies._tactics import (Fallible, KeepJokers, Opening, Patience,
+                                          PointsObjective, Skilled)
 
 
 @dataclass(frozen=True)
@@ -62,7 +79,6 @@ class Param:
     lo: float
     hi: float
     doc: str
-    slot: int = 0  # the engine's parameter slot (fixed meaning across strategies)
     words: tuple[str, ...] = ()  # names of the values 0, 1, ... (accepted for the numbers)
 
     def coerce(self, strategy: str, text: str) -> float:
@@ -90,15 +106,21 @@ class Param:
 
 @dataclass(frozen=True)
 class StrategyKind:
-    """A registered strategy: its engine code, parameters and a one-line description."""
+    """A registered strategy: its compiled class, parameters and a one-line description.
+
+    ``cls`` is a skill (``Skill`` subclass, wrapped by the tactics whose parameters it
+    declares; ``skill_params`` are handed to the class itself) or a whole strategy
+    (``Strategy`` subclass) that ``build(ctx, params, expert)`` makes, ``expert()``
+    giving an expert seat and its skill (lookahead plays out with them)."""
 
     name: str
-    code: int
+    cls: type
     params: tuple[Param, ...]
     doc: str
+    skill_params: tuple[str, ...] = ()
+    build: Callable | None = None
 
 
-N_PARAMS = 8
 PATIENCE_STOCK = 10  # "a large stock" for patient players: at least this many cards
 
 ERROR = Param(
@@ -106,56 +128,55 @@ ERROR = Param(
     "fallible player: each table meld a play dissolves adds a chance p of botching it "
     "(table restored, failed_penalty cards drawn); beginner/intermediate: each meld laid "
     "off onto counts too",
-    0,
 )
-K = Param("k", int, 2, 1, 3, "table melds the player may dissolve and regroup", 1)
+K = Param("k", int, 2, 1, 3, "table melds the player may dissolve and regroup")
 MIN_CARDS = Param(
     "min_cards", int, 0, 0, 20,
     f"patience: draw instead of a play of fewer cards while the stock holds >= "
     f"{PATIENCE_STOCK} cards, unless it empties the hand (0 = off; must play where "
     "may_draw_when_able is false)",
-    2,
 )
 OBJECTIVE = Param("objective", int, 0, 0, 1,
                   "0 (or cards): most cards placed, 1 (or points): most hand points placed "
-                  "(ties: more cards)", 3, ("cards", "points"))
+                  "(ties: more cards)", ("cards", "points"))
 KEEP_JOKERS = Param("keep_jokers", int, 0, 0, 1,
-                    "1 (or true): keep hand jokers until a play that empties the hand", 4,
+                    "1 (or true): keep hand jokers until a play that empties the hand",
                     ("false", "true"))
 PLAYOUTS = Param("playouts", int, 32, 1, 4096,
-                 "Monte Carlo playouts per candidate play", 5)
+                 "Monte Carlo playouts per candidate play")
 TACTICS = (ERROR, MIN_CARDS, OBJECTIVE, KEEP_JOKERS)
 
-# Engine codes: keep in sync with the S_* enum in fastmach/_engine.pyx (a test checks it).
 REGISTRY: dict[str, StrategyKind] = {
     "expert": StrategyKind(
-        "expert", 0, TACTICS,
+        "expert", Expert, TACTICS,
         "exact solver over the whole table: plays the maximum placement (most hand cards) "
         "whenever one exists, draws otherwise; before opening, the best hand-only melds if "
         "they reach opening_points",
     ),
     "beginner": StrategyKind(
-        "beginner", 1, TACTICS,
+        "beginner", Beginner, TACTICS,
         "new melds from the hand alone (exact), then lay-offs onto the ends of runs and "
         "groups of three, one card at a time while any fits; never rearranges the table",
     ),
     "intermediate": StrategyKind(
-        "intermediate", 2, (K,) + TACTICS,
+        "intermediate", Intermediate, (K,) + TACTICS,
         "may dissolve up to k table melds and regroup their cards with the hand (exact "
         "over every such set), other melds intact, plus lay-offs onto the intact melds",
+        skill_params=("k",),
     ),
     "patient": StrategyKind(
-        "patient", 3,
-        (Param("min_cards", int, 3, 0, 20, MIN_CARDS.doc, 2), ERROR, OBJECTIVE, KEEP_JOKERS),
+        "patient", Expert,
+        (Param("min_cards", int, 3, 0, 20, MIN_CARDS.doc), ERROR, OBJECTIVE, KEEP_JOKERS),
         "the expert's skill, but draws instead of a play of fewer than min_cards cards "
         f"while the stock holds >= {PATIENCE_STOCK} cards (unless the play empties the hand)",
     ),
     "lookahead": StrategyKind(
-        "lookahead", 4, (PLAYOUTS,),
+        "lookahead", Lookahead, (PLAYOUTS,),
         "the best of its candidates by Monte Carlo playouts (determinised hidden hands "
         "and stock, played out by experts, the same deals for every candidate; mean "
         "outcome: win, then fewer cards left): all of the expert's maximum placement, "
         "some of it (keeping the jokers; placing the most points), or none (a draw)",
+        build=lambda ctx, p, expert: Lookahead(ctx, *expert(), int(p["playouts"])),
     ),
 }
 
@@ -172,19 +193,8 @@ class Strategy:
         return REGISTRY[self.name]
 
     @property
-    def code(self) -> int:
-        return self.kind.code
-
-    @property
     def params(self) -> dict[str, float]:
         return {p.name: v for p, v in zip(self.kind.params, self.values)}
-
-    def vector(self) -> list[float]:
-        """Parameter slots handed to the engine (N_PARAMS floats)."""
-        out = [0.0] * N_PARAMS
-        for p, v in zip(self.kind.params, self.values):
-            out[p.slot] = float(v)
-        return out
 
     def __str__(self) -> str:
         parts = [
@@ -198,12 +208,19 @@ class Strategy:
 _STRATEGY_RE = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_-]*)\s*(?:\((.*)\))?\s*$", re.S)
 
 
-def parse_strategy(text: str | Strategy) -> Strategy:
-    """Parse ``name`` or ``name(p=v,...)``; FastmachError names the bad strategy/parameter."""
-    if isinstance(text, Strategy):
+def parse_strategy(text: "str | Strategy | BotStrategy | Bot") -> "Strategy | BotStrategy":
+    """Parse ``name`` or ``name(p=v,...)``, a bot's import path ``package.module:Class``,
+    or take a bot object; FastmachError names the bad strategy/parameter."""
+    if isinstance(text, (Strategy, BotStrategy)):
         return text
+    if not isinstance(text, str) and callable(getattr(text, "act", None)):
+        return BotStrategy(bot_name(text), text)
     if not isinstance(text, str):
-        raise FastmachError(f"strategy must be a string, got {text!r}")
+        raise FastmachError(f"strategy must be a string or a bot (an object with act(obs)), got {text!r}")
+    if _BOT_PATH_RE.match(text):
+        path = text.strip()
+        load_bot(path)  # fails now, naming the path, rather than in the first game
+        return BotStrategy(path)
     m = _STRATEGY_RE.match(text)
     if not m:
         raise FastmachError(f"bad strategy {text!r}: expected name or name(param=value,...)")
@@ -252,7 +269,7 @@ def split_strategies(text: str) -> list[str]:
     return out
 
 
-def parse_seats(seats: Sequence[str | Strategy] | str, players: int) -> list[Strategy]:
+def parse_seats(seats: Sequence[str | Strategy] | str, players: int) -> list[Strategy | BotStrategy]:
     """One validated strategy per seat; len must equal ``players``."""
     if isinstance(seats, str):
         seats = split_strategies(seats)
@@ -265,6 +282,74 @@ def parse_seats(seats: Sequence[str | Strategy] | str, players: int) -> list[Str
     return parsed
 
 
+def build_seats(strategies: Sequence[Strategy | BotStrategy], ctx: Context, rules,
+                classes: dict[str, type] | None = None) -> list[CompiledStrategy]:
+    """The compiled strategy object of each seat, sharing ``ctx``.
+
+    A seat is Fallible(Patience(Opening(Skilled(KeepJokers(PointsObjective(skill)))))),
+    each tactic present only when its parameter is set; seats with the same skill share
+    one skill object (its scratch and caches), as they share the engine. ``classes``
+    replaces a registered class by name (test hooks, see ``_probe``)."""
+    classes = classes or {}
+    skills: dict[tuple, Skill] = {}
+
+    def skill(cls: type, *args) -> Skill:
+        key = (cls, args)
+        if key not in skills:
+            skills[key] = cls(ctx, *args)
+        return skills[key]
+
+    def expert_seat() -> tuple[CompiledStrategy, Skill]:
+        sk = skill(classes.get("expert", Expert))
+        return Opening(ctx, Skilled(ctx, sk)), sk
+
+    out = []
+    for seat, s in enumerate(strategies):
+        if isinstance(s, BotStrategy):
+            out.append(bot_seat(s, seat, ctx, rules))
+            continue
+        kind = s.kind
+        p = s.params
+        cls = classes.get(kind.name, kind.cls)
+        if kind.build is not None:  # a strategy of its own (lookahead)
+            out.append(kind.build(ctx, p, expert_seat))
+            continue
+        sk = skill(cls, *(int(p[n]) for n in kind.skill_params))
+        if p.get("objective"):
+            sk = PointsObjective(ctx, sk)
+        if p.get("keep_jokers"):
+            sk = KeepJokers(ctx, sk)
+        st = Opening(ctx, Skilled(ctx, sk))
+        if p.get("min_cards"):
+            st = Patience(ctx, st, int(p["min_cards"]))
+        if p.get("error"):
+            st = Fallible(ctx, st, float(p["error"]))
+        out.append(st)
+    return out
+
+
+# ----------------------------------------------------------------------------- seating
+def seating(lineup: Sequence[str], players: int, rotation: int = 0) -> list[str]:
+    """Strategy of each seat: ``lineup`` cycled over ``players`` seats, shifted by ``rotation``.
+
+    >>> seating(["a", "b"], 3, 1)
+    ['b', 'a', 'a']
+    """
+    base = [lineup[j % len(lineup)] for j in range(players)]
+    return [base[(i + rotation) % players] for i in range(players)]
+
+
+def rotations_of(lineup: Sequence[str], players: int, rotate: bool) -> tuple[int, ...]:
+    """Rotations played per deal: ``(0,)`` or ``0 .. d-1`` with ``d`` the seating's period."""
+    if not rotate:
+        return (0,)
+    base = seating(lineup, players)
+    for d in range(1, players + 1):
+        if players % d == 0 and all(base[i] == base[i % d] for i in range(players)):
+            return tuple(range(d))
+    return tuple(range(players))  # pragma: no cover - d = players always matches
+
+
 def describe() -> Iterable[str]:
     """Lines listing every registered strategy with its parameters."""
     for kind in REGISTRY.values():
@@ -274,6 +359,8 @@ def describe() -> Iterable[str]:
                 f"    {p.name} ({p.kind.__name__}, default {_fmt(p.default)}, "
                 f"range {_fmt(p.lo)}..{_fmt(p.hi)}): {p.doc}"
             )
+    yield ("package.module:Class: a Python bot (act(obs) -> Play | Draw | Pass), e.g. "
+           "fastmach.strategies.examples:MaxPlacement")
 
 
 def _fmt(v: float) -> str:

@@ -1,7 +1,9 @@
 """Whole games in batches: ``play_games`` (one row per game) and the ``play`` command.
 
-The turn loop runs in ``fastmach._engine`` (Cython, no Python object, GIL released). This
-module validates rules and strategies, derives the deals and returns a tidy DataFrame.
+The turn loop runs in ``fastmach.engine._engine`` (Cython, no Python object, GIL released
+unless a Python bot sits at the table); each seat's strategy is a compiled object built by
+``fastmach.strategies.build_seats``. This module validates rules and strategies, derives
+the deals and returns a tidy DataFrame.
 
 Seeding. Replicate ``r`` of root seed ``S`` uses ``rng = default_rng(SeedSequence([r, S]))``:
 the deck (sorted card ids: each of the 52 types ``decks`` times, then the jokers) is
@@ -73,15 +75,18 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from fastmach.cards import JOKER, card_points
+from fastmach.cards import JOKER, NCARD, card_points
+from fastmach.engine.log import write_log
 from fastmach.errors import FastmachError
 from fastmach.rules import Rules, resolve_rules
-from fastmach.strategies import Strategy, parse_seats, split_strategies
+from fastmach.solver import _POINT_SCALE, opening_weights
+from fastmach.strategies import (Context, Strategy, build_seats, parse_seats, rotations_of,
+                                 seating, split_strategies)
 
 __all__ = ["play_games", "hand_frame", "hand_shares", "game_shares", "engine_config", "make_engine", "deck_of", "register_cli", "bench"]
 
 try:
-    from fastmach import _engine
+    from fastmach.engine import _engine
 except ImportError as _err:  # pragma: no cover
     from fastmach._check_build import raise_build_error
 
@@ -98,18 +103,18 @@ def deck_of(rules: Rules) -> np.ndarray:
     ])
 
 
-def engine_config(rules: Rules, seats: Sequence[Strategy], check: bool = False) -> dict:
-    """Plain ints and arrays describing rules and seats for ``_engine.Engine``."""
-    from fastmach.solver import _POINT_SCALE, opening_weights
-
+def engine_config(rules: Rules, check: bool = False) -> dict:
+    """The rules for the compiled core: ``rules`` holds exactly the fields of the C struct
+    ``ERules`` (fastmach/_turn.pxd, converted field by field by Cython: a field missing
+    here is an error, not a silent zero), the rest is the engine's (deck, match)."""
     ow, ojw = opening_weights()
-    return dict(
+    hp = card_points(rules.hand_points).astype(np.int64)
+    deck = deck_of(rules)
+    pw = hp * _POINT_SCALE + 1  # objective=points: points first, ties to more cards
+    erules = dict(
         players=rules.players,
-        decks=rules.decks,
         deck_size=rules.deck_size,
         hand_size=rules.hand_size,
-        ace_high=int(rules.ace_high),
-        jokers_per_meld=rules.jokers_per_meld,
         swap_hand=int(rules.joker_swap == "hand"),
         may_draw=int(rules.may_draw_when_able),
         may_pass=int(rules.may_pass_when_able),
@@ -119,21 +124,34 @@ def engine_config(rules: Rules, seats: Sequence[Strategy], check: bool = False) 
         lowest=int(rules.blocked_winner == "lowest"),
         ties_shared=int(rules.ties == "shared"),
         winner_takes=int(rules.scoring == "winner-takes"),
+        srules=dict(decks=rules.decks, ace_high=int(rules.ace_high),
+                    jokers_per_meld=rules.jokers_per_meld),
+        hpts=hp.tolist(),
+        ones=[1] * NCARD,
+        ones_j=[1] * 16,
+        open_w=np.asarray(ow).tolist(),
+        open_jw=np.asarray(ojw).tolist(),
+        open_scale=_POINT_SCALE,
+        pw=pw.tolist(),
+        pw_j=[int(pw[JOKER])] * 16,
+        deck_counts=np.bincount(deck, minlength=NCARD).tolist(),
+    )
+    return dict(
+        rules=erules,
+        deck=deck,
         first_cut=int(rules.first_player_by == "cut"),
-        hand_points=card_points(rules.hand_points),
-        opening_w=ow,
-        opening_jw=ojw,
-        opening_scale=_POINT_SCALE,
-        deck=deck_of(rules),
         match_kind=_MATCH_CODES[rules.match_kind],
         match_value=rules.match_value,
-        seats=[(s.code, s.vector()) for s in seats],
         check=bool(check),
     )
 
 
-def make_engine(rules: Rules | str, seats: Sequence[str | Strategy], check: bool = False):
+def make_engine(rules: Rules | str, seats: Sequence[str | Strategy], check: bool = False,
+                classes: dict[str, type] | None = None):
     """Validated rules and seats -> (Rules, [Strategy], compiled Engine).
+
+    ``classes`` replaces registered strategy classes by name (test hooks, see
+    ``fastmach.strategies._probe``).
 
     ``check``: the engine verifies its invariants after every turn (card conservation,
     hand counts, meld list = table cards, melds of 3+ cards, a play adds a card, a
@@ -141,7 +159,10 @@ def make_engine(rules: Rules | str, seats: Sequence[str | Strategy], check: bool
     """
     rules = resolve_rules(rules)
     strategies = parse_seats(seats, rules.players)
-    return rules, strategies, _engine.Engine(engine_config(rules, strategies, check))
+    cfg = engine_config(rules, check)
+    ctx = Context(cfg)
+    compiled = build_seats(strategies, ctx, rules, classes)
+    return rules, strategies, _engine.Engine(cfg, ctx, compiled)
 
 
 def _replicates(replicates) -> np.ndarray:
@@ -176,20 +197,20 @@ def play_games(
 ) -> pd.DataFrame | tuple[pd.DataFrame, pd.DataFrame]:
     """Play one game (a hand, or a match) per replicate; one row per game.
 
-    ``seats``: one strategy string per seat (``len == rules.players``). ``hands``: return
-    ``(games, hands)``, the second with one row per hand played (:func:`hand_frame`).
-    ``log``: also write every game as JSON lines (see ``fastmach.gamelog``), appended to
-    the file. ``check``: verify the engine's invariants after every turn (slower; for tests).
+    ``seats``: one strategy per seat (``len == rules.players``): a registered strategy
+    string, a Python bot or a bot's import path (``fastmach.strategies.bots``).
+    ``hands``: return ``(games, hands)``, the second with one row per hand played
+    (:func:`hand_frame`). ``log``: also write every game as JSON lines, as the engine
+    played it (see ``fastmach.gamelog``), appended to the file. ``check``: verify the
+    engine's invariants after every turn (slower; for tests).
     """
     rules, strategies, eng = make_engine(rules, seats, check)
     seed = _check_seed(root_seed)
     reps = _replicates(replicates)
-    out = eng.play_batch(seed, reps, bool(hands))
+    out = eng.play_batch(seed, reps, hands=bool(hands), record=log is not None)
     df = _frame(rules, strategies, seed, reps, out)
     if log is not None:
-        from fastmach.gamelog import write_log
-
-        write_log(log, rules, strategies, seed, reps, expect=df)
+        write_log(log, rules, strategies, seed, reps, out["log"], df)
     if hands:
         return df, hand_frame(rules, strategies, seed, reps, out["hand_rows"])
     return df
@@ -310,20 +331,10 @@ def _frame(rules: Rules, strategies, seed: int, reps: np.ndarray, out: dict) -> 
 # ---------------------------------------------------------------------------------------
 # command line
 
-def _lineups(strategies: list[str], players: int, rotate: bool) -> list[list[str]]:
-    """Seats for each rotation: the list cycled over the seats, rotated with --rotate."""
-    base = [strategies[i % len(strategies)] for i in range(players)]
-    if not rotate:
-        return [base]
-    # rotate until the line-up repeats (its period): every strategy then sits in every
-    # seat equally often, and no rotation replays an identical line-up
-    out = [base]
-    for k in range(1, players):
-        nxt = base[-k:] + base[:-k]
-        if nxt == base:
-            break
-        out.append(nxt)
-    return out
+def _lineups(strategies: list, players: int, rotate: bool) -> list[list]:
+    """Seats for each rotation, as in a study (``fastmach.strategies.seating``): the list
+    cycled over the seats; with --rotate every rotation up to the seating's period."""
+    return [seating(strategies, players, k) for k in rotations_of(strategies, players, rotate)]
 
 
 def run_play(
@@ -369,7 +380,7 @@ def run_play(
 
     frames, hand_frames = [], []
     total = games * len(lineups)
-    if log is not None:  # the log's games are replayed through the State API: small batches
+    if log is not None:  # a log holds the engine's record of every game: smaller batches
         chunk = min(chunk, 50)
     # progress: always with progress=True, after 2 s with None (the default), never with False
     with contextlib.ExitStack() as stack:
@@ -464,7 +475,8 @@ def register_cli(subparsers) -> None:
     p.add_argument("--rules", default="classic", help="preset or rules string, e.g. 'classic(jokers=2)'")
     p.add_argument("--players", type=int, default=None, help="override the rules' player count")
     p.add_argument("--strategies", default="expert",
-                   help="comma-separated strategies, cycled over the seats (default expert)")
+                   help="comma-separated strategies or Python bots (package.module:Class), "
+                        "cycled over the seats (default expert)")
     p.add_argument("--games", type=int, default=1000, help="games (replicates 0..G-1)")
     p.add_argument("--seed", type=int, default=0, help="root seed")
     p.add_argument("--out", required=True, help="output .parquet file")

@@ -1,0 +1,492 @@
+# Whole games of Machiavelli in C: deal, turn loop, end of hand, scoring, matches.
+#
+# The turn loop (Engine.play_hand) touches no Python object and runs without the GIL
+# (unless a Python bot sits at the table): C arrays for hands, table and stock, one
+# strategy object per seat (fastmach.strategies: compiled classes behind one interface,
+# Strategy.decide), a splitmix64 PRNG per game. A turn's effect and the end of a hand are
+# the shared game flow (fastmach._turn.apply_turn, hand_end), the same code the lookahead
+# playouts run. Python (fastmach/engine/__init__.py) validates rules and strategies and
+# builds the Engine; the deal of each hand comes from NumPy's Generator (so it is
+# reproducible from (replicate, root_seed) on any machine), drawn with the GIL between
+# hands.
+from cpython.ref cimport PyObject
+from libc.stdint cimport uint8_t, int32_t, int64_t, uint32_t, uint64_t
+from libc.string cimport memset, memcpy
+
+import numpy as np
+cimport numpy as cnp
+cimport cython
+
+from fastmach._solver cimport NCARD, JOKER
+from fastmach._turn cimport (ERules, HState, Decision, Flow, A_PLAY, A_FAIL, E_EMPTIED,
+                             MAX_PLAYERS, MAX_DECK, MAX_TURNS, RC_PYTHON, wit_clear,
+                             flow_start, apply_turn, hand_end, next_uniform)
+from fastmach.strategies._base cimport Context, Strategy
+from fastmach.strategies._tactics import dissolved   # noqa: F401 (tests)
+from fastmach.strategies._base import hand_may_meld   # noqa: F401 (tests)
+
+cnp.import_array()
+
+SOLVER_ERRORS = {-4: "state limit", -6: "a set of table melds did not partition"}
+ACTIONS = ("play", "draw", "pass", "fail")
+VIOLATIONS = (
+    "none",
+    "cards not conserved (hands + table + stock != deck)",
+    "a hand's card count is wrong",
+    "the meld list does not hold exactly the table cards",
+    "a meld has fewer than 3 cards",
+    "a play added no hand card",
+    "a draw or pass changed the table",
+)
+ENDS = ("emptied", "blocked", "stock-out")
+# play_batch(hands=True): the per-hand arrays, in this order (the last three per seat)
+HAND_FIELDS = ("game", "hand", "dealer", "first_player", "end", "winner", "turns", "rounds",
+               "stock_exhausted_turn", "cards_drawn", "plays", "failed", "max_table",
+               "cards_left", "hand_points", "score")
+HAND_SEAT_FIELDS = ("cards_left", "hand_points", "score")
+
+
+cdef struct HandResult:
+    int end
+    int winner
+    int first_player
+    int turns
+    int stock_exhausted_turn   # 1-based turn that drew the last stock card, 0 = no stock, -1
+    int cards_drawn
+    int plays
+    int failed
+    int max_table
+    int cards_left[MAX_PLAYERS]
+    int points[MAX_PLAYERS]
+    int won[MAX_PLAYERS]    # the seat won the hand (alone, or sharing a tie)
+
+
+
+def splitmix64(uint64_t state, int n):
+    """The engine's PRNG, for tests: (new state, [n uniform floats in [0, 1)])."""
+    cdef uint64_t s = state
+    out = [next_uniform(&s) for _ in range(n)]
+    return s, out
+
+@cython.final
+cdef class Engine:
+    """Rules + one strategy per seat; plays hands and whole matches."""
+
+    cdef Context ctx
+    cdef const ERules* R
+    cdef list strategies              # one Strategy per seat (keeps them alive) ...
+    cdef PyObject* seat[MAX_PLAYERS]  # ... and the same, for the nogil turn loop
+    cdef readonly bint gil_free       # no Python bot: the turn loop releases the GIL
+    cdef HState st
+    cdef Decision dec
+    cdef object deck                  # the sorted deck (uint8 array)
+    cdef readonly int match_kind      # 0 single, 1 rotations, 2 threshold
+    cdef readonly int first_cut       # first_player_by = cut (else left of the dealer)
+    cdef readonly int match_value
+    cdef readonly int players
+    cdef readonly bint checked        # verify the invariants after every turn (tests)
+    cdef bint recording               # play_batch(record=True): keep every hand's actions
+    cdef list record                  # ... the hands of the current game
+    cdef dict hand_rec                # ... the current hand (record_deal, _turn, _end)
+    cdef readonly int violation       # the first broken invariant (see VIOLATIONS)
+
+    def __init__(self, dict cfg, Context ctx, strategies):
+        """cfg (fastmach.engine.engine_config), the Context the strategies share, and one
+        compiled Strategy per seat (fastmach.strategies.build_seats)."""
+        self.ctx = ctx
+        self.R = &ctx.R
+        self.players = self.R.players
+        self.strategies = list(strategies)
+        if len(self.strategies) != self.players:
+            raise ValueError("engine: one strategy per seat")
+        self.gil_free = True
+        for i, s in enumerate(self.strategies):
+            if not isinstance(s, Strategy) or (<Strategy>s).ctx is not ctx:
+                raise ValueError("engine: seat strategies must share the engine's Context")
+            self.seat[i] = <PyObject*>s
+            if not getattr(s, "gil_free", True):
+                self.gil_free = False
+        self.deck = np.asarray(cfg["deck"], dtype=np.uint8).copy()
+        self.checked = bool(cfg.get("check", False))
+        self.violation = 0
+        self.match_kind = cfg["match_kind"]
+        self.first_cut = cfg["first_cut"]
+        self.match_value = cfg["match_value"]
+
+    @property
+    def seats(self):
+        """The compiled strategy of each seat."""
+        return list(self.strategies)
+
+    # ------------------------------------------------------------ invariants (checked mode)
+    cdef int check_state(self, HState* st) noexcept nogil:
+        cdef int cnt[NCARD]
+        cdef int wcnt[NCARD]
+        cdef int s, c, k, n, m
+        memset(cnt, 0, sizeof(cnt))
+        memset(wcnt, 0, sizeof(wcnt))
+        for s in range(self.R.players):
+            n = 0
+            for c in range(NCARD):
+                cnt[c] += st.hands[s][c]
+                n += st.hands[s][c]
+            if n != st.hand_n[s]:
+                return 2
+        n = 0
+        for c in range(NCARD):
+            cnt[c] += st.table[c]
+            n += st.table[c]
+        if n != st.table_n or st.wit.start[st.wit.n_melds] != n:
+            return 3
+        for k in range(st.stock_pos, st.stock_len):
+            cnt[st.stock[k]] += 1
+        for c in range(NCARD):
+            if cnt[c] != self.R.deck_counts[c]:
+                return 1
+        for k in range(n):
+            wcnt[st.wit.cards[k]] += 1
+        for c in range(NCARD):
+            if wcnt[c] != st.table[c]:
+                return 3
+        for m in range(st.wit.n_melds):
+            if st.wit.start[m + 1] - st.wit.start[m] < 3:
+                return 4
+        return 0
+
+    # ------------------------------------------------------------ one hand
+    cdef int play_hand(self, const uint8_t* deck, int dealer, int first, int hand_no,
+                       const int* scores, uint64_t* rng, HandResult* res) noexcept nogil:
+        """Deal `deck` starting left of `dealer` and play the hand, `first` playing first:
+        0, or -1 (too long), -2 (an invariant broke, checked mode), -3 (a strategy stopped:
+        Context.rc)."""
+        cdef const ERules* R = self.R
+        cdef HState* st = &self.st
+        cdef Decision* d = &self.dec
+        cdef int P = R.players, k, seat, cur, end, table_before, stock_before
+        cdef Flow f
+        memset(st, 0, sizeof(HState))
+        memset(res, 0, sizeof(HandResult))
+        wit_clear(&st.wit)
+        for k in range(P * R.hand_size):
+            seat = (dealer + 1 + k) % P
+            st.hands[seat][deck[k]] += 1
+            st.hand_n[seat] += 1
+        st.stock_len = R.deck_size - P * R.hand_size
+        for k in range(st.stock_len):
+            st.stock[k] = deck[P * R.hand_size + k]
+        st.hand_no = hand_no
+        for seat in range(P):
+            st.scores[seat] = scores[seat]
+        flow_start(st, &f)
+        cur = first
+        res.first_player = cur
+        if self.recording:
+            with gil:
+                self.record_deal(dealer, cur)
+        while True:
+            if f.turns >= MAX_TURNS:
+                return -1
+            table_before = st.table_n
+            stock_before = st.stock_pos
+            (<Strategy>self.seat[cur]).decide(st, cur, rng, d)
+            if self.ctx.rc:
+                return -3
+            if self.checked and d.kind == A_PLAY and d.n_placed < 1:
+                self.violation = 5
+                return -2
+            end = apply_turn(R, st, cur, d, &f)
+            if self.recording:
+                with gil:
+                    self.record_turn(cur, d, stock_before)
+            if self.checked:
+                if d.kind != A_PLAY and st.table_n != table_before:
+                    self.violation = 6
+                    return -2
+                self.violation = self.check_state(st)
+                if self.violation:
+                    return -2
+            if end >= 0:
+                break
+            cur = (cur + 1) % P
+        res.end = end
+        res.turns = f.turns
+        res.stock_exhausted_turn = f.stock_exhausted_turn
+        res.cards_drawn = f.cards_drawn
+        res.plays = f.plays
+        res.failed = f.failed
+        res.max_table = f.max_table
+        for seat in range(P):
+            res.cards_left[seat] = st.hand_n[seat]
+        res.winner = hand_end(R, st, end, cur, res.points, res.won)
+        if self.recording:
+            with gil:
+                self.record_end(res)
+        return 0
+
+    # ------------------------------------------------------------ recording (--log)
+    cdef void record_deal(self, int dealer, int first) except *:
+        cdef HState* st = &self.st
+        cdef int s
+        self.hand_rec = {
+            "dealer": dealer, "first_player": first,
+            "hands": [[c for c in range(NCARD) for _ in range(st.hands[s][c])]
+                      for s in range(self.players)],
+            "stock": [st.stock[k] for k in range(st.stock_pos, st.stock_len)],
+            "turns": [],
+        }
+        self.record.append(self.hand_rec)
+
+    cdef void record_turn(self, int seat, const Decision* d, int stock_before) except *:
+        """The turn as applied: play, draw (a draw from an empty stock under ends-hand
+        draws nothing and ends the hand), pass (a draw from an empty stock, play-on) or
+        fail; the cards drawn; the whole table after it."""
+        cdef HState* st = &self.st
+        cdef int m, i
+        if d.kind == A_PLAY:
+            action = "play"
+        elif d.kind == A_FAIL:
+            action = "fail"
+        elif stock_before == st.stock_len and not self.R.ends_hand:
+            action = "pass"
+        else:
+            action = "draw"
+        self.hand_rec["turns"].append({
+            "seat": seat, "action": action,
+            "placed": [c for c in range(NCARD) for _ in range(d.placed[c])] if d.kind == A_PLAY else [],
+            "drawn": [st.stock[k] for k in range(stock_before, st.stock_pos)],
+            "taken": [JOKER] * d.taken if d.kind == A_PLAY else [],
+            "table": [[st.wit.cards[i] for i in range(st.wit.start[m], st.wit.start[m + 1])]
+                      for m in range(st.wit.n_melds)],
+        })
+
+    cdef void record_end(self, HandResult* res) except *:
+        cdef int s, k = 0
+        for s in range(self.players):
+            k += res.won[s]
+        self.hand_rec.update(
+            end=ENDS[res.end], winner=res.winner,
+            points=[res.points[s] for s in range(self.players)],
+            cards_left=[res.cards_left[s] for s in range(self.players)],
+            shares=[res.won[s] / k if k else 0.0 for s in range(self.players)])
+
+    # ------------------------------------------------------------ batches
+    def play_batch(self, int64_t root_seed, replicates, bint hands=False, bint record=False):
+        """Play one game (a hand, or a whole match) per replicate; returns a dict of
+        NumPy arrays, one row per replicate (the per-seat arrays are 2-D).
+
+        hands: also ``out["hand_rows"]``, a dict of arrays with one row per hand played
+        (HAND_FIELDS): ``game`` (row index of its game), ``hand``, ``dealer``,
+        ``first_player``, ``end``, ``winner``, ``turns``, ``rounds``,
+        ``stock_exhausted_turn`` (within the hand), ``cards_drawn``, ``plays``, ``failed``,
+        ``max_table`` and the 2-D ``cards_left``, ``hand_points``, ``score`` (the match
+        score after the hand). record: also ``out["log"]``, per game the list of its
+        hands as played (deal, every turn's action, end), for ``--log``."""
+        cdef cnp.ndarray[cnp.int64_t, ndim=1] reps = np.ascontiguousarray(replicates, dtype=np.int64)
+        cdef Py_ssize_t G = reps.shape[0], g
+        cdef int P = self.R.players, h, s, rc, n_hands, w, best, nb, lost
+        cdef uint64_t rng_state
+        cdef HandResult res
+        cdef uint8_t hand_deck[MAX_DECK]
+        cdef int dealer0, dealer, first0, first
+        cdef long long turn_base
+        cdef const uint8_t[:] pv
+        cdef int scores_before[MAX_PLAYERS]
+        sorted_deck = self.deck
+        out = {
+            name: np.zeros(G, dtype=np.int64) for name in (
+                "first_player", "winner", "end", "turns", "rounds", "stock_exhausted_turn",
+                "cards_drawn", "plays", "failed", "max_table", "hands", "dealer",
+            )
+        }
+        cards_left = np.zeros((G, P), dtype=np.int64)
+        hand_points = np.zeros((G, P), dtype=np.int64)
+        score = np.zeros((G, P), dtype=np.int64)
+        cdef long long[:, :] cl = cards_left, hp = hand_points, sc = score
+        cdef long long[:] o_first = out["first_player"], o_winner = out["winner"]
+        cdef long long[:] o_end = out["end"], o_turns = out["turns"], o_rounds = out["rounds"]
+        cdef long long[:] o_sx = out["stock_exhausted_turn"], o_drawn = out["cards_drawn"]
+        cdef long long[:] o_plays = out["plays"], o_failed = out["failed"]
+        cdef long long[:] o_max = out["max_table"], o_hands = out["hands"], o_dealer = out["dealer"]
+        games_log = []
+        hrows = {name: [] for name in HAND_FIELDS} if hands else None
+        self.recording = record   # (reset by the next batch; decide_position never records)
+        for g in range(G):
+            self.record = []
+            if record:
+                games_log.append(self.record)
+            rng = np.random.default_rng(np.random.SeedSequence([int(reps[g]), int(root_seed)]))
+            perm = rng.permutation(sorted_deck)
+            dealer0 = int(rng.integers(P))
+            rng_state = int(rng.integers(0, 2**64, dtype=np.uint64))
+            # first_player_by = cut (003): the highest cut starts, then play moves clockwise
+            # hand by hand; a uniform seat (the cut's distribution, ties re-cut)
+            first0 = int(rng.integers(P)) if self.first_cut else -1
+            o_dealer[g] = dealer0
+            o_sx[g] = -1
+            turn_base = 0
+            h = 0
+            while True:
+                if h > 0:
+                    perm = rng.permutation(sorted_deck)
+                dealer = (dealer0 + h) % P
+                pv = np.ascontiguousarray(perm, dtype=np.uint8)
+                for s in range(self.R.deck_size):
+                    hand_deck[s] = pv[s]
+                first = (first0 + h) % P if self.first_cut else (dealer + 1) % P
+                for s in range(P):
+                    scores_before[s] = sc[g, s]
+                if self.gil_free and not record:
+                    with nogil:
+                        rc = self.play_hand(hand_deck, dealer, first, h, scores_before, &rng_state, &res)
+                else:   # a Python bot sits at the table: its seat takes the GIL anyway
+                    rc = self.play_hand(hand_deck, dealer, first, h, scores_before, &rng_state, &res)
+                if rc == -3:
+                    rc, err = self.ctx.take_error()
+                    if rc == RC_PYTHON:
+                        raise err
+                    raise RuntimeError(
+                        f"engine: the exact solver stopped ({SOLVER_ERRORS.get(rc, rc)}) "
+                        f"in hand {h} of replicate {reps[g]}; no move is guessed, the game "
+                        "is not counted")
+                if rc == -2:
+                    raise RuntimeError(
+                        f"engine invariant broken in hand {h} of replicate {reps[g]}: "
+                        f"{VIOLATIONS[self.violation]}")
+                if rc != 0:
+                    raise RuntimeError(
+                        f"engine: hand {h} of replicate {reps[g]} exceeded {MAX_TURNS} turns "
+                        "(a strategy that never ends a hand?)")
+                if h == 0:
+                    o_first[g] = res.first_player
+                o_end[g] = res.end
+                if res.stock_exhausted_turn >= 0 and o_sx[g] < 0:
+                    o_sx[g] = turn_base + res.stock_exhausted_turn
+                o_turns[g] += res.turns
+                o_rounds[g] += (res.turns + P - 1) // P
+                o_drawn[g] += res.cards_drawn
+                o_plays[g] += res.plays
+                o_failed[g] += res.failed
+                if res.max_table > o_max[g]:
+                    o_max[g] = res.max_table
+                # scoring: a hand's winners pay nothing (003: "chaque autre joueur compte");
+                # winner-takes: they score the sum of the others' points instead
+                lost = 0
+                for s in range(P):
+                    cl[g, s] = res.cards_left[s]
+                    hp[g, s] = res.points[s]
+                    if not res.won[s]:
+                        lost += res.points[s]
+                        if not self.R.winner_takes:
+                            sc[g, s] += res.points[s]
+                if self.R.winner_takes:
+                    for s in range(P):
+                        if res.won[s]:
+                            sc[g, s] += lost
+                turn_base += res.turns
+                if record:
+                    self.hand_rec["scores"] = [sc[g, s] for s in range(P)]
+                if hands:
+                    for name, v in zip(HAND_FIELDS, (
+                            g, h, dealer, res.first_player, res.end, res.winner, res.turns,
+                            (res.turns + P - 1) // P, res.stock_exhausted_turn,
+                            res.cards_drawn, res.plays, res.failed, res.max_table,
+                            [res.cards_left[s] for s in range(P)],
+                            [res.points[s] for s in range(P)],
+                            [sc[g, s] for s in range(P)])):
+                        hrows[name].append(v)
+                h += 1
+                if self.match_kind == 0:
+                    o_winner[g] = res.winner
+                    break
+                if self.match_kind == 1 and h >= self.match_value * P:
+                    break
+                if self.match_kind == 2:
+                    best = 0
+                    for s in range(P):
+                        if sc[g, s] > best:
+                            best = sc[g, s]
+                    if best >= self.match_value:
+                        break
+                if h >= 100000:
+                    raise RuntimeError(f"engine: match of replicate {reps[g]} did not end")
+            o_hands[g] = h
+            if self.match_kind != 0:
+                best = sc[g, 0]
+                for s in range(P):
+                    if sc[g, s] < best:
+                        best = sc[g, s]
+                nb = 0
+                w = -1
+                for s in range(P):
+                    if sc[g, s] == best:
+                        nb += 1
+                        w = s
+                o_winner[g] = w if nb == 1 else -1
+        out["cards_left"] = cards_left
+        out["hand_points"] = hand_points
+        out["score"] = score
+        if hands:
+            out["hand_rows"] = {name: np.array(v, dtype=np.int64) for name, v in hrows.items()}
+            for name in HAND_SEAT_FIELDS:
+                out["hand_rows"][name] = out["hand_rows"][name].reshape(-1, P)
+        if record:
+            out["log"] = games_log
+        return out
+
+    # ------------------------------------------------------------ one decision (State API)
+    def decide_position(self, int seat, hands, table_melds, table_stands, opened,
+                        int stock_left, uint64_t rng_state, failed_last=None, raw=False,
+                        int turn=0, int hand_no=0, scores=None):
+        """The seat's strategy decision in a position given as Python data.
+
+        hands: P x 53 counts; table_melds / table_stands: the current meld list (card ids,
+        and what each stands for); opened: per-seat flags. Returns (action, placed counts,
+        taken jokers, melds after, stands after, new rng state); action in ACTIONS[:4].
+        failed_last: per-seat flags, the seat's previous turn was a failure. raw: the skill
+        level's play alone, without patience or error (the must-play check).
+        """
+        cdef HState* st = &self.st
+        cdef Decision* d = &self.dec
+        cdef int P = self.R.players, s, c, i, m
+        cdef uint64_t rng = rng_state
+        memset(st, 0, sizeof(HState))
+        wit_clear(&st.wit)
+        for s in range(P):
+            for c in range(NCARD):
+                st.hands[s][c] = hands[s][c]
+                st.hand_n[s] += hands[s][c]
+            st.opened[s] = 1 if opened[s] else 0
+            st.failed_last[s] = 1 if failed_last is not None and failed_last[s] else 0
+        i = 0
+        for m, meld in enumerate(table_melds):
+            for k, c in enumerate(meld):
+                st.wit.cards[i] = c
+                st.wit.stands[i] = table_stands[m][k]
+                st.table[c] += 1
+                i += 1
+            st.wit.start[m + 1] = i
+        st.wit.n_melds = len(table_melds)
+        st.table_n = i
+        st.stock_len = stock_left
+        st.turn = turn
+        st.hand_no = hand_no
+        for s in range(P):
+            st.scores[s] = scores[s] if scores is not None else 0
+        cdef Strategy strategy = self.strategies[seat].unwrapped() if raw else self.strategies[seat]
+        if self.gil_free:
+            with nogil:
+                strategy.decide(st, seat, &rng, d)
+        else:
+            strategy.decide(st, seat, &rng, d)
+        if self.ctx.rc:
+            rc, err = self.ctx.take_error()
+            if rc == RC_PYTHON:
+                raise err
+            raise RuntimeError(f"engine: the exact solver stopped ({SOLVER_ERRORS.get(rc, rc)})")
+        placed = np.array(<uint8_t[:NCARD]> d.placed, dtype=np.uint8)
+        melds, stands = [], []
+        if d.kind == A_PLAY:
+            for m in range(d.wit.n_melds):
+                melds.append([d.wit.cards[i] for i in range(d.wit.start[m], d.wit.start[m + 1])])
+                stands.append([d.wit.stands[i] for i in range(d.wit.start[m], d.wit.start[m + 1])])
+        return ACTIONS[d.kind], placed, d.taken, melds, stands, rng

@@ -1,0 +1,61 @@
+# The compiled strategy interface: see _base.pxd.
+from fastmach._solver cimport Solver, NCARD, JOKER
+from fastmach._turn cimport ERules, HState, Decision, A_DRAW, MAX_DECK, MAX_PLAYERS
+
+
+cdef class Context:
+    """The rules as plain ints, the exact solver and the error slot shared by every
+    strategy object of one engine (built by fastmach.engine.make_engine)."""
+
+    def __init__(self, dict cfg):
+        """cfg (fastmach.engine.engine_config): its ``rules`` are the ERules fields."""
+        self.R = cfg["rules"]
+        if not (2 <= self.R.players <= MAX_PLAYERS) or not (0 < self.R.deck_size <= MAX_DECK):
+            raise ValueError("engine: players or deck size out of range")
+        self.solver = Solver()
+        self.rc = 0
+        self.error = None
+
+    def take_error(self):
+        """(rc, exception or None) of the last failure, and clear it."""
+        out = (self.rc, self.error)
+        self.rc = 0
+        self.error = None
+        return out
+
+
+cdef class Skill:
+    """How far a player sees: the largest play it finds (see _base.pxd)."""
+
+    def __init__(self, Context ctx):
+        self.ctx = ctx
+        self.R = &ctx.R
+        self.solver = ctx.solver
+
+    cdef void play(self, HState* st, const uint8_t* hand, const int32_t* w,
+                   const int32_t* jw, Decision* d) noexcept nogil:
+        d.kind = A_DRAW   # a skill that sees nothing draws
+
+
+cdef class Strategy:
+    """A seat's policy (see _base.pxd)."""
+
+    def __init__(self, Context ctx):
+        self.ctx = ctx
+        self.R = &ctx.R
+
+    cdef void decide(self, HState* st, int seat, uint64_t* rng, Decision* d) noexcept nogil:
+        d.kind = A_DRAW
+
+    def unwrapped(self):
+        """The strategy without its patience and error tactics (the must-play check)."""
+        return self
+
+
+def hand_may_meld(hand, bint ace_high):
+    """may_meld on a count array (length 53, no jokers), for tests."""
+    cdef uint8_t h[NCARD]
+    cdef int c
+    for c in range(NCARD):
+        h[c] = hand[c]
+    return bool(may_meld(h, ace_high))

@@ -1,0 +1,12 @@
+from libc.stdint cimport uint8_t, int32_t
+from fastmach._solver cimport NCARD
+from fastmach._turn cimport HState, Decision
+from fastmach.strategies._base cimport Skill
+
+
+cdef class Expert(Skill):
+    """The exact solver over the whole table (the maximum placement)."""
+    cdef Decision alt
+    cdef uint8_t t2[NCARD]
+    cdef uint8_t h2[NCARD]
+    cdef uint8_t swapped[NCARD]

@@ -1,0 +1,150 @@
+"""Python bots: the ``Bot`` protocol, the ``Observation`` a bot sees, and its seat in the
+compiled engine.
+
+A bot is any object with ``act(obs) -> Play | Draw | Pass``. It plays wherever a compiled
+strategy does (``play_games``, ``fastmach play --strategies``, ``Game``, study line-ups):
+pass the object, or the import path ``"package.module:Class"`` of a class built with no
+arguments (a sweep's workers import it; the path is the strategy's name in the rows). A
+bot object is called for every game of the batch it was given to: keep it stateless, or
+derive what it needs from the observation, so games stay reproducible on any number of
+workers.
+
+The engine asks the bot on its seat's turn and applies the answer with the same game flow
+as every other strategy. The answer is checked first (``fastmach.actions.check_action``):
+an illegal action stops the game with a FastmachError naming the seat, the hand, the turn
+and the rule broken. A ``Draw`` from an empty stock under ``stock_empty = "play-on"`` is the
+pass the engine makes of any draw there.
+"""
+from __future__ import annotations
+
+import importlib
+import re
+from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from fastmach.actions import Action, Draw, Fail, Pass, Play, check_action, meld_stands
+from fastmach.cards import JOKER, NCARD
+from fastmach.errors import FastmachError
+from fastmach.rules import Rules
+from fastmach.solver import opening, solve
+from fastmach.strategies._python import PyBot
+
+__all__ = ["Bot", "Observation", "BotStrategy", "load_bot", "bot_name"]
+
+_BOT_PATH_RE = re.compile(r"^\s*[A-Za-z_][\w.]*:[A-Za-z_][\w.]*\s*$")
+
+
+@dataclass(frozen=True)
+class Observation:
+    """What a seat may know on its turn."""
+
+    seat: int
+    hand: list[int]                    # its cards (sorted ids)
+    table: list[list[int]]             # the table's melds (card ids)
+    stands: list[list[int]]            # what each table card stands for (a joker: its card)
+    stock: int                         # cards left in the stock
+    hand_sizes: tuple[int, ...]        # every seat's hand size (its own included)
+    scores: tuple[int, ...]            # match scores before this hand (penalty points)
+    opened: bool                       # whether the seat has opened (opening_points)
+    rules: Rules = field(repr=False)
+    hand_index: int = 0                # the hand's index in the match
+    turn: int = 1                      # this turn's number in the hand (1-based)
+
+
+@runtime_checkable
+class Bot(Protocol):
+    """A player written in Python: ``act(obs) -> Play | Draw | Pass``."""
+
+    def act(self, obs: Observation) -> Action: ...
+
+
+@dataclass(frozen=True)
+class BotStrategy:
+    """A seat played by a Python bot: its name (an import path) and the object, if given."""
+
+    name: str
+    bot: object | None = field(default=None, compare=False, repr=False)
+
+    def make(self) -> Bot:
+        """The bot object (a new one from the import path)."""
+        return self.bot if self.bot is not None else load_bot(self.name)()
+
+    def __str__(self) -> str:
+        return self.name
+
+
+def bot_name(bot: object) -> str:
+    """``module:Class`` of a bot object (its strategy name in the rows)."""
+    cls = type(bot)
+    return f"{cls.__module__}:{cls.__qualname__}"
+
+
+def load_bot(path: str) -> type:
+    """The class named by ``"package.module:Class"``; FastmachError says what is wrong."""
+    mod_name, _, attr = path.strip().partition(":")
+    try:
+        obj = importlib.import_module(mod_name)
+    except ImportError as e:
+        raise FastmachError(f"bot {path!r}: cannot import {mod_name!r} ({e})") from None
+    for part in attr.split("."):
+        if not hasattr(obj, part):
+            raise FastmachError(f"bot {path!r}: {mod_name!r} has no {attr!r}")
+        obj = getattr(obj, part)
+    if not callable(getattr(obj, "act", None)):
+        raise FastmachError(f"bot {path!r}: {attr!r} has no act(obs) method")
+    return obj
+
+
+class BotSeat:
+    """The engine's callback for one bot seat: position -> checked decision."""
+
+    def __init__(self, bot: Bot, name: str, seat: int, rules: Rules):
+        self.bot, self.name, self.seat, self.rules = bot, name, seat, rules
+
+    def __call__(self, seat: int, pos: dict):
+        r = self.rules
+        counts = pos["hands"][seat]
+        hand = np.repeat(np.arange(NCARD), counts).tolist()
+        obs = Observation(
+            seat=seat, hand=hand, table=pos["melds"], stands=pos["stands"],
+            stock=pos["stock"], hand_sizes=tuple(sum(h) for h in pos["hands"]),
+            scores=tuple(pos["scores"]), opened=pos["opened"][seat], rules=r,
+            hand_index=pos["hand"], turn=pos["turn"])
+        action = self.bot.act(obs)
+        where = f"bot {self.name!r} at seat {seat}, hand {pos['hand']}, turn {pos['turn']}"
+        if not isinstance(action, (Play, Draw, Pass)) or isinstance(action, Fail):
+            raise FastmachError(f"{where}: act() returned {action!r}; expected "
+                                "fastmach.Play, Draw or Pass")
+        try:
+            check_action(r, action, seat=seat, hand=counts, melds=pos["melds"],
+                         stands=pos["stands"], opened=pos["opened"][seat],
+                         stock_left=pos["stock"], draw_passes=True,
+                         play_exists=lambda: _play_exists(r, hand, pos, seat))
+        except FastmachError as e:
+            raise FastmachError(f"{where}: illegal action: {e}") from None
+        if isinstance(action, Play):
+            placed = np.bincount(action.placed, minlength=NCARD).tolist()
+            stands = (action.stands if action.stands is not None
+                      else [meld_stands(m, r.ace_high) for m in action.melds])
+            return "play", placed, len(action.taken), action.melds, stands
+        return ("pass" if isinstance(action, Pass) else "draw"), None, 0, None, None
+
+
+def _play_exists(rules: Rules, hand: list[int], pos: dict, seat: int) -> bool:
+    """Whether the seat can add a card (the exact solver; the opening rule included)."""
+    if not hand:
+        return False
+    if rules.opening_points > 0 and not pos["opened"][seat]:
+        return opening(hand, rules, rules.opening_points) is not None
+    if rules.joker_swap == "hand" and any(
+            c == JOKER and s in hand for m, st in zip(pos["melds"], pos["stands"])
+            for c, s in zip(m, st)):
+        return True
+    return solve(pos["melds"], hand, rules).n_placed > 0
+
+
+def bot_seat(strategy: BotStrategy, seat: int, ctx, rules: Rules):
+    """The compiled seat (``_python.PyBot``) that asks this bot."""
+    return PyBot(ctx, BotSeat(strategy.make(), strategy.name, seat, rules))
