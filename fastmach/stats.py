@@ -23,6 +23,7 @@ Public functions
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from functools import lru_cache
@@ -34,6 +35,7 @@ import numpy as np
 import pandas as pd
 
 from fastmach.errors import FastmachError
+from fastmach.rules import Rules
 
 __all__ = [
     "RULE_PARAMETERS", "wilson_interval", "t_quantile", "parse_rules", "is_base_rules",
@@ -42,12 +44,10 @@ __all__ = [
     "default_pairs", "strategy_matrix", "monte_carlo_error", "write_tables",
 ]
 
-#: Rules parameters stored as columns of the result table.
-RULE_PARAMETERS = (
-    "decks", "jokers", "jokers_per_meld", "joker_swap", "hand_size", "ace",
-    "may_draw_when_able", "opening_points", "failed_penalty", "stock_empty",
-    "blocked_winner", "hand_points", "match",
-)
+#: Rules parameters stored as columns of the result table: every field of ``Rules`` but the
+#: player count (a column of its own) and the preset name.
+RULE_PARAMETERS = tuple(f.name for f in dataclasses.fields(Rules)
+                        if f.name not in ("players", "preset"))
 
 
 # --------------------------------------------------------------------------- building blocks

@@ -109,3 +109,15 @@ def test_is_base_rules_allows_only_deal_size_overrides():
     assert S.is_base_rules("classic") and S.is_base_rules("ace-low(decks=3,hand_size=15)")
     assert not S.is_base_rules("classic(ace=low-only)")
     assert not S.is_base_rules("ace-low(decks=3,hand_size=15,jokers=2)")
+
+
+def test_rule_parameters_are_every_rules_column_a_study_writes():
+    """A rule change the report compares must be named: RULE_PARAMETERS follows Rules."""
+    from fastmach.stats import RULE_PARAMETERS
+    from fastmach.study import Study
+
+    study = Study.from_toml('[study]\nname = "t"\nseed = 1\ngames = 1\n'
+                            '[grid]\nrules = ["classic", "ace-low"]\nlineup = [["expert"]]\n')
+    cols = set(study.cells[0].columns()) - {"cell", "rules", "preset", "players", "lineup"}
+    assert cols == set(RULE_PARAMETERS)
+    assert {"ties", "scoring", "may_pass_when_able", "first_player_by"} <= set(RULE_PARAMETERS)
