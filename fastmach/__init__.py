@@ -2,7 +2,7 @@
 
 Public API: cards (``parse_cards``, ``format_cards``), rules (``Rules``, ``PRESETS``),
 the exact solver (``solve``, ``partition``, ``opening``), games (``play_games``, ``Game``),
-studies (``Study``) and reports (``build_report``).
+studies (``Study``), comparisons (``compare``) and reports (``build_report``).
 """
 from __future__ import annotations
 
@@ -32,12 +32,22 @@ def build_report(results_dir, out_dir=None):
     return _build(results_dir, out_dir)
 
 
+def compare(rules, players=None, lineups=None, **kwargs):
+    """Play rule sets on the same deals and compare each with the first (see
+    fastmach.compare.compare): ``fastmach.compare(["classic", "classic(jokers=2)"],
+    players=[4], games=2000).effects``."""
+    from .compare import compare as _compare  # the statistics are imported only here
+
+    return _compare(rules, players, lineups, **kwargs)
+
+
 __all__ = [
     "CardSet",
     "FastmachError",
     "Game",
     "Study",
     "build_report",
+    "compare",
     "play_games",
     "PRESETS",
     "Rules",

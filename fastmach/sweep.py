@@ -547,12 +547,15 @@ def run_study(study: Study, out: str | Path | None = None, *, workers: int | Non
 
 def execute(study: Study, out: str | Path, *, workers: int | None = None,
             scheduler: str | None = None, engine: Callable | None = None,
-            retries: int = 2, progress: bool = True, command: str | None = None) -> dict:
+            retries: int = 2, progress: bool = True, command: str | None = None,
+            until: int | None = None) -> dict:
     """Play the study's missing chunks into ``out`` without loading the table (the CLI).
 
     Returns the run summary: ``games`` (in the store), ``played`` (this run), ``cells``,
     ``chunks``, ``resumed_chunks``, ``wall`` (s), ``games_per_s``, ``where``, ``out``.
-    Arguments as :func:`run_study`.
+    ``until``: play only the chunks of the replicates below it (the first deals of a
+    study whose size is decided as it runs, see :mod:`fastmach.compare`); the counts of
+    the summary then cover those chunks. Other arguments as :func:`run_study`.
     """
     if workers is None:
         workers = _cpu_count()
@@ -567,10 +570,10 @@ def execute(study: Study, out: str | Path, *, workers: int | None = None,
     if command is None:
         command = shlex.join(sys.argv) if sys.argv and sys.argv[0] else "python"
     store = Store(out, study, command)
-    chunks = plan(study)
+    chunks = [c for c in plan(study) if until is None or c.start < until]
     todo = [c for c in chunks if not store.done(c)]
     resumed = len(chunks) - len(todo)
-    total = study.total_games
+    total = sum(c.games for c in chunks)
     done_games = total - sum(c.games for c in todo)
     bar = None
     if progress:

@@ -1,0 +1,618 @@
+"""What does a rule change? Rule sets played on the same deals: ``fastmach compare``.
+
+``compare(["classic", "classic(jokers=2)"])`` builds an ordinary
+:class:`~fastmach.study.Study` whose cells are the rule sets x player counts x line-ups,
+seats rotated, so that replicate ``r`` is the same deal in every cell (common random
+numbers). The first rule set is the baseline A; every other one is compared with A deal
+by deal. The statistics (intervals clustered by deal, multiplicity control, the
+scorecard and effects tables) are those of :mod:`fastmach.stats`; this module plans and
+runs the study, picks the rows of the comparison and words them.
+
+With ``out=DIR`` everything is kept: ``DIR/results`` is a normal study store (resumable,
+read by ``pandas.read_parquet`` and ``fastmach.read_hands``) and ``DIR/report`` the
+report and ``tables/*.csv`` that ``fastmach report`` writes, on the compared pairs.
+Running the same comparison again resumes it.
+
+A sample size can be asked for instead of a number of deals: with ``precision`` the
+study is played in rounds of whole chunks (the first deals of one fixed study of
+``max_games`` deals, so the rows are those of a fixed-size run of the same length) until
+the pooled intervals of the headline metrics are that narrow, or the cap is reached.
+"""
+from __future__ import annotations
+
+import argparse
+import html
+import math
+import shlex
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Mapping, Sequence
+
+import pandas as pd
+
+from fastmach.errors import FastmachError
+from fastmach.study import Study, split_lineup
+
+__all__ = ["compare", "Comparison", "METRICS", "plan_study", "parse_precision", "word",
+           "comparison_table", "format_table", "register_cli"]
+
+DEFAULT_PLAYERS = (2, 3, 4, 5)
+DEFAULT_LINEUPS = (("expert",), ("expert", "beginner"))
+DEFAULT_GAMES = 500
+DEFAULT_MAX_GAMES = 10_000
+DEFAULT_SEED = 20261201
+DEFAULT_CHUNK = 100
+#: Family-wise level of the words: a word only where the adjusted interval excludes 0.
+ALPHA = 0.05
+
+
+@dataclass(frozen=True)
+class Metric:
+    """How a metric of ``effects.csv`` reads: label, unit, and the words of a change."""
+
+    label: str
+    unit: str  # "turns", "hands" or "share" (shown in percent, differences in points)
+    up: str
+    down: str
+
+
+#: The metrics of the comparison, in the order of the table (names of ``effects.csv``).
+METRICS: dict[str, Metric] = {
+    "turns_per_hand": Metric("turns per hand", "turns", "longer", "shorter"),
+    "hands_per_game": Metric("hands per match", "hands", "more", "fewer"),
+    "stock_out_per_hand": Metric("stock exhaustion per hand", "share", "more", "fewer"),
+    "blocked_per_hand": Metric("blocked hands", "share", "more", "fewer"),
+    "first_seat_edge": Metric("first-seat edge", "share", "larger", "smaller"),
+    "seat_spread": Metric("seat spread", "share", "wider", "narrower"),
+    "skill_gap": Metric("skill gap", "share", "larger", "smaller"),
+}
+
+#: Metric whose pooled interval ``precision`` narrows when it names no metric.
+HEADLINE = "turns_per_hand"
+
+NO_CHANGE = "no clear change"
+
+
+# ----------------------------------------------------------------------------- the study
+
+def _parse_rules(rules: Sequence[str]) -> list:
+    from fastmach.rules import Rules
+
+    if isinstance(rules, str) or not isinstance(rules, Sequence):
+        raise FastmachError(f"compare: expected a list of two or more rule sets, got "
+                            f"{rules!r}")
+    if len(rules) < 2:
+        raise FastmachError(f"compare: give two or more rule sets (the first is the "
+                            f"baseline), got {list(rules)!r}")
+    parsed = []
+    for r in rules:
+        if not isinstance(r, str):
+            raise FastmachError(f"compare: expected a preset or rules string, got {r!r}")
+        parsed.append(Rules.parse(r))
+    return parsed
+
+
+def _players_of(parsed: list, players: Sequence[int] | None) -> tuple[int, ...]:
+    """Player counts: the ones asked for (each valid under every rule set), or the default
+    2-5 clipped to the counts every rule set can deal."""
+    def fits(p: int) -> str | None:
+        for r in parsed:
+            try:
+                r.replace(players=p)
+            except FastmachError as e:
+                return f"{r}: {e}"
+        return None
+
+    if players is None:
+        kept = tuple(p for p in DEFAULT_PLAYERS if fits(p) is None)
+        if not kept:
+            raise FastmachError(f"compare: no player count of {DEFAULT_PLAYERS} suits every "
+                                f"rule set ({fits(DEFAULT_PLAYERS[0])}); give --players")
+        return kept
+    if isinstance(players, int):
+        players = [players]
+    out = []
+    for p in players:
+        if isinstance(p, bool) or not isinstance(p, int) or not 2 <= p <= 8:
+            raise FastmachError(f"--players: expected integers 2..8, got {p!r}")
+        why = fits(p)
+        if why is not None:
+            raise FastmachError(f"--players {p}: impossible under {why}")
+        if p not in out:
+            out.append(p)
+    if not out:
+        raise FastmachError("--players: empty list")
+    return tuple(out)
+
+
+def _lineups_of(lineups: Sequence[str | Sequence[str]] | None) -> tuple[tuple[str, ...], ...]:
+    if lineups is None:
+        return DEFAULT_LINEUPS
+    if isinstance(lineups, str):
+        lineups = [lineups]
+    out = []
+    for lu in lineups:
+        out.append(tuple(split_lineup(lu)) if isinstance(lu, str) else tuple(lu))
+    if not out:
+        raise FastmachError("--lineup: no line-up given")
+    return tuple(out)
+
+
+def plan_study(rules: Sequence[str], players: Sequence[int] | None = None,
+               lineups: Sequence[str | Sequence[str]] | None = None,
+               games: int = DEFAULT_GAMES, seed: int = DEFAULT_SEED,
+               chunk: int = DEFAULT_CHUNK) -> Study:
+    """The study of a comparison: cells rules x players x line-ups, seats rotated.
+
+    ``players`` default to 2-5, clipped to the counts every rule set can deal;
+    ``lineups`` (strings ``"expert,beginner"`` or lists) default to an expert line-up and
+    an expert/beginner one. Every error is a FastmachError naming the bad input.
+    """
+    parsed = _parse_rules(rules)
+    return Study(name="compare", seed=seed, games=games, chunk=chunk,
+                 rules=tuple(str(r) for r in parsed), players=_players_of(parsed, players),
+                 lineup=_lineups_of(lineups), rotate=True)
+
+
+def rules_columns(study: Study) -> list[str]:
+    """The ``rules`` column value of each rule set of the study, in order (A first)."""
+    per = len(study.cells) // len(study.rules)
+    return [study.cells[i * per].rules_text for i in range(len(study.rules))]
+
+
+def pairs_of(study: Study) -> list[tuple[str, str]]:
+    """``(variant, baseline)`` rules strings: every rule set against the first."""
+    cols = rules_columns(study)
+    return [(v, cols[0]) for v in cols[1:]]
+
+
+# ----------------------------------------------------------------------------- words
+
+def word(metric: str, diff: float, lo: float, hi: float, p_adjusted: float,
+         alpha: float = ALPHA) -> str:
+    """The word of a paired difference: ``no clear change`` unless the adjusted test
+    rejects (``p_adjusted < alpha``) and the interval ``[lo, hi]`` excludes 0; then the
+    metric's word for the direction (``longer``/``shorter``, ``more``/``fewer``, ...)."""
+    m = METRICS.get(metric, Metric(metric, "", "higher", "lower"))
+    vals = (diff, lo, hi, p_adjusted)
+    if any(v is None or (isinstance(v, float) and math.isnan(v)) for v in vals):
+        return NO_CHANGE
+    if p_adjusted >= alpha or lo <= 0.0 <= hi:
+        return NO_CHANGE
+    return m.up if diff > 0 else m.down
+
+
+def _empty(v: Any) -> bool:
+    return v is None or (isinstance(v, float) and math.isnan(v)) or v == ""
+
+
+def comparison_table(effects: pd.DataFrame, scorecard: pd.DataFrame,
+                     pairs: Sequence[tuple[str, str]], alpha: float = ALPHA) -> pd.DataFrame:
+    """The printed table as numbers: one row per pair x metric (pooled) and, where the
+    words of the player-count x line-up rows differ between them, those rows too.
+
+    Columns: ``variant, baseline, players, lineup, metric, label, baseline_value,
+    variant_value, diff, lo, hi, p_adjusted, pairs, word``; ``players``/``lineup`` are
+    empty on pooled rows. Values under A and B come from ``scorecard`` (one row per
+    cell); pooled, they are the cells' values weighted by their hands (their games for
+    per-match metrics).
+    """
+    rows = []
+    for variant, baseline in pairs:
+        eff = effects[(effects["variant"] == variant) & (effects["baseline"] == baseline)]
+        for metric in [m for m in METRICS if m in set(eff["metric"])] + sorted(
+                set(eff["metric"]) - set(METRICS)):
+            em = eff[eff["metric"] == metric]
+            pooled = em[em["players"].map(_empty) & em["lineup"].map(_empty)]
+            strata = em.drop(pooled.index)
+            out = []
+            for _, r in pd.concat([pooled, strata]).iterrows():
+                p = None if _empty(r["players"]) else int(r["players"])
+                lu = None if _empty(r["lineup"]) else str(r["lineup"])
+                out.append({
+                    "variant": variant, "baseline": baseline, "players": p, "lineup": lu,
+                    "metric": metric, "label": METRICS[metric].label if metric in METRICS
+                    else metric,
+                    "baseline_value": _value(scorecard, baseline, metric, p, lu),
+                    "variant_value": _value(scorecard, variant, metric, p, lu),
+                    "diff": float(r["diff"]), "lo": float(r["lo"]), "hi": float(r["hi"]),
+                    "p_adjusted": float(r["p_adjusted"]), "pairs": r["pairs"],
+                    "word": word(metric, float(r["diff"]), float(r["lo"]), float(r["hi"]),
+                                 float(r["p_adjusted"]), alpha)})
+            strata_words = {o["word"] for o in out if o["players"] is not None}
+            rows.extend(out if len(strata_words) > 1 else
+                        [o for o in out if o["players"] is None])
+    cols = ["variant", "baseline", "players", "lineup", "metric", "label", "baseline_value",
+            "variant_value", "diff", "lo", "hi", "p_adjusted", "pairs", "word"]
+    return pd.DataFrame(rows, columns=cols)
+
+
+#: Per-match metrics (weighted by games when pooled); the others are per hand.
+_PER_GAME = {"hands_per_game"}
+
+
+def _value(scorecard: pd.DataFrame, rules: str, metric: str, players: int | None,
+           lineup: str | None) -> float:
+    """A metric's value under ``rules`` from the scorecard: the cell's, or pooled over the
+    cells (weighted by hands, or games for per-match metrics)."""
+    if scorecard is None or metric not in scorecard.columns:
+        return math.nan
+    sel = scorecard["rules"] == rules
+    if players is not None:
+        sel &= scorecard["players"].astype(int) == players
+    if lineup is not None:
+        sel &= scorecard["lineup"] == lineup
+    s = scorecard[sel]
+    vals = s[metric].astype(float)
+    weight_col = "games" if metric in _PER_GAME else "hands"
+    w = s[weight_col].astype(float) if weight_col in s.columns else pd.Series(1.0, s.index)
+    ok = vals.notna()
+    if not ok.any() or w[ok].sum() <= 0:
+        return math.nan
+    return float((vals[ok] * w[ok]).sum() / w[ok].sum())
+
+
+# ----------------------------------------------------------------------------- printing
+
+def _fmt_value(metric: str, v: float) -> str:
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "n/a"
+    unit = METRICS[metric].unit if metric in METRICS else ""
+    if unit == "share":
+        return f"{100 * v:.1f}%"
+    if unit == "hands":
+        return f"{v:.2f}"
+    return f"{v:.1f}" if unit == "turns" else f"{v:.3g}"
+
+
+def _fmt_diff(metric: str, d: float, lo: float, hi: float) -> str:
+    if any(isinstance(v, float) and math.isnan(v) for v in (d, lo, hi)):
+        return "n/a"
+    unit = METRICS[metric].unit if metric in METRICS else ""
+    if unit == "share":
+        return f"{100 * d:+.1f} pp [{100 * lo:+.1f}, {100 * hi:+.1f}]"
+    digits = 2 if unit == "hands" else 1
+    return f"{d:+.{digits}f} [{lo:+.{digits}f}, {hi:+.{digits}f}]"
+
+
+def _where(row) -> str:
+    if row["players"] is None or (isinstance(row["players"], float)
+                                  and math.isnan(row["players"])):
+        return "all"
+    return f"{int(row['players'])}p {row['lineup']}"
+
+
+def format_table(table: pd.DataFrame, header: str = "") -> str:
+    """The compact text table of :func:`comparison_table` (one block per pair)."""
+    lines = [header] if header else []
+    for (variant, baseline), t in table.groupby(["variant", "baseline"], sort=False):
+        name_a, name_b = f"A: {baseline}", f"B: {variant}"
+        cells = [["metric", "where", "A", "B", "B - A [95% interval]", ""]]
+        for _, r in t.iterrows():
+            cells.append([r["label"] if r["players"] is None else "  " + r["label"],
+                          _where(r), _fmt_value(r["metric"], r["baseline_value"]),
+                          _fmt_value(r["metric"], r["variant_value"]),
+                          _fmt_diff(r["metric"], r["diff"], r["lo"], r["hi"]), r["word"]])
+        widths = [max(len(str(c[i])) for c in cells) for i in range(len(cells[0]))]
+        lines += ["", f"{name_b}  vs  {name_a}"]
+        for c in cells:
+            lines.append("  ".join(str(x).rjust(w) if 2 <= i <= 3 else str(x).ljust(w)
+                                   for i, (x, w) in enumerate(zip(c, widths))).rstrip())
+    lines += ["", "Differences are paired by deal (the same deals under A and B), with 95% "
+              "intervals clustered by deal;",
+              "a word only where the interval adjusted for the number of comparisons "
+              "excludes 0. Rows by player count",
+              "and line-up ('3p expert') appear where the words differ between them."]
+    return "\n".join(lines)
+
+
+# ----------------------------------------------------------------------------- result
+
+@dataclass
+class Comparison:
+    """The answer of :func:`compare`.
+
+    ``effects``: the rows of ``effects.csv`` for the compared pairs (``variant,
+    baseline, players, lineup, metric, diff, lo, hi, rel_diff, p_adjusted, pairs``);
+    ``scorecard``: one row per cell; ``table``: the printed table as numbers
+    (:func:`comparison_table`); ``study``: the Study it ran (its ``games`` the deals
+    played); ``out``: the directory kept, if any.
+    """
+
+    rules: tuple[str, ...]
+    study: Study
+    effects: pd.DataFrame
+    scorecard: pd.DataFrame
+    table: pd.DataFrame
+    out: Path | None = None
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def pairs(self) -> list[tuple[str, str]]:
+        return pairs_of(self.study)
+
+    def header(self) -> str:
+        s = self.study
+        return (f"{len(s.rules)} rule sets on the same {s.games} deals per cell: players "
+                f"{', '.join(map(str, s.players))}; line-ups "
+                f"{' | '.join(','.join(lu) for lu in s.lineup)}; seats rotated; seed "
+                f"{s.seed}")
+
+    def __str__(self) -> str:
+        return format_table(self.table, self.header())
+
+    def _repr_html_(self) -> str:
+        t = self.table
+        shown = pd.DataFrame({
+            "B vs A": [f"{v} vs {b}" for v, b in zip(t["variant"], t["baseline"])],
+            "metric": t["label"], "where": [_where(r) for _, r in t.iterrows()],
+            "A": [_fmt_value(m, v) for m, v in zip(t["metric"], t["baseline_value"])],
+            "B": [_fmt_value(m, v) for m, v in zip(t["metric"], t["variant_value"])],
+            "B - A [95% interval]": [_fmt_diff(m, d, lo, hi) for m, d, lo, hi in
+                                     zip(t["metric"], t["diff"], t["lo"], t["hi"])],
+            "": t["word"]})
+        return (f"<div><p>{html.escape(self.header())}</p>"
+                + shown.to_html(index=False, border=0, escape=True)
+                + "<p>Paired by deal, 95% intervals clustered by deal; a word only where "
+                  "the interval adjusted for the number of comparisons excludes 0.</p>"
+                  "</div>")
+
+
+# ----------------------------------------------------------------------------- running
+
+def _analyse(results: Path, study: Study, pairs: list[tuple[str, str]]):
+    """``(effects, scorecard)`` of a result store: the tables of :mod:`fastmach.stats`."""
+    import fastmach
+    from fastmach import stats
+    from fastmach.sweep import read_results
+
+    games = read_results(results, study)
+    hands = fastmach.read_hands(results)
+    return stats.effects(games, hands, pairs), stats.scorecard(games, hands)
+
+
+def parse_precision(value: float | str | Mapping[str, float] | Sequence[str]) -> dict[str, float]:
+    """``precision`` as ``{metric: half-width}``: a number is the half-width of the pooled
+    turns-per-hand difference; ``"metric=X"`` strings (or a mapping) name metrics of
+    :data:`METRICS` (shares as fractions: ``stock_out_per_hand=0.01`` is 1 point)."""
+    items: list = []
+    if isinstance(value, Mapping):
+        items = list(value.items())
+    elif isinstance(value, (int, float)) and not isinstance(value, bool):
+        items = [(HEADLINE, value)]
+    else:
+        for text in ([value] if isinstance(value, str) else list(value)):
+            name, sep, x = str(text).partition("=")
+            items.append((name.strip(), x) if sep else (HEADLINE, name))
+    out = {}
+    for name, x in items:
+        if name not in METRICS:
+            raise FastmachError(f"--precision: unknown metric {name!r}; known: "
+                                f"{', '.join(METRICS)}")
+        try:
+            x = float(x)
+        except (TypeError, ValueError):
+            raise FastmachError(f"--precision {name}: expected a number, got {x!r}") from None
+        if not x > 0 or math.isinf(x):
+            raise FastmachError(f"--precision {name}: expected a half-width > 0, got {x!r}")
+        out[name] = x
+    if not out:
+        raise FastmachError("--precision: no value given")
+    return out
+
+
+def half_widths(effects: pd.DataFrame, metrics: Sequence[str]) -> dict[str, float]:
+    """Widest pooled half-width ``(hi - lo) / 2`` of each metric over the pairs."""
+    pooled = effects[effects["players"].map(_empty) & effects["lineup"].map(_empty)]
+    out = {}
+    for m in metrics:
+        r = pooled[pooled["metric"] == m]
+        hw = ((r["hi"].astype(float) - r["lo"].astype(float)) / 2.0)
+        out[m] = float(hw.max()) if len(hw) and hw.notna().all() else math.inf
+    return out
+
+
+def next_size(deals: int, widths: Mapping[str, float], wanted: Mapping[str, float],
+              chunk: int, cap: int) -> int:
+    """Deals of the next round: enough by the 1/sqrt(n) law for the widest ratio (10%
+    spare), at least one more chunk, at most four times as many, whole chunks, <= cap."""
+    ratio = max((widths[m] / wanted[m]) ** 2 if math.isfinite(widths[m]) else 4.0
+                for m in wanted)
+    target = min(max(deals * ratio * 1.1, deals + chunk), 4 * deals)
+    return min(cap, int(math.ceil(target / chunk)) * chunk)
+
+
+def compare(rules: Sequence[str], players: Sequence[int] | int | None = None,
+            lineups: Sequence[str | Sequence[str]] | None = None, *,
+            games: int | None = None, precision: Any = None,
+            max_games: int = DEFAULT_MAX_GAMES, seed: int = DEFAULT_SEED,
+            chunk: int = DEFAULT_CHUNK, workers: int | None = None,
+            out: str | Path | None = None, report: bool = True, progress: bool = False,
+            command: str | None = None, log: Callable[[str], None] | None = None,
+            _analyse: Callable = _analyse) -> Comparison:
+    """Play every rule set on the same deals and compare each with the first.
+
+    ``rules``: two or more presets or rules strings (A first). ``players`` (default 2-5,
+    clipped to what every rule set can deal) and ``lineups`` (default ``expert`` and
+    ``expert,beginner``) span the cells; seats are rotated. ``games``: deals per cell
+    (default 500); or ``precision``: play rounds of whole chunks until the pooled
+    intervals are that narrow (a number: the half-width of the turns-per-hand difference;
+    ``{"stock_out_per_hand": 0.01}`` for others), at most ``max_games`` deals.
+    ``workers``: 0 plays in this process, default all cores. ``out``: keep the results
+    (``out/results``) and the report (``out/report``); the same call resumes there.
+    ``report=False`` skips ``out/report``. ``log``: where progress lines go (default
+    stderr when ``progress``).
+    """
+    if games is not None and precision is not None:
+        raise FastmachError("compare: give games or precision, not both")
+    if games is not None and (isinstance(games, bool) or not isinstance(games, int)
+                              or games < 1):
+        raise FastmachError(f"--games: expected an integer >= 1, got {games!r}")
+    if isinstance(max_games, bool) or not isinstance(max_games, int) or max_games < 1:
+        raise FastmachError(f"--max-games: expected an integer >= 1, got {max_games!r}")
+    wanted = parse_precision(precision) if precision is not None else None
+    study = plan_study(rules, players, lineups, games=max_games if wanted else
+                       (games or DEFAULT_GAMES), seed=seed, chunk=chunk)
+    pairs = pairs_of(study)
+    if log is None:
+        log = (lambda s: print(s, file=sys.stderr, flush=True)) if progress else (
+            lambda s: None)
+    if command is None:
+        command = "python: fastmach.compare(" + repr(list(study.rules)) + ", ...)"
+    tmp = None
+    if out is None:
+        tmp = tempfile.TemporaryDirectory(prefix="fastmach-compare-")
+        root = Path(tmp.name)
+    else:
+        root = Path(out)
+        if root.exists() and not root.is_dir():
+            raise FastmachError(f"--out {str(root)!r} is a file, not a directory")
+    results = root / "results"
+    notes: list[str] = []
+    try:
+        from fastmach.sweep import execute, format_summary
+
+        run = dict(workers=workers, progress=progress, command=command)
+        if wanted is None:
+            summary = execute(study, results, **run)
+            log(format_summary(summary))
+            deals = study.games
+            effects, scorecard = _analyse(results, study, pairs)
+        else:
+            deals = min(max_games, max(chunk, 2 * chunk))
+            deals = int(math.ceil(deals / chunk)) * chunk
+            while True:
+                summary = execute(study, results, until=deals, **run)
+                deals = min(deals, study.games)
+                effects, scorecard = _analyse(results, study.replace(games=deals), pairs)
+                widths = half_widths(effects, list(wanted))
+                met = all(widths[m] <= wanted[m] for m in wanted)
+                state = "; ".join(f"{METRICS[m].label} +-{_fmt_hw(m, widths[m])} (want "
+                                  f"+-{_fmt_hw(m, wanted[m])})" for m in wanted)
+                log(f"compare: {deals} deals per cell ({summary['games']} games, "
+                    f"{summary['played']} played now): {state}")
+                if met or deals >= study.games:
+                    if not met:
+                        notes.append(f"precision not reached at the cap of {study.games} "
+                                     f"deals per cell: {state}")
+                        log(f"compare: {notes[-1]} (raise --max-games)")
+                    break
+                deals = next_size(deals, widths, wanted, chunk, study.games)
+        ran = study.replace(games=deals) if deals != study.games else study
+        table = comparison_table(effects, scorecard, pairs)
+        if out is not None and report:
+            _write_report(results, root / "report", pairs, log)
+        return Comparison(tuple(study.rules), ran, effects, scorecard, table,
+                          None if out is None else root, notes)
+    finally:
+        if tmp is not None:
+            tmp.cleanup()
+
+
+def _fmt_hw(metric: str, x: float) -> str:
+    if not math.isfinite(x):
+        return "n/a"
+    if METRICS[metric].unit == "share":
+        return f"{100 * x:.2f} pp"
+    return f"{x:.2f}"
+
+
+def _write_report(results: Path, report: Path, pairs, log) -> None:
+    """The report and ``tables/*.csv`` of the store, on the compared pairs."""
+    from fastmach.report import build_report
+
+    index = build_report(results, report, pairs=pairs)
+    log(f"report written to {index}")
+
+
+# ----------------------------------------------------------------------------- CLI
+
+def register_cli(subparsers) -> argparse.ArgumentParser:
+    """Add ``fastmach compare RULES_A RULES_B [...]``."""
+    p = subparsers.add_parser(
+        "compare", help="what does a rule change? rule sets played on the same deals",
+        description="Play every rule set on the same deals (seats rotated) and compare "
+                    "each with the first: per metric the value under A and B, the paired "
+                    "difference with its interval clustered by deal, and a word where the "
+                    "interval adjusted for the number of comparisons excludes 0.")
+    p.add_argument("rules", nargs="+", metavar="RULES",
+                   help="two or more presets or rules strings, e.g. classic "
+                        "'classic(jokers=2)' (the first is the baseline A)")
+    p.add_argument("--players", default=None, metavar="N,N",
+                   help="player counts, e.g. 3,4 (default 2,3,4,5 where every rule set "
+                        "can deal them)")
+    p.add_argument("--lineup", action="append", default=None, metavar="S,S",
+                   help="a line-up cycled over the seats, repeatable (default: --lineup "
+                        "expert --lineup expert,beginner)")
+    size = p.add_mutually_exclusive_group()
+    size.add_argument("--games", type=int, default=None, metavar="N",
+                      help=f"deals per cell (default {DEFAULT_GAMES})")
+    size.add_argument("--precision", action="append", default=None, metavar="X",
+                      help="add deals until the pooled turns-per-hand difference is known "
+                           "to +-X turns (or METRIC=X, repeatable; shares as fractions)")
+    p.add_argument("--max-games", type=int, default=DEFAULT_MAX_GAMES, metavar="N",
+                   help=f"cap of deals per cell with --precision (default "
+                        f"{DEFAULT_MAX_GAMES})")
+    p.add_argument("--seed", type=int, default=DEFAULT_SEED, help="root seed")
+    p.add_argument("--workers", type=int, default=None, metavar="N",
+                   help="worker processes (default: all cores; 0 = in this process)")
+    p.add_argument("--out", default=None, metavar="DIR",
+                   help="keep DIR/results (the study store; rerun to resume) and "
+                        "DIR/report")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress")
+    p.set_defaults(func=compare_command)
+    return p
+
+
+def _int_list(text: str, option: str) -> list[int]:
+    try:
+        return [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise FastmachError(f"{option} {text!r}: expected integers like 3,4") from None
+
+
+def _command(args: argparse.Namespace) -> str:
+    """The command as the user would type it (for the store's manifest and the report)."""
+    words = ["fastmach", "compare", *args.rules]
+    if args.players is not None:
+        words += ["--players", args.players]
+    for lu in args.lineup or ():
+        words += ["--lineup", lu]
+    if args.games is not None:
+        words += ["--games", str(args.games)]
+    for x in args.precision or ():
+        words += ["--precision", x]
+    if args.precision and args.max_games != DEFAULT_MAX_GAMES:
+        words += ["--max-games", str(args.max_games)]
+    if args.seed != DEFAULT_SEED:
+        words += ["--seed", str(args.seed)]
+    if args.out is not None:
+        words += ["--out", args.out]
+    return shlex.join(words)
+
+
+def compare_command(args: argparse.Namespace) -> int:
+    """``fastmach compare``: FastmachError propagates (exit 2); failed chunks exit 1."""
+    from fastmach.sweep import SweepError
+
+    players = None if args.players is None else _int_list(args.players, "--players")
+    try:
+        c = compare(args.rules, players, args.lineup, games=args.games,
+                    precision=args.precision, max_games=args.max_games, seed=args.seed,
+                    workers=args.workers, out=args.out, progress=not args.quiet,
+                    command=_command(args))
+    except SweepError as e:
+        print(f"fastmach compare: {e}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        where = f"finished chunks are saved in {args.out}; run the same command again " \
+                f"to play only the missing ones" if args.out else "nothing was kept " \
+                f"(use --out DIR to keep and resume)"
+        print(f"\nfastmach compare: interrupted; {where}", file=sys.stderr)
+        return 130
+    print(c)
+    for n in c.notes:
+        print(f"note: {n}")
+    return 0

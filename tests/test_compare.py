@@ -1,0 +1,266 @@
+"""`fastmach compare`: the study it plans, the words it prints, resuming and sample size.
+
+The games are real (small counts of fast cells). The tables of effects and scorecards are
+those of fastmach.stats; the tests of the words and of the printed table feed them rows of
+the effects.csv schema built by hand, so that every branch of the wording is reached.
+"""
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from fastmach import cli
+from fastmach.compare import (
+    METRICS, NO_CHANGE, comparison_table, compare, format_table, half_widths, next_size,
+    pairs_of, parse_precision, plan_study, rules_columns, word,
+)
+from fastmach.errors import FastmachError
+from fastmach.sweep import read_results
+
+
+# ----------------------------------------------------------------------------- the study
+
+def test_study_is_rules_x_players_x_lineups_rotated_on_common_deals():
+    s = plan_study(["classic", "classic(ace=low-only)"], [3, 4],
+                   ["expert", "expert,beginner"], games=150)
+    assert s.rotate and s.games == 150
+    assert [(c.rules_text, c.players, c.lineup) for c in s.cells] == [
+        (r, p, lu) for r in ("classic", "classic(ace=low-only)") for p in (3, 4)
+        for lu in (("expert",), ("expert", "beginner"))]
+    assert rules_columns(s) == ["classic", "classic(ace=low-only)"]
+    assert pairs_of(s) == [("classic(ace=low-only)", "classic")]
+
+
+def test_defaults_are_players_2_to_5_and_an_expert_and_a_mixed_lineup():
+    s = plan_study(["classic", "classic(jokers=2)", "classic(opening_points=36)"])
+    assert s.players == (2, 3, 4, 5)
+    assert s.lineup == (("expert",), ("expert", "beginner"))
+    assert pairs_of(s) == [("classic(jokers=2)", "classic"),
+                           ("classic(opening_points=36)", "classic")]
+
+
+def test_default_players_are_clipped_to_what_every_rule_set_can_deal():
+    # 21 cards each: 104 cards deal at most 4 hands
+    s = plan_study(["classic", "classic(hand_size=21)"])
+    assert s.players == (2, 3, 4)
+    with pytest.raises(FastmachError, match=r"--players 5: impossible under "
+                                            r"classic\(hand_size=21\)"):
+        plan_study(["classic", "classic(hand_size=21)"], [4, 5])
+
+
+@pytest.mark.parametrize("rules, players, lineups, message", [
+    (["classic"], None, None, "two or more rule sets"),
+    ("classic", None, None, "a list of two or more"),
+    (["classic", "clasic"], None, None, "clasic"),
+    (["classic", "classic(jokers=9)"], None, None, "jokers"),
+    (["classic", "classic"], None, None, "duplicate"),
+    (["classic", "classic(ace=low-only)"], [1], None, "2..8"),
+    (["classic", "classic(ace=low-only)"], [3], ["expert,nobody"], "nobody"),
+    (["classic", "classic(ace=low-only)"], [2], ["expert,beginner,expert"], "more strategies"),
+])
+def test_bad_input_names_what_is_wrong(rules, players, lineups, message):
+    with pytest.raises(FastmachError, match=message):
+        plan_study(rules, players, lineups)
+
+
+def test_replicate_r_is_the_same_deal_in_every_cell(tmp_path):
+    """Common random numbers: same seed and replicates everywhere, and the deal (the
+    first player, drawn with the deck) is the same for the two rule sets."""
+    from fastmach.sweep import execute
+    s = plan_study(["classic", "classic(ace=low-only)"], [3], ["expert", "expert,beginner"],
+                   games=6)
+    execute(s, tmp_path / "r", workers=0, progress=False)
+    df = read_results(tmp_path / "r", s)
+    assert df["seed"].nunique() == 1
+    for _, g in df.groupby(["cell", "rotation"]):
+        assert list(g["replicate"]) == list(range(6))
+    by_rules = {r: g.sort_values(["lineup", "rotation", "replicate"])["first_player"].to_numpy()
+                for r, g in df.groupby("rules")}
+    assert np.array_equal(by_rules["classic"], by_rules["classic(ace=low-only)"])
+
+
+# ----------------------------------------------------------------------------- words
+
+@pytest.mark.parametrize("metric, diff, lo, hi, p, expected", [
+    ("turns_per_hand", 2.0, 0.5, 3.5, 0.001, "longer"),
+    ("turns_per_hand", -2.0, -3.5, -0.5, 0.001, "shorter"),
+    ("turns_per_hand", 2.0, -0.1, 4.1, 0.001, NO_CHANGE),   # interval contains 0
+    ("turns_per_hand", 2.0, 0.5, 3.5, 0.2, NO_CHANGE),      # adjusted test does not reject
+    ("turns_per_hand", 0.0, 0.0, 0.0, math.nan, NO_CHANGE),  # identical outcomes
+    ("stock_out_per_hand", 0.02, 0.01, 0.03, 0.0, "more"),
+    ("blocked_per_hand", -0.02, -0.03, -0.01, 0.0, "fewer"),
+    ("hands_per_game", 1.0, 0.5, 1.5, 0.0, "more"),
+    ("first_seat_edge", -0.02, -0.03, -0.01, 0.0, "smaller"),
+    ("seat_spread", 0.02, 0.01, 0.03, 0.0, "wider"),
+    ("skill_gap", 0.02, 0.01, 0.03, 0.0, "larger"),
+])
+def test_a_word_only_where_the_adjusted_interval_excludes_zero(metric, diff, lo, hi, p,
+                                                               expected):
+    assert word(metric, diff, lo, hi, p) == expected
+
+
+def _effects(rows):
+    cols = ["variant", "baseline", "players", "lineup", "metric", "diff", "lo", "hi",
+            "rel_diff", "p_adjusted", "pairs"]
+    return pd.DataFrame([dict(zip(cols, r)) for r in rows], columns=cols)
+
+
+def _scorecard():
+    rows = []
+    for rules, tph in (("classic", 50.0), ("classic(ace=low-only)", 53.0)):
+        for p, lu, hands in ((3, "expert", 300), (4, "expert", 400)):
+            rows.append({"cell": f"{rules}|{p}|{lu}", "rules": rules, "players": p,
+                         "lineup": lu, "games": 100, "hands": hands,
+                         "turns_per_hand": tph + p, "stock_out_per_hand": 0.1})
+    return pd.DataFrame(rows)
+
+
+V, B = "classic(ace=low-only)", "classic"
+
+
+def test_table_breaks_down_only_where_the_strata_disagree():
+    eff = _effects([
+        (V, B, None, None, "turns_per_hand", 3.0, 2.0, 4.0, 0.06, 0.0, 200),
+        (V, B, 3, "expert", "turns_per_hand", 3.0, 1.5, 4.5, 0.06, 0.0, 100),
+        (V, B, 4, "expert", "turns_per_hand", 3.0, -0.5, 6.5, 0.06, 0.3, 100),
+        (V, B, None, None, "stock_out_per_hand", 0.0, -0.01, 0.01, 0.0, 1.0, 200),
+        (V, B, 3, "expert", "stock_out_per_hand", 0.0, -0.02, 0.02, 0.0, 1.0, 100),
+        (V, B, 4, "expert", "stock_out_per_hand", 0.0, -0.02, 0.02, 0.0, 1.0, 100),
+    ])
+    t = comparison_table(eff, _scorecard(), [(V, B)])
+    turns = t[t["metric"] == "turns_per_hand"]
+    assert list(turns["word"]) == ["longer", "longer", NO_CHANGE]
+    assert list(turns["players"].fillna(0)) == [0, 3, 4]
+    stock = t[t["metric"] == "stock_out_per_hand"]
+    assert len(stock) == 1 and stock["word"].iloc[0] == NO_CHANGE
+    # values: per cell from the scorecard, pooled weighted by hands
+    r3 = turns[turns["players"] == 3].iloc[0]
+    assert (r3["baseline_value"], r3["variant_value"]) == (53.0, 56.0)
+    pooled = turns.iloc[0]
+    assert pooled["baseline_value"] == pytest.approx((53 * 300 + 54 * 400) / 700)
+    text = format_table(t)
+    assert text.count("longer") == 2
+    assert "+3.0 [+2.0, +4.0]" in text and "+0.0 pp [-1.0, +1.0]" in text
+
+
+def test_printed_words_follow_the_intervals():
+    """Whatever the numbers, a printed line carries a direction word only when its
+    interval excludes 0 and its adjusted p-value is below 0.05."""
+    rng = np.random.default_rng(3)
+    rows = []
+    for i in range(200):
+        d = rng.normal(0, 2)
+        half = abs(rng.normal(1.5, 1))
+        rows.append((V, B, None, None, list(METRICS)[i % len(METRICS)], d, d - half,
+                     d + half, 0.0, rng.uniform(0, 0.1), 100))
+    for r in rows:
+        t = comparison_table(_effects([r]), _scorecard(), [(V, B)])
+        excludes = r[6] > 0 or r[7] < 0
+        w = t["word"].iloc[0]
+        if excludes and r[9] < 0.05:
+            m = METRICS[r[4]]
+            assert w == (m.up if r[5] > 0 else m.down)
+        else:
+            assert w == NO_CHANGE
+        line = format_table(t).splitlines()[3]
+        for m in METRICS.values():
+            for direction in (m.up, m.down):
+                if direction != w:
+                    assert not line.endswith(direction)
+
+
+# ----------------------------------------------------------------------------- precision
+
+def test_precision_parsing():
+    assert parse_precision(0.5) == {"turns_per_hand": 0.5}
+    assert parse_precision(["0.5", "stock_out_per_hand=0.01"]) == {
+        "turns_per_hand": 0.5, "stock_out_per_hand": 0.01}
+    for bad, msg in ((["x=1"], "unknown metric"), (["abc"], "expected a number"),
+                     ([0], "> 0"), (["turns_per_hand=-1"], "> 0")):
+        with pytest.raises(FastmachError, match=msg):
+            parse_precision(bad)
+
+
+def test_next_round_follows_the_square_root_law_in_whole_chunks():
+    assert next_size(200, {"t": 1.0}, {"t": 0.5}, 100, 10_000) == 800   # 4x: capped at 4x
+    assert next_size(200, {"t": 0.6}, {"t": 0.5}, 100, 10_000) == 400   # 1.44 * 1.1 * 200
+    assert next_size(200, {"t": 0.51}, {"t": 0.5}, 100, 10_000) == 300  # at least a chunk
+    assert next_size(800, {"t": 1.0}, {"t": 0.5}, 100, 1000) == 1000    # the cap
+    assert next_size(200, {"t": math.inf}, {"t": 0.5}, 100, 10_000) == 800
+
+
+def test_half_widths_take_the_widest_pooled_interval():
+    eff = _effects([
+        (V, B, None, None, "turns_per_hand", 3.0, 2.0, 4.0, 0.06, 0.0, 200),
+        ("classic(jokers=2)", B, None, None, "turns_per_hand", 3.0, 1.0, 5.0, 0.06, 0.0, 200),
+        (V, B, 3, "expert", "turns_per_hand", 3.0, -10, 10, 0.06, 0.0, 100),
+    ])
+    assert half_widths(eff, ["turns_per_hand", "skill_gap"]) == {
+        "turns_per_hand": 2.0, "skill_gap": math.inf}
+
+
+def _widths_from_deals(scale):
+    """An analysis whose pooled half-width is scale / sqrt(deals in the store)."""
+    def analyse(results, study, pairs):
+        deals = read_results(results, study)["replicate"].nunique()
+        hw = scale / math.sqrt(deals)
+        eff = _effects([(v, b, None, None, "turns_per_hand", 1.0, 1.0 - hw, 1.0 + hw, 0.0,
+                         0.0, deals) for v, b in pairs])
+        return eff, None
+    return analyse
+
+
+def test_precision_adds_chunks_until_narrow_and_matches_a_fixed_run(tmp_path):
+    lines = []
+    c = compare(["classic", "classic(ace=low-only)"], [2], ["expert"], precision=0.5,
+                chunk=50, max_games=1000, workers=0, out=tmp_path / "p", report=False,
+                log=lines.append,
+                _analyse=_widths_from_deals(10.0))
+    # 10 / sqrt(n) <= 0.5 needs n >= 400: rounds of 100, 400 (4x), stop
+    assert c.study.games == 400 and not c.notes
+    assert [ln.split(" deals")[0] for ln in lines if "deals per cell" in ln] == [
+        "compare: 100", "compare: 400"]
+    fixed = plan_study(["classic", "classic(ace=low-only)"], [2], ["expert"], games=400,
+                       chunk=50)
+    from fastmach.sweep import execute
+    execute(fixed, tmp_path / "f", workers=0, progress=False)
+    grown = pd.read_parquet(tmp_path / "p" / "results").sort_values(
+        ["cell", "replicate"]).reset_index(drop=True)
+    ref = read_results(tmp_path / "f", fixed).sort_values(["cell", "replicate"]
+                                                          ).reset_index(drop=True)
+    pd.testing.assert_frame_equal(grown, ref)
+
+
+def test_precision_stops_at_the_cap_and_says_so(tmp_path):
+    lines = []
+    c = compare(["classic", "classic(ace=low-only)"], [2], ["expert"], precision=0.01,
+                chunk=50, max_games=150, workers=0, log=lines.append,
+                _analyse=_widths_from_deals(10.0))
+    assert c.study.games == 150
+    assert c.notes and "not reached at the cap of 150" in c.notes[0]
+
+
+# ----------------------------------------------------------------------------- CLI
+
+@pytest.mark.parametrize("argv, message", [
+    (["compare", "classic"], "two or more rule sets"),
+    (["compare", "classic", "classic(ace=low-only)", "--players", "3,x"], "--players"),
+    (["compare", "classic", "classic(ace=low-only)", "--games", "0"], "--games"),
+    (["compare", "classic", "classic(ace=low-only)", "--precision", "turns=1"],
+     "unknown metric"),
+])
+def test_cli_bad_input_exits_2_with_a_message(argv, message, capsys):
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+
+
+def test_cli_games_and_precision_exclude_each_other(capsys):
+    with pytest.raises(SystemExit) as e:
+        cli.main(["compare", "classic", "jokers", "--games", "5", "--precision", "1"])
+    assert e.value.code == 2
+    assert "not allowed with" in capsys.readouterr().err
