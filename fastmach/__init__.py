@@ -2,7 +2,8 @@
 
 Public API: cards (``parse_cards``, ``format_cards``), rules (``Rules``, ``PRESETS``),
 the exact solver (``solve``, ``partition``, ``opening``), games (``play_games``, ``Game``),
-studies (``Study``), comparisons (``compare``) and reports (``build_report``).
+studies (``Study``, ``read_hands``), comparisons (``compare``) and reports
+(``build_report``).
 """
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ from .game import Game
 from .rules import PRESETS, Rules
 from .solver import Solution, opening, partition, solve
 from .study import Study
+from .sweep import read_hands
 
 
 def build_report(results_dir, out_dir=None):
@@ -58,5 +60,6 @@ __all__ = [
     "parse_cards",
     "partition",
     "pretty",
+    "read_hands",
     "solve",
 ]

@@ -86,6 +86,11 @@ VIOLATIONS = (
     "a draw or pass changed the table",
 )
 ENDS = ("emptied", "blocked", "stock-out")
+# play_batch(hands=True): the per-hand arrays, in this order (the last three per seat)
+HAND_FIELDS = ("game", "hand", "dealer", "first_player", "end", "winner", "turns", "rounds",
+               "stock_exhausted_turn", "cards_drawn", "plays", "failed", "max_table",
+               "cards_left", "hand_points", "score")
+HAND_SEAT_FIELDS = ("cards_left", "hand_points", "score")
 
 
 cdef struct Strat:
@@ -2445,9 +2450,16 @@ cdef class Engine:
         return 0
 
     # ------------------------------------------------------------ batches
-    def play_batch(self, int64_t root_seed, replicates):
+    def play_batch(self, int64_t root_seed, replicates, bint hands=False):
         """Play one game (a hand, or a whole match) per replicate; returns a dict of
-        NumPy arrays, one row per replicate (the per-seat arrays are 2-D)."""
+        NumPy arrays, one row per replicate (the per-seat arrays are 2-D).
+
+        hands: also ``out["hand_rows"]``, a dict of arrays with one row per hand played
+        (HAND_FIELDS): ``game`` (row index of its game), ``hand``, ``dealer``,
+        ``first_player``, ``end``, ``winner``, ``turns``, ``rounds``,
+        ``stock_exhausted_turn`` (within the hand), ``cards_drawn``, ``plays``, ``failed``,
+        ``max_table`` and the 2-D ``cards_left``, ``hand_points``, ``score`` (the match
+        score after the hand)."""
         cdef cnp.ndarray[cnp.int64_t, ndim=1] reps = np.ascontiguousarray(replicates, dtype=np.int64)
         cdef Py_ssize_t G = reps.shape[0], g
         cdef int P = self.R.players, h, s, rc, n_hands, w, best, nb
@@ -2473,6 +2485,7 @@ cdef class Engine:
         cdef long long[:] o_sx = out["stock_exhausted_turn"], o_drawn = out["cards_drawn"]
         cdef long long[:] o_plays = out["plays"], o_failed = out["failed"]
         cdef long long[:] o_max = out["max_table"], o_hands = out["hands"], o_dealer = out["dealer"]
+        hrows = {name: [] for name in HAND_FIELDS} if hands else None
         for g in range(G):
             rng = np.random.default_rng(np.random.SeedSequence([int(reps[g]), int(root_seed)]))
             perm = rng.permutation(sorted_deck)
@@ -2523,6 +2536,15 @@ cdef class Engine:
                     hp[g, s] = res.points[s]
                     sc[g, s] += res.points[s]
                 turn_base += res.turns
+                if hands:
+                    for name, v in zip(HAND_FIELDS, (
+                            g, h, dealer, res.first_player, res.end, res.winner, res.turns,
+                            (res.turns + P - 1) // P, res.stock_exhausted_turn,
+                            res.cards_drawn, res.plays, res.failed, res.max_table,
+                            [res.cards_left[s] for s in range(P)],
+                            [res.points[s] for s in range(P)],
+                            [sc[g, s] for s in range(P)])):
+                        hrows[name].append(v)
                 h += 1
                 if self.match_kind == 0:
                     o_winner[g] = res.winner
@@ -2554,6 +2576,10 @@ cdef class Engine:
         out["cards_left"] = cards_left
         out["hand_points"] = hand_points
         out["score"] = score
+        if hands:
+            out["hand_rows"] = {name: np.array(v, dtype=np.int64) for name, v in hrows.items()}
+            for name in HAND_SEAT_FIELDS:
+                out["hand_rows"][name] = out["hand_rows"][name].reshape(-1, P)
         return out
 
     def small_mixed_value(self, table, hand, int objective=0):

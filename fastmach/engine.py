@@ -20,6 +20,12 @@ Model choices (where RULES.md leaves room):
   the hands of a match. Match winner: lowest total, a tie gives -1. Single hand: the hand's
   winner (emptied, or ``blocked_winner`` on a blocked / stock-out hand: "none" -> -1,
   "lowest" -> lowest hand points, tie -> -1).
+- ``win_share_i``: 1 for the sole winner, 1/k for each of k tied winners under
+  ``ties = "shared"``, 0 for everyone where nobody wins (a tie under ``ties = "draw"``,
+  a blocked hand under ``blocked_winner = "none"``). ``winner`` stays the sole winner.
+- ``hands=True``: one row per hand as well (:func:`hand_frame`), the hand's own figures
+  (its turns, its stock-out turn counted within the hand, its shares) and each seat's
+  match score after it.
 - ``rotations:N`` plays N x players hands; ``threshold:T`` plays hands until a total
   reaches T.
 - Match rows: ``turns``, ``rounds``, ``cards_drawn``, ``plays``, ``failed`` are summed over
@@ -64,7 +70,7 @@ from fastmach.errors import FastmachError
 from fastmach.rules import Rules, resolve_rules
 from fastmach.strategies import Strategy, parse_seats, split_strategies
 
-__all__ = ["play_games", "engine_config", "make_engine", "deck_of", "register_cli", "bench"]
+__all__ = ["play_games", "hand_frame", "hand_shares", "game_shares", "engine_config", "make_engine", "deck_of", "register_cli", "bench"]
 
 try:
     from fastmach import _engine
@@ -152,30 +158,113 @@ def play_games(
     root_seed: int,
     replicates: Sequence[int] | np.ndarray,
     *,
+    hands: bool = False,
     log: str | Path | None = None,
     check: bool = False,
-) -> pd.DataFrame:
+) -> pd.DataFrame | tuple[pd.DataFrame, pd.DataFrame]:
     """Play one game (a hand, or a match) per replicate; one row per game.
 
-    ``seats``: one strategy string per seat (``len == rules.players``). ``log``: also write
-    every game as JSON lines (see ``fastmach.gamelog``), appended to the file. ``check``:
-    verify the engine's invariants after every turn (slower; for tests).
+    ``seats``: one strategy string per seat (``len == rules.players``). ``hands``: return
+    ``(games, hands)``, the second with one row per hand played (:func:`hand_frame`).
+    ``log``: also write every game as JSON lines (see ``fastmach.gamelog``), appended to
+    the file. ``check``: verify the engine's invariants after every turn (slower; for tests).
     """
     rules, strategies, eng = make_engine(rules, seats, check)
     seed = _check_seed(root_seed)
     reps = _replicates(replicates)
-    out = eng.play_batch(seed, reps)
+    out = eng.play_batch(seed, reps, bool(hands))
     df = _frame(rules, strategies, seed, reps, out)
     if log is not None:
         from fastmach.gamelog import write_log
 
         write_log(log, rules, strategies, seed, reps, expect=df)
+    if hands:
+        return df, hand_frame(rules, strategies, seed, reps, out["hand_rows"])
     return df
+
+
+def hand_shares(rules: Rules, end: np.ndarray, winner: np.ndarray,
+                points: np.ndarray) -> np.ndarray:
+    """Win share of each seat in each hand (float array, hands x players).
+
+    An emptied hand: 1 for the player who emptied it. A blocked or stock-out hand under
+    ``blocked_winner = "lowest"``: the seats with the fewest hand points, 1/k each for k
+    tied seats under ``ties = "shared"``, 0 for everyone on a tie under ``ties = "draw"``;
+    under ``blocked_winner = "none"`` nobody wins (0 for all).
+    """
+    emptied = end == _engine.ENDS.index("emptied")
+    share = _lowest_shares(points, rules.ties == "shared")
+    if rules.blocked_winner != "lowest":
+        share[:] = 0.0
+    if emptied.any():
+        share[emptied] = 0.0
+        share[np.flatnonzero(emptied), winner[emptied]] = 1.0
+    return share
+
+
+def _lowest_shares(values: np.ndarray, shared: bool) -> np.ndarray:
+    """1/k for each of the k seats with the lowest value (0 for all on a tie unless shared)."""
+    values = np.asarray(values).reshape(len(values), -1)
+    if values.size == 0:
+        return np.zeros(values.shape, dtype=np.float64)
+    low = values == values.min(axis=1, keepdims=True)
+    k = low.sum(axis=1, keepdims=True)
+    share = low / k
+    if not shared:
+        share[k[:, 0] > 1] = 0.0
+    return share.astype(np.float64)
+
+
+def game_shares(rules: Rules, out: dict) -> np.ndarray:
+    """Win share of each seat in each game: a single hand's shares, or the match's (the
+    lowest total score wins, ties as ``rules.ties`` says)."""
+    if rules.match_kind == "single":
+        return hand_shares(rules, out["end"], out["winner"], out["hand_points"])
+    return _lowest_shares(out["score"], rules.ties == "shared")
+
+
+def hand_frame(rules: Rules, strategies, seed: int, reps: np.ndarray, h: dict) -> pd.DataFrame:
+    """One row per hand (the hand-row contract): ``seed``, ``replicate``, ``hand``,
+    ``dealer``, ``first_player``, ``turns``, ``rounds``, ``end``, ``stock_exhausted``,
+    ``stock_exhausted_turn`` (1-based turn of this hand that drew the last stock card; 0
+    when the deal left no stock; -1 never), ``cards_drawn``, ``plays``, ``failed``,
+    ``max_table``, ``winner``, then per seat ``strategy_i``, ``cards_left_i``,
+    ``hand_points_i``, ``win_share_i``, ``score_i`` (the match score after the hand)."""
+    P = rules.players
+    n = len(h["game"])
+    ends = np.asarray(_engine.ENDS, dtype=object)
+    share = hand_shares(rules, h["end"], h["winner"], h["hand_points"].reshape(n, P))
+    cols: dict[str, object] = {
+        "seed": np.full(n, seed, dtype=np.int64),
+        "replicate": reps[h["game"]] if n else np.array([], dtype=np.int64),
+        "hand": h["hand"],
+        "dealer": h["dealer"],
+        "first_player": h["first_player"],
+        "turns": h["turns"],
+        "rounds": h["rounds"],
+        "end": ends[h["end"]] if n else np.array([], dtype=object),
+        "stock_exhausted": h["stock_exhausted_turn"] >= 0,
+        "stock_exhausted_turn": h["stock_exhausted_turn"],
+        "cards_drawn": h["cards_drawn"],
+        "plays": h["plays"],
+        "failed": h["failed"],
+        "max_table": h["max_table"],
+        "winner": h["winner"],
+    }
+    for i in range(P):
+        cols[f"strategy_{i}"] = str(strategies[i])
+    for name, arr in (("cards_left", h["cards_left"]), ("hand_points", h["hand_points"]),
+                      ("win_share", share), ("score", h["score"])):
+        arr = arr.reshape(n, P)
+        for i in range(P):
+            cols[f"{name}_{i}"] = arr[:, i]
+    return pd.DataFrame(cols)
 
 
 def _frame(rules: Rules, strategies, seed: int, reps: np.ndarray, out: dict) -> pd.DataFrame:
     P = rules.players
     ends = np.asarray(_engine.ENDS, dtype=object)
+    share = game_shares(rules, out)
     cols: dict[str, object] = {
         "seed": np.full(len(reps), seed, dtype=np.int64),
         "replicate": reps,
@@ -201,6 +290,8 @@ def _frame(rules: Rules, strategies, seed: int, reps: np.ndarray, out: dict) -> 
         cols[f"hand_points_{i}"] = out["hand_points"][:, i]
     for i in range(P):
         cols[f"score_{i}"] = out["score"][:, i]
+    for i in range(P):
+        cols[f"win_share_{i}"] = share[:, i]
     return pd.DataFrame(cols)
 
 
@@ -234,8 +325,10 @@ def run_play(
     log: str | Path | None = None,
     progress: bool | None = None,
     chunk: int = 500,
-) -> pd.DataFrame:
-    """``fastmach play``: games for each line-up (rotations replay the same deals)."""
+    hands: bool = False,
+) -> pd.DataFrame | tuple[pd.DataFrame, pd.DataFrame]:
+    """``fastmach play``: games for each line-up (rotations replay the same deals);
+    ``hands``: ``(games, hands)`` with one row per hand played as well."""
     rules = resolve_rules(rules)
     if players is not None:
         rules = rules.replace(players=players)
@@ -251,30 +344,36 @@ def run_play(
         Path(log).write_text("")
     from tqdm import tqdm
 
-    frames = []
+    frames, hand_frames = [], []
     total = games * len(lineups)
     with tqdm(total=total, unit="game", disable=(progress is False) or (progress is None and total < 5000),
               file=sys.stderr) as bar:
         for k, lineup in enumerate(lineups):
             for lo in range(0, games, chunk):
                 reps = np.arange(lo, min(games, lo + chunk), dtype=np.int64)
-                df = play_games(rules, lineup, seed, reps, log=log)
+                df = play_games(rules, lineup, seed, reps, log=log, hands=hands)
+                if hands:
+                    df, hf = df
+                    hf.insert(2, "rotation", k)
+                    hand_frames.append(hf)
                 df.insert(2, "rotation", k)
                 frames.append(df)
                 bar.update(len(reps))
+    if hands:
+        return pd.concat(frames, ignore_index=True), pd.concat(hand_frames, ignore_index=True)
     return pd.concat(frames, ignore_index=True)
 
 
 def summary(df: pd.DataFrame, rules: Rules, seconds: float) -> str:
-    """One line: games, speed, end shares, win shares per strategy."""
+    """One line: games, speed, end shares, win shares per strategy (tied wins shared)."""
     n = len(df)
     P = rules.players
     ends = df["end"].value_counts(normalize=True)
     end_txt = ", ".join(f"{e} {100 * ends.get(e, 0):.1f}%" for e in ("emptied", "blocked", "stock-out"))
-    wins: dict[str, int] = {}
+    wins: dict[str, float] = {}
     for i in range(P):
-        for s, w in zip(df[f"strategy_{i}"], df["winner"] == i):
-            wins[s] = wins.get(s, 0) + int(w)
+        for s, w in zip(df[f"strategy_{i}"], df[f"win_share_{i}"]):
+            wins[s] = wins.get(s, 0.0) + float(w)
     seats_per = {s: int((df[[f"strategy_{i}" for i in range(P)]] == s).to_numpy().sum()) for s in wins}
     win_txt = ", ".join(f"{s} {100 * wins[s] / max(1, seats_per[s]):.1f}%/seat" for s in wins)
     return (
@@ -289,14 +388,26 @@ def _cli_play(args: argparse.Namespace) -> int:
     if args.players is not None:
         rules = rules.replace(players=args.players)
     out = Path(args.out)
-    if out.suffix != ".parquet":
-        raise FastmachError(f"--out {args.out!r}: expected a .parquet file")
+    for flag, path in (("--out", args.out), ("--hands", args.hands)):
+        if path is not None and Path(path).suffix != ".parquet":
+            raise FastmachError(f"{flag} {path!r}: expected a .parquet file")
+    if args.hands is not None and Path(args.hands).resolve() == out.resolve():
+        raise FastmachError(f"--hands {args.hands!r}: the same file as --out")
     out.parent.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
-    df = run_play(rules, args.strategies, args.games, args.seed, rotate=args.rotate, log=args.log)
+    df = run_play(rules, args.strategies, args.games, args.seed, rotate=args.rotate, log=args.log,
+                  hands=args.hands is not None)
     dt = time.perf_counter() - t0
+    written = [str(out)]
+    if args.hands is not None:
+        df, hf = df
+        Path(args.hands).parent.mkdir(parents=True, exist_ok=True)
+        hf.to_parquet(args.hands, index=False)
+        written.append(args.hands)
     df.to_parquet(out, index=False)
-    print(summary(df, rules, dt) + f"; written to {out}" + (f" and {args.log}" if args.log else ""))
+    if args.log:
+        written.append(args.log)
+    print(summary(df, rules, dt) + "; written to " + " and ".join(written))
     return 0
 
 
@@ -310,6 +421,8 @@ def register_cli(subparsers) -> None:
     p.add_argument("--games", type=int, default=1000, help="games (replicates 0..G-1)")
     p.add_argument("--seed", type=int, default=0, help="root seed")
     p.add_argument("--out", required=True, help="output .parquet file")
+    p.add_argument("--hands", default=None,
+                   help="also write one row per hand played to this .parquet file")
     p.add_argument("--log", default=None, help="also write every game as JSON lines")
     p.add_argument("--rotate", action="store_true",
                    help="rotate the line-up over the seats (same deals for every rotation)")

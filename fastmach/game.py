@@ -112,6 +112,9 @@ class HandResult:
     points: tuple[int, ...]
     hands: tuple[tuple[int, ...], ...]  # the dealt hands
     stock: tuple[int, ...]  # the stock after the deal, next card first
+    shares: tuple[float, ...] = ()  # each seat's win share of the hand
+    scores: tuple[int, ...] = ()  # each seat's match score after the hand
+    stats: tuple[tuple[str, int], ...] = ()  # per hand: stock_exhausted_turn, cards_drawn, ...
 
 
 class Game:
@@ -189,6 +192,8 @@ class State:
         self.current_player = self.first_player
         self.turn = 0  # turns played in this hand
         self._noadd = 0
+        self.hand_stats = Counter()  # plays, failed, cards_drawn, max_table (this hand)
+        self.hand_exhausted_turn = -1 if self._stock else 0
         self._dealt = (tuple(tuple(self.hand_of(s)) for s in range(P)), tuple(self._stock))
         if not self._stock and self.stock_exhausted_turn < 0:
             self.stock_exhausted_turn = self.total_turns
@@ -276,6 +281,16 @@ class State:
             return self.hand_results[-1].winner
         best = min(self.scores)
         return self.scores.index(best) if self.scores.count(best) == 1 else -1
+
+    def win_shares(self) -> list[float]:
+        """Each seat's share of the win: 1 for a sole winner, 1/k for each of k tied
+        winners under ``ties = "shared"``, 0 for all when nobody wins (or not over)."""
+        P = self.rules.players
+        if not self._terminal:
+            return [0.0] * P
+        if self.rules.match_kind == "single":
+            return list(self.hand_results[-1].shares)
+        return _lowest_shares(self.scores, self.rules.ties == "shared")
 
     def clone(self) -> "State":
         return copy.deepcopy(self)
@@ -471,9 +486,11 @@ class State:
                             else [meld_stands(m, r.ace_high) for m in action.melds])
             self.opened[seat] = True
             self.stats["plays"] += 1
+            self.hand_stats["plays"] += 1
             self._noadd = 0
             n = sum(len(m) for m in self._melds)
             self.stats["max_table"] = max(self.stats["max_table"], n)
+            self.hand_stats["max_table"] = max(self.hand_stats["max_table"], n)
             if self._hands[seat].sum() == 0:
                 end = "emptied"
         elif isinstance(action, (Draw, Pass)):
@@ -485,6 +502,7 @@ class State:
         else:
             kind = "fail"
             self.stats["failed"] += 1
+            self.hand_stats["failed"] += 1
             if not self.stock and r.stock_empty == "ends-hand":
                 end = "stock-out"
             else:
@@ -510,8 +528,11 @@ class State:
         for c in take:
             self._hands[self.current_player][c] += 1
         self.stats["cards_drawn"] += len(take)
-        if take and not self.stock and self.stock_exhausted_turn < 0:
-            self.stock_exhausted_turn = self.total_turns
+        self.hand_stats["cards_drawn"] += len(take)
+        if take and not self.stock:
+            self.hand_exhausted_turn = self.turn
+            if self.stock_exhausted_turn < 0:
+                self.stock_exhausted_turn = self.total_turns
         return take
 
     def _end_hand(self, end: str, seat: int) -> None:
@@ -520,16 +541,24 @@ class State:
         pts = [int((h * self.game.hand_points).sum()) for h in self._hands]
         if end == "emptied":
             winner = seat
+            shares = [1.0 if s == seat else 0.0 for s in range(P)]
         elif r.blocked_winner == "lowest":
             best = min(pts)
             winner = pts.index(best) if pts.count(best) == 1 else -1
+            shares = _lowest_shares(pts, r.ties == "shared")
         else:
             winner = -1
-        self.hand_results.append(HandResult(
-            self.hand_index, self.dealer, self.first_player, end, winner, self.turn,
-            tuple(int(h.sum()) for h in self._hands), tuple(pts), *self._dealt))
+            shares = [0.0] * P
         for s in range(P):
             self.scores[s] += pts[s]
+        stats = (("stock_exhausted_turn", self.hand_exhausted_turn),
+                 ("cards_drawn", self.hand_stats["cards_drawn"]),
+                 ("plays", self.hand_stats["plays"]), ("failed", self.hand_stats["failed"]),
+                 ("max_table", self.hand_stats["max_table"]))
+        self.hand_results.append(HandResult(
+            self.hand_index, self.dealer, self.first_player, end, winner, self.turn,
+            tuple(int(h.sum()) for h in self._hands), tuple(pts), *self._dealt,
+            shares=tuple(shares), scores=tuple(self.scores), stats=stats))
         self.hand_index += 1
         kind, value = r.match_kind, r.match_value
         over = (kind == "single" or (kind == "rotations" and self.hand_index >= value * P)
@@ -568,7 +597,38 @@ class State:
             out[f"hand_points_{i}"] = last.points[i]
         for i in range(P):
             out[f"score_{i}"] = self.scores[i]
+        for i, x in enumerate(self.win_shares()):
+            out[f"win_share_{i}"] = x
         return out
+
+    def hand_rows(self) -> list[dict]:
+        """The engine's hand rows for the hands played so far, for comparisons."""
+        P = self.rules.players
+        rows = []
+        for h in self.hand_results:
+            st = dict(h.stats)
+            row = {
+                "seed": self.root_seed, "replicate": self.replicate, "hand": h.hand,
+                "dealer": h.dealer, "first_player": h.first_player, "turns": h.turns,
+                "rounds": (h.turns + P - 1) // P, "end": h.end,
+                "stock_exhausted": st["stock_exhausted_turn"] >= 0, **st, "winner": h.winner,
+            }
+            for name, vals in (("strategy", [str(s) for s in self.game.seats]),
+                               ("cards_left", h.cards_left), ("hand_points", h.points),
+                               ("win_share", h.shares), ("score", h.scores)):
+                for i in range(P):
+                    row[f"{name}_{i}"] = vals[i]
+            rows.append(row)
+        return rows
+
+
+def _lowest_shares(values: Sequence[int], shared: bool) -> list[float]:
+    """1/k for each of the k seats with the lowest value; 0 for all on a tie unless shared."""
+    best = min(values)
+    k = list(values).count(best)
+    if k > 1 and not shared:
+        return [0.0] * len(values)
+    return [1.0 / k if v == best else 0.0 for v in values]
 
 
 # ------------------------------------------------------------------ meld values

@@ -9,7 +9,11 @@ One game (a hand; a match is several hands in a row) is::
      "drawn": [], "taken": [], "table": [["3H", "4H", "5H"], ...]}    # whole table after
     ...
     {"type": "end", "end": "emptied", "winner": 3, "points": [...], "cards_left": [...],
-     "scores": [...], "match_over": true, "match_winner": 3}
+     "shares": [0, 0, 0, 1], "scores": [...], "match_over": true, "match_winner": 3,
+     "match_shares": [0, 0, 0, 1]}
+
+``shares`` are the seats' win shares of the hand, ``match_shares`` of the whole game
+(1 for a sole winner, 1/k for each of k tied winners where the rules share ties).
 
 Cards are canonical text (``10H``, ``JK``). ``action`` is play, draw, pass or fail;
 ``taken`` lists jokers a play took back into the hand (``joker_swap = "hand"``); a draw
@@ -72,10 +76,12 @@ def game_lines(state) -> list[dict]:
         last = hr is state.hand_results[-1]
         end = {
             "type": "end", "end": hr.end, "winner": hr.winner, "points": list(hr.points),
-            "cards_left": list(hr.cards_left), "scores": scores, "match_over": last,
+            "cards_left": list(hr.cards_left), "shares": list(hr.shares), "scores": scores,
+            "match_over": last,
         }
         if last:
             end["match_winner"] = state.winner()
+            end["match_shares"] = state.win_shares()
         out.append(end)
     return out
 
@@ -324,6 +330,17 @@ class _HandChecker:
             winner = -1
         if rec.get("winner") != winner:
             raise _Bad(f"winner {rec.get('winner')} but the rules give {winner}")
+        if "shares" in rec:
+            best = min(points)
+            k = points.count(best)
+            if end == "emptied":
+                shares = [1.0 if s == winner else 0.0 for s in range(self.P)]
+            elif r.blocked_winner != "lowest" or (k > 1 and r.ties != "shared"):
+                shares = [0.0] * self.P
+            else:
+                shares = [1.0 / k if p == best else 0.0 for p in points]
+            if not np.allclose(rec["shares"], shares):
+                raise _Bad(f"shares {rec['shares']} but the rules give {shares}")
         self.lines.append(f"   end: {end}, winner {winner if winner >= 0 else 'none'}, points {points}")
         return end, winner, points
 

@@ -1,7 +1,8 @@
 """Figures of a balance report (matplotlib, Agg backend; PNG and SVG).
 
-Each ``plot_*`` function takes a table from :mod:`fastmach.stats` (or the raw per-game
-table for :func:`plot_length_distributions`) and returns a matplotlib ``Figure``;
+Each ``plot_*`` function takes hand rows or a table from :mod:`fastmach.stats` and returns
+a matplotlib ``Figure``; panels of a figure share their axes (no panel is shrunk to a
+sliver by another's range); rules appear by their short labels (:func:`short_labels`);
 :func:`save_figure` writes it as PNG and SVG, :func:`figure_png_base64` embeds it in HTML.
 A preset always has the same colour (:data:`PRESET_COLOURS`).
 """
@@ -10,7 +11,6 @@ from __future__ import annotations
 
 import base64
 import io
-import re
 from pathlib import Path
 
 import matplotlib
@@ -21,14 +21,14 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
-from matplotlib.patches import Patch  # noqa: E402
+from matplotlib.lines import Line2D  # noqa: E402
 
-from fastmach.stats import is_base_rules, parse_rules  # noqa: E402
+from fastmach.stats import parse_rules  # noqa: E402
 
 __all__ = [
-    "PRESET_COLOURS", "preset_colour", "plot_length_distributions",
-    "plot_exhaustion_vs_players", "plot_seat_advantage", "plot_strategy_matrix",
-    "plot_forest", "save_figure", "figure_png_base64",
+    "PRESET_COLOURS", "preset_colour", "short_labels", "plot_length_survival",
+    "plot_stock_timing", "plot_seat_dots", "plot_strategy_matrix", "plot_effects",
+    "save_figure", "figure_png_base64",
 ]
 
 #: One colour per preset, used by every figure (Okabe-Ito, colour-blind safe).
@@ -40,9 +40,7 @@ PRESET_COLOURS = {
 }
 _EXTRA = ["#E69F00", "#56B4E9", "#F0E442", "#000000"]
 _PRESET_ORDER = list(PRESET_COLOURS)
-# boxplot's ``vert`` became ``orientation`` in matplotlib 3.10
-_MPL = tuple(int(x) for x in re.findall(r"\d+", matplotlib.__version__)[:2])
-_HORIZONTAL = {"orientation": "horizontal"} if _MPL >= (3, 10) else {"vert": False}
+_STYLES = ["-", "--", ":", "-."]
 
 
 def preset_colour(preset: str) -> str:
@@ -60,188 +58,240 @@ def _rules_order(rules) -> list[str]:
     return sorted(set(rules), key=key)
 
 
-def _panels(n: int, width: float = 4.2, height: float = 3.6, sharey: bool = True):
+def _panels(n: int, width: float = 4.2, height: float = 3.6, sharey: bool = True,
+            sharex: bool = True):
     ncols = min(n, 4)
     nrows = (n + ncols - 1) // ncols
     fig, axes = plt.subplots(nrows, ncols, figsize=(width * ncols, height * nrows),
-                             squeeze=False, sharey=sharey)
+                             squeeze=False, sharey=sharey, sharex=sharex)
     for ax in axes.ravel()[n:]:
         ax.set_visible(False)
     return fig, list(axes.ravel()[:n])
 
 
-def _legend_presets(fig: Figure, presets) -> None:
-    handles = [Patch(color=preset_colour(p), label=p) for p in _rules_order(presets)]
-    fig.legend(handles=handles, title="preset", loc="upper right", fontsize=8,
+def short_labels(rules) -> dict[str, str]:
+    """``{rules string: short label}``: presets keep their name, variants get R1, R2, ..."""
+    out, n = {}, 0
+    for r in _rules_order(rules):
+        if r == parse_rules(r)[0]:
+            out[r] = r
+        else:
+            n += 1
+            out[r] = f"R{n}"
+    return out
+
+
+def _line_style(rules: str, order: list[str]) -> dict:
+    preset = parse_rules(rules)[0]
+    same = [r for r in order if parse_rules(r)[0] == preset]
+    return {"color": preset_colour(preset), "ls": _STYLES[same.index(rules) % len(_STYLES)],
+            "lw": 1.6 if rules == preset else 1.2}
+
+
+def _legend_rules(fig: Figure, order: list[str], labels: dict[str, str]) -> None:
+    handles = [Line2D([], [], label=labels[r], **_line_style(r, order)) for r in order]
+    fig.legend(handles=handles, title="rules", loc="center right", fontsize=8,
                title_fontsize=8, frameon=False)
 
 
-def plot_length_distributions(df: pd.DataFrame) -> Figure:
-    """Box plots of game length (turns) for every rules variant, one panel per player count."""
-    players = sorted(df["players"].unique())
-    order = _rules_order(df["rules"])
-    fig, axes = _panels(len(players), width=4.6, height=0.45 * len(order) + 1.6)
+def _survival(values: np.ndarray, grid: np.ndarray) -> np.ndarray:
+    v = np.sort(values)
+    return 1.0 - np.searchsorted(v, grid, side="right") / max(len(v), 1)
+
+
+def plot_length_survival(hands: pd.DataFrame, labels: dict[str, str]) -> Figure:
+    """Share of hands still running after t turns, one line per rules, a panel per player count.
+
+    Every panel has the same turn axis and the same 0-100% axis.
+    """
+    players = sorted(int(p) for p in hands["players"].unique())
+    order = _rules_order(hands["rules"])
+    top = float(np.quantile(hands["turns"], 0.995)) if len(hands) else 1.0
+    grid = np.linspace(0, top, 300)
+    fig, axes = _panels(len(players), width=3.6, height=3.2)
     for ax, p in zip(axes, players):
-        sub = df[df["players"] == p]
-        data, labels, colours = [], [], []
+        sub = hands[hands["players"] == p]
         for r in order:
-            t = sub.loc[sub["rules"] == r, "turns"].to_numpy()
+            t = sub.loc[sub["rules"] == r, "turns"].to_numpy(dtype=float)
             if t.size:
-                data.append(t)
-                labels.append(r)
-                colours.append(preset_colour(parse_rules(r)[0]))
-        bp = ax.boxplot(data, **_HORIZONTAL, patch_artist=True, showfliers=False,
-                        medianprops={"color": "black"})
-        for patch, c in zip(bp["boxes"], colours):
-            patch.set_facecolor(c)
-            patch.set_alpha(0.75)
-        ax.set_yticks(range(1, len(labels) + 1), labels, fontsize=8)
+                ax.plot(grid, 100 * _survival(t, grid), **_line_style(r, order))
+        ax.set_title(f"{p} players", fontsize=10)
+        ax.set_xlabel("turns into the hand")
+        ax.set_ylim(0, 101)
+        ax.grid(alpha=0.3)
+    axes[0].set_ylabel("hands still running (%)")
+    fig.suptitle("Hand length: share of hands lasting longer than t turns (per hand)")
+    fig.tight_layout(rect=(0, 0, 0.84, 0.94))
+    _legend_rules(fig, order, labels)
+    return fig
+
+
+def plot_stock_timing(hands: pd.DataFrame, labels: dict[str, str]) -> Figure:
+    """Share of hands whose stock has run out by turn t (``stock_exhausted_turn``).
+
+    One line per rules, a panel per player count, shared axes; a curve ends at the share
+    of hands in which the stock ran out at all.
+    """
+    players = sorted(int(p) for p in hands["players"].unique())
+    order = _rules_order(hands["rules"])
+    turn = hands["stock_exhausted_turn"].to_numpy(dtype=float)
+    ran = turn >= 0
+    top = float(turn[ran].max()) if ran.any() else 1.0
+    grid = np.linspace(0, max(top, 1.0), 300)
+    fig, axes = _panels(len(players), width=3.6, height=3.2)
+    ymax = 0.0
+    for ax, p in zip(axes, players):
+        sub = hands[hands["players"] == p]
+        for r in order:
+            t = sub.loc[sub["rules"] == r, "stock_exhausted_turn"].to_numpy(dtype=float)
+            if not t.size:
+                continue
+            hit = np.where(t >= 0, t, np.inf)
+            curve = 100 * np.searchsorted(np.sort(hit), grid, side="right") / t.size
+            ymax = max(ymax, float(curve[-1]))
+            ax.plot(grid, curve, **_line_style(r, order))
+        ax.set_title(f"{p} players", fontsize=10)
+        ax.set_xlabel("turn of the hand")
+        ax.grid(alpha=0.3)
+    for ax in axes:
+        ax.set_ylim(0, max(1.0, 1.08 * ymax))
+    axes[0].set_ylabel("hands whose stock ran out (%)")
+    fig.suptitle("Stock exhaustion timing: share of hands whose stock is gone by turn t")
+    fig.tight_layout(rect=(0, 0, 0.84, 0.94))
+    _legend_rules(fig, order, labels)
+    return fig
+
+
+def plot_seat_dots(seats: pd.DataFrame, labels: dict[str, str]) -> Figure:
+    """Dot plot of each seat's win share minus the fair share (percentage points per hand).
+
+    ``seats`` is :func:`fastmach.stats.seat_table` by ``("rules", "players")``; the bars
+    are its multiplicity-adjusted intervals; filled dots are named seats (interval
+    excluding the fair share). One panel per player count, a shared axis.
+    """
+    players = sorted(int(p) for p in seats["players"].unique())
+    order = _rules_order(seats["rules"])
+    rows_max = max(len(seats[seats["players"] == p]) for p in players)
+    fig, axes = plt.subplots(1, len(players), figsize=(3.4 * len(players) + 1.2,
+                                                      0.16 * rows_max + 1.6),
+                             squeeze=False, sharex=True)
+    axes = list(axes.ravel())
+    for ax, p in zip(axes, players):
+        sub = seats[seats["players"] == p]
+        ticks, names, y = [], [], 0
+        for r in order:
+            s = sub[sub["rules"] == r].sort_values("seat")
+            for _, row in s.iterrows():
+                d = 100 * (row["win_share"] - row["fair"])
+                lo, hi = 100 * (row["lo"] - row["fair"]), 100 * (row["hi"] - row["fair"])
+                c = preset_colour(parse_rules(r)[0])
+                ax.errorbar([d], [y], xerr=[[d - lo], [hi - d]], fmt="o", capsize=2, ms=4,
+                            color=c, mfc=c if row["named"] else "white")
+                ticks.append(y)
+                names.append(f"{labels[r]} s{int(row['seat']) + 1}")
+                y += 1
+            y += 0.6
+        ax.axvline(0, color="grey", ls="--", lw=1)
+        ax.set_yticks(ticks, names, fontsize=6)
         ax.invert_yaxis()
         ax.set_title(f"{p} players", fontsize=10)
-        ax.set_xlabel("game length (turns)")
+        ax.set_xlabel("win share minus fair (pp per hand)")
         ax.grid(axis="x", alpha=0.3)
-    fig.suptitle("Game length by rules variant (box: quartiles, whiskers: 1.5 IQR)")
-    fig.tight_layout(rect=(0, 0, 0.9, 0.95))
-    _legend_presets(fig, [parse_rules(r)[0] for r in order])
-    return fig
-
-
-def plot_exhaustion_vs_players(table: pd.DataFrame) -> Figure:
-    """Stock exhaustion probability against player count, one line per preset.
-
-    ``table`` is :func:`fastmach.stats.exhaustion_by_players`; rows whose rules string is a
-    bare preset (or a preset with only a bigger deal, :func:`fastmach.stats.is_base_rules`,
-    drawn dotted) are drawn (error bars: 95% Wilson intervals).
-    """
-    fig, ax = plt.subplots(figsize=(6.4, 4.2))
-    plain = table[table["rules"].map(is_base_rules)]
-    rules = _rules_order(plain["rules"])
-    for i, r in enumerate(rules):
-        s = plain[plain["rules"] == r].sort_values("players")
-        x = s["players"].to_numpy() + (i - (len(rules) - 1) / 2) * 0.05
-        y = 100 * s["stock_out"].to_numpy()
-        err = 100 * np.vstack([s["stock_out"] - s["stock_out_lo"],
-                               s["stock_out_hi"] - s["stock_out"]])
-        bare = r == parse_rules(r)[0]
-        ax.errorbar(x, y, yerr=err, marker="o" if bare else "D", ls="-" if bare else ":",
-                    capsize=3, color=preset_colour(parse_rules(r)[0]), label=r)
-    ax.set_xticks(sorted(plain["players"].unique()))
-    ax.set_xlabel("players")
-    ax.set_ylabel("games where the stock ran out (%)")
-    ax.set_ylim(bottom=0)
-    ax.set_title("Stock exhaustion by player count (95% Wilson intervals)")
-    ax.grid(alpha=0.3)
-    ax.legend(title="rules", frameon=False, fontsize=8)
+    fig.suptitle("Seat edges (s1 = first player), Holm/Bonferroni-adjusted 95% intervals")
     fig.tight_layout()
     return fig
 
 
-def plot_seat_advantage(table: pd.DataFrame) -> Figure:
-    """Win rate by seat counted from the first player, one panel per player count.
+def plot_strategy_matrix(matrix: pd.DataFrame) -> Figure:
+    """Heat map strategy x opponent: per-seat win share minus the fair share (pp per hand).
 
-    ``table`` is :func:`fastmach.stats.seat_win_rates` grouped by ``("rules", "players")``;
-    rows of bare presets (or presets with only a bigger deal) are drawn. The dashed lines
-    are the fair shares (1/players of the games that have a winner), one per preset.
+    ``matrix`` is :func:`fastmach.stats.strategy_matrix`; cells are annotated with the win
+    share and its deal-clustered interval.
     """
-    plain = table[table["rules"].map(is_base_rules)]
-    players = sorted(plain["players"].unique())
-    presets = _rules_order(plain["rules"])
-    fig, axes = _panels(len(players), sharey=False)
-    for ax, p in zip(axes, players):
-        sub = plain[plain["players"] == p]
-        for i, r in enumerate(presets):
-            s = sub[sub["rules"] == r].sort_values("offset")
-            if s.empty:
-                continue
-            x = s["offset"].to_numpy() + 1 + (i - (len(presets) - 1) / 2) * 0.12
-            y = 100 * s["win_rate"].to_numpy()
-            err = 100 * np.vstack([s["win_rate"] - s["win_rate_lo"],
-                                   s["win_rate_hi"] - s["win_rate"]])
-            colour = preset_colour(parse_rules(r)[0])
-            ax.errorbar(x, y, yerr=err, fmt="o" if r == parse_rules(r)[0] else "D", capsize=3,
-                        color=colour, label=r)
-            ax.hlines(100 * s["fair"].iloc[0], 0.6, p + 0.4, colors=colour, linestyles="--",
-                      lw=0.8, label="fair share" if i == 0 else None)
-        ax.set_xticks(range(1, p + 1))
-        ax.set_xlabel("seat (1 = first player, clockwise)")
-        ax.set_ylabel("games won (%)")
-        ax.set_title(f"{p} players", fontsize=10)
-        ax.grid(alpha=0.3)
-    axes[0].legend(fontsize=8, frameon=False)
-    fig.suptitle("Seat advantage: win rate by seat (95% Wilson intervals)")
-    fig.tight_layout()
-    return fig
-
-
-def plot_strategy_matrix(table: pd.DataFrame) -> Figure:
-    """Heat map strategy x preset of win rate minus fair share (percentage points).
-
-    ``table`` is :func:`fastmach.stats.strategy_win_rates` grouped by ``"preset"``
-    (preferably ``mixed_only=True``). Cells are annotated with win rate and fair share.
-    """
-    strategies = sorted(table["strategy"].unique())
-    presets = _rules_order(table["preset"])
-    excess = np.full((len(strategies), len(presets)), np.nan)
-    text = [["" for _ in presets] for _ in strategies]
-    for _, r in table.iterrows():
-        i, j = strategies.index(r["strategy"]), presets.index(r["preset"])
-        excess[i, j] = 100 * (r["win_rate"] - r["fair"])
-        text[i][j] = (f"{100 * r['win_rate']:.1f}%\n[{100 * r['win_rate_lo']:.1f}, "
-                      f"{100 * r['win_rate_hi']:.1f}]\nfair {100 * r['fair']:.0f}%")
+    names = sorted(set(matrix["strategy"]) | set(matrix["opponent"]))
+    excess = np.full((len(names), len(names)), np.nan)
+    text = [["" for _ in names] for _ in names]
+    for _, r in matrix.iterrows():
+        i, j = names.index(r["strategy"]), names.index(r["opponent"])
+        excess[i, j] = 100 * (r["win_share"] - r["fair"])
+        text[i][j] = (f"{100 * r['win_share']:.1f}%\n[{100 * r['lo']:.1f}, "
+                      f"{100 * r['hi']:.1f}]\nfair {100 * r['fair']:.0f}%")
     lim = max(5.0, float(np.nanmax(np.abs(excess))) if np.isfinite(excess).any() else 5.0)
-    fig, ax = plt.subplots(figsize=(1.9 * len(presets) + 2.6, 1.0 * len(strategies) + 1.8))
+    fig, ax = plt.subplots(figsize=(1.9 * len(names) + 2.6, 1.1 * len(names) + 1.8))
     im = ax.imshow(excess, cmap="RdBu", vmin=-lim, vmax=lim, aspect="auto")
-    for i in range(len(strategies)):
-        for j in range(len(presets)):
+    for i in range(len(names)):
+        for j in range(len(names)):
             dark = np.isfinite(excess[i, j]) and abs(excess[i, j]) > 0.6 * lim
             ax.text(j, i, text[i][j], ha="center", va="center", fontsize=8,
                     color="white" if dark else "black")
-    ax.set_xticks(range(len(presets)), presets)
-    ax.set_yticks(range(len(strategies)), strategies)
-    for tick, p in zip(ax.get_xticklabels(), presets):
-        tick.set_color(preset_colour(p))
-    ax.set_xlabel("preset")
+    ax.set_xticks(range(len(names)), names, rotation=20)
+    ax.set_yticks(range(len(names)), names)
+    ax.set_xlabel("opponent")
     ax.set_ylabel("strategy")
-    fig.colorbar(im, ax=ax, label="win rate minus fair share (percentage points)")
-    ax.set_title("Strategy win rate in mixed line-ups")
+    fig.colorbar(im, ax=ax, label="win share per seat minus fair (pp per hand)")
+    ax.set_title("Strategy against strategy (hands seating both, all rules pooled)")
     fig.tight_layout()
     return fig
 
 
-_FOREST = [("turns", "game length (turns)", 1.0),
-           ("stock_out", "stock exhaustion (percentage points)", 100.0),
-           ("first_seat_win", "first-player win rate (percentage points)", 100.0)]
+_EFFECT_PANELS = [("turns_per_hand", "turns per hand", 1.0),
+                  ("stock_out_per_hand", "stock ran out (pp of hands)", 100.0),
+                  ("first_seat_edge", "first-seat edge (pp per hand)", 100.0)]
 
 
-def plot_forest(effects: pd.DataFrame) -> Figure:
-    """Forest plot: each rule's paired effect on length, exhaustion and first-seat wins.
+def plot_effects(effects: pd.DataFrame, labels: dict[str, str]) -> Figure:
+    """Each rule's paired effect by player count (one marker per line-up, black: pooled).
 
-    ``effects`` is :func:`fastmach.stats.variant_effects` (pooled); one row per rule change,
-    error bars are 95% intervals, the dashed line is no effect.
+    ``effects`` is :func:`fastmach.stats.effects`; one panel per metric with its own unit,
+    shared by every rule; 95% deal-clustered intervals; the dashed line is no effect.
     """
-    labels = list(dict.fromkeys(
-        effects.sort_values(["preset", "label"], key=lambda s: s.map(
-            lambda v: (_PRESET_ORDER.index(v) if v in _PRESET_ORDER else 99, v)
-            if s.name == "preset" else v))["label"]))
-    fig, axes = plt.subplots(1, 3, figsize=(14, 0.42 * len(labels) + 1.8), sharey=True)
-    for ax, (metric, xlabel, scale) in zip(axes, _FOREST):
-        sub = effects[effects["metric"] == metric].set_index("label")
-        for y, lab in enumerate(labels):
-            if lab not in sub.index:
-                continue
-            r = sub.loc[lab]
-            d, lo, hi = scale * r["diff"], scale * r["diff_lo"], scale * r["diff_hi"]
-            ax.errorbar([d], [y], xerr=[[d - lo], [hi - d]], fmt="s", capsize=3,
-                        color=preset_colour(r["preset"]))
+    variants = _rules_order(effects["variant"])
+    lineups = sorted(x for x in effects["lineup"].dropna().unique())
+    markers = ["o", "s", "^", "v", "D", "P", "X"]
+    rows = []
+    for v in variants:
+        sub = effects[effects["variant"] == v]
+        for p in sorted(sub["players"].dropna().unique()):
+            rows.append((v, p))
+        rows.append((v, None))
+    fig, axes = plt.subplots(1, len(_EFFECT_PANELS),
+                             figsize=(13, 0.22 * len(rows) + 1.8), sharey=True)
+    for ax, (metric, xlabel, scale) in zip(axes, _EFFECT_PANELS):
+        sub = effects[effects["metric"] == metric]
+        for y, (v, p) in enumerate(rows):
+            if p is None:
+                pick = sub[(sub["variant"] == v) & sub["players"].isna()]
+                style = [("pooled", "D", "black")]
+            else:
+                pick = sub[(sub["variant"] == v) & (sub["players"] == p)]
+                style = None
+            for k, (_, r) in enumerate(pick.iterrows()):
+                if style:
+                    _, mk, c = style[0]
+                    off = 0.0
+                else:
+                    j = lineups.index(r["lineup"])
+                    mk = markers[j % len(markers)]
+                    c = preset_colour(parse_rules(v)[0])
+                    off = (j - (len(lineups) - 1) / 2) * 0.12
+                d, lo, hi = scale * r["diff"], scale * r["lo"], scale * r["hi"]
+                ax.errorbar([d], [y + off], xerr=[[max(d - lo, 0)], [max(hi - d, 0)]],
+                            fmt=mk, ms=4, capsize=2, color=c, mfc="white" if not style else c)
         ax.axvline(0, color="grey", ls="--", lw=1)
         ax.set_xlabel(xlabel)
         ax.grid(axis="x", alpha=0.3)
-    axes[0].set_yticks(range(len(labels)), labels, fontsize=8)
+    axes[0].set_yticks(range(len(rows)),
+                       [f"{labels[v]} {int(p)}p" if p is not None else f"{labels[v]} pooled"
+                        for v, p in rows], fontsize=7)
     axes[0].invert_yaxis()
-    fig.suptitle("Effect of each rule against its baseline "
+    handles = [Line2D([], [], marker=markers[j % len(markers)], ls="", color="grey",
+                      mfc="white", label=lu) for j, lu in enumerate(lineups)]
+    handles.append(Line2D([], [], marker="D", ls="", color="black", label="pooled"))
+    fig.legend(handles=handles, title="line-up", loc="center right", fontsize=8,
+               title_fontsize=8, frameon=False)
+    fig.suptitle("Effect of each rule against its baseline, by player count and line-up "
                  "(paired on common deals, 95% intervals)")
-    fig.tight_layout(rect=(0, 0, 0.92, 0.95))
-    _legend_presets(fig, effects["preset"].unique())
+    fig.tight_layout(rect=(0, 0, 0.85, 0.94))
     return fig
 
 

@@ -1,9 +1,11 @@
 """Balance report: stored study results -> figures -> ``index.html`` and ``summary.md``.
 
-``build_report(RESULTS_DIR, OUT_DIR)`` reads only what a sweep stored (the parquet chunks
-and ``_study.json``), so a report can be rebuilt at any time without running a game.
-``index.html`` is self-contained (figures embedded as base64 PNG); ``summary.md`` links to
-the PNG/SVG files written in ``OUT_DIR/figures/``. ``register_cli`` adds
+``build_report(RESULTS_DIR, OUT_DIR)`` reads only what a sweep stored (the game chunks,
+the hand rows in ``_hands/`` and ``_study.json``), so a report can be rebuilt at any time
+without running a game. Every figure comes from :mod:`fastmach.stats` (the deal is the
+unit of every interval). ``index.html`` is self-contained (figures embedded as base64
+PNG); ``summary.md`` links to the PNG/SVG files in ``OUT_DIR/figures/``; ``OUT_DIR/tables/``
+holds the numbers as CSV (``scorecard.csv``, ``seats.csv``, ``effects.csv``, ...). ``register_cli`` adds
 ``fastmach report RESULTS_DIR [--out DIR]``.
 """
 
@@ -13,7 +15,7 @@ import json
 import math
 import re
 import shlex
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
@@ -25,41 +27,51 @@ from markupsafe import Markup
 from fastmach import plots, stats
 from fastmach.errors import FastmachError
 
-__all__ = ["load_results", "build_report", "findings", "register_cli", "FIGURES"]
+__all__ = ["load_results", "build_report", "findings", "register_cli", "FIGURES", "TABLES"]
 
 MANIFEST = "_study.json"
+HANDS = "_hands"
 TEMPLATES = Path(__file__).with_name("templates")
 
 #: Figures of a report: file name -> (title, caption).
 FIGURES = {
-    "game_length": ("Game length by rules variant",
-                    "Distribution of the number of turns per game for every rules string, "
-                    "one panel per player count (all line-ups pooled)."),
-    "stock_exhaustion": ("Stock exhaustion against player count",
-                         "Share of games in which the stock ran out, per preset (bare "
-                         "preset rules, all line-ups pooled), with 95% Wilson intervals."),
-    "seat_advantage": ("Seat advantage",
-                       "Win rate of each seat counted clockwise from the first player, per "
-                       "preset and player count; the dashed lines are the fair shares "
-                       "(1/players of the games that have a winner)."),
-    "strategy_matrix": ("Strategy win rates",
-                        "Share of games a strategy wins when seated in a mixed line-up (every "
-                        "rules variant of a preset pooled), against the share it would win if "
-                        "skill did not matter."),
-    "rule_effects": ("Effect of each rule",
-                     "Paired difference variant minus baseline on the same deals (common "
-                     "random numbers), pooled over player counts and line-ups."),
+    "hand_length": ("Hand length",
+                    "Share of hands still running after t turns (per hand, every line-up "
+                    "pooled), one panel per player count; every panel has the same axes."),
+    "stock_timing": ("When the stock runs out",
+                     "Share of hands whose stock is gone by turn t of the hand (from "
+                     "stock_exhausted_turn); a curve ends at the share of hands in which the "
+                     "stock ran out at all. Same axes in every panel."),
+    "seat_edges": ("Seat edges",
+                   "Each seat's win share per hand minus the fair share (total share per "
+                   "hand / players), line-ups pooled, seat 1 = the hand's first player. Bars: "
+                   "simultaneous (Bonferroni) 95% intervals over every seat of the report, "
+                   "clustered by deal; filled dots are the seats named in the findings."),
+    "strategy_matrix": ("Strategy against strategy",
+                        "Per-seat win share of a strategy in hands that seat it with the "
+                        "opponent, against the fair share, deal-clustered 95% intervals."),
+    "rule_effects": ("Effect of each rule by player count",
+                     "Paired difference variant minus baseline on the same deals, per player "
+                     "count (one marker per line-up) and pooled (black), deal-clustered 95% "
+                     "intervals (Newcombe's hybrid score interval for shares of hands)."),
 }
+
+#: Tables written to ``tables/`` (numbers and identifiers only).
+TABLES = ("scorecard", "seats", "seats_by_players", "effects", "strategies",
+          "monte_carlo_error")
+
+#: Significance level of the report's named findings.
+ALPHA = 0.05
 
 
 # --------------------------------------------------------------------------- loading
 
-def load_results(results_dir: Path | str) -> tuple[pd.DataFrame, dict]:
-    """Read a study's result table and manifest; FastmachError if anything is missing."""
+def load_results(results_dir: Path | str) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
+    """Read a study's game rows, hand rows and manifest; FastmachError if anything is missing."""
     d = Path(results_dir)
     if not d.is_dir():
         raise FastmachError(f"results directory {str(d)!r} does not exist")
-    if not any(d.rglob("*.parquet")):
+    if not any(d.glob("*.parquet")):
         raise FastmachError(f"results directory {str(d)!r} holds no parquet file "
                             "(run `fastmach sweep` first)")
     mpath = d / MANIFEST
@@ -82,41 +94,45 @@ def load_results(results_dir: Path | str) -> tuple[pd.DataFrame, dict]:
     missing = [c for c in need if c not in df.columns]
     if missing:
         raise FastmachError(f"results in {str(d)!r} lack column(s) {', '.join(missing)}")
-    return df, manifest
+    hdir = d / HANDS
+    if not hdir.is_dir() or not any(hdir.glob("*.parquet")):
+        raise FastmachError(f"results in {str(d)!r} hold no hand rows ({HANDS}/): they were "
+                            "made by an older fastmach; run the sweep again")
+    try:
+        hands = pd.read_parquet(hdir)
+    except Exception as exc:
+        raise FastmachError(f"cannot read hand rows in {str(hdir)!r}: {exc}") from None
+    return df, hands, manifest
 
 
 # --------------------------------------------------------------------------- formatting
 
-def _pct(x: float) -> str:
-    return "n/a" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{100 * x:.1f}%"
+def _nan(x) -> bool:
+    return x is None or (isinstance(x, float) and math.isnan(x))
 
 
-def _ci_pct(p, lo, hi) -> str:
-    if any(isinstance(v, float) and math.isnan(v) for v in (p, lo, hi)):
-        return _pct(p)
-    return f"{100 * p:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]"
-
-
-def _ci(m, lo, hi, digits: int = 1) -> str:
-    if isinstance(m, float) and math.isnan(m):
+def _num(m, lo=None, hi=None, scale: float = 1.0, digits: int = 1, unit: str = "",
+         signed: bool = False) -> str:
+    """``12.3 [11.9, 12.7] unit`` (``+`` signs when ``signed``)."""
+    if _nan(m):
         return "n/a"
-    if any(isinstance(v, float) and math.isnan(v) for v in (lo, hi)):
-        return f"{m:.{digits}f}"
-    return f"{m:.{digits}f} [{lo:.{digits}f}, {hi:.{digits}f}]"
-
-
-def _signed(d, lo, hi, scale: float = 1.0, unit: str = "") -> str:
-    return (f"{scale * d:+.1f}{unit} [{scale * lo:+.1f}, {scale * hi:+.1f}]")
+    f = f"{{:{'+' if signed else ''}.{digits}f}}"
+    text = f.format(scale * m)
+    if lo is not None and not _nan(lo) and not _nan(hi):
+        text += f" [{f.format(scale * lo)}, {f.format(scale * hi)}]"
+    if not unit:
+        return text
+    return text + (unit if unit.startswith("%") else f" {unit}")
 
 
 def _p(p: float) -> str:
-    if isinstance(p, float) and math.isnan(p):
+    if _nan(p):
         return "n/a"
     return "< 0.0001" if p < 1e-4 else f"{p:.4f}"
 
 
-def _is_plain(rules: str) -> bool:
-    return stats.is_base_rules(rules)
+def _ordinal(n: int) -> str:
+    return {1: "1st", 2: "2nd", 3: "3rd"}.get(n, f"{n}th")
 
 
 @dataclass
@@ -135,8 +151,7 @@ class _Table:
 
 def _markdown_table(df: pd.DataFrame) -> str:
     def cell(v) -> str:
-        return "" if v is None or (isinstance(v, float) and math.isnan(v)) else \
-            str(v).replace("|", "\\|")
+        return "" if _nan(v) else str(v).replace("|", "\\|")
     head = "| " + " | ".join(cell(c) for c in df.columns) + " |"
     sep = "|" + "|".join("---" for _ in df.columns) + "|"
     body = ["| " + " | ".join(cell(v) for v in row) + " |" for row in df.itertuples(False)]
@@ -147,192 +162,206 @@ def _markdown_table(df: pd.DataFrame) -> str:
 
 @dataclass
 class _Analysis:
-    summary: pd.DataFrame
-    by_players: pd.DataFrame
-    exhaustion: pd.DataFrame
-    seats: pd.DataFrame
-    seat_tests: pd.DataFrame
-    strategies: pd.DataFrame
-    penalties: pd.DataFrame
+    labels: dict
+    card: pd.DataFrame          # by cell (scorecard.csv)
+    front: pd.DataFrame         # by rules x players (first page)
+    seats: pd.DataFrame         # by cell (seats.csv)
+    seats_rp: pd.DataFrame      # by rules x players (the report's seat findings)
     effects: pd.DataFrame
-    extra: dict = field(default_factory=dict)
+    strategies: pd.DataFrame
+    mc: pd.DataFrame
 
 
-def _analyse(df: pd.DataFrame) -> _Analysis:
-    rp = ["rules", "players"]
+def _analyse(games: pd.DataFrame, hands: pd.DataFrame) -> _Analysis:
+    front = stats.scorecard(games, hands, by=("rules", "players"))
     return _Analysis(
-        summary=stats.cell_summary(df),
-        by_players=stats.cell_summary(df, by=["rules", "preset", "players"]),
-        exhaustion=stats.exhaustion_by_players(df),
-        seats=stats.seat_win_rates(df, by=rp),
-        seat_tests=stats.seat_equality_test(df, by=rp),
-        strategies=stats.strategy_win_rates(df, by="preset", mixed_only=True),
-        penalties=stats.penalty_points(df, by=rp),
-        effects=stats.variant_effects(df),
+        labels=plots.short_labels(hands["rules"]),
+        card=stats.scorecard(games, hands),
+        front=front,
+        seats=stats.seat_table(hands, alpha=ALPHA),
+        seats_rp=stats.seat_table(hands, by=("rules", "players"), alpha=ALPHA),
+        effects=stats.effects(games, hands, stats.default_pairs(games)),
+        strategies=stats.strategy_matrix(hands),
+        mc=stats.monte_carlo_error(front),
     )
 
 
-def findings(df: pd.DataFrame, a: _Analysis | None = None) -> dict[str, list[str]]:
+def findings(a: _Analysis) -> dict[str, list[str]]:
     """Short sentences, generated from the numbers, for each question a report answers.
 
     Keys: ``seats``, ``players``, ``rules``, ``skill``; each a list of sentences.
     """
-    a = a or _analyse(df)
     out: dict[str, list[str]] = {"seats": [], "players": [], "rules": [], "skill": []}
+    lab = a.labels
 
-    for _, t in a.seat_tests.iterrows():
-        if not _is_plain(t["rules"]) or t["decided"] == 0:
-            continue
-        s = a.seats[(a.seats["rules"] == t["rules"]) & (a.seats["players"] == t["players"])]
-        best = s[s["offset"] == t["best_offset"]].iloc[0]
-        seat = _ordinal(int(t["best_offset"]) + 1)
-        test = f"seat equality chi2 = {t['chi2']:.1f} ({t['dof']} dof), p = {_p(t['p_value'])}"
-        if t["p_value"] < 0.05:
-            out["seats"].append(
-                f"{t['rules']}, {t['players']} players: the {seat} seat has the edge, winning "
-                f"{_ci_pct(best['win_rate'], best['win_rate_lo'], best['win_rate_hi'])} of "
-                f"games against a fair {_pct(best['fair'])} ("
-                + (f"{_pct(t['decided'] / best['games'])} of games have a winner; "
-                   if t['decided'] < best['games'] else "") + f"{test}).")
-        else:
-            out["seats"].append(
-                f"{t['rules']}, {t['players']} players: no clear seat edge ({test}; best: "
-                f"{seat} seat, {_ci_pct(best['win_rate'], best['win_rate_lo'], best['win_rate_hi'])}).")
+    def name(rules: str) -> str:
+        return rules if lab.get(rules, rules) == rules else f"{lab[rules]} ({rules})"
 
-    bp = a.by_players[a.by_players["rules"].map(_is_plain)]
-    for rules, g in bp.groupby("rules", sort=True):
+    s = a.seats_rp
+    named = s[s["named"] == 1]
+    for _, r in named.iterrows():
+        seat = int(r["seat"]) + 1
+        who = "the first player" if seat == 1 else f"the {_ordinal(seat)} seat"
+        side = "more" if r["win_share"] > r["fair"] else "less"
+        out["seats"].append(
+            f"{name(r['rules'])}, {int(r['players'])} players: {who} wins {side} than its "
+            f"share: {_num(r['win_share'], r['lo'], r['hi'], 100, unit='% of hands')} "
+            f"(adjusted interval) against a fair {_num(r['fair'], scale=100)}% "
+            f"(Holm-adjusted p = {_p(r['p_adjusted'])}, {int(r['deals'])} deals).")
+    groups = s.groupby(["rules", "players"]).ngroups
+    quiet = groups - named.groupby(["rules", "players"]).ngroups
+    if groups:
+        out["seats"].append(
+            f"{quiet} of {groups} rules x player-count groups have no seat whose adjusted "
+            f"interval excludes the fair share ({len(s)} seat tests, Holm family-wise "
+            f"control at {ALPHA:.0%}, intervals clustered by deal).")
+
+    f = a.front
+    for rules, g in f.groupby("rules", sort=False):
         g = g.sort_values("players")
         lo_r, hi_r = g.iloc[0], g.iloc[-1]
-        if len(g) < 2:
-            out["players"].append(
-                f"{rules}, {lo_r['players']} players: games last "
-                f"{_ci(lo_r['turns_mean'], lo_r['turns_mean_lo'], lo_r['turns_mean_hi'])} turns "
-                f"on average; the stock runs out in "
-                f"{_ci_pct(lo_r['stock_out'], lo_r['stock_out_lo'], lo_r['stock_out_hi'])} of games.")
-            continue
+        per_match = ("one hand per match" if (g["hands_per_game"] == 1).all() else
+                     f"{_num(lo_r['hands_per_game'], digits=2)} to "
+                     f"{_num(hi_r['hands_per_game'], digits=2)} hands per match")
         out["players"].append(
-            f"{rules}: from {lo_r['players']} to {hi_r['players']} players the mean game "
-            f"length goes from "
-            f"{_ci(lo_r['turns_mean'], lo_r['turns_mean_lo'], lo_r['turns_mean_hi'])} to "
-            f"{_ci(hi_r['turns_mean'], hi_r['turns_mean_lo'], hi_r['turns_mean_hi'])} turns "
-            f"({_ci(lo_r['rounds_mean'], lo_r['rounds_mean_lo'], lo_r['rounds_mean_hi'])} to "
-            f"{_ci(hi_r['rounds_mean'], hi_r['rounds_mean_lo'], hi_r['rounds_mean_hi'])} rounds), "
-            f"and the stock runs out in "
-            f"{_ci_pct(lo_r['stock_out'], lo_r['stock_out_lo'], lo_r['stock_out_hi'])} vs "
-            f"{_ci_pct(hi_r['stock_out'], hi_r['stock_out_lo'], hi_r['stock_out_hi'])} of games.")
+            f"{name(rules)}: from {int(lo_r['players'])} to {int(hi_r['players'])} players, "
+            f"{_num(lo_r['turns_per_hand'], lo_r['turns_per_hand_lo'], lo_r['turns_per_hand_hi'])}"
+            f" to {_num(hi_r['turns_per_hand'], hi_r['turns_per_hand_lo'], hi_r['turns_per_hand_hi'])}"
+            f" turns per hand ({per_match}); the stock runs out in "
+            f"{_num(lo_r['stock_out_per_hand'], lo_r['stock_out_per_hand_lo'], lo_r['stock_out_per_hand_hi'], 100, unit='%')}"
+            f" vs {_num(hi_r['stock_out_per_hand'], hi_r['stock_out_per_hand_lo'], hi_r['stock_out_per_hand_hi'], 100, unit='%')}"
+            f" of hands.")
 
-    eff = a.effects
-    for label, g in eff.groupby("label", sort=True):
-        m = g.set_index("metric")
+    e = a.effects
+    all_lineups = sorted(e["lineup"].dropna().unique())
+    for (variant, baseline), g in e.groupby(["variant", "baseline"], sort=False):
         parts = []
-        for metric, what, scale, unit in (("turns", "game length", 1.0, " turns"),
-                                          ("stock_out", "stock exhaustion", 100.0, " pp"),
-                                          ("first_seat_win", "first-player win rate", 100.0,
-                                           " pp")):
-            if metric not in m.index:
+        for metric, what, scale, unit in (
+                ("turns_per_hand", "turns per hand", 1.0, "turns"),
+                ("stock_out_per_hand", "stock exhaustion", 100.0, "pp of hands"),
+                ("blocked", "blocked hands", 100.0, "pp of hands"),
+                ("first_seat_edge", "first-seat edge", 100.0, "pp per hand")):
+            pooled = g[(g["metric"] == metric) & g["players"].isna()]
+            if pooled.empty:
                 continue
-            r = m.loc[metric]
-            sig = "" if r["diff_lo"] <= 0 <= r["diff_hi"] else " (significant)"
-            parts.append(f"{what} {_signed(r['diff'], r['diff_lo'], r['diff_hi'], scale, unit)}"
-                         f"{sig}")
-        pairs = int(m["pairs"].iloc[0])
-        out["rules"].append(f"{label}: " + "; ".join(parts) + f" ({pairs} paired games).")
+            r = pooled.iloc[0]
+            ctx = g[(g["metric"] == metric) & g["players"].notna()]
+            live = ctx[ctx["p_adjusted"] < ALPHA]
+            text = (f"{what} {_num(r['diff'], r['lo'], r['hi'], scale, signed=True, unit=unit)}"
+                    + ("" if _nan(r["rel_diff"]) or metric != "turns_per_hand"
+                       else f" ({r['rel_diff']:+.1%})"))
+            if live.empty:
+                text += " pooled, in no line-up on its own"
+            else:
+                lus = sorted(live["lineup"].unique())
+                where = ", ".join(
+                    f"{lu} ({', '.join(str(int(p)) for p in sorted(live.loc[live['lineup'] == lu, 'players']))} players: "
+                    + ", ".join(_num(x, scale=scale, signed=True) for x in live.loc[live['lineup'] == lu, 'diff'])
+                    + ")" for lu in lus)
+                if len(lus) < len(all_lineups):
+                    text += f" pooled, confined to line-up {where}"
+                else:
+                    text += f" pooled, in every line-up ({where})"
+            parts.append(text)
+        pairs = int(g.loc[g["players"].isna(), "pairs"].max()) if g["players"].isna().any() else 0
+        out["rules"].append(f"{name(variant)} vs {baseline}: " + "; ".join(parts)
+                            + f" ({pairs} paired matches; Holm-adjusted p < {ALPHA} per "
+                            "line-up).")
 
-    for preset, g in a.strategies.groupby("preset", sort=True):
-        g = g.sort_values("win_rate", ascending=False)
-        parts = [f"{r['strategy']} wins "
-                 f"{_ci_pct(r['win_rate'], r['win_rate_lo'], r['win_rate_hi'])} "
-                 f"(fair {_pct(r['fair'])})" for _, r in g.iterrows()]
-        out["skill"].append(f"{preset}, mixed line-ups: " + "; ".join(parts) + ".")
+    for _, r in a.strategies.iterrows():
+        out["skill"].append(
+            f"{r['strategy']} against {r['opponent']}: "
+            f"{_num(r['win_share'], r['lo'], r['hi'], 100, unit='% of hands per seat')} "
+            f"against a fair {_num(r['fair'], scale=100)}% ({int(r['hands'])} hands).")
+    sg = a.front.dropna(subset=["skill_gap"])
+    for _, r in sg.iterrows():
+        out["skill"].append(
+            f"{name(r['rules'])}, {int(r['players'])} players: skill gap (expert minus "
+            f"beginner) {_num(r['skill_gap'], r['skill_gap_lo'], r['skill_gap_hi'], 100, signed=True, unit='pp per seat and hand')}.")
     return out
 
 
-def _ordinal(n: int) -> str:
-    return {1: "1st", 2: "2nd", 3: "3rd"}.get(n, f"{n}th")
+def _front_table(a: _Analysis) -> pd.DataFrame:
+    f = a.front
+
+    def col(m, scale=1.0, digits=1, signed=False):
+        return [_num(r[m], r[f"{m}_lo"], r[f"{m}_hi"], scale, digits, signed=signed)
+                for _, r in f.iterrows()]
+    return pd.DataFrame({
+        "rules": [a.labels[r] for r in f["rules"]], "players": f["players"],
+        "matches": f["games"], "hands": f["hands"],
+        "turns per hand": col("turns_per_hand"),
+        "hands per match": col("hands_per_game", digits=2),
+        "stock ran out (% of hands)": col("stock_out_per_hand", 100),
+        "blocked (% of hands)": col("blocked", 100),
+        "first-seat edge (pp per hand)": col("first_seat_edge", 100, signed=True),
+        "seat spread (pp per hand)": col("seat_spread", 100),
+        "skill gap (pp per seat)": col("skill_gap", 100, signed=True),
+    })
+
+
+def _legend_table(a: _Analysis) -> pd.DataFrame:
+    return pd.DataFrame({"label": list(a.labels.values()), "rules": list(a.labels)})
+
+
+def _mc_table(a: _Analysis) -> pd.DataFrame:
+    m = a.mc
+    units = {"turns_per_hand": (1.0, "turns per hand", 2),
+             "stock_out_per_hand": (100.0, "pp of hands", 2),
+             "first_seat_edge": (100.0, "pp per hand", 2)}
+    return pd.DataFrame({
+        "rules": [a.labels[r] for r in m["rules"]], "players": m["players"],
+        "figure": m["metric"],
+        "value": [_num(v, scale=units[k][0], digits=units[k][2], unit=units[k][1])
+                  for v, k in zip(m["value"], m["metric"])],
+        "Monte Carlo error (+-, 95%)": [_num(h, scale=units[k][0], digits=units[k][2])
+                                         for h, k in zip(m["half_width"], m["metric"])],
+        "deals": m["deals"], "deals to halve it": m["deals_to_halve"]})
+
+
+def _named_seat_table(a: _Analysis) -> pd.DataFrame:
+    s = a.seats_rp[a.seats_rp["named"] == 1]
+    return pd.DataFrame({
+        "rules": [a.labels[r] for r in s["rules"]], "players": s["players"],
+        "seat": s["seat"] + 1,
+        "win share (% of hands, adjusted interval)": [
+            _num(r["win_share"], r["lo"], r["hi"], 100) for _, r in s.iterrows()],
+        "fair (%)": [_num(x, scale=100) for x in s["fair"]],
+        "Holm-adjusted p": [_p(x) for x in s["p_adjusted"]]})
 
 
 def _tables(a: _Analysis) -> list[_Table]:
-    s = a.summary
-    summary = pd.DataFrame({
-        "cell": s["cell"], "games": s["games"],
-        "mean turns": [_ci(*r) for r in s[["turns_mean", "turns_mean_lo", "turns_mean_hi"]].itertuples(False)],
-        "median turns": [_ci(*r, digits=0) for r in s[["turns_median", "turns_median_lo", "turns_median_hi"]].itertuples(False)],
-        "mean rounds": [_ci(*r) for r in s[["rounds_mean", "rounds_mean_lo", "rounds_mean_hi"]].itertuples(False)],
-        "stock ran out": [_ci_pct(*r) for r in s[["stock_out", "stock_out_lo", "stock_out_hi"]].itertuples(False)],
-        "blocked / stock-out end": [_ci_pct(*r) for r in s[["blocked", "blocked_lo", "blocked_hi"]].itertuples(False)],
-    })
-    seat_rows = []
-    for _, t in a.seat_tests.iterrows():
-        sub = a.seats[(a.seats["rules"] == t["rules"]) & (a.seats["players"] == t["players"])]
-        row = {"rules": t["rules"], "players": t["players"], "games": int(sub["games"].iloc[0])}
-        for _, r in sub.iterrows():
-            row[f"seat {r['offset'] + 1}"] = _ci_pct(r["win_rate"], r["win_rate_lo"],
-                                                     r["win_rate_hi"])
-        row["chi2 (dof)"] = (f"{t['chi2']:.1f} ({t['dof']})"
-                             if not math.isnan(t["chi2"]) else "n/a")
-        row["p"] = _p(t["p_value"])
-        seat_rows.append(row)
-    seats = pd.DataFrame(seat_rows)
-    if not seats.empty:
-        seat_cols = sorted([c for c in seats.columns if c.startswith("seat ")],
-                           key=lambda c: int(c.split()[1]))
-        seats = seats[["rules", "players", "games", *seat_cols, "chi2 (dof)", "p"]]
-    st = a.strategies
-    strategies = pd.DataFrame({
-        "preset": st["preset"], "strategy": st["strategy"], "games seated": st["games"],
-        "wins": st["wins"],
-        "win rate": [_ci_pct(*r) for r in st[["win_rate", "win_rate_lo", "win_rate_hi"]].itertuples(False)],
-        "fair share": [_pct(x) for x in st["fair"]],
-    })
-    pen = a.penalties
-    penalties = pd.DataFrame({
-        "rules": pen["rules"], "players": pen["players"],
-        "seat": pen["offset"] + 1,
-        "hand points left": [_ci(*r, digits=2) for r in pen[["hand_points", "hand_points_lo", "hand_points_hi"]].itertuples(False)],
-        "cards left": [f"{x:.2f}" if not math.isnan(x) else "n/a" for x in pen["cards_left"]],
-        "score": [f"{x:.2f}" if not math.isnan(x) else "n/a" for x in pen["score"]],
-    })
-    eff_rows = []
-    for label, g in a.effects.groupby("label", sort=True):
-        m = g.set_index("metric")
-        row = {"rule change": label, "paired games": int(m["pairs"].iloc[0])}
-        for metric, name, scale, unit in (("turns", "length (turns)", 1.0, ""),
-                                          ("stock_out", "stock exhaustion (pp)", 100.0, ""),
-                                          ("first_seat_win", "first-player wins (pp)", 100.0, "")):
-            r = m.loc[metric]
-            row[name] = _signed(r["diff"], r["diff_lo"], r["diff_hi"], scale, unit)
-        eff_rows.append(row)
-    effects = pd.DataFrame(eff_rows)
     return [
-        _Table("Per-cell summary", summary,
-               "Means with 95% t intervals, medians with order-statistic intervals, shares "
-               "with 95% Wilson intervals."),
-        _Table("Win rate by seat", seats,
-               "Seat 1 is the first player; rates are shares of all games (95% Wilson); the "
-               "chi-square test compares seat wins among games with a winner."),
-        _Table("Win rate by strategy (mixed line-ups)", strategies,
-               "A game counts once for each strategy seated in it; every rules variant of a "
-               "preset pooled; fair share = seats held / players of the games with a winner."),
-        _Table("Effect of each rule against its baseline", effects,
-               "Variant minus baseline on the same deals, 95% intervals (paired t for length, "
-               "paired difference of proportions for binary outcomes); pp = percentage points."),
-        _Table("Penalty points left per seat", penalties,
-               "Mean hand points (the rules' penalty count) left at the end, 95% t interval."),
+        _Table("Rule labels", _legend_table(a), "Short labels used in tables and figures."),
+        _Table("Named seats", _named_seat_table(a),
+               "Seats whose simultaneous (Bonferroni) 95% interval excludes the fair share, "
+               "line-ups pooled per rules and player count; tables/seats_by_players.csv "
+               "lists every seat, tables/seats.csv every cell."),
     ]
+
+
+def _tables_csv(games: pd.DataFrame, hands: pd.DataFrame, a: _Analysis, out: Path) -> list[str]:
+    out.mkdir(parents=True, exist_ok=True)
+    frames = {"scorecard": a.card, "seats": a.seats, "seats_by_players": a.seats_rp,
+              "effects": a.effects, "strategies": a.strategies, "monte_carlo_error": a.mc}
+    for name in TABLES:
+        frames[name].to_csv(out / f"{name}.csv", index=False)
+    return [f"tables/{name}.csv" for name in TABLES]
 
 
 # --------------------------------------------------------------------------- figures
 
-def _figures(df: pd.DataFrame, a: _Analysis, fig_dir: Path) -> list[dict]:
+def _figures(hands: pd.DataFrame, a: _Analysis, fig_dir: Path) -> list[dict]:
     makers = {
-        "game_length": (lambda: plots.plot_length_distributions(df), True),
-        "stock_exhaustion": (lambda: plots.plot_exhaustion_vs_players(a.exhaustion),
-                             bool(a.exhaustion["rules"].map(_is_plain).any())),
-        "seat_advantage": (lambda: plots.plot_seat_advantage(a.seats),
-                           bool(a.seats["rules"].map(_is_plain).any())),
+        "hand_length": (lambda: plots.plot_length_survival(hands, a.labels), True),
+        "stock_timing": (lambda: plots.plot_stock_timing(hands, a.labels),
+                         "stock_exhausted_turn" in hands.columns),
+        "seat_edges": (lambda: plots.plot_seat_dots(a.seats_rp, a.labels),
+                       not a.seats_rp.empty),
         "strategy_matrix": (lambda: plots.plot_strategy_matrix(a.strategies),
                             not a.strategies.empty),
-        "rule_effects": (lambda: plots.plot_forest(a.effects), not a.effects.empty),
+        "rule_effects": (lambda: plots.plot_effects(a.effects, a.labels),
+                         not a.effects.empty),
     }
     out = []
     for name, (make, available) in makers.items():
@@ -374,20 +403,47 @@ def default_out_dir(manifest: dict) -> Path:
     return Path("reports") / _safe_name(str(manifest.get("name", "study")))
 
 
-def build_report(results_dir: Path | str, out_dir: Path | str | None = None) -> Path:
-    """Write ``index.html``, ``summary.md`` and ``figures/`` for a study's stored results.
+def _display_path(text: str) -> str:
+    """A path as a user would type it: relative to the working directory when under it,
+    else its last component (a report never shows a machine's directory layout)."""
+    p = Path(text)
+    if not p.is_absolute():
+        return text
+    try:
+        return str(p.relative_to(Path.cwd()))
+    except ValueError:
+        return p.name
 
-    ``out_dir`` defaults to ``reports/<study name>``. Returns the path of ``index.html``.
-    Raises FastmachError when the results directory, its parquet files or its manifest
-    are missing.
+
+def _display_command(command: str) -> str:
+    """``command`` with the program as ``fastmach`` and no absolute path."""
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return command
+    if not words:
+        return command
+    if words[0].endswith("fastmach") or words[0].endswith("__main__.py"):
+        words[0] = "fastmach"
+    elif Path(words[0]).name.startswith("python") and words[1:3] == ["-m", "fastmach"]:
+        words = ["fastmach", *words[3:]]
+    return shlex.join(_display_path(w) if w.startswith("/") else w for w in words)
+
+
+def build_report(results_dir: Path | str, out_dir: Path | str | None = None) -> Path:
+    """Write ``index.html``, ``summary.md``, ``figures/`` and ``tables/*.csv``.
+
+    Reads a study's stored game and hand rows (no game is run); ``out_dir`` defaults to
+    ``reports/<study name>``. Returns the path of ``index.html``. Raises FastmachError when
+    the results directory, its parquet files, hand rows or manifest are missing.
     """
-    df, manifest = load_results(results_dir)
+    games, hands, manifest = load_results(results_dir)
     out = Path(out_dir) if out_dir is not None else default_out_dir(manifest)
     out.mkdir(parents=True, exist_ok=True)
-    a = _analyse(df)
-    figs = _figures(df, a, out / "figures")
-    tables = _tables(a)
-    seeds = sorted({int(x) for x in df["seed"].unique()}) if "seed" in df.columns else []
+    a = _analyse(games, hands)
+    figs = _figures(hands, a, out / "figures")
+    csvs = _tables_csv(games, hands, a, out / "tables")
+    seeds = sorted({int(x) for x in games["seed"].unique()}) if "seed" in games.columns else []
     ctx = {
         "name": manifest.get("name", "study"),
         "version": manifest.get("fastmach_version", "unknown"),
@@ -396,16 +452,26 @@ def build_report(results_dir: Path | str, out_dir: Path | str | None = None) -> 
         "started": manifest.get("started", "unknown"),
         "finished": manifest.get("finished", "unknown"),
         "run_time": _run_time(manifest),
-        "command": manifest.get("command", "unknown"),
-        "report_command": "fastmach report " + shlex.quote(str(results_dir)) +
-                          " --out " + shlex.quote(str(out)),
+        "command": _display_command(str(manifest.get("command") or "unknown")),
+        "report_command": "fastmach report " + shlex.quote(_display_path(str(results_dir)))
+                          + " --out " + shlex.quote(_display_path(str(out))),
         "study": manifest.get("study", ""),
-        "games": len(df),
-        "cells": int(df["cell"].nunique()),
-        "replicates": int(df["replicate"].nunique()),
-        "findings": findings(df, a),
+        "games": len(games),
+        "hands": len(hands),
+        "cells": int(games["cell"].nunique()),
+        "replicates": int(games["replicate"].nunique()),
+        "findings": findings(a),
+        "front": _Table("Scorecard", _front_table(a),
+                        "One row per rules variant and player count, line-ups pooled "
+                        "(tables/scorecard.csv has one row per cell). Values with 95% "
+                        "intervals clustered by deal; pp = percentage points."),
+        "mc": _Table("How sure are we", _mc_table(a),
+                     "Monte Carlo error: half the 95% deal-clustered interval of each "
+                     "headline figure. It falls as one over the square root of the deals, so "
+                     "halving it takes four times the deals."),
         "figures": figs,
-        "tables": tables,
+        "tables": _tables(a),
+        "csvs": csvs,
         "generated": datetime.now().astimezone().isoformat(timespec="seconds"),
     }
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES),

@@ -37,7 +37,7 @@ PRESETS: dict[str, dict[str, Any]] = {
     "classic": dict(
         players=4, decks=2, jokers=0, jokers_per_meld=1, joker_swap="table", hand_size=13,
         ace="low-or-high", may_draw_when_able=True, opening_points=0, failed_penalty=3,
-        stock_empty="play-on", blocked_winner="none", hand_points="cards",
+        stock_empty="play-on", blocked_winner="none", ties="shared", hand_points="cards",
         match="rotations:1",
     ),
     # 001_1720...: 108 cards (4 jokers, one per meld), "si tu ne peux pas ou ne veux pas
@@ -47,7 +47,7 @@ PRESETS: dict[str, dict[str, Any]] = {
     "jokers": dict(
         players=4, decks=2, jokers=4, jokers_per_meld=1, joker_swap="table", hand_size=13,
         ace="low-or-high", may_draw_when_able=True, opening_points=0, failed_penalty=3,
-        stock_empty="play-on", blocked_winner="lowest", hand_points="face-ace11",
+        stock_empty="play-on", blocked_winner="lowest", ties="draw", hand_points="face-ace11",
         match="single",
     ),
     # 003_1b83...: ace always low, restore + 1 penalty card, penalties at face value
@@ -58,7 +58,7 @@ PRESETS: dict[str, dict[str, Any]] = {
     "ace-low": dict(
         players=4, decks=2, jokers=0, jokers_per_meld=1, joker_swap="hand", hand_size=13,
         ace="low-only", may_draw_when_able=True, opening_points=0, failed_penalty=1,
-        stock_empty="ends-hand", blocked_winner="lowest", hand_points="face-ace1",
+        stock_empty="ends-hand", blocked_winner="lowest", ties="shared", hand_points="face-ace1",
         match="threshold:100",
     ),
     # 004_3b54...: 104 cards, jolly optional (0 here) and unrestricted ("può assumere il
@@ -72,7 +72,7 @@ PRESETS: dict[str, dict[str, Any]] = {
     "italian": dict(
         players=4, decks=2, jokers=0, jokers_per_meld=0, joker_swap="table", hand_size=13,
         ace="low-or-high", may_draw_when_able=False, opening_points=0, failed_penalty=1,
-        stock_empty="play-on", blocked_winner="lowest", hand_points="face-ace11",
+        stock_empty="play-on", blocked_winner="lowest", ties="shared", hand_points="face-ace11",
         match="single",
     ),
 }
@@ -91,6 +91,7 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "ace": ("low-or-high", "low-only"),
     "stock_empty": ("play-on", "ends-hand"),
     "blocked_winner": ("none", "lowest"),
+    "ties": ("shared", "draw"),
     "hand_points": tuple(POINT_SCHEMES),
 }
 _MATCH_RE = re.compile(r"(rotations|threshold)\s*:\s*(\d+)")
@@ -217,6 +218,7 @@ class Rules:
     failed_penalty: int = 3
     stock_empty: str = "play-on"
     blocked_winner: str = "none"
+    ties: str = "shared"
     hand_points: str = "cards"
     match: str = "rotations:1"
     preset: str = "classic"

@@ -1,26 +1,24 @@
-"""Statistics of a study's tidy per-game table (pandas in, pandas out).
+"""Statistics of a study's hand and game rows (pandas in, pandas out).
 
-Every function is pure: it reads the table that ``pandas.read_parquet(RESULTS_DIR)`` gives
-(one row per game, see :mod:`fastmach.sweep`) and returns a new DataFrame. Intervals are
-95% by default. Nothing here needs scipy: the Student t quantile, the chi-square survival
-function and the binomial order-statistic interval of the median are computed with
-:mod:`math` (the tests check them against scipy).
+Every function is pure. Common random numbers make the deal (``seed``, ``replicate``) the
+unit of replication: the rotations, line-ups and rule variants of a study replay the same
+deals, and the hands of a match share one, so every interval and test here resamples
+deals (cluster-robust errors, or a deal-clustered bootstrap for the seat spread) and every
+paired difference is formed deal by deal. Intervals are 95% by default. Nothing here needs
+scipy: the Student t quantile and tail are computed with :mod:`math` (the tests check them
+against scipy).
 
 Public functions
 ----------------
-- :func:`wilson_interval`, :func:`t_interval`, :func:`median_interval`,
-  :func:`chi2_sf`, :func:`t_quantile` -- the building blocks.
-- :func:`cell_summary` -- games, mean/median turns and rounds, stock exhaustion and
-  blocked endings per cell.
-- :func:`exhaustion_by_players` -- stock-out share per rules string and player count.
-- :func:`seat_offsets`, :func:`seat_win_rates`, :func:`seat_equality_test` -- who wins,
-  by seat counted from the first player.
-- :func:`strategy_win_rates` -- share of games a strategy wins when it sits.
-- :func:`penalty_points` -- mean hand points left per seat.
-- :func:`parse_rules`, :func:`is_base_rules`, :func:`rule_differences` -- which single
-  rule a cell changes against its baseline.
-- :func:`paired_effects`, :func:`variant_effects` -- paired differences on common random
-  numbers (game length, stock exhaustion, first-seat win).
+- :func:`scorecard`, :func:`seat_table`, :func:`effects`, :func:`write_tables` -- the
+  tables ``scorecard.csv``, ``seats.csv``, ``effects.csv`` (what the report and
+  ``fastmach compare`` use); :func:`strategy_matrix`, :func:`monte_carlo_error`.
+- :func:`ratio_estimate`, :class:`Estimate`, :func:`combine` -- means, shares and ratios
+  (turns per hand over matches of unequal length) with cluster-robust errors;
+  :func:`newcombe_paired` (paired proportions), :func:`holm` (family-wise control),
+  :func:`cluster_bootstrap`; :func:`wilson_interval`, :func:`t_quantile`.
+- :func:`parse_rules`, :func:`is_base_rules`, :func:`rule_differences`,
+  :func:`default_pairs` -- which single rule a cell changes against its baseline.
 """
 
 from __future__ import annotations
@@ -28,6 +26,7 @@ from __future__ import annotations
 import math
 import re
 from functools import lru_cache
+from pathlib import Path
 from statistics import NormalDist
 from typing import Iterable, Sequence
 
@@ -37,24 +36,10 @@ import pandas as pd
 from fastmach.errors import FastmachError
 
 __all__ = [
-    "RULE_PARAMETERS",
-    "wilson_interval",
-    "t_quantile",
-    "t_interval",
-    "median_interval",
-    "chi2_sf",
-    "cell_summary",
-    "exhaustion_by_players",
-    "seat_offsets",
-    "seat_win_rates",
-    "seat_equality_test",
-    "strategy_win_rates",
-    "penalty_points",
-    "parse_rules",
-    "is_base_rules",
-    "rule_differences",
-    "paired_effects",
-    "variant_effects",
+    "RULE_PARAMETERS", "wilson_interval", "t_quantile", "parse_rules", "is_base_rules",
+    "rule_differences", "Estimate", "ratio_estimate", "combine", "newcombe_paired", "holm",
+    "cluster_bootstrap", "deal_key", "hand_metrics", "scorecard", "seat_table", "effects",
+    "default_pairs", "strategy_matrix", "monte_carlo_error", "write_tables",
 ]
 
 #: Rules parameters stored as columns of the result table.
@@ -63,9 +48,6 @@ RULE_PARAMETERS = (
     "may_draw_when_able", "opening_points", "failed_penalty", "stock_empty",
     "blocked_winner", "hand_points", "match",
 )
-
-#: Endings in which nobody emptied their hand.
-BLOCKED_ENDS = ("blocked", "stock-out")
 
 
 # --------------------------------------------------------------------------- building blocks
@@ -173,358 +155,12 @@ def t_quantile(p: float, df: float) -> float:
     return 0.5 * (lo + hi)
 
 
-def t_interval(values, confidence: float = 0.95) -> tuple[float, float, float]:
-    """Mean of ``values`` with a Student t interval: ``(mean, low, high)``.
-
-    NaN values are dropped. With fewer than two values the bounds are NaN.
-    """
-    x = np.asarray(values, dtype=float)
-    x = x[~np.isnan(x)]
-    n = x.size
-    if n == 0:
-        return math.nan, math.nan, math.nan
-    mean = float(x.mean())
-    if n < 2:
-        return mean, math.nan, math.nan
-    se = float(x.std(ddof=1)) / math.sqrt(n)
-    half = t_quantile(0.5 + confidence / 2.0, n - 1) * se
-    return mean, mean - half, mean + half
-
-
-def _binom_cdf_table(n: int) -> np.ndarray:
-    """P(B <= j) for B ~ Binomial(n, 1/2), j = 0..n."""
-    j = np.arange(n + 1)
-    lg = np.array([math.lgamma(i + 1.0) for i in range(n + 1)])
-    logpmf = lg[n] - lg[j] - lg[n - j] - n * math.log(2.0)
-    return np.cumsum(np.exp(logpmf))
-
-
-def median_interval(values, confidence: float = 0.95) -> tuple[float, float, float]:
-    """Median of ``values`` with a distribution-free order-statistic interval.
-
-    The interval is ``[x_(j), x_(n-j+1)]`` (1-based order statistics) with the largest j
-    such that ``P(B < j) <= (1 - confidence) / 2`` for B ~ Binomial(n, 1/2); its coverage
-    is at least ``confidence`` (exact binomial for n <= 5000, normal approximation above).
-    Deterministic: no resampling. When n is too small for any such j the interval is
-    ``[min, max]``. Returns ``(median, low, high)``.
-    """
-    x = np.sort(np.asarray(values, dtype=float))
-    x = x[~np.isnan(x)]
-    n = x.size
-    if n == 0:
-        return math.nan, math.nan, math.nan
-    med = float(np.median(x))
-    alpha2 = (1.0 - confidence) / 2.0
-    if n <= 5000:
-        cdf = _binom_cdf_table(n)  # cdf[j-1] = P(B <= j-1) = P(B < j)
-        ok = np.nonzero(cdf <= alpha2 + 1e-12)[0]
-        j = int(ok[-1]) + 1 if ok.size else 0
-    else:
-        z = _z(confidence)
-        j = int(math.floor(n / 2.0 - z * math.sqrt(n) / 2.0))
-    if j < 1:
-        return med, float(x[0]), float(x[-1])
-    return med, float(x[j - 1]), float(x[n - j])
-
-
-def _gamma_series(a: float, x: float) -> float:
-    """Regularized lower gamma P(a, x) by its series (x < a + 1)."""
-    term = 1.0 / a
-    total = term
-    ap = a
-    for _ in range(100_000):
-        ap += 1.0
-        term *= x / ap
-        total += term
-        if abs(term) < abs(total) * 1e-16:
-            break
-    return total * math.exp(-x + a * math.log(x) - math.lgamma(a))
-
-
-def _gamma_cf(a: float, x: float) -> float:
-    """Regularized upper gamma Q(a, x) by its continued fraction (x >= a + 1)."""
-    tiny = 1e-300
-    b = x + 1.0 - a
-    c = 1.0 / tiny
-    d = 1.0 / b
-    h = d
-    for i in range(1, 100_000):
-        an = -i * (i - a)
-        b += 2.0
-        d = an * d + b
-        d = d if abs(d) > tiny else tiny
-        c = b + an / c
-        c = c if abs(c) > tiny else tiny
-        d = 1.0 / d
-        delta = d * c
-        h *= delta
-        if abs(delta - 1.0) < 1e-16:
-            break
-    return math.exp(-x + a * math.log(x) - math.lgamma(a)) * h
-
-
-def chi2_sf(x: float, df: float) -> float:
-    """Survival function P(X > x) of the chi-square distribution with ``df`` degrees.
-
-    Computed as the regularized upper incomplete gamma Q(df/2, x/2) (series below
-    a + 1, continued fraction above).
-    """
-    if df <= 0:
-        raise FastmachError(f"chi2_sf: df must be positive, got {df!r}")
-    if x <= 0:
-        return 1.0
-    a, y = df / 2.0, x / 2.0
-    if y < a + 1.0:
-        return max(0.0, 1.0 - _gamma_series(a, y))
-    return _gamma_cf(a, y)
-
-
 # --------------------------------------------------------------------------- helpers
 
 def _require(df: pd.DataFrame, columns: Iterable[str], what: str) -> None:
     missing = [c for c in columns if c not in df.columns]
     if missing:
         raise FastmachError(f"{what}: result table lacks column(s) {', '.join(missing)}")
-
-
-def _seat_count(df: pd.DataFrame) -> int:
-    """Number of seat columns present (strategy_0 .. strategy_{k-1})."""
-    k = 0
-    while f"strategy_{k}" in df.columns:
-        k += 1
-    return k
-
-
-def _group_keys(by: str | Sequence[str]) -> list[str]:
-    return [by] if isinstance(by, str) else list(by)
-
-
-def _cell_info(df: pd.DataFrame) -> pd.DataFrame:
-    """Descriptive columns of each cell (first row of each)."""
-    cols = [c for c in ("cell", "rules", "preset", "players", "lineup") if c in df.columns]
-    return df[cols].drop_duplicates("cell").reset_index(drop=True)
-
-
-# --------------------------------------------------------------------------- per-cell summary
-
-def cell_summary(df: pd.DataFrame, by: str | Sequence[str] = "cell",
-                 confidence: float = 0.95) -> pd.DataFrame:
-    """One row per cell (or per group ``by``): games, game length and how games ended.
-
-    Columns: ``cell, rules, preset, players, lineup`` (when ``by="cell"``; otherwise the
-    group keys), ``games``; for ``turns`` and ``rounds``: ``*_mean, *_mean_lo,
-    *_mean_hi`` (t interval) and ``*_median, *_median_lo, *_median_hi`` (order-statistic
-    interval); ``stock_out`` (share of games in which the stock ran out) and ``blocked``
-    (share ending ``blocked`` or ``stock-out``, i.e. nobody emptied their hand), each with
-    Wilson ``*_lo, *_hi``; ``no_winner`` (share with winner -1).
-    """
-    keys = _group_keys(by)
-    _require(df, keys + ["turns", "rounds", "stock_exhausted", "end", "winner"],
-             "cell_summary")
-    rows = []
-    for key, g in df.groupby(keys, sort=True):
-        key = key if isinstance(key, tuple) else (key,)
-        row: dict = dict(zip(keys, key)) | {"games": len(g)}
-        for col in ("turns", "rounds"):
-            m, lo, hi = t_interval(g[col].to_numpy(), confidence)
-            md, mlo, mhi = median_interval(g[col].to_numpy(), confidence)
-            row.update({f"{col}_mean": m, f"{col}_mean_lo": lo, f"{col}_mean_hi": hi,
-                        f"{col}_median": md, f"{col}_median_lo": mlo,
-                        f"{col}_median_hi": mhi})
-        n = len(g)
-        for name, hits in (("stock_out", int(g["stock_exhausted"].astype(bool).sum())),
-                           ("blocked", int(g["end"].isin(BLOCKED_ENDS).sum()))):
-            lo, hi = wilson_interval(hits, n, confidence)
-            row.update({name: hits / n, f"{name}_lo": lo, f"{name}_hi": hi})
-        row["no_winner"] = float((g["winner"] < 0).mean())
-        rows.append(row)
-    out = pd.DataFrame(rows)
-    if keys == ["cell"]:
-        out = _cell_info(df).merge(out, on="cell").sort_values("cell")
-    return out.reset_index(drop=True)
-
-
-def exhaustion_by_players(df: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
-    """Share of games in which the stock ran out, per ``rules`` and ``players``.
-
-    Pools every line-up of a rules string and player count. Columns: ``rules, preset,
-    players, games, stock_out, stock_out_lo, stock_out_hi`` (Wilson).
-    """
-    _require(df, ("rules", "preset", "players", "stock_exhausted"), "exhaustion_by_players")
-    g = (df.assign(_hit=df["stock_exhausted"].astype(bool))
-         .groupby(["rules", "preset", "players"], sort=True)["_hit"]
-         .agg(games="size", hits="sum").reset_index())
-    lo, hi = wilson_interval(g["hits"], g["games"], confidence)
-    g["stock_out"] = g["hits"] / g["games"]
-    g["stock_out_lo"], g["stock_out_hi"] = lo, hi
-    return g.drop(columns="hits")
-
-
-# --------------------------------------------------------------------------- seats
-
-def seat_offsets(df: pd.DataFrame) -> pd.Series:
-    """Winner's seat counted clockwise from the first player: ``(winner - first) % players``.
-
-    -1 where the game has no winner (winner -1).
-    """
-    _require(df, ("winner", "first_player", "players"), "seat_offsets")
-    w = df["winner"].astype(int).to_numpy()
-    off = (w - df["first_player"].astype(int).to_numpy()) % df["players"].astype(int).to_numpy()
-    return pd.Series(np.where(w < 0, -1, off), index=df.index, name="win_offset")
-
-
-def _offset_wins(df: pd.DataFrame, by, caller: str):
-    """Group keys (with ``players``) and, per group, (key, rows, players, wins by offset)."""
-    keys = _group_keys(by)
-    keys_p = keys + ([] if "players" in keys else ["players"])
-    _require(df, keys_p, caller)
-    d = df.assign(_off=seat_offsets(df))
-    groups = []
-    for key, g in d.groupby(keys_p, sort=True):
-        key = key if isinstance(key, tuple) else (key,)
-        players = int(g["players"].iloc[0])
-        counts = np.bincount(g["_off"][g["_off"] >= 0].astype(int), minlength=players)
-        groups.append((key, g, players, counts))
-    return keys_p, groups
-
-
-def seat_win_rates(df: pd.DataFrame, by: str | Sequence[str] = "cell",
-                   confidence: float = 0.95) -> pd.DataFrame:
-    """Win rate of each seat offset from the first player (0 = the first player).
-
-    Groups by ``by`` (default each cell; ``("rules", "players")`` pools line-ups) plus
-    ``players``. Columns: the group keys, ``players, offset, games, wins, win_rate,
-    win_rate_lo, win_rate_hi`` (Wilson), ``decided`` (games somebody won) and ``fair``, the
-    rate every seat would have if seats were equal: decided / games / players. The
-    denominator is all games, including those nobody won (so with blocked hands that have
-    no winner, a fair seat wins less than 1 / players).
-    """
-    keys_p, groups = _offset_wins(df, by, "seat_win_rates")
-    rows = []
-    for key, g, players, counts in groups:
-        for off in range(players):
-            rows.append(dict(zip(keys_p, key)) | {"offset": off, "games": len(g),
-                                                 "wins": int(counts[off]),
-                                                 "decided": int(counts.sum())})
-    out = pd.DataFrame(rows)
-    out["win_rate"] = out["wins"] / out["games"]
-    out["win_rate_lo"], out["win_rate_hi"] = wilson_interval(out["wins"], out["games"],
-                                                             confidence)
-    out["fair"] = out["decided"] / out["games"] / out["players"]
-    return out
-
-
-def seat_equality_test(df: pd.DataFrame, by: str | Sequence[str] = "cell") -> pd.DataFrame:
-    """Chi-square goodness-of-fit test that every seat offset wins equally often.
-
-    Among games with a winner, the observed wins per offset are compared with equal
-    expected counts (df = players - 1). Columns: the group keys, ``players, decided,
-    chi2, dof, p_value, best_offset, best_share`` (share of decided games won by the most
-    successful offset). p is NaN when no game was decided.
-    """
-    keys_p, groups = _offset_wins(df, by, "seat_equality_test")
-    rows = []
-    for key, g, players, counts in groups:
-        decided = int(counts.sum())
-        if decided == 0:
-            chi2 = p = math.nan
-            best, share = -1, math.nan
-        else:
-            expected = decided / players
-            chi2 = float(((counts - expected) ** 2 / expected).sum())
-            p = chi2_sf(chi2, players - 1)
-            best = int(counts.argmax())
-            share = float(counts[best] / decided)
-        rows.append(dict(zip(keys_p, key)) | {"decided": decided, "chi2": chi2,
-                                             "dof": players - 1, "p_value": p,
-                                             "best_offset": best, "best_share": share})
-    return pd.DataFrame(rows)
-
-
-# --------------------------------------------------------------------------- strategies
-
-def strategy_win_rates(df: pd.DataFrame, by: str | Sequence[str] = "cell",
-                       confidence: float = 0.95, mixed_only: bool = False) -> pd.DataFrame:
-    """Share of games a strategy wins among the games where it sits.
-
-    A game counts once for every strategy seated in it (however many seats it holds) and
-    credits the winning seat's strategy. ``fair`` is the share it would win if seats were
-    equal and skill did not matter (mean of seats held / players over the games, a game
-    nobody won counting 0). ``mixed_only`` keeps
-    only games seating at least two different strategies (a line-up of one strategy
-    always wins). Columns: the group keys, ``strategy, games, wins, win_rate,
-    win_rate_lo, win_rate_hi, fair``.
-    """
-    keys = _group_keys(by)
-    _require(df, keys + ["winner", "players"], "strategy_win_rates")
-    nseat = _seat_count(df)
-    if nseat == 0:
-        raise FastmachError("strategy_win_rates: result table lacks column(s) strategy_0")
-    strat = df[[f"strategy_{i}" for i in range(nseat)]].astype(object).to_numpy(
-        dtype=object, na_value=None)  # NaN, None or pd.NA beyond the players -> None
-    if mixed_only:
-        kinds = np.array([len({x for x in r if isinstance(x, str)}) for r in strat])
-        df, strat = df[kinds > 1], strat[kinds > 1]
-    winner = df["winner"].astype(int).to_numpy()
-    players = df["players"].astype(int).to_numpy()
-    won = np.full(len(df), None, dtype=object)
-    has = winner >= 0
-    won[has] = strat[np.nonzero(has)[0], winner[has]]
-    parts = []
-    for s in sorted({x for x in strat.ravel() if isinstance(x, str)}):
-        seats = (strat == s).sum(axis=1)
-        sel = seats > 0
-        parts.append(df.loc[sel, keys].assign(strategy=s, _win=(won[sel] == s),
-                                              _share=seats[sel] / players[sel] * has[sel]))
-    cols = keys + ["strategy", "games", "wins", "win_rate", "win_rate_lo", "win_rate_hi",
-                   "fair"]
-    if not parts:
-        return pd.DataFrame(columns=cols)
-    long = pd.concat(parts, ignore_index=True)
-    out = (long.groupby(keys + ["strategy"], sort=True)
-           .agg(games=("_win", "size"), wins=("_win", "sum"), fair=("_share", "mean"))
-           .reset_index())
-    out["wins"] = out["wins"].astype(int)
-    out["win_rate"] = out["wins"] / out["games"]
-    out["win_rate_lo"], out["win_rate_hi"] = wilson_interval(out["wins"], out["games"],
-                                                             confidence)
-    return out[cols]
-
-
-# --------------------------------------------------------------------------- penalty points
-
-def penalty_points(df: pd.DataFrame, by: str | Sequence[str] = "cell",
-                   confidence: float = 0.95) -> pd.DataFrame:
-    """Mean hand points (the rules' penalty count) left per seat offset from the first player.
-
-    Columns: the group keys, ``players, offset, games, hand_points, hand_points_lo,
-    hand_points_hi`` (t interval), ``cards_left`` and ``score`` (means).
-    """
-    keys = _group_keys(by)
-    keys_p = keys + ([] if "players" in keys else ["players"])
-    _require(df, keys_p + ["first_player"], "penalty_points")
-    rows = []
-    for key, g in df.groupby(keys_p, sort=True):
-        key = key if isinstance(key, tuple) else (key,)
-        players = int(g["players"].iloc[0])
-        first = g["first_player"].astype(int).to_numpy()
-        for off in range(players):
-            seat = (first + off) % players
-            vals = {}
-            for col in ("hand_points", "cards_left", "score"):
-                if f"{col}_0" not in g.columns:
-                    vals[col] = np.full(len(g), np.nan)
-                    continue
-                mat = g[[f"{col}_{i}" for i in range(players)]].to_numpy(dtype=float)
-                vals[col] = mat[np.arange(len(g)), seat]
-            m, lo, hi = t_interval(vals["hand_points"], confidence)
-            rows.append(dict(zip(keys_p, key)) | {
-                "offset": off, "games": len(g), "hand_points": m, "hand_points_lo": lo,
-                "hand_points_hi": hi, "cards_left": float(np.nanmean(vals["cards_left"]))
-                if not np.isnan(vals["cards_left"]).all() else math.nan,
-                "score": float(np.nanmean(vals["score"]))
-                if not np.isnan(vals["score"]).all() else math.nan})
-    return pd.DataFrame(rows)
 
 
 # --------------------------------------------------------------------------- rule differences
@@ -639,105 +275,599 @@ def rule_differences(df: pd.DataFrame, baseline: str | None = None) -> pd.DataFr
     return pd.DataFrame(rows, columns=cols)
 
 
-# --------------------------------------------------------------------------- paired effects
+# =========================================================================== the deal as unit
+#
+# Common random numbers make the deal (``seed``, ``replicate``) the unit of replication:
+# the rotations of a cell, its line-ups and its rule variants all replay the same deals, and
+# the hands of a match share one. Every interval below is clustered by deal.
+#
+# One estimator covers means, shares and ratios: R = sum(y) / sum(x) over rows (hands or
+# matches), with deal-level influence values e_g = (Y_g - R X_g) / sum(X) (Y_g, X_g the
+# deal's sums). The cluster-robust variance is G / (G - 1) * sum(e_g^2) over the G deals,
+# and the interval is R +- t(G - 1) * se. A difference (paired, deal by deal) or a weighted
+# pool of estimates is a linear combination: its influence values are the same combination
+# of the parts' (aligned on the deal). Non-smooth statistics (the seat spread, a maximum
+# minus a minimum) use a deal-clustered bootstrap with a fixed seed.
 
-#: Outcomes compared by :func:`paired_effects`: name -> (kind, description).
-EFFECT_METRICS = {
-    "turns": ("mean", "game length (turns)"),
-    "stock_out": ("binary", "stock exhaustion (share of games)"),
-    "first_seat_win": ("binary", "first-player win rate"),
+#: Strategies compared by the skill gap (per-seat win share of the first minus the second).
+SKILL_PAIR = ("expert", "beginner")
+
+#: Scorecard metrics: name -> description with its unit.
+SCORECARD_METRICS = {
+    "turns_per_hand": "turns per hand (total turns / total hands)",
+    "hands_per_game": "hands per match",
+    "stock_out_per_hand": "share of hands in which the stock ran out",
+    "blocked": "share of hands nobody emptied (blocked or stock-out ending)",
+    "first_seat_edge": "first player's win share per hand minus the fair share",
+    "seat_spread": "largest minus smallest seat win share per hand",
+    "skill_gap": "expert minus beginner win share per seat and hand",
 }
 
+#: Metrics that are shares of hands (paired differences use Newcombe's interval).
+BINARY_METRICS = ("stock_out_per_hand", "blocked")
 
-def _outcomes(g: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
-    out = g[keys].copy()
-    out["turns"] = g["turns"].astype(float)
-    out["stock_out"] = g["stock_exhausted"].astype(bool).astype(float)
-    out["first_seat_win"] = (g["winner"].astype(int) == g["first_player"].astype(int)
-                             ).astype(float)
+#: Resamples of the deal-clustered bootstrap (seat spread only).
+BOOTSTRAP_RESAMPLES = 1000
+
+
+class Estimate:
+    """A point value and its deal-level influence values (a Series indexed by deal)."""
+
+    __slots__ = ("value", "infl", "n")
+
+    def __init__(self, value: float, infl: pd.Series, n: float = math.nan):
+        self.value, self.infl, self.n = float(value), infl, n
+
+    @property
+    def deals(self) -> int:
+        return int(len(self.infl))
+
+    @property
+    def se(self) -> float:
+        """Cluster-robust standard error, G / (G - 1) small-sample factor."""
+        g = len(self.infl)
+        if g < 2 or math.isnan(self.value):
+            return math.nan
+        return math.sqrt(g / (g - 1) * float((self.infl.to_numpy() ** 2).sum()))
+
+    def interval(self, confidence: float = 0.95) -> tuple[float, float]:
+        """``value +- t(G - 1) * se``; NaN with fewer than two deals."""
+        se = self.se
+        if math.isnan(se):
+            return math.nan, math.nan
+        q = t_quantile(0.5 + confidence / 2.0, len(self.infl) - 1)
+        return self.value - q * se, self.value + q * se
+
+    def p_value(self, null: float = 0.0) -> float:
+        """Two-sided t test of ``value == null`` with G - 1 degrees of freedom."""
+        se = self.se
+        if math.isnan(se):
+            return math.nan
+        if se == 0.0:
+            return 1.0 if self.value == null else 0.0
+        return min(1.0, 2.0 * _t_sf(abs(self.value - null) / se, len(self.infl) - 1))
+
+    def __sub__(self, other: "Estimate") -> "Estimate":
+        return combine([(1.0, self), (-1.0, other)])
+
+
+def ratio_estimate(y, x, deal) -> Estimate:
+    """``sum(y) / sum(x)`` with its deal-level influence values.
+
+    ``y``, ``x`` and ``deal`` are aligned arrays (one entry per row). A mean is ``x = 1``;
+    a share a 0/1 ``y``; turns per hand ``y = turns`` over hand rows with ``x = 1``.
+    Rows with NaN ``y`` are dropped.
+    """
+    y = np.asarray(y, dtype=float)
+    x = np.asarray(x, dtype=float)
+    deal = np.asarray(deal)
+    keep = ~np.isnan(y)
+    y, x, deal = y[keep], x[keep], deal[keep]
+    if x.sum() <= 0:
+        return Estimate(math.nan, pd.Series(dtype=float), 0.0)
+    ids, inv = np.unique(deal, return_inverse=True)
+    ys = np.bincount(inv, weights=y, minlength=len(ids))
+    xs = np.bincount(inv, weights=x, minlength=len(ids))
+    total = float(xs.sum())
+    r = float(ys.sum()) / total
+    return Estimate(r, pd.Series((ys - r * xs) / total, index=ids), total)
+
+
+def combine(parts: Sequence[tuple[float, Estimate]]) -> Estimate:
+    """The linear combination ``sum(w * estimate)``; influence values aligned by deal."""
+    value = sum(w * e.value for w, e in parts)
+    infl = None
+    for w, e in parts:
+        s = w * e.infl
+        infl = s if infl is None else infl.add(s, fill_value=0.0)
+    return Estimate(value, infl if infl is not None else pd.Series(dtype=float))
+
+
+def _covariance(a: Estimate, b: Estimate) -> float:
+    ia, ib = a.infl.align(b.infl, fill_value=0.0)
+    g = len(ia)
+    return g / (g - 1) * float((ia * ib).sum()) if g > 1 else math.nan
+
+
+def newcombe_paired(variant: Estimate, base: Estimate, confidence: float = 0.95
+                    ) -> tuple[float, float]:
+    """Interval of a paired difference of proportions that cannot collapse.
+
+    Newcombe's hybrid score interval (method 10, Stat. Med. 1998): Wilson intervals
+    ``(l1, u1)``, ``(l2, u2)`` of the two proportions combined with their correlation phi,
+    ``[d - sqrt((p1-l1)^2 - 2 phi (p1-l1)(u2-p2) + (u2-p2)^2),
+    d + sqrt((u1-p1)^2 - 2 phi (u1-p1)(p2-l2) + (p2-l2)^2)]``. Under deal clustering each
+    Wilson interval uses its effective sample size ``n / deff`` (``deff`` = cluster-robust
+    over independent-rows variance, 1 when the proportion is 0 or 1) and phi is the
+    correlation of the two estimates from their deal-clustered covariance. With one pair
+    per deal this is exactly Newcombe's interval from the 2x2 table.
+    """
+    z = _z(confidence)
+
+    def wilson(e: Estimate) -> tuple[float, float, float]:
+        p, n = e.value, e.n
+        var_iid = p * (1 - p) / (n - 1) if n > 1 else 0.0
+        var_cr = e.se ** 2 if e.deals > 1 else 0.0
+        n_eff = n * var_iid / var_cr if var_cr > 0 and var_iid > 0 else n
+        n_eff = max(n_eff, 1.0)
+        lo, hi = wilson_interval(p * n_eff, n_eff, confidence)
+        return p, lo, hi
+
+    p1, l1, u1 = wilson(variant)
+    p2, l2, u2 = wilson(base)
+    va, vb = variant.se ** 2, base.se ** 2
+    phi = _covariance(variant, base) / math.sqrt(va * vb) if va > 0 and vb > 0 else 0.0
+    phi = min(1.0, max(-1.0, phi))
+    d = p1 - p2
+    lower = d - math.sqrt(max((p1 - l1) ** 2 - 2 * phi * (p1 - l1) * (u2 - p2)
+                              + (u2 - p2) ** 2, 0.0))
+    upper = d + math.sqrt(max((u1 - p1) ** 2 - 2 * phi * (u1 - p1) * (p2 - l2)
+                              + (p2 - l2) ** 2, 0.0))
+    return lower, upper
+
+
+def holm(p_values) -> np.ndarray:
+    """Holm's step-down adjusted p-values (family-wise error control); NaN stays NaN."""
+    p = np.asarray(p_values, dtype=float)
+    out = np.full(p.shape, np.nan)
+    ok = np.nonzero(~np.isnan(p))[0]
+    m = ok.size
+    if m == 0:
+        return out
+    order = ok[np.argsort(p[ok], kind="stable")]
+    adj = np.maximum.accumulate((m - np.arange(m)) * p[order])
+    out[order] = np.minimum(adj, 1.0)
     return out
 
 
-def paired_effects(variant: pd.DataFrame, base: pd.DataFrame,
-                   confidence: float = 0.95) -> pd.DataFrame:
-    """Paired differences variant - baseline for games that share a deal.
+def cluster_bootstrap(sums: np.ndarray, stat, resamples: int = BOOTSTRAP_RESAMPLES,
+                      seed: int = 0) -> np.ndarray:
+    """Bootstrap replicates of ``stat`` over deals.
 
-    Games are matched on ``replicate`` (and ``rotation`` when present; ``_ctx`` is an
-    internal context key used by :func:`variant_effects`): common random numbers give both
-    the same deal. For ``turns`` the interval is a paired t interval;
-    for the binary outcomes (``stock_out``, ``first_seat_win``) it is the normal (Wald)
-    interval of a paired difference of proportions,
-    ``se = sqrt(p10 + p01 - (p10 - p01)^2) / sqrt(n)``. Returns one row per metric:
-    ``metric, pairs, baseline, variant, diff, diff_lo, diff_hi``.
+    ``sums`` holds one row per deal (the deal's sufficient sums); each resample draws G
+    deals with replacement (multinomial weights, fixed ``seed``) and ``stat`` maps the
+    weighted column sums (a ``(resamples, k)`` array) to one value per resample.
     """
-    keys = ["replicate"] + [k for k in ("rotation", "_ctx")
-                            if k in variant.columns and k in base.columns]
-    a = _outcomes(variant, keys)
-    b = _outcomes(base, keys)
-    if a.duplicated(keys).any() or b.duplicated(keys).any():
-        raise FastmachError("paired_effects: a cell holds two games with the same "
-                            f"{' and '.join(keys)}; cannot pair games")
-    m = a.merge(b, on=keys, suffixes=("_v", "_b"))
-    n = len(m)
-    z = _z(confidence)
+    g = sums.shape[0]
+    rng = np.random.default_rng(seed)
+    w = rng.multinomial(g, np.full(g, 1.0 / g), size=resamples).astype(float)
+    return stat(w @ sums)
+
+
+# --------------------------------------------------------------------------- hand columns
+
+def deal_key(df: pd.DataFrame) -> pd.Series:
+    """One integer per deal: ``(seed, replicate)`` (``replicate`` alone without ``seed``)."""
+    _require(df, ("replicate",), "deal_key")
+    cols = [c for c in ("seed", "replicate") if c in df.columns]
+    if len(cols) == 1:
+        return df["replicate"].astype(np.int64)
+    return pd.Series(df.groupby(cols, sort=True).ngroup().to_numpy(), index=df.index)
+
+
+def _match_cols(df: pd.DataFrame) -> list[str]:
+    return [c for c in ("cell", "seed", "replicate", "rotation") if c in df.columns]
+
+
+def _players(g: pd.DataFrame) -> int:
+    p = g["players"].unique()
+    if len(p) != 1:
+        raise FastmachError("a group of hands mixes player counts "
+                            f"{sorted(int(x) for x in p)}; group by players")
+    return int(p[0])
+
+
+def _shares(g: pd.DataFrame, players: int) -> np.ndarray:
+    """(hands, players) win shares by seat relative to the hand's first player."""
+    _require(g, [f"win_share_{i}" for i in range(players)] + ["first_player"],
+              "win shares")
+    ws = g[[f"win_share_{i}" for i in range(players)]].to_numpy(dtype=float)
+    first = g["first_player"].to_numpy(dtype=np.int64)
+    idx = (first[:, None] + np.arange(players)[None, :]) % players
+    return np.take_along_axis(ws, idx, axis=1)
+
+
+def _strategy_share(g: pd.DataFrame, players: int, strategy: str) -> np.ndarray:
+    """Per hand: mean win share of the seats holding ``strategy`` (NaN when none does)."""
+    ws = g[[f"win_share_{i}" for i in range(players)]].to_numpy(dtype=float)
+    st = g[[f"strategy_{i}" for i in range(players)]].astype(object).to_numpy()
+    held = st == strategy
+    count = held.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(count > 0, (ws * held).sum(axis=1) / count, np.nan)
+
+
+def hand_metrics(g: pd.DataFrame) -> pd.DataFrame:
+    """Per-hand outcome columns of one player count: the y of each ratio estimate.
+
+    ``turns``, ``stock_out`` (0/1), ``blocked`` (0/1: nobody emptied their hand),
+    ``first_seat_edge`` (first player's win share minus the hand's total share / players),
+    ``skill_gap`` (expert minus beginner per-seat win share; NaN unless both sit).
+    """
+    players = _players(g)
+    rel = _shares(g, players)
+    out = pd.DataFrame(index=g.index)
+    out["turns"] = g["turns"].to_numpy(dtype=float)
+    out["stock_out"] = g["stock_exhausted"].astype(bool).to_numpy(dtype=float)
+    out["blocked"] = (g["end"].astype(str) != "emptied").to_numpy(dtype=float)
+    out["first_seat_edge"] = rel[:, 0] - rel.sum(axis=1) / players
+    if all(f"strategy_{i}" in g.columns for i in range(players)):
+        out["skill_gap"] = (_strategy_share(g, players, SKILL_PAIR[0])
+                            - _strategy_share(g, players, SKILL_PAIR[1]))
+    else:
+        out["skill_gap"] = np.nan
+    return out
+
+
+def _metric_estimates(hands: pd.DataFrame) -> dict[str, Estimate]:
+    """Deal-clustered estimates of every smooth scorecard metric over a set of hands."""
+    deal = deal_key(hands).to_numpy()
+    m = hand_metrics(hands)
+    one = np.ones(len(hands))
+    est = {"turns_per_hand": ratio_estimate(m["turns"], one, deal),
+           "stock_out_per_hand": ratio_estimate(m["stock_out"], one, deal),
+           "blocked": ratio_estimate(m["blocked"], one, deal),
+           "first_seat_edge": ratio_estimate(m["first_seat_edge"], one, deal),
+           "skill_gap": ratio_estimate(m["skill_gap"], one, deal)}
+    per_match = hands.groupby(_match_cols(hands), sort=False).size()
+    first = hands.drop_duplicates(_match_cols(hands)).set_index(_match_cols(hands))
+    mdeal = deal_key(first.reset_index()).to_numpy()
+    est["hands_per_game"] = ratio_estimate(per_match.reindex(first.index).to_numpy(),
+                                           np.ones(len(first)), mdeal)
+    return est
+
+
+def _seat_sums(hands: pd.DataFrame) -> tuple[np.ndarray, int]:
+    """Per deal: win share summed per relative seat, then the hand count (G x players+1)."""
+    players = _players(hands)
+    rel = _shares(hands, players)
+    frame = pd.DataFrame(rel).assign(n=1.0, d=deal_key(hands).to_numpy())
+    return frame.groupby("d", sort=True).sum().to_numpy(dtype=float), players
+
+
+def _spread(sums: np.ndarray) -> np.ndarray:
+    shares = sums[..., :-1] / sums[..., -1:]
+    return shares.max(axis=-1) - shares.min(axis=-1)
+
+
+def _check_hands(hands: pd.DataFrame, what: str) -> None:
+    _require(hands, ("cell", "rules", "players", "lineup", "replicate", "hand",
+                     "first_player", "turns", "end", "stock_exhausted", "win_share_0"),
+             what)
+
+
+_ID = ["cell", "rules", "players", "lineup"]
+
+
+def _groups(df: pd.DataFrame, by: Sequence[str]):
+    for key, g in df.groupby(list(by), sort=True):
+        yield (key if isinstance(key, tuple) else (key,)), g
+
+
+# --------------------------------------------------------------------------- public tables
+
+def scorecard(games: pd.DataFrame, hands: pd.DataFrame, by: Sequence[str] = ("cell",),
+              confidence: float = 0.95) -> pd.DataFrame:
+    """One row per cell (or per group ``by``, e.g. ``("rules", "players")``): the scorecard.
+
+    Columns (``scorecard.csv``): ``cell, rules, players, lineup`` (with ``by="cell"``; else
+    the group keys), ``games`` (matches), ``hands``, ``deals``; then for each metric of
+    :data:`SCORECARD_METRICS` the value and its 95% deal-clustered interval ``*_lo, *_hi``:
+    ``turns_per_hand`` (total turns over total hands), ``hands_per_game``,
+    ``stock_out_per_hand``, ``blocked``, ``first_seat_edge``, ``seat_spread`` (bootstrap
+    percentile interval), ``skill_gap`` (NaN unless expert and beginner both sit).
+    Counts of games come from ``games``; every other figure from ``hands``.
+    """
+    _check_hands(hands, "scorecard")
+    _require(games, list(by) + ["replicate"], "scorecard")
+    keys = list(by)
+    game_counts = games.groupby(keys, sort=True).size()
     rows = []
-    for metric, (kind, _) in EFFECT_METRICS.items():
-        d = (m[f"{metric}_v"] - m[f"{metric}_b"]).to_numpy()
-        if n == 0:
-            diff = lo = hi = math.nan
-        elif kind == "mean":
-            diff, lo, hi = t_interval(d, confidence)
-        else:
-            diff = float(d.mean())
-            p10 = float((d > 0).mean())
-            p01 = float((d < 0).mean())
-            se = math.sqrt(max(p10 + p01 - (p10 - p01) ** 2, 0.0) / n)
-            lo, hi = diff - z * se, diff + z * se
-        rows.append({"metric": metric, "pairs": n,
-                     "baseline": float(m[f"{metric}_b"].mean()) if n else math.nan,
-                     "variant": float(m[f"{metric}_v"].mean()) if n else math.nan,
-                     "diff": diff, "diff_lo": lo, "diff_hi": hi})
+    for key, g in _groups(hands, keys + ([] if "players" in keys else ["players"])):
+        row = dict(zip(keys + ["players"], key))
+        if keys == ["cell"]:
+            row.update({c: g[c].iloc[0] for c in _ID[1:]})
+        gk = key[:len(keys)]
+        row["games"] = int(game_counts.get(gk if len(gk) > 1 else gk[0], 0))
+        row["hands"] = len(g)
+        est = _metric_estimates(g)
+        row["deals"] = est["turns_per_hand"].deals
+        for name in SCORECARD_METRICS:
+            if name == "seat_spread":
+                sums, _ = _seat_sums(g)
+                value = float(_spread(sums.sum(axis=0)))
+                boot = cluster_bootstrap(sums, _spread)
+                a = (1 - confidence) / 2
+                lo, hi = np.quantile(boot, [a, 1 - a]) if len(sums) > 1 else (math.nan,) * 2
+            else:
+                e = est[name]
+                value, (lo, hi) = e.value, e.interval(confidence)
+            row.update({name: value, f"{name}_lo": float(lo), f"{name}_hi": float(hi)})
+        rows.append(row)
+    out = pd.DataFrame(rows)
+    if keys == ["cell"] and not out.empty:
+        out = out[_ID + [c for c in out.columns if c not in _ID]]
+    return out.reset_index(drop=True)
+
+
+def seat_table(hands: pd.DataFrame, by: Sequence[str] = ("cell",), alpha: float = 0.05
+               ) -> pd.DataFrame:
+    """Win share of each seat per hand, seat 0 being the hand's first player.
+
+    One row per group (``by``; cells by default) and seat (``seats.csv``): ``cell, rules,
+    players, lineup`` (or the group keys), ``seat``, ``hands``, ``deals``, ``win_share``
+    (shared ties split, hands nobody won count 0 for everyone), ``fair`` (the mean share a
+    seat would get if seats were equal: total share per hand / players), ``se``
+    (deal-clustered, of ``win_share - fair``), ``p_value`` (t test of ``win_share == fair``),
+    ``p_adjusted`` (Holm over every row of the table: family-wise error control), ``lo,
+    hi`` (simultaneous Bonferroni interval at level ``1 - alpha / m`` for the m rows) and
+    ``named`` (1 when ``[lo, hi]`` excludes ``fair``: a seat is named only then; it implies
+    ``p_adjusted < alpha``).
+    """
+    _check_hands(hands, "seat_table")
+    keys = list(by)
+    rows = []
+    for key, g in _groups(hands, keys + ([] if "players" in keys else ["players"])):
+        players = _players(g)
+        rel = _shares(g, players)
+        deal = deal_key(g).to_numpy()
+        total = rel.sum(axis=1)
+        one = np.ones(len(g))
+        fair = float(total.mean()) / players
+        head = dict(zip(keys + ["players"], key))
+        if keys == ["cell"]:
+            head.update({c: g[c].iloc[0] for c in _ID[1:]})
+        for s in range(players):
+            share = ratio_estimate(rel[:, s], one, deal)
+            contrast = ratio_estimate(rel[:, s] - total / players, one, deal)
+            rows.append(head | {"seat": s, "hands": len(g), "deals": share.deals,
+                                "win_share": share.value, "fair": fair,
+                                "se": contrast.se, "p_value": contrast.p_value(),
+                                "_deals": share.deals})
+    out = pd.DataFrame(rows)
+    if out.empty:
+        return pd.DataFrame(columns=_ID + ["seat", "hands", "deals", "win_share", "fair",
+                                           "se", "p_value", "p_adjusted", "lo", "hi",
+                                           "named"])
+    m = int(out["p_value"].notna().sum())
+    out["p_adjusted"] = holm(out["p_value"])
+    q = np.array([t_quantile(1 - alpha / (2 * max(m, 1)), d - 1) if d > 1 else math.nan
+                  for d in out["_deals"]])
+    out["lo"] = out["win_share"] - q * out["se"]
+    out["hi"] = out["win_share"] + q * out["se"]
+    out["named"] = ((out["lo"] > out["fair"]) | (out["hi"] < out["fair"])).astype(int)
+    out = out.drop(columns="_deals")
+    if keys == ["cell"]:
+        out = out[_ID + [c for c in out.columns if c not in _ID]]
+    return out.reset_index(drop=True)
+
+
+#: Metrics of :func:`effects`, in table order.
+EFFECT_METRICS_HANDS = ("turns_per_hand", "stock_out_per_hand", "hands_per_game", "blocked",
+                        "first_seat_edge", "seat_spread", "skill_gap")
+
+_EFFECT_COLUMNS = ["variant", "baseline", "players", "lineup", "metric", "diff", "lo", "hi",
+                   "rel_diff", "p_value", "p_adjusted", "pairs", "baseline_value",
+                   "variant_value"]
+
+
+def _matched(hv: pd.DataFrame, hb: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame, int]:
+    """Keep the hands of the matches both cells played on the same deal and rotation."""
+    keys = [c for c in ("seed", "replicate", "rotation") if c in hv.columns and c in hb.columns]
+    mv = hv[keys].drop_duplicates()
+    mb = hb[keys].drop_duplicates()
+    common = mv.merge(mb, on=keys)
+    return hv.merge(common, on=keys), hb.merge(common, on=keys), len(common)
+
+
+def _spread_diff(hv: pd.DataFrame, hb: pd.DataFrame, confidence: float):
+    """Seat-spread difference with its deal-clustered bootstrap interval and p-value."""
+    sv, p = _seat_sums(hv)
+    sb, _ = _seat_sums(hb)
+    dv = pd.DataFrame(sv, index=sorted(deal_key(hv).unique()))
+    db = pd.DataFrame(sb, index=sorted(deal_key(hb).unique()))
+    dv, db = dv.align(db, join="outer", fill_value=0.0)
+    both = np.hstack([dv.to_numpy(), db.to_numpy()])
+    k = p + 1
+
+    def stat(s):
+        return _spread(s[..., :k]) - _spread(s[..., k:])
+
+    value = float(stat(both.sum(axis=0)))
+    base = float(_spread(both.sum(axis=0)[k:]))
+    if len(both) < 2:
+        return value, math.nan, math.nan, math.nan, base
+    boot = cluster_bootstrap(both, stat)
+    a = (1 - confidence) / 2
+    lo, hi = np.quantile(boot, [a, 1 - a])
+    pv = min(1.0, 2 * min((boot <= 0).mean(), (boot >= 0).mean()))
+    return value, float(lo), float(hi), float(pv), base
+
+
+def _effect_row(name: str, ev: Estimate, eb: Estimate, confidence: float) -> dict:
+    d = ev - eb
+    if name in BINARY_METRICS:
+        lo, hi = newcombe_paired(ev, eb, confidence)
+    else:
+        lo, hi = d.interval(confidence)
+    return {"metric": name, "diff": d.value, "lo": lo, "hi": hi, "p_value": d.p_value(),
+            "baseline_value": eb.value, "variant_value": ev.value,
+            "rel_diff": d.value / eb.value if eb.value else math.nan}
+
+
+def effects(games: pd.DataFrame, hands: pd.DataFrame, pairs: Sequence[tuple[str, str]],
+            confidence: float = 0.95) -> pd.DataFrame:
+    """Paired rule effects, variant minus baseline, per player count x line-up and pooled.
+
+    ``pairs`` lists ``(variant_rules, baseline_rules)`` canonical rules strings; the cells
+    of a pair are matched by ``players`` and ``lineup``, and their matches deal by deal
+    (same ``seed``, ``replicate`` and ``rotation``). One row per pair x players x lineup x
+    metric (:data:`EFFECT_METRICS_HANDS`, where defined), then a pooled row per pair x
+    metric with ``players`` and ``lineup`` empty (NaN): the contexts weighted by their
+    matched matches. Columns (``effects.csv``): ``variant, baseline, players, lineup,
+    metric, diff, lo, hi`` (95%, deal-clustered: t interval on the cluster-robust error;
+    Newcombe's hybrid score interval for the shares of hands ``stock_out_per_hand`` and
+    ``blocked``; bootstrap for ``seat_spread``), ``rel_diff`` (diff / baseline value),
+    ``p_value``, ``p_adjusted`` (Holm over every row of the table), ``pairs`` (matched
+    matches), ``baseline_value, variant_value``.
+    """
+    _check_hands(hands, "effects")
+    _require(games, ("rules", "players", "lineup"), "effects")
+    rows = []
+    by_rules = dict(tuple(hands.groupby("rules", sort=False)))
+    for variant, baseline in pairs:
+        for r in (variant, baseline):
+            if r not in by_rules:
+                raise FastmachError(f"effects: no hand of rules {r!r} in the results")
+        hv_all, hb_all = by_rules[variant], by_rules[baseline]
+        contexts = []
+        for (players, lineup), hv in hv_all.groupby(["players", "lineup"], sort=True):
+            hb = hb_all[(hb_all["players"] == players) & (hb_all["lineup"] == lineup)]
+            if hb.empty:
+                continue
+            hv, hb, n = _matched(hv, hb)
+            if n == 0:
+                continue
+            ev, eb = _metric_estimates(hv), _metric_estimates(hb)
+            contexts.append((n, ev, eb))
+            head = {"variant": variant, "baseline": baseline, "players": players,
+                    "lineup": lineup, "pairs": n}
+            for name in EFFECT_METRICS_HANDS:
+                if name == "seat_spread":
+                    d, lo, hi, pv, b = _spread_diff(hv, hb, confidence)
+                    rows.append(head | {"metric": name, "diff": d, "lo": lo, "hi": hi,
+                                        "p_value": pv, "baseline_value": b,
+                                        "variant_value": b + d,
+                                        "rel_diff": d / b if b else math.nan})
+                elif not math.isnan(ev[name].value) and not math.isnan(eb[name].value):
+                    rows.append(head | _effect_row(name, ev[name], eb[name], confidence))
+        for name in EFFECT_METRICS_HANDS:
+            if name == "seat_spread":
+                continue  # a spread does not pool across player counts
+            use = [(n, ev[name], eb[name]) for n, ev, eb in contexts
+                   if not math.isnan(ev[name].value) and not math.isnan(eb[name].value)]
+            if not use:
+                continue
+            tot = sum(n for n, _, _ in use)
+            pv = combine([(n / tot, v) for n, v, _ in use])
+            pb = combine([(n / tot, b) for n, _, b in use])
+            pv.n = sum(v.n for _, v, _ in use)
+            pb.n = sum(b.n for _, _, b in use)
+            rows.append({"variant": variant, "baseline": baseline, "players": math.nan,
+                         "lineup": math.nan, "pairs": tot}
+                        | _effect_row(name, pv, pb, confidence))
+    out = pd.DataFrame(rows, columns=_EFFECT_COLUMNS)
+    out["p_adjusted"] = holm(out["p_value"])
+    return out
+
+
+def default_pairs(games: pd.DataFrame) -> list[tuple[str, str]]:
+    """``(variant, baseline)`` rules pairs of a study (see :func:`rule_differences`)."""
+    d = rule_differences(games)
+    return list(dict.fromkeys(zip(d["rules"], d["baseline_rules"])))
+
+
+def strategy_matrix(hands: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
+    """Per-seat win share of a strategy against another, over hands seating both.
+
+    One row per ordered pair: ``strategy, opponent, hands, win_share`` (mean win share of
+    the seats ``strategy`` holds, per hand), ``lo, hi`` (deal-clustered) and ``fair``
+    (total share per hand / players).
+    """
+    _check_hands(hands, "strategy_matrix")
+    rows = []
+    for players, g in hands.groupby("players", sort=True):
+        cols = [f"strategy_{i}" for i in range(int(players))]
+        if not all(c in g.columns for c in cols):
+            continue
+        st = g[cols].astype(object).to_numpy()
+        names = sorted({x for x in st.ravel() if isinstance(x, str)})
+        deal = deal_key(g).to_numpy()
+        total = g[[f"win_share_{i}" for i in range(int(players))]].to_numpy(float).sum(1)
+        for a in names:
+            sa = _strategy_share(g, int(players), a)
+            for b in names:
+                if a == b:
+                    continue
+                both = ((st == a).any(axis=1) & (st == b).any(axis=1))
+                if not both.any():
+                    continue
+                e = ratio_estimate(sa[both], np.ones(both.sum()), deal[both])
+                rows.append({"players": int(players), "strategy": a, "opponent": b,
+                             "hands": int(both.sum()), "win_share": e.value,
+                             "_y": e.value * e.n, "_n": e.n, "_e": e,
+                             "fair": float(total[both].mean()) / int(players)})
+    cols = ["strategy", "opponent", "hands", "win_share", "lo", "hi", "fair"]
+    if not rows:
+        return pd.DataFrame(columns=cols)
+    long = pd.DataFrame(rows)
+    out = []
+    for (a, b), g in long.groupby(["strategy", "opponent"], sort=True):
+        w = g["_n"].to_numpy() / g["_n"].sum()
+        e = combine([(wi, ei) for wi, ei in zip(w, g["_e"])])
+        lo, hi = e.interval(confidence)
+        out.append({"strategy": a, "opponent": b, "hands": int(g["hands"].sum()),
+                    "win_share": e.value, "lo": lo, "hi": hi,
+                    "fair": float((w * g["fair"]).sum())})
+    return pd.DataFrame(out, columns=cols)
+
+
+def monte_carlo_error(card: pd.DataFrame, metrics: Sequence[str] = (
+        "turns_per_hand", "stock_out_per_hand", "first_seat_edge")) -> pd.DataFrame:
+    """Monte Carlo error of each scorecard figure and the deals that would halve it.
+
+    ``half_width`` is half the 95% interval; halving it takes four times the deals (the
+    error falls as one over the square root of the deals): ``deals_to_halve = 4 * deals``.
+    """
+    rows = []
+    for _, r in card.iterrows():
+        for m in metrics:
+            if m not in card.columns or pd.isna(r[m]):
+                continue
+            rows.append({k: r[k] for k in card.columns[:card.columns.get_loc("games")]}
+                        | {"metric": m, "value": r[m],
+                           "half_width": (r[f"{m}_hi"] - r[f"{m}_lo"]) / 2,
+                           "deals": int(r["deals"]), "deals_to_halve": 4 * int(r["deals"])})
     return pd.DataFrame(rows)
 
 
-def variant_effects(df: pd.DataFrame, baseline: str | None = None, pooled: bool = True,
-                    confidence: float = 0.95) -> pd.DataFrame:
-    """Effect of each rule variant against its baseline (see :func:`rule_differences`).
+def write_tables(games: pd.DataFrame, hands: pd.DataFrame, outdir: str | Path,
+                 pairs: Sequence[tuple[str, str]] | None = None) -> dict[str, Path]:
+    """Write ``scorecard.csv``, ``seats.csv`` and ``effects.csv`` into ``outdir``.
 
-    With ``pooled=True`` (default) the pairs of every players/line-up context of the same
-    rule change (column ``pool`` of :func:`rule_differences`) are pooled into one estimate,
-    giving one row per rule change and metric (``rules``/``baseline_rules`` then list every
-    rules string pooled, space-separated); with ``pooled=False`` there is one row per variant cell and metric.
-    Columns: ``rules, baseline_rules, preset, change, label`` (+ ``cell, baseline_cell,
-    players, lineup`` when not pooled), then those of :func:`paired_effects`.
+    Also ``seats_by_players.csv`` (seat table pooled over line-ups per rules and player
+    count). ``pairs`` defaults to :func:`default_pairs`. Every column is a number or an
+    identifier (no formatted string). Returns the paths by table name.
     """
-    _require(df, ("cell", "rules", "replicate", "turns", "stock_exhausted", "winner",
-                  "first_player"), "variant_effects")
-    diffs = rule_differences(df, baseline)
-    by_cell = dict(tuple(df.groupby("cell", sort=False)))
-    parts = []
-    if pooled:
-        for pool, grp in diffs.groupby("pool", sort=True):
-            v = pd.concat([by_cell[c].assign(_ctx=i) for i, c in enumerate(grp["cell"])])
-            b = pd.concat([by_cell[c].assign(_ctx=i)
-                           for i, c in enumerate(grp["baseline_cell"])])
-            # games pair within a context only (paired_effects matches on _ctx too)
-            eff = paired_effects(v, b, confidence)
-            first = grp.iloc[0]
-            parts.append(eff.assign(rules=" ".join(dict.fromkeys(grp["rules"])),
-                                    baseline_rules=" ".join(dict.fromkeys(grp["baseline_rules"])),
-                                    preset=first["preset"], change=first["change"],
-                                    label=pool, cells=len(grp)))
-        lead = ["rules", "baseline_rules", "preset", "change", "label", "cells"]
-    else:
-        for _, r in diffs.iterrows():
-            eff = paired_effects(by_cell[r["cell"]], by_cell[r["baseline_cell"]], confidence)
-            parts.append(eff.assign(**{k: r[k] for k in (
-                "cell", "baseline_cell", "rules", "baseline_rules", "preset", "players",
-                "lineup", "change", "label")}))
-        lead = ["cell", "baseline_cell", "rules", "baseline_rules", "preset", "players",
-                "lineup", "change", "label"]
-    cols = lead + ["metric", "pairs", "baseline", "variant", "diff", "diff_lo", "diff_hi"]
-    if not parts:
-        return pd.DataFrame(columns=cols)
-    return pd.concat(parts, ignore_index=True)[cols]
+    out = Path(outdir)
+    out.mkdir(parents=True, exist_ok=True)
+    tables = {"scorecard": scorecard(games, hands),
+              "seats": seat_table(hands),
+              "seats_by_players": seat_table(hands, by=("rules", "players")),
+              "effects": effects(games, hands, default_pairs(games) if pairs is None
+                                 else pairs)}
+    paths = {}
+    for name, t in tables.items():
+        paths[name] = out / f"{name}.csv"
+        t.to_csv(paths[name], index=False)
+    return paths

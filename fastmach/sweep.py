@@ -5,10 +5,13 @@ of replicates (``chunk`` games, 200 by default). A chunk is one task and one par
 
     DIR/_study.json                                   manifest (study text, version, times)
     DIR/chunks/<cell-hash>-<start>-<stop>-<rot>.parquet   one tidy row per game
+    DIR/_hands/<cell-hash>-<start>-<stop>-<rot>.parquet   one tidy row per hand played
 
-Files are written atomically (hidden temporary file, then rename) as chunks finish, so
-``pandas.read_parquet(DIR)`` reads every finished game and nothing else, and re-running
-the same study on DIR plays only the missing chunks. The worker builds and serialises the
+Files are written atomically (hidden temporary file, then rename) as chunks finish, the
+hand file first, so ``pandas.read_parquet(DIR)`` reads every finished game and nothing
+else (the leading underscore hides ``_hands``), :func:`read_hands` the hand rows, and
+re-running the same study on DIR plays only the missing chunks (a chunk is done when both
+of its files are there). The worker builds and serialises the
 tidy table; the driver only writes bytes, so remote Dask workers need no shared disk.
 
 Every game is a pure function of (rules, seats, root seed, replicate), so the table is the
@@ -46,11 +49,12 @@ from fastmach.errors import FastmachError
 from fastmach.study import Study
 
 __all__ = ["Chunk", "ChunkSpec", "SweepError", "plan", "play_chunk", "run_study", "execute",
-           "read_results", "Store", "format_summary", "register_cli", "bench_driver",
+           "read_results", "read_hands", "Store", "format_summary", "register_cli", "bench_driver",
            "format_bench", "MANIFEST"]
 
 MANIFEST = "_study.json"
 CHUNKS = "chunks"
+HANDS = "_hands"
 _SEAT_RE = re.compile(r"(.+)_(\d+)")
 
 
@@ -157,20 +161,26 @@ def _engine_array(s):
     return pa.array(vals, type=pa.string())
 
 
-def tidy_table(games, spec: ChunkSpec):
+def tidy_table(games, spec: ChunkSpec, *, hands: bool = False):
     """Arrow table of a chunk: cell columns, rotation, rules parameters, engine columns.
 
     Per-seat engine columns (``name_i``) are padded with nulls up to the study's largest
-    player count, so that every chunk of a study has the same schema.
+    player count, so that every chunk of a study has the same schema. ``hands``: ``games``
+    holds the chunk's hand rows (any number of rows) and the table leads with ``seed``,
+    ``replicate``, ``hand`` before the cell columns.
     """
     import pyarrow as pa
     n = spec.stop - spec.start
-    if len(games) != n:
+    cols: dict[str, Any] = {}
+    if hands:
+        n = len(games)
+        for k in ("seed", "replicate", "hand"):
+            cols[k] = _engine_array(games[k])
+    elif len(games) != n:
         raise RuntimeError(f"engine returned {len(games)} rows for {n} replicates")
-    if "replicate" in games.columns and not np.array_equal(
+    elif "replicate" in games.columns and not np.array_equal(
             games["replicate"].to_numpy(), np.arange(spec.start, spec.stop)):
         raise RuntimeError("engine returned rows out of replicate order")
-    cols: dict[str, Any] = {}
     const = dict(spec.columns)
     head = ["cell", "rules", "preset", "players", "lineup"]
     for k in head:
@@ -193,17 +203,21 @@ def tidy_table(games, spec: ChunkSpec):
     return pa.table(cols)
 
 
-def play_chunk(spec: ChunkSpec) -> bytes:
-    """Play one chunk (worker side) and return its tidy table as parquet bytes."""
+def _parquet_bytes(table) -> bytes:
     import pyarrow as pa
     import pyarrow.parquet as pq
-    engine = spec.engine or default_engine()
-    games = engine(spec.rules, list(spec.seats), spec.seed,
-                   np.arange(spec.start, spec.stop, dtype=np.int64))
-    table = tidy_table(games, spec)
     sink = pa.BufferOutputStream()
     pq.write_table(table, sink)
     return sink.getvalue().to_pybytes()
+
+
+def play_chunk(spec: ChunkSpec) -> tuple[bytes, bytes]:
+    """Play one chunk (worker side): the parquet bytes of its game rows and hand rows."""
+    engine = spec.engine or default_engine()
+    games, hands = engine(spec.rules, list(spec.seats), spec.seed,
+                          np.arange(spec.start, spec.stop, dtype=np.int64), hands=True)
+    return (_parquet_bytes(tidy_table(games, spec)),
+            _parquet_bytes(tidy_table(hands, spec, hands=True)))
 
 
 def _ignore_sigint() -> None:
@@ -269,6 +283,7 @@ class Store:
         self.root = Path(root)
         self.study = study
         self.dir = self.root / CHUNKS
+        self.hands_dir = self.root / HANDS
         text = study.to_toml()
         mpath = self.root / MANIFEST
         if mpath.exists():
@@ -297,6 +312,7 @@ class Store:
                         "command": None, "runs": []}
         self.manifest = manifest
         self.dir.mkdir(parents=True, exist_ok=True)
+        self.hands_dir.mkdir(exist_ok=True)
         self._lock = _lock(self.root)
         manifest["command"] = command or manifest.get("command")
         manifest["finished"] = None
@@ -312,8 +328,18 @@ class Store:
             raise
 
     def _scan(self) -> set[str]:
-        """Finished chunk files (stale temporary files are removed; foreign files refused)."""
+        """Finished chunks: game file and hand file both there (stale temporary files and a
+        chunk's lone file are removed; foreign files refused)."""
         import pyarrow.parquet as pq
+        hands = set()
+        for p in self.hands_dir.iterdir():
+            if p.name.startswith("."):
+                p.unlink(missing_ok=True)
+            elif p.name not in self.names:
+                raise FastmachError(f"{p}: not a chunk of study {self.study.name!r}; "
+                                    f"remove it or use another directory")
+            else:
+                hands.add(p.name)
         found = set()
         for p in self.dir.iterdir():
             if p.name.startswith("."):
@@ -324,21 +350,28 @@ class Store:
                 raise FastmachError(f"{p}: not a chunk of study {self.study.name!r}; "
                                     f"remove it or use another directory")
             try:
-                ok = pq.read_metadata(p).num_rows == c.games
+                ok = pq.read_metadata(p).num_rows == c.games and p.name in hands
+                if ok:
+                    pq.read_metadata(self.hands_dir / p.name)
             except Exception:
                 ok = False
             if ok:
                 found.add(p.name)
             else:
                 p.unlink()
+        for name in hands - found:
+            (self.hands_dir / name).unlink()
         return found
 
     def done(self, c: Chunk) -> bool:
         return chunk_name(self.study, c) in self.existing
 
-    def put(self, c: Chunk, data: bytes) -> None:
+    def put(self, c: Chunk, data: tuple[bytes, bytes]) -> None:
+        """Store a chunk's (game rows, hand rows) parquet bytes, the hand rows first."""
         name = chunk_name(self.study, c)
-        _write_atomic(self.dir / name, data)
+        games, hands = data
+        _write_atomic(self.hands_dir / name, hands)
+        _write_atomic(self.dir / name, games)
         self.existing.add(name)
 
     def _save_manifest(self) -> None:
@@ -359,23 +392,43 @@ def read_results(out: str | Path, study: Study | None = None):
     """The tidy table of a result directory, sorted by cell (study order), replicate, rotation."""
     import pandas as pd
     root = Path(out)
-    if study is None:
-        mpath = root / MANIFEST
-        try:
-            study = Study.from_toml(json.loads(mpath.read_text())["study"])
-        except (OSError, ValueError, KeyError) as e:
-            raise FastmachError(f"{mpath}: cannot read the study manifest ({e})") from None
+    study = _stored_study(root, study)
     if not any((root / CHUNKS).glob("*.parquet")):
         raise FastmachError(f"{root}: no finished chunk yet")
-    df = pd.read_parquet(root)
+    return _sorted(pd.read_parquet(root), root, study, ["replicate", "rotation"])
+
+
+def read_hands(out: str | Path, study: Study | None = None):
+    """The hand rows of a result directory (one per hand played, with the cell columns),
+    sorted by cell (study order), replicate, rotation and hand; only finished chunks."""
+    import pandas as pd
+    root = Path(out)
+    study = _stored_study(root, study)
+    files = sorted(p for p in (root / HANDS).glob("*.parquet") if (root / CHUNKS / p.name).exists())
+    if not files:
+        raise FastmachError(f"{root}: no finished chunk yet")
+    df = pd.concat([pd.read_parquet(p) for p in files], ignore_index=True)
+    return _sorted(df, root, study, ["replicate", "rotation", "hand"])
+
+
+def _stored_study(root: Path, study: Study | None) -> Study:
+    if study is not None:
+        return study
+    mpath = root / MANIFEST
+    try:
+        return Study.from_toml(json.loads(mpath.read_text())["study"])
+    except (OSError, ValueError, KeyError) as e:
+        raise FastmachError(f"{mpath}: cannot read the study manifest ({e})") from None
+
+
+def _sorted(df, root: Path, study: Study, keys: list[str]):
     order = {c.key: c.index for c in study.cells}
     key = df["cell"].map(order)
     if key.isna().any():
         raise FastmachError(f"{root}: rows of a cell that is not in study {study.name!r}")
-    df = (df.assign(_cell=key.astype(np.int64))
-            .sort_values(["_cell", "replicate", "rotation"], kind="mergesort")
-            .drop(columns="_cell").reset_index(drop=True))
-    return df
+    return (df.assign(_cell=key.astype(np.int64))
+              .sort_values(["_cell", *keys], kind="mergesort")
+              .drop(columns="_cell").reset_index(drop=True))
 
 
 # ----------------------------------------------------------------------------- backends

@@ -147,3 +147,112 @@ def write_results(directory: Path, df: pd.DataFrame, name: str = "synthetic",
             "command": "fastmach sweep simulations/synthetic.toml --out results/synthetic",
         }))
     return directory
+
+
+# ----------------------------------------------------------------- hand rows (the contract)
+
+HAND_OUTCOMES = ("dealer", "first_player", "turns", "rounds", "end", "stock_exhausted",
+                 "stock_exhausted_turn", "cards_drawn", "plays", "failed", "max_table",
+                 "winner")
+
+
+def hands_per_match(rules: str, players: int, drng) -> int:
+    """classic: one hand per player; ace-low: a match of 2-5 hands; else a single hand."""
+    preset = rules.split("(")[0]
+    if preset == "classic":
+        return players
+    if preset == "ace-low":
+        return int(drng.integers(2, 6))
+    return 1
+
+
+def random_hand_study(games: int = 40, seed: int = 1,
+                      presets=("classic", "jokers"), players=(3, 4),
+                      variants=("classic(ace=low-only)",),
+                      lineups=(("expert",), ("expert", "beginner"))
+                      ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Game rows and hand rows of the shared contract, drawn from a clustered model.
+
+    Replicate r is the same "deal" (length, stock propensity, first player, number of
+    hands) in every cell with the same player count; ``ace=low-only`` adds 6 turns per
+    hand; the first seat and experts win more often; blocked hands under
+    ``blocked_winner=lowest`` rules may be shared by two seats (win share 1/2 each).
+    """
+    rng = np.random.default_rng(seed)
+    hand_rows, game_rows_ = [], []
+    for rules in list(presets) + list(variants):
+        preset = rules.split("(")[0]
+        shares_ties = PRESET_PARAMS[preset]["blocked_winner"] != "none"
+        for p in players:
+            for lineup in lineups:
+                rotations = range(len(lineup)) if len(lineup) > 1 else [0]
+                for rot in rotations:
+                    cell = f"{rules}|players={p}|lineup={','.join(lineup)}|rotate=true"
+                    base = row_template(cell, rules, preset, p, list(lineup), rot)
+                    strat = [base[f"strategy_{i}"] for i in range(p)]
+                    for r in range(games):
+                        drng = np.random.default_rng([r, p, seed])  # the deal
+                        n_hands = hands_per_match(rules, p, drng)
+                        score = np.zeros(p)
+                        deal_len = int(drng.integers(15, 50))
+                        for h in range(n_hands):
+                            hrng = np.random.default_rng([r, p, h, seed])
+                            turns = deal_len + int(hrng.integers(0, 20)) + 4 * p \
+                                + (6 if "low-only" in rules else 0) + int(rng.integers(0, 4))
+                            first = (int(hrng.integers(0, p)) + h) % p
+                            stock = bool(hrng.random() < 0.05 * p)
+                            weights = np.array([1.5 if (s - first) % p == 0 else 1.0
+                                                for s in range(p)])
+                            weights *= np.array([2.0 if strat[s] == "expert" else 1.0
+                                                 for s in range(p)])
+                            share = np.zeros(p)
+                            if stock and rng.random() < 0.4:
+                                end = "stock-out"
+                                if shares_ties:
+                                    a, b = rng.choice(p, 2, replace=False)
+                                    share[[a, b]] = 0.5
+                            else:
+                                end = "blocked" if rng.random() < 0.03 else "emptied"
+                                share[int(rng.choice(p, p=weights / weights.sum()))] = 1.0
+                            winner = int(np.argmax(share)) if share.max() == 1.0 else -1
+                            cards = np.where(share == 1.0, 0, rng.integers(1, 10, p))
+                            points = cards * 3
+                            score = score - points
+                            row = dict(base) | {
+                                "seed": seed, "replicate": r, "hand": h,
+                                "dealer": (first - 1) % p, "first_player": first,
+                                "turns": turns, "rounds": (turns + p - 1) // p, "end": end,
+                                "stock_exhausted": stock,
+                                "stock_exhausted_turn": turns - 2 if stock else -1,
+                                "cards_drawn": turns // 2, "plays": turns - turns // 2,
+                                "failed": 0, "max_table": 40, "winner": winner}
+                            for i in range(MAX_SEATS):
+                                inside = i < p
+                                row[f"cards_left_{i}"] = cards[i] if inside else np.nan
+                                row[f"hand_points_{i}"] = points[i] if inside else np.nan
+                                row[f"win_share_{i}"] = share[i] if inside else np.nan
+                                row[f"score_{i}"] = score[i] if inside else np.nan
+                            hand_rows.append(row)
+                        last = dict(hand_rows[-1])
+                        last.pop("hand")
+                        last["turns"] = sum(x["turns"] for x in hand_rows[-n_hands:])
+                        best = np.flatnonzero(score == score.max())
+                        for i in range(p):
+                            last[f"win_share_{i}"] = 1.0 / len(best) if i in best else 0.0
+                        last["winner"] = int(best[0]) if len(best) == 1 else -1
+                        game_rows_.append(last)
+    return pd.DataFrame(game_rows_), pd.DataFrame(hand_rows)
+
+
+def write_hand_results(directory: Path, games: pd.DataFrame, hands: pd.DataFrame,
+                       **kw) -> Path:
+    """Write game chunks, ``_study.json`` and ``_hands/`` chunks the way a sweep does."""
+    write_results(directory, games, **kw)
+    (directory / "_hands").mkdir(exist_ok=True)
+    h = hands.reset_index(drop=True)
+    for c in h.columns:
+        if c.startswith("strategy_"):
+            h[c] = h[c].astype("string")
+    for i, part in enumerate(np.array_split(np.arange(len(h)), 2)):
+        h.iloc[part].to_parquet(directory / "_hands" / f"chunk-{i:05d}.parquet", index=False)
+    return directory

@@ -103,23 +103,33 @@ def play_checked(game: Game, seed: int, rep: int, max_turns: int = 20000):
     return state
 
 
+def same_as_engine(state, games, hands, i: int) -> None:
+    """The State's game row (win shares included) and hand rows equal the engine's."""
+    assert state.row() == {k: games.iloc[i][k] for k in state.row()}
+    h = hands[hands["replicate"] == state.replicate]
+    rows = state.hand_rows()
+    assert len(rows) == len(h)
+    for row, (_, e) in zip(rows, h.iterrows()):
+        assert row == {k: e[k] for k in e.index}
+
+
 @pytest.mark.parametrize("rules", VARIANTS)
 def test_invariants_and_same_game_as_engine(rules):
     game = Game(rules)
     reps = range(3)
-    df = play_games(game.rules, ["expert"] * game.players, 11, reps)
+    df, hands = play_games(game.rules, ["expert"] * game.players, 11, reps, hands=True)
     for i, r in enumerate(reps):
         state = play_checked(game, 11, r)
-        assert state.row() == {k: df.iloc[i][k] for k in state.row()}
+        same_as_engine(state, df, hands, i)
 
 
 @pytest.mark.parametrize("rules,strategy", FALLIBLE)
 def test_fallible_players_invariants_and_same_game(rules, strategy):
     game = Game(rules, [strategy] * Rules.parse(rules).players)
-    df = play_games(game.rules, [strategy] * game.players, 5, range(4))
+    df, hands = play_games(game.rules, [strategy] * game.players, 5, range(4), hands=True)
     for r in range(4):
         state = play_checked(game, 5, r)
-        assert state.row() == {k: df.iloc[r][k] for k in state.row()}
+        same_as_engine(state, df, hands, r)
     assert df["failed"].sum() > 0
 
 

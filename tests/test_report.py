@@ -11,18 +11,19 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from conftest_report_data import STUDY_TOML, random_study, write_results
+from conftest_report_data import (STUDY_TOML, random_hand_study, random_study,
+                                  write_hand_results, write_results)
 from fastmach.errors import FastmachError
-from fastmach.report import FIGURES, build_report, load_results, register_cli
+from fastmach.report import FIGURES, TABLES, build_report, load_results, register_cli
 
 IMG_RE = re.compile(r'<img src="data:image/png;base64,([A-Za-z0-9+/=]+)"')
 
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
-    """One synthetic study written as a sweep would, and its report."""
+    """One synthetic study (game and hand rows) written as a sweep would, and its report."""
     root = tmp_path_factory.mktemp("report")
-    results = write_results(root / "results", random_study(games=30))
+    results = write_hand_results(root / "results", *random_hand_study(games=30))
     index = build_report(results, root / "out")
     return results, index
 
@@ -39,19 +40,37 @@ def test_report_html_embeds_every_figure(built):
     assert 'src="figures/' not in html  # self-contained: no link to a local file
 
 
-def test_report_html_holds_tables_findings_and_provenance(built):
+def test_report_opens_on_the_scorecard_and_holds_findings_and_provenance(built):
     _, index = built
     html = index.read_text()
-    for title in ("Per-cell summary", "Win rate by seat", "Win rate by strategy",
-                  "Effect of each rule against its baseline", "Penalty points left per seat"):
-        assert title in html
-    assert "ace=low-only vs classic" in html
-    assert "expert wins" in html and "seat equality chi2" in html
+    assert html.index('id="scorecard"') < html.index('id="findings"') < html.index(
+        'id="how-sure"') < html.index('id="reproduce"')
+    for text in ("turns per hand", "hands per match", "stock ran out (% of hands)",
+                 "first-seat edge (pp per hand)", "skill gap (pp per seat)",
+                 "Monte Carlo error", "deals to halve it", "Named seats",
+                 "R1 (classic(ace=low-only)) vs classic", "Holm", "expert against beginner"):
+        assert text in html, text
     assert "fastmach sweep simulations/synthetic.toml --out results/synthetic" in html
     assert "name = &#34;synthetic&#34;" in html or 'name = "synthetic"' in html  # study TOML
     assert "2m 05s" in html  # run time from the manifest
-    assert "fastmach report" in html
-    assert html.count("<table") == 5
+    assert "fastmach report results --out out" in html  # as typed, no machine path
+    assert "/tmp" not in html and str(index.parent) not in html
+
+
+def test_report_writes_numeric_tables(built):
+    _, index = built
+    ids = {"cell", "rules", "lineup", "variant", "baseline", "metric", "strategy",
+           "opponent"}
+    for name in TABLES:
+        t = pd.read_csv(index.parent / "tables" / f"{name}.csv")
+        assert len(t) > 0, name
+        for c in t.columns:
+            if c not in ids:
+                assert pd.api.types.is_numeric_dtype(t[c]), (name, c)
+    card = pd.read_csv(index.parent / "tables" / "scorecard.csv")
+    assert list(card.columns[:10]) == ["cell", "rules", "players", "lineup", "games",
+                                       "hands", "deals", "turns_per_hand",
+                                       "turns_per_hand_lo", "turns_per_hand_hi"]
 
 
 def test_summary_markdown_links_written_figures(built):
@@ -63,18 +82,19 @@ def test_summary_markdown_links_written_figures(built):
         png = index.parent / link
         assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
         assert png.with_suffix(".svg").read_text().lstrip().startswith("<?xml")
-    assert "| cell | games |" in md
+    assert "| rules | players | matches | hands | turns per hand |" in md
     assert STUDY_TOML.strip().splitlines()[0] in md
 
 
-def test_report_without_variants_or_mixed_lineups_skips_those_figures(tmp_path):
-    df = random_study(games=10, presets=("classic",), players=(2, 3), variants=(),
-                      lineups=(("expert",),))
-    index = build_report(write_results(tmp_path / "r", df), tmp_path / "o")
+def test_report_of_single_hands_without_variants_or_mixed_lineups(tmp_path):
+    games, hands = random_hand_study(games=10, presets=("jokers",), players=(2, 3),
+                                     variants=(), lineups=(("expert",),))
+    index = build_report(write_hand_results(tmp_path / "r", games, hands), tmp_path / "o")
     html = index.read_text()
     assert 'id="fig-rule_effects"' not in html and 'id="fig-strategy_matrix"' not in html
     assert len(IMG_RE.findall(html)) == 3
     assert "no single-rule variant" in html
+    assert "one hand per match" in html
 
 
 # ----------------------------------------------------------------- errors and CLI
@@ -97,8 +117,15 @@ def test_results_without_manifest(tmp_path):
         load_results(d)
 
 
+def test_results_without_hand_rows_say_so(tmp_path):
+    d = write_results(tmp_path / "r", random_study(games=2, players=(2,)))
+    with pytest.raises(FastmachError, match="no hand rows"):
+        load_results(d)
+
+
 def test_cli_report_default_out_is_reports_study_name(tmp_path, monkeypatch):
-    d = write_results(tmp_path / "r", random_study(games=5, players=(2,)), name="my study")
+    d = write_hand_results(tmp_path / "r", *random_hand_study(games=5, players=(2,)),
+                           name="my study")
     parser = argparse.ArgumentParser(prog="fastmach")
     register_cli(parser.add_subparsers(dest="command"))
     monkeypatch.chdir(tmp_path)
@@ -173,14 +200,3 @@ def test_missing_chromium_fails_instead_of_skipping(monkeypatch, tmp_path):
     monkeypatch.setenv("FASTMACH_CHROMIUM", str(tmp_path / "no-such-browser"))
     with pytest.raises(pytest.fail.Exception, match="apt-get install -y chromium"):
         chromium()
-
-
-def test_three_deck_cells_count_as_the_tradition(tmp_path):
-    df = random_study(games=8, presets=("classic",), players=(2, 3), variants=(),
-                      lineups=(("expert",),))
-    five = random_study(games=8, presets=(), players=(5,),
-                        variants=("classic(decks=3,hand_size=15)",), lineups=(("expert",),))
-    index = build_report(write_results(tmp_path / "r", pd.concat([df, five])), tmp_path / "o")
-    html = index.read_text()
-    assert "classic(decks=3,hand_size=15), 5 players:" in html  # seat finding
-    assert 'id="fig-stock_exhaustion"' in html

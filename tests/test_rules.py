@@ -14,7 +14,7 @@ from fastmach.rules import PARAMETERS, PRESETS, Rules, format_value, parse_value
 ALL_PARAMETERS = (
     "players", "decks", "jokers", "jokers_per_meld", "joker_swap", "hand_size", "ace",
     "may_draw_when_able", "opening_points", "failed_penalty", "stock_empty",
-    "blocked_winner", "hand_points", "match",
+    "blocked_winner", "ties", "hand_points", "match",
 )
 
 
@@ -180,10 +180,11 @@ def test_canonical_string_uses_the_preset_built_from():
     assert r.preset == "jokers"
     assert str(r) == "jokers(jokers=0)"
     # same values spelled from classic
-    same = Rules.preset("classic", blocked_winner="lowest", hand_points="face-ace11",
-                        match="single")
+    same = Rules.preset("classic", blocked_winner="lowest", ties="draw",
+                        hand_points="face-ace11", match="single")
     assert same.params() == r.params()
-    assert str(same) == "classic(blocked_winner=lowest,hand_points=face-ace11,match=single)"
+    assert str(same) == (
+        "classic(blocked_winner=lowest,ties=draw,hand_points=face-ace11,match=single)")
     assert same != r  # the preset is part of the record
 
 
@@ -331,6 +332,7 @@ def _value(name):
         "ace": ["low-or-high", "low-only"],
         "stock_empty": ["play-on", "ends-hand"],
         "blocked_winner": ["none", "lowest"],
+        "ties": ["shared", "draw"],
         "hand_points": ["cards", "face-ace1", "face-ace11"],
     }
     return st.sampled_from(choices[name])

@@ -132,8 +132,10 @@ def test_read_parquet_of_the_directory_reads_the_whole_table(study, reference, t
     pd.testing.assert_frame_equal(
         raw.sort_values(key).reset_index(drop=True), df.sort_values(key).reset_index(drop=True))
     files = sorted(p.name for p in out.rglob("*") if p.is_file())
-    # the manifest, one file per chunk, and the hidden lock that read_parquet skips
-    assert MANIFEST in files and ".lock" in files and len(files) == len(plan(study)) + 2
+    # the manifest, two files per chunk (games, and hands under _hands that read_parquet
+    # skips), and the hidden lock that read_parquet skips too
+    assert MANIFEST in files and ".lock" in files and len(files) == 2 * len(plan(study)) + 2
+    assert len(list((out / "_hands").iterdir())) == len(plan(study))
     assert [f for f in files if f.startswith(".")] == [".lock"]
 
 

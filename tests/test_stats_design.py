@@ -1,0 +1,288 @@
+"""Deal-clustered statistics: hand-computed values, coverage by simulation, public tables."""
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from conftest_report_data import random_hand_study
+from fastmach import stats as S
+from fastmach.errors import FastmachError
+
+T975_1 = 12.706204736174707  # t quantile 0.975, 1 degree of freedom
+
+
+# ----------------------------------------------------------------- hand-computed values
+
+def test_ratio_estimate_hand_computed():
+    # two deals, sums Y = (3, 7), X = (2, 2): R = 10 / 4 = 2.5, e = (-2/4, +2/4)
+    e = S.ratio_estimate([1, 2, 3, 4], [1, 1, 1, 1], [0, 0, 1, 1])
+    assert e.value == 2.5 and e.deals == 2
+    assert e.se == pytest.approx(math.sqrt(2 * (0.25 + 0.25)))
+    lo, hi = e.interval()
+    assert (lo, hi) == pytest.approx((2.5 - T975_1, 2.5 + T975_1))
+
+
+def test_ratio_estimate_of_turns_per_hand_over_unequal_matches():
+    # deal 0: a match of 3 hands, 60 turns; deal 1: one hand, 30 turns; deal 2: 2 hands, 50
+    turns = [20, 20, 20, 30, 25, 25]
+    deal = [0, 0, 0, 1, 2, 2]
+    e = S.ratio_estimate(turns, np.ones(6), deal)
+    r = 140 / 6
+    assert e.value == pytest.approx(r)
+    infl = np.array([60 - r * 3, 30 - r, 50 - r * 2]) / 6
+    assert e.se == pytest.approx(math.sqrt(3 / 2 * (infl ** 2).sum()))
+    # a mean over matches would weight the one-hand match as much as the 3-hand one
+    assert e.value != pytest.approx(np.mean([60 / 3, 30, 50 / 2]))
+
+
+def test_clustering_widens_when_rows_share_a_deal():
+    y = np.array([1, 1, 1, 1, 0, 0, 0, 0], dtype=float)
+    iid = S.ratio_estimate(y, np.ones(8), np.arange(8))
+    clustered = S.ratio_estimate(y, np.ones(8), [0, 0, 0, 0, 1, 1, 1, 1])
+    assert clustered.se > 2 * iid.se
+
+
+def test_paired_difference_pairs_deal_by_deal():
+    v = S.ratio_estimate([5, 7, 9], [1, 1, 1], [0, 1, 2])
+    b = S.ratio_estimate([4, 6, 8], [1, 1, 1], [0, 1, 2])
+    d = v - b
+    assert d.value == pytest.approx(1.0) and d.se == pytest.approx(0.0)
+    assert d.p_value() == 0.0
+    assert (v - v).p_value() == 1.0
+
+
+def test_holm_hand_computed():
+    p = [0.01, 0.04, 0.03, 0.005, math.nan]
+    adj = S.holm(p)
+    # sorted: 0.005*4 = 0.02, 0.01*3 = 0.03, 0.03*2 = 0.06, max(0.04*1, 0.06) = 0.06
+    assert adj[:4] == pytest.approx([0.03, 0.06, 0.06, 0.02])
+    assert math.isnan(adj[4])
+    assert S.holm([0.9, 0.8]) == pytest.approx([1.0, 1.0])
+
+
+def newcombe_table(a, b, c, d, z=1.959963984540054):
+    """Newcombe (1998) method 10 from the 2x2 table of pairs, written out independently."""
+    n = a + b + c + d
+
+    def wilson(k):
+        p = k / n
+        centre = (2 * n * p + z * z) / (2 * (n + z * z))
+        half = z * math.sqrt(z * z + 4 * n * p * (1 - p)) / (2 * (n + z * z))
+        return p, centre - half, centre + half
+
+    p1, l1, u1 = wilson(a + b)
+    p2, l2, u2 = wilson(a + c)
+    den = (a + b) * (c + d) * (a + c) * (b + d)
+    phi = (a * d - b * c) / math.sqrt(den) if den else 0.0
+    diff = p1 - p2
+    dl = math.sqrt((p1 - l1) ** 2 - 2 * phi * (p1 - l1) * (u2 - p2) + (u2 - p2) ** 2)
+    du = math.sqrt((u1 - p1) ** 2 - 2 * phi * (u1 - p1) * (p2 - l2) + (p2 - l2) ** 2)
+    return diff - dl, diff + du
+
+
+def _pairs(a, b, c, d):
+    """Variant and baseline 0/1 outcomes of a+b+c+d pairs (a: both 1; b: variant only...)."""
+    v = [1] * a + [1] * b + [0] * c + [0] * d
+    w = [1] * a + [0] * b + [1] * c + [0] * d
+    return np.array(v, float), np.array(w, float)
+
+
+@pytest.mark.parametrize("table", [(36, 12, 2, 0), (5, 3, 1, 41), (0, 2, 0, 48),
+                                   (10, 0, 0, 10)])
+def test_newcombe_paired_equals_method_10_with_one_pair_per_deal(table):
+    v, w = _pairs(*table)
+    deals = np.arange(len(v))
+    ev = S.ratio_estimate(v, np.ones(len(v)), deals)
+    eb = S.ratio_estimate(w, np.ones(len(w)), deals)
+    assert S.newcombe_paired(ev, eb) == pytest.approx(newcombe_table(*table), abs=1e-9)
+
+
+def test_newcombe_paired_does_not_collapse_when_every_pair_agrees():
+    v, w = _pairs(0, 0, 0, 60)  # the stock never runs out under either rule
+    deals = np.repeat(np.arange(20), 3)
+    lo, hi = S.newcombe_paired(S.ratio_estimate(v, np.ones(60), deals),
+                               S.ratio_estimate(w, np.ones(60), deals))
+    assert lo < 0 < hi and hi - lo > 0.02
+
+
+def test_seat_table_hand_computed():
+    # 3 players, 4 hands in 2 deals; win shares given per physical seat
+    hands = pd.DataFrame({
+        "cell": "c", "rules": "classic", "players": 3, "lineup": "expert", "replicate":
+        [0, 0, 1, 1], "hand": [0, 1, 0, 1], "first_player": [0, 1, 2, 0],
+        "turns": 30, "end": ["emptied"] * 3 + ["blocked"], "stock_exhausted": False,
+        "win_share_0": [1.0, 0.0, 1.0, 0.0], "win_share_1": [0.0, 1.0, 0.0, 0.5],
+        "win_share_2": [0.0, 0.0, 0.0, 0.5]})
+    t = S.seat_table(hands)
+    # relative to the first player: hand0 seat0 wins; hand1 seat0 (=1) wins;
+    # hand2 first=2 -> seat 1 (=0) wins; hand3 seats 1 and 2 share
+    assert t["win_share"].tolist() == pytest.approx([2 / 4, 1.5 / 4, 0.5 / 4])
+    assert t["fair"].tolist() == pytest.approx([1 / 3] * 3)
+    assert t["seat"].tolist() == [0, 1, 2]
+    # seat 0: per-hand contrasts 2/3, 2/3, -1/3, -1/3 -> deal sums 4/3, -2/3, mean 1/6
+    e = np.array([4 / 3 - 2 * (1 / 6), -2 / 3 - 2 * (1 / 6)]) / 4
+    assert t["se"].iloc[0] == pytest.approx(math.sqrt(2 * (e ** 2).sum()))
+    assert t["p_adjusted"].tolist() == pytest.approx(S.holm(t["p_value"]).tolist())
+
+
+# ----------------------------------------------------------------- coverage by simulation
+
+def _clustered_sample(rng, deals, truth, sd_deal=4.0, sd_hand=6.0):
+    """Matches of 1-4 hands on each deal, 2 rotations per deal, a deal effect on length."""
+    rows_y, rows_d = [], []
+    for g in range(deals):
+        u = rng.normal(0, sd_deal)
+        for _ in range(2):
+            k = rng.integers(1, 5)
+            rows_y.append(truth + u + rng.normal(0, sd_hand, k))
+            rows_d.append(np.full(k, g))
+    return np.concatenate(rows_y), np.concatenate(rows_d)
+
+
+def test_coverage_of_turns_per_hand_intervals_on_clustered_data():
+    rng = np.random.default_rng(11)
+    hits = naive_hits = 0
+    sims = 400
+    for _ in range(sims):
+        y, d = _clustered_sample(rng, 30, truth=50.0)
+        lo, hi = S.ratio_estimate(y, np.ones(len(y)), d).interval()
+        hits += lo <= 50.0 <= hi
+        nlo, nhi = S.ratio_estimate(y, np.ones(len(y)), np.arange(len(y))).interval()
+        naive_hits += nlo <= 50.0 <= nhi
+    assert 0.92 <= hits / sims <= 0.98
+    assert naive_hits / sims < 0.90  # treating hands as independent under-covers
+
+
+def test_coverage_of_paired_share_differences_on_clustered_data():
+    rng = np.random.default_rng(12)
+    sims, hits = 300, 0
+    pv, pb = 0.25, 0.18
+    for _ in range(sims):
+        deals = 40
+        shift = np.repeat(rng.normal(0, 1.0, deals), 3)  # a deal effect on both rules
+        noise = rng.normal(0, 1.0, deals * 3)
+        d = np.repeat(np.arange(deals), 3)
+        from statistics import NormalDist
+        scale = math.sqrt(2.0)
+        v = (shift + noise < NormalDist().inv_cdf(pv) * scale).astype(float)
+        b = (shift + noise < NormalDist().inv_cdf(pb) * scale).astype(float)
+        lo, hi = S.newcombe_paired(S.ratio_estimate(v, np.ones(len(v)), d),
+                                   S.ratio_estimate(b, np.ones(len(b)), d))
+        hits += lo <= pv - pb <= hi
+    assert 0.92 <= hits / sims <= 0.99
+
+
+def test_coverage_of_seat_intervals_on_fair_clustered_seats():
+    """Fair seats, hands clustered by deal: per-seat 95% intervals cover 1/3 about 95%."""
+    rng = np.random.default_rng(13)
+    sims, hits, total, deals = 300, 0, 0, 40
+    for _ in range(sims):
+        deal = np.repeat(np.arange(deals), 3)
+        fav = np.repeat(rng.integers(0, 3, deals), 3)  # the deal favours one physical seat
+        w = np.ones((deals * 3, 3))
+        w[np.arange(deals * 3), fav] = 3.0
+        cum = np.cumsum(w / w.sum(axis=1, keepdims=True), axis=1)
+        win = (rng.random(deals * 3)[:, None] > cum).sum(axis=1)
+        hands = pd.DataFrame({
+            "cell": "c", "rules": "classic", "players": 3, "lineup": "expert",
+            "replicate": deal, "hand": np.tile([0, 1, 2], deals),
+            "first_player": rng.integers(0, 3, deals * 3), "turns": 30, "end": "emptied",
+            "stock_exhausted": False, **{f"win_share_{i}": (win == i).astype(float)
+                                         for i in range(3)}})
+        t = S.seat_table(hands, alpha=0.05 * 3)  # m = 3 rows: each seat at 95%
+        hits += int(((t["lo"] <= t["fair"]) & (t["fair"] <= t["hi"])).sum())
+        total += len(t)
+    # simultaneous intervals: each seat's own coverage is at least about 95%
+    assert 0.92 <= hits / total <= 0.98
+
+
+# ----------------------------------------------------------------- public tables
+
+@pytest.fixture(scope="module")
+def study():
+    return random_hand_study(games=30)
+
+
+def test_scorecard_columns_and_point_values(study):
+    games, hands = study
+    card = S.scorecard(games, hands)
+    assert list(card.columns[:13]) == [
+        "cell", "rules", "players", "lineup", "games", "hands", "deals", "turns_per_hand",
+        "turns_per_hand_lo", "turns_per_hand_hi", "hands_per_game", "hands_per_game_lo",
+        "hands_per_game_hi"]
+    for m in S.SCORECARD_METRICS:
+        assert {m, f"{m}_lo", f"{m}_hi"} <= set(card.columns)
+    for _, r in card.iterrows():
+        h = hands[hands["cell"] == r["cell"]]
+        g = games[games["cell"] == r["cell"]]
+        assert r["games"] == len(g) and r["hands"] == len(h)
+        assert r["turns_per_hand"] == pytest.approx(h["turns"].sum() / len(h))
+        assert r["hands_per_game"] == pytest.approx(len(h) / len(g))
+        assert r["stock_out_per_hand"] == pytest.approx(h["stock_exhausted"].mean())
+        assert r["turns_per_hand_lo"] < r["turns_per_hand"] < r["turns_per_hand_hi"]
+    classic = card[card["rules"] == "classic"]
+    assert (classic["hands_per_game"] == classic["players"]).all()
+    assert card.loc[card["lineup"] == "expert", "skill_gap"].isna().all()
+    assert card.loc[card["lineup"] == "expert,beginner", "skill_gap"].mean() > 0.1
+
+
+def test_scorecard_pools_lineups_by_rules_and_players(study):
+    games, hands = study
+    card = S.scorecard(games, hands, by=("rules", "players"))
+    assert len(card) == hands[["rules", "players"]].drop_duplicates().shape[0]
+    r = card[(card["rules"] == "jokers") & (card["players"] == 3)].iloc[0]
+    h = hands[(hands["rules"] == "jokers") & (hands["players"] == 3)]
+    assert r["turns_per_hand"] == pytest.approx(h["turns"].mean())
+
+
+def test_seat_table_names_a_seat_only_when_its_interval_excludes_fair(study):
+    _, hands = study
+    t = S.seat_table(hands)
+    assert list(t.columns[:5]) == ["cell", "rules", "players", "lineup", "seat"]
+    out = (t["lo"] > t["fair"]) | (t["hi"] < t["fair"])
+    assert (t["named"] == out.astype(int)).all()
+    assert (t.loc[t["named"] == 1, "p_adjusted"] < 0.05).all()
+    for cell, g in t.groupby("cell"):
+        assert g["win_share"].sum() == pytest.approx(g["fair"].iloc[0] * len(g))
+
+
+def test_effects_per_context_and_pooled(study):
+    games, hands = study
+    e = S.effects(games, hands, [("classic(ace=low-only)", "classic")])
+    assert list(e.columns[:11]) == ["variant", "baseline", "players", "lineup", "metric",
+                                    "diff", "lo", "hi", "rel_diff", "p_value", "p_adjusted"]
+    turns = e[e["metric"] == "turns_per_hand"]
+    assert len(turns) == 4 + 1  # 2 player counts x 2 line-ups, and the pooled row
+    pooled = turns[turns["players"].isna()].iloc[0]
+    assert pooled["diff"] == pytest.approx(6.0, abs=0.5)  # the built-in +6 turns per hand
+    assert pooled["lo"] < 6.0 < pooled["hi"] or abs(pooled["diff"] - 6.0) < 0.3
+    ctx = turns[turns["players"].notna()]
+    assert pooled["diff"] == pytest.approx(np.average(ctx["diff"], weights=ctx["pairs"]))
+    assert pooled["pairs"] == ctx["pairs"].sum()
+    # stock exhaustion is the same deal in both rules: its interval does not collapse
+    so = e[e["metric"] == "stock_out_per_hand"]
+    assert (so["diff"] == 0).all() and (so["hi"] > so["lo"]).all()
+    # expert-only line-ups have no skill gap row
+    sg = e[(e["metric"] == "skill_gap") & e["players"].notna()]
+    assert set(sg["lineup"]) == {"expert,beginner"}
+
+
+def test_effects_refuse_unknown_rules(study):
+    games, hands = study
+    with pytest.raises(FastmachError, match="no hand of rules"):
+        S.effects(games, hands, [("classic(jokers=2)", "classic")])
+
+
+def test_write_tables_writes_numeric_csv(study, tmp_path):
+    games, hands = study
+    paths = S.write_tables(games, hands, tmp_path / "tables")
+    assert {"scorecard", "seats", "effects"} <= set(paths)
+    ids = {"cell", "rules", "lineup", "variant", "baseline", "metric"}
+    for name, path in paths.items():
+        t = pd.read_csv(path)
+        assert len(t) > 0
+        for c in t.columns:
+            if c not in ids:
+                assert pd.api.types.is_numeric_dtype(t[c]), (name, c)
