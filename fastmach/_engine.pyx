@@ -797,6 +797,9 @@ cdef class Engine:
                     ps.hands[cur][ps.stock[ps.stock_pos]] += 1
                     ps.stock_pos += 1
                     ps.hand_n[cur] += 1
+                    if avail == 1 and R.ends_hand:
+                        end = E_STOCKOUT
+                        break
                 elif R.ends_hand:
                     end = E_STOCKOUT
                     break
@@ -2396,6 +2399,9 @@ cdef class Engine:
                     res.cards_drawn += 1
                     if avail == 1:
                         res.stock_exhausted_turn = res.turns
+                        if R.ends_hand:   # 003: the hand ends with the turn that emptied the stock
+                            res.end = E_STOCKOUT
+                            break
                 elif R.ends_hand:
                     res.end = E_STOCKOUT
                     break
@@ -2412,6 +2418,9 @@ cdef class Engine:
                 res.cards_drawn += take
                 if take > 0 and take == avail:
                     res.stock_exhausted_turn = res.turns
+                    if R.ends_hand:
+                        res.end = E_STOCKOUT
+                        break
             st.failed_last[cur] = kind == A_FAIL
             if self.checked:
                 if kind != A_PLAY and st.table_n != table_before:

@@ -37,8 +37,9 @@ Model choices (where RULES.md leaves room):
 - ``rounds`` = ceil(turns / players) per hand.
 - play-on: a player who would draw passes; the hand is blocked after ``players``
   consecutive turns, begun with an empty stock, that added no card.
-- ends-hand: the hand ends (``stock-out``) when a player must draw from an empty stock,
-  also as a failed-manipulation penalty; a penalty takes only the cards still available.
+- ends-hand: the hand ends (``stock-out``) at the end of the turn that draws the stock's
+  last card (a draw, or a failed manipulation's penalty, which takes only the cards still
+  available): 003's "si la pioche s'épuise avant que quiconque ne termine".
 - ``joker_swap = "hand"``: a player who has opened may take table jokers back into the
   hand by putting in their place the real card each stands for (in the current meld list,
   the solver's witness); the swapped-in cards count as placed, so the turn is a play. The

@@ -507,6 +507,8 @@ class State:
                 end = "stock-out"
             else:
                 drawn = self._draw(r.failed_penalty)
+        if drawn and not self.stock and r.stock_empty == "ends-hand":
+            end = "stock-out"  # 003: the turn that draws the stock's last card ends the hand
         self.failed_last[seat] = kind == "fail"
         if end is None and kind != "play" and empty_at_start:
             self._noadd += 1

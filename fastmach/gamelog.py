@@ -17,7 +17,8 @@ One game (a hand; a match is several hands in a row) is::
 
 Cards are canonical text (``10H``, ``JK``). ``action`` is play, draw, pass or fail;
 ``taken`` lists jokers a play took back into the hand (``joker_swap = "hand"``); a draw
-from an empty stock under ``stock_empty = "ends-hand"`` has ``drawn: []`` and ends the hand.
+from an empty stock under ``stock_empty = "ends-hand"`` has ``drawn: []`` and ends the hand
+(under that rule the turn that draws the stock's last card already ends it).
 
 ``replay`` checks every turn with ``fastmach.validate`` only: the seat order, that placed
 cards come from the hand, that the table after a play is exactly the table before plus
@@ -300,6 +301,9 @@ class _HandChecker:
             desc = {"draw": "draws", "pass": "passes", "fail": "fails a manipulation, draws"}[action]
             if drawn:
                 desc += " " + " ".join(_txt(drawn))
+                if not self.stock and r.stock_empty == "ends-hand":
+                    self.ended = "stock-out"  # the turn that empties the stock ends the hand
+                    desc += ", the last card: the hand ends"
             elif action == "draw":
                 desc += " from the empty stock: the hand ends"
             if self.ended is None and empty_at_start:

@@ -278,16 +278,6 @@ def test_jokers_blocked_hand_lowest_points_win_and_tie_is_a_draw():
     assert st.hand_results[0].points == (10, 10) and st.winner() == -1
 
 
-def test_ace_low_hand_ends_when_a_player_must_draw_from_an_empty_stock():
-    st = _state("ace-low(players=3,match=single)", ["5S 9C", "AC", "KD 3S"], ["6H 7H 8H"], "2D")
-    st.step()  # seat 0 draws the last card
-    assert not st.is_terminal()
-    st.step()  # seat 1 must draw from the empty stock: the hand ends
-    assert st.is_terminal()
-    hr = st.hand_results[0]
-    assert hr.end == "stock-out" and hr.points == (16, 1, 13) and hr.winner == 1
-
-
 def test_play_on_a_play_restarts_the_round_without_addition():
     # stock empty: seat 0 cannot play (passes), seat 1 lays 8S off, then two passes block
     st = _state("classic(players=2,match=single)", ["5D", "8S 2C"], ["9S 10S JS"], "")

@@ -59,3 +59,46 @@ def test_clause1_ties_parameter_shares_or_draws_a_lowest_tie():
         st.play_out()
         assert st.winner() == -1 and st.win_shares() == expect
     assert Rules.preset("classic").ties == "shared" and Rules.preset("jokers").ties == "draw"
+
+
+def state(rules, hands, table=(), stock=(), seat=0):
+    return Game(rules).new_initial_state(0, 0).set_position(hands, table, stock,
+                                                           current_player=seat)
+
+
+# ------------------------------------------- clause 2: ace-low ends when the stock runs out
+def test_clause2_ace_low_hand_ends_with_the_turn_that_draws_the_last_card_003():
+    """003: "Si la pioche s'épuise avant que quiconque ne termine, le joueur ayant le moins
+    de points en main remporte la donne": nobody plays after the stock ran out."""
+    st = state("ace-low(players=3,match=single)", ["5S 9C", "AC", "KD 3S"], ["6H 7H 8H"], "2D")
+    st.step()  # seat 0 draws the last card: the hand is over at once
+    assert st.is_terminal() and len(st.history) == 1
+    hr = st.hand_results[0]
+    assert hr.end == "stock-out" and hr.points == (16, 1, 13) and hr.winner == 1
+
+
+def test_clause2_a_failed_manipulation_that_empties_the_stock_ends_the_hand_003():
+    from fastmach.game import Fail
+
+    st = state("ace-low(players=2,match=single)", ["9H 9S", "AC 2D"],
+               ["5H 6H 7H 8H", "9C 9D 9S"], "KD")
+    st.apply_action(Fail())  # the penalty card is the stock's last
+    assert st.is_terminal() and st.hand_results[0].end == "stock-out"
+
+
+def test_clause2_play_on_rules_keep_playing_after_the_last_card():
+    st = state("classic(players=3,match=single)", ["5S 9C", "AC", "KD 3S"], ["6H 7H 8H"], "2D")
+    st.step()
+    assert not st.is_terminal()
+
+
+def test_clause2_ace_low_beginners_no_turn_after_the_turn_that_drew_the_last_card(tmp_path):
+    """The issue's check: ace-low(match=single), four beginners (most hands run out)."""
+    games, hands = play_games("ace-low(match=single)", ["beginner"] * 4, 3, range(200),
+                              hands=True)
+    out = hands["stock_exhausted_turn"] > 0
+    assert out.mean() > 0.9
+    assert (hands.loc[out, "turns"] == hands.loc[out, "stock_exhausted_turn"]).all()
+    assert (hands.loc[out, "end"] == "stock-out").all()
+    assert (hands.loc[~out, "end"] == "emptied").all()
+    play_games("ace-low(match=single)", ["beginner"] * 4, 3, range(3), log=tmp_path / "l.jsonl")
