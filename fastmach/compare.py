@@ -63,7 +63,7 @@ METRICS: dict[str, Metric] = {
     "turns_per_hand": Metric("turns per hand", "turns", "longer", "shorter"),
     "hands_per_game": Metric("hands per match", "hands", "more", "fewer"),
     "stock_out_per_hand": Metric("stock exhaustion per hand", "share", "more", "fewer"),
-    "blocked_per_hand": Metric("blocked hands", "share", "more", "fewer"),
+    "blocked": Metric("blocked hands", "share", "more", "fewer"),
     "first_seat_edge": Metric("first-seat edge", "share", "larger", "smaller"),
     "seat_spread": Metric("seat spread", "share", "wider", "narrower"),
     "skill_gap": Metric("skill gap", "share", "larger", "smaller"),
@@ -188,70 +188,60 @@ def _empty(v: Any) -> bool:
     return v is None or (isinstance(v, float) and math.isnan(v)) or v == ""
 
 
-def comparison_table(effects: pd.DataFrame, scorecard: pd.DataFrame,
-                     pairs: Sequence[tuple[str, str]], alpha: float = ALPHA) -> pd.DataFrame:
+def comparison_table(effects: pd.DataFrame, pairs: Sequence[tuple[str, str]],
+                     alpha: float = ALPHA) -> pd.DataFrame:
     """The printed table as numbers: one row per pair x metric (pooled) and, where the
     words of the player-count x line-up rows differ between them, those rows too.
 
     Columns: ``variant, baseline, players, lineup, metric, label, baseline_value,
-    variant_value, diff, lo, hi, p_adjusted, pairs, word``; ``players``/``lineup`` are
-    empty on pooled rows. Values under A and B come from ``scorecard`` (one row per
-    cell); pooled, they are the cells' values weighted by their hands (their games for
-    per-match metrics).
+    variant_value, diff, lo, hi, p_adjusted, pairs, word``, all from the rows of
+    ``effects`` (:func:`fastmach.stats.effects`); ``players``/``lineup`` are empty on
+    pooled rows. A metric with no pooled row (the seat spread does not pool across player
+    counts) shows its rows by player count and line-up when any of them has a word, else
+    one row that says so.
     """
     rows = []
     for variant, baseline in pairs:
         eff = effects[(effects["variant"] == variant) & (effects["baseline"] == baseline)]
-        for metric in [m for m in METRICS if m in set(eff["metric"])] + sorted(
-                set(eff["metric"]) - set(METRICS)):
+        present = set(eff["metric"])
+        for metric in [m for m in METRICS if m in present] + sorted(present - set(METRICS)):
             em = eff[eff["metric"] == metric]
-            pooled = em[em["players"].map(_empty) & em["lineup"].map(_empty)]
-            strata = em.drop(pooled.index)
-            out = []
-            for _, r in pd.concat([pooled, strata]).iterrows():
-                p = None if _empty(r["players"]) else int(r["players"])
-                lu = None if _empty(r["lineup"]) else str(r["lineup"])
-                out.append({
-                    "variant": variant, "baseline": baseline, "players": p, "lineup": lu,
-                    "metric": metric, "label": METRICS[metric].label if metric in METRICS
-                    else metric,
-                    "baseline_value": _value(scorecard, baseline, metric, p, lu),
-                    "variant_value": _value(scorecard, variant, metric, p, lu),
-                    "diff": float(r["diff"]), "lo": float(r["lo"]), "hi": float(r["hi"]),
-                    "p_adjusted": float(r["p_adjusted"]), "pairs": r["pairs"],
-                    "word": word(metric, float(r["diff"]), float(r["lo"]), float(r["hi"]),
-                                 float(r["p_adjusted"]), alpha)})
-            strata_words = {o["word"] for o in out if o["players"] is not None}
-            rows.extend(out if len(strata_words) > 1 else
-                        [o for o in out if o["players"] is None])
-    cols = ["variant", "baseline", "players", "lineup", "metric", "label", "baseline_value",
-            "variant_value", "diff", "lo", "hi", "p_adjusted", "pairs", "word"]
-    return pd.DataFrame(rows, columns=cols)
+            is_pooled = em["players"].map(_empty) & em["lineup"].map(_empty)
+            out = [_row(variant, baseline, metric, r, alpha)
+                   for _, r in pd.concat([em[is_pooled], em[~is_pooled]]).iterrows()]
+            pooled = [o for o in out if o["players"] is None]
+            strata = [o for o in out if o["players"] is not None]
+            words = {o["word"] for o in strata}
+            if pooled:
+                rows.extend(pooled + (strata if len(words) > 1 else []))
+            elif words - {NO_CHANGE}:
+                rows.extend(strata)
+            elif strata:
+                rows.append(_row(variant, baseline, metric, None, alpha)
+                            | {"pairs": sum(o["pairs"] for o in strata)})
+    return pd.DataFrame(rows, columns=_TABLE_COLUMNS)
 
 
-#: Per-match metrics (weighted by games when pooled); the others are per hand.
-_PER_GAME = {"hands_per_game"}
+_TABLE_COLUMNS = ["variant", "baseline", "players", "lineup", "metric", "label",
+                  "baseline_value", "variant_value", "diff", "lo", "hi", "p_adjusted",
+                  "pairs", "word"]
 
 
-def _value(scorecard: pd.DataFrame, rules: str, metric: str, players: int | None,
-           lineup: str | None) -> float:
-    """A metric's value under ``rules`` from the scorecard: the cell's, or pooled over the
-    cells (weighted by hands, or games for per-match metrics)."""
-    if scorecard is None or metric not in scorecard.columns:
-        return math.nan
-    sel = scorecard["rules"] == rules
-    if players is not None:
-        sel &= scorecard["players"].astype(int) == players
-    if lineup is not None:
-        sel &= scorecard["lineup"] == lineup
-    s = scorecard[sel]
-    vals = s[metric].astype(float)
-    weight_col = "games" if metric in _PER_GAME else "hands"
-    w = s[weight_col].astype(float) if weight_col in s.columns else pd.Series(1.0, s.index)
-    ok = vals.notna()
-    if not ok.any() or w[ok].sum() <= 0:
-        return math.nan
-    return float((vals[ok] * w[ok]).sum() / w[ok].sum())
+def _row(variant: str, baseline: str, metric: str, r, alpha: float) -> dict:
+    """A table row from an effects row (``r``; None: a metric with no pooled row)."""
+    label = METRICS[metric].label if metric in METRICS else metric
+    if r is None:
+        return dict.fromkeys(_TABLE_COLUMNS, math.nan) | {
+            "variant": variant, "baseline": baseline, "players": None, "lineup": None,
+            "metric": metric, "label": label, "word": NO_CHANGE}
+    num = {k: float(r[k]) if k in r.index and not _empty(r[k]) else math.nan
+           for k in ("baseline_value", "variant_value", "diff", "lo", "hi", "p_adjusted")}
+    return {"variant": variant, "baseline": baseline,
+            "players": None if _empty(r["players"]) else int(r["players"]),
+            "lineup": None if _empty(r["lineup"]) else str(r["lineup"]),
+            "metric": metric, "label": label, **num, "pairs": int(r["pairs"]),
+            "word": word(metric, num["diff"], num["lo"], num["hi"], num["p_adjusted"],
+                         alpha)}
 
 
 # ----------------------------------------------------------------------------- printing
@@ -278,9 +268,8 @@ def _fmt_diff(metric: str, d: float, lo: float, hi: float) -> str:
 
 
 def _where(row) -> str:
-    if row["players"] is None or (isinstance(row["players"], float)
-                                  and math.isnan(row["players"])):
-        return "all"
+    if _empty(row["players"]):
+        return "all" if not _empty(row["diff"]) else "each"
     return f"{int(row['players'])}p {row['lineup']}"
 
 
@@ -291,7 +280,7 @@ def format_table(table: pd.DataFrame, header: str = "") -> str:
         name_a, name_b = f"A: {baseline}", f"B: {variant}"
         cells = [["metric", "where", "A", "B", "B - A [95% interval]", ""]]
         for _, r in t.iterrows():
-            cells.append([r["label"] if r["players"] is None else "  " + r["label"],
+            cells.append([r["label"] if _empty(r["players"]) else "  " + r["label"],
                           _where(r), _fmt_value(r["metric"], r["baseline_value"]),
                           _fmt_value(r["metric"], r["variant_value"]),
                           _fmt_diff(r["metric"], r["diff"], r["lo"], r["hi"]), r["word"]])
@@ -362,15 +351,16 @@ class Comparison:
 
 # ----------------------------------------------------------------------------- running
 
-def _analyse(results: Path, study: Study, pairs: list[tuple[str, str]]):
-    """``(effects, scorecard)`` of a result store: the tables of :mod:`fastmach.stats`."""
-    import fastmach
+def _analyse(results: Path, study: Study, pairs: list[tuple[str, str]],
+             card: bool = True) -> tuple[pd.DataFrame, pd.DataFrame | None]:
+    """``(effects, scorecard)`` of a result store, from :mod:`fastmach.stats` (the
+    scorecard only with ``card``)."""
     from fastmach import stats
-    from fastmach.sweep import read_results
+    from fastmach.sweep import read_hands, read_results
 
-    games = read_results(results, study)
-    hands = fastmach.read_hands(results)
-    return stats.effects(games, hands, pairs), stats.scorecard(games, hands)
+    games, hands = read_results(results, study), read_hands(results, study)
+    return (stats.effects(games, hands, pairs),
+            stats.scorecard(games, hands) if card else None)
 
 
 def parse_precision(value: float | str | Mapping[str, float] | Sequence[str]) -> dict[str, float]:
@@ -486,7 +476,8 @@ def compare(rules: Sequence[str], players: Sequence[int] | int | None = None,
             while True:
                 summary = execute(study, results, until=deals, **run)
                 deals = min(deals, study.games)
-                effects, scorecard = _analyse(results, study.replace(games=deals), pairs)
+                effects, _ = _analyse(results, study.replace(games=deals), pairs,
+                                      card=False)
                 widths = half_widths(effects, list(wanted))
                 met = all(widths[m] <= wanted[m] for m in wanted)
                 state = "; ".join(f"{METRICS[m].label} +-{_fmt_hw(m, widths[m])} (want "
@@ -494,6 +485,7 @@ def compare(rules: Sequence[str], players: Sequence[int] | int | None = None,
                 log(f"compare: {deals} deals per cell ({summary['games']} games, "
                     f"{summary['played']} played now): {state}")
                 if met or deals >= study.games:
+                    _, scorecard = _analyse(results, study.replace(games=deals), pairs)
                     if not met:
                         notes.append(f"precision not reached at the cap of {study.games} "
                                      f"deals per cell: {state}")
@@ -501,7 +493,7 @@ def compare(rules: Sequence[str], players: Sequence[int] | int | None = None,
                     break
                 deals = next_size(deals, widths, wanted, chunk, study.games)
         ran = study.replace(games=deals) if deals != study.games else study
-        table = comparison_table(effects, scorecard, pairs)
+        table = comparison_table(effects, pairs)
         if out is not None and report:
             _write_report(results, root / "report", pairs, log)
         return Comparison(tuple(study.rules), ran, effects, scorecard, table,

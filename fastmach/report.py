@@ -172,7 +172,7 @@ class _Analysis:
     mc: pd.DataFrame
 
 
-def _analyse(games: pd.DataFrame, hands: pd.DataFrame) -> _Analysis:
+def _analyse(games: pd.DataFrame, hands: pd.DataFrame, pairs=None) -> _Analysis:
     front = stats.scorecard(games, hands, by=("rules", "players"))
     return _Analysis(
         labels=plots.short_labels(hands["rules"]),
@@ -180,7 +180,8 @@ def _analyse(games: pd.DataFrame, hands: pd.DataFrame) -> _Analysis:
         front=front,
         seats=stats.seat_table(hands, alpha=ALPHA),
         seats_rp=stats.seat_table(hands, by=("rules", "players"), alpha=ALPHA),
-        effects=stats.effects(games, hands, stats.default_pairs(games)),
+        effects=stats.effects(games, hands, stats.default_pairs(games) if pairs is None
+                              else pairs),
         strategies=stats.strategy_matrix(hands),
         mc=stats.monte_carlo_error(front),
     )
@@ -430,17 +431,21 @@ def _display_command(command: str) -> str:
     return shlex.join(_display_path(w) if w.startswith("/") else w for w in words)
 
 
-def build_report(results_dir: Path | str, out_dir: Path | str | None = None) -> Path:
+def build_report(results_dir: Path | str, out_dir: Path | str | None = None, *,
+                 pairs: list[tuple[str, str]] | None = None) -> Path:
     """Write ``index.html``, ``summary.md``, ``figures/`` and ``tables/*.csv``.
 
     Reads a study's stored game and hand rows (no game is run); ``out_dir`` defaults to
     ``reports/<study name>``. Returns the path of ``index.html``. Raises FastmachError when
     the results directory, its parquet files, hand rows or manifest are missing.
+    ``pairs``: the ``(variant, baseline)`` rules of the effects (default: every variant
+    against its baseline, :func:`fastmach.stats.default_pairs`); ``fastmach compare``
+    passes its own, and its command (which rewrites the report) is then the one to rerun.
     """
     games, hands, manifest = load_results(results_dir)
     out = Path(out_dir) if out_dir is not None else default_out_dir(manifest)
     out.mkdir(parents=True, exist_ok=True)
-    a = _analyse(games, hands)
+    a = _analyse(games, hands, pairs)
     figs = _figures(hands, a, out / "figures")
     csvs = _tables_csv(games, hands, a, out / "tables")
     seeds = sorted({int(x) for x in games["seed"].unique()}) if "seed" in games.columns else []
@@ -454,7 +459,8 @@ def build_report(results_dir: Path | str, out_dir: Path | str | None = None) -> 
         "run_time": _run_time(manifest),
         "command": _display_command(str(manifest.get("command") or "unknown")),
         "report_command": "fastmach report " + shlex.quote(_display_path(str(results_dir)))
-                          + " --out " + shlex.quote(_display_path(str(out))),
+                          + " --out " + shlex.quote(_display_path(str(out))) if pairs is None
+                          else _display_command(str(manifest.get("command") or "unknown")),
         "study": manifest.get("study", ""),
         "games": len(games),
         "hands": len(hands),

@@ -92,7 +92,7 @@ def test_replicate_r_is_the_same_deal_in_every_cell(tmp_path):
     ("turns_per_hand", 2.0, 0.5, 3.5, 0.2, NO_CHANGE),      # adjusted test does not reject
     ("turns_per_hand", 0.0, 0.0, 0.0, math.nan, NO_CHANGE),  # identical outcomes
     ("stock_out_per_hand", 0.02, 0.01, 0.03, 0.0, "more"),
-    ("blocked_per_hand", -0.02, -0.03, -0.01, 0.0, "fewer"),
+    ("blocked", -0.02, -0.03, -0.01, 0.0, "fewer"),
     ("hands_per_game", 1.0, 0.5, 1.5, 0.0, "more"),
     ("first_seat_edge", -0.02, -0.03, -0.01, 0.0, "smaller"),
     ("seat_spread", 0.02, 0.01, 0.03, 0.0, "wider"),
@@ -104,73 +104,72 @@ def test_a_word_only_where_the_adjusted_interval_excludes_zero(metric, diff, lo,
 
 
 def _effects(rows):
+    """effects.csv rows: (variant, baseline, players, lineup, metric, diff, lo, hi,
+    p_adjusted, pairs); the baseline value is 10 and the variant's 10 + diff."""
     cols = ["variant", "baseline", "players", "lineup", "metric", "diff", "lo", "hi",
-            "rel_diff", "p_adjusted", "pairs"]
-    return pd.DataFrame([dict(zip(cols, r)) for r in rows], columns=cols)
-
-
-def _scorecard():
-    rows = []
-    for rules, tph in (("classic", 50.0), ("classic(ace=low-only)", 53.0)):
-        for p, lu, hands in ((3, "expert", 300), (4, "expert", 400)):
-            rows.append({"cell": f"{rules}|{p}|{lu}", "rules": rules, "players": p,
-                         "lineup": lu, "games": 100, "hands": hands,
-                         "turns_per_hand": tph + p, "stock_out_per_hand": 0.1})
-    return pd.DataFrame(rows)
+            "p_adjusted", "pairs"]
+    df = pd.DataFrame([dict(zip(cols, r)) for r in rows], columns=cols)
+    return df.assign(rel_diff=df["diff"] / 10.0, p_value=df["p_adjusted"],
+                     baseline_value=10.0, variant_value=10.0 + df["diff"])
 
 
 V, B = "classic(ace=low-only)", "classic"
+NAN = math.nan
 
 
 def test_table_breaks_down_only_where_the_strata_disagree():
     eff = _effects([
-        (V, B, None, None, "turns_per_hand", 3.0, 2.0, 4.0, 0.06, 0.0, 200),
-        (V, B, 3, "expert", "turns_per_hand", 3.0, 1.5, 4.5, 0.06, 0.0, 100),
-        (V, B, 4, "expert", "turns_per_hand", 3.0, -0.5, 6.5, 0.06, 0.3, 100),
-        (V, B, None, None, "stock_out_per_hand", 0.0, -0.01, 0.01, 0.0, 1.0, 200),
-        (V, B, 3, "expert", "stock_out_per_hand", 0.0, -0.02, 0.02, 0.0, 1.0, 100),
-        (V, B, 4, "expert", "stock_out_per_hand", 0.0, -0.02, 0.02, 0.0, 1.0, 100),
+        (V, B, NAN, NAN, "turns_per_hand", 3.0, 2.0, 4.0, 0.0, 200),
+        (V, B, 3, "expert", "turns_per_hand", 3.0, 1.5, 4.5, 0.0, 100),
+        (V, B, 4, "expert", "turns_per_hand", 3.0, -0.5, 6.5, 0.3, 100),
+        (V, B, NAN, NAN, "stock_out_per_hand", 0.0, -0.01, 0.01, 1.0, 200),
+        (V, B, 3, "expert", "stock_out_per_hand", 0.0, -0.02, 0.02, 1.0, 100),
+        (V, B, 4, "expert", "stock_out_per_hand", 0.0, -0.02, 0.02, 1.0, 100),
     ])
-    t = comparison_table(eff, _scorecard(), [(V, B)])
+    t = comparison_table(eff, [(V, B)])
     turns = t[t["metric"] == "turns_per_hand"]
     assert list(turns["word"]) == ["longer", "longer", NO_CHANGE]
-    assert list(turns["players"].fillna(0)) == [0, 3, 4]
+    assert list(turns["players"].fillna(0).astype(int)) == [0, 3, 4]
+    assert list(turns["variant_value"]) == [13.0, 13.0, 13.0]
     stock = t[t["metric"] == "stock_out_per_hand"]
     assert len(stock) == 1 and stock["word"].iloc[0] == NO_CHANGE
-    # values: per cell from the scorecard, pooled weighted by hands
-    r3 = turns[turns["players"] == 3].iloc[0]
-    assert (r3["baseline_value"], r3["variant_value"]) == (53.0, 56.0)
-    pooled = turns.iloc[0]
-    assert pooled["baseline_value"] == pytest.approx((53 * 300 + 54 * 400) / 700)
     text = format_table(t)
     assert text.count("longer") == 2
     assert "+3.0 [+2.0, +4.0]" in text and "+0.0 pp [-1.0, +1.0]" in text
+    assert "3p expert" in text and "4p expert" in text
+
+
+def test_a_metric_without_pooled_row_shows_its_strata_only_with_a_word():
+    quiet = _effects([(V, B, p, "expert", "seat_spread", 0.01, -0.02, 0.04, 1.0, 100)
+                      for p in (3, 4)])
+    t = comparison_table(quiet, [(V, B)])
+    assert len(t) == 1 and t["word"].iloc[0] == NO_CHANGE and t["pairs"].iloc[0] == 200
+    assert "each" in format_table(t)
+    loud = _effects([(V, B, 3, "expert", "seat_spread", 0.05, 0.02, 0.08, 0.01, 100),
+                     (V, B, 4, "expert", "seat_spread", 0.01, -0.02, 0.04, 1.0, 100)])
+    t = comparison_table(loud, [(V, B)])
+    assert list(t["word"]) == ["wider", NO_CHANGE]
 
 
 def test_printed_words_follow_the_intervals():
     """Whatever the numbers, a printed line carries a direction word only when its
     interval excludes 0 and its adjusted p-value is below 0.05."""
     rng = np.random.default_rng(3)
-    rows = []
+    names = [m for m in METRICS if m != "seat_spread"]
     for i in range(200):
         d = rng.normal(0, 2)
         half = abs(rng.normal(1.5, 1))
-        rows.append((V, B, None, None, list(METRICS)[i % len(METRICS)], d, d - half,
-                     d + half, 0.0, rng.uniform(0, 0.1), 100))
-    for r in rows:
-        t = comparison_table(_effects([r]), _scorecard(), [(V, B)])
-        excludes = r[6] > 0 or r[7] < 0
+        r = (V, B, NAN, NAN, names[i % len(names)], d, d - half, d + half,
+             rng.uniform(0, 0.1), 100)
+        t = comparison_table(_effects([r]), [(V, B)])
         w = t["word"].iloc[0]
-        if excludes and r[9] < 0.05:
-            m = METRICS[r[4]]
+        m = METRICS[r[4]]
+        if (r[6] > 0 or r[7] < 0) and r[8] < 0.05:
             assert w == (m.up if r[5] > 0 else m.down)
         else:
             assert w == NO_CHANGE
         line = format_table(t).splitlines()[3]
-        for m in METRICS.values():
-            for direction in (m.up, m.down):
-                if direction != w:
-                    assert not line.endswith(direction)
+        assert line.endswith(w)
 
 
 # ----------------------------------------------------------------------------- precision
@@ -195,9 +194,9 @@ def test_next_round_follows_the_square_root_law_in_whole_chunks():
 
 def test_half_widths_take_the_widest_pooled_interval():
     eff = _effects([
-        (V, B, None, None, "turns_per_hand", 3.0, 2.0, 4.0, 0.06, 0.0, 200),
-        ("classic(jokers=2)", B, None, None, "turns_per_hand", 3.0, 1.0, 5.0, 0.06, 0.0, 200),
-        (V, B, 3, "expert", "turns_per_hand", 3.0, -10, 10, 0.06, 0.0, 100),
+        (V, B, NAN, NAN, "turns_per_hand", 3.0, 2.0, 4.0, 0.0, 200),
+        ("classic(jokers=2)", B, NAN, NAN, "turns_per_hand", 3.0, 1.0, 5.0, 0.0, 200),
+        (V, B, 3, "expert", "turns_per_hand", 3.0, -10, 10, 0.0, 100),
     ])
     assert half_widths(eff, ["turns_per_hand", "skill_gap"]) == {
         "turns_per_hand": 2.0, "skill_gap": math.inf}
@@ -205,11 +204,11 @@ def test_half_widths_take_the_widest_pooled_interval():
 
 def _widths_from_deals(scale):
     """An analysis whose pooled half-width is scale / sqrt(deals in the store)."""
-    def analyse(results, study, pairs):
+    def analyse(results, study, pairs, card=True):
         deals = read_results(results, study)["replicate"].nunique()
         hw = scale / math.sqrt(deals)
-        eff = _effects([(v, b, None, None, "turns_per_hand", 1.0, 1.0 - hw, 1.0 + hw, 0.0,
-                         0.0, deals) for v, b in pairs])
+        eff = _effects([(v, b, NAN, NAN, "turns_per_hand", 1.0, 1.0 - hw, 1.0 + hw, 0.0,
+                         deals) for v, b in pairs])
         return eff, None
     return analyse
 
