@@ -71,7 +71,8 @@ def load_results(results_dir: Path | str) -> tuple[pd.DataFrame, pd.DataFrame, d
     d = Path(results_dir)
     if not d.is_dir():
         raise FastmachError(f"results directory {str(d)!r} does not exist")
-    if not any(d.glob("*.parquet")):
+    game_files = [p for p in d.rglob("*.parquet") if HANDS not in p.relative_to(d).parts]
+    if not game_files:
         raise FastmachError(f"results directory {str(d)!r} holds no parquet file "
                             "(run `fastmach sweep` first)")
     mpath = d / MANIFEST
@@ -95,11 +96,13 @@ def load_results(results_dir: Path | str) -> tuple[pd.DataFrame, pd.DataFrame, d
     if missing:
         raise FastmachError(f"results in {str(d)!r} lack column(s) {', '.join(missing)}")
     hdir = d / HANDS
-    if not hdir.is_dir() or not any(hdir.glob("*.parquet")):
+    finished = {p.name for p in game_files}  # a hand file counts once its game chunk exists
+    hand_files = sorted(p for p in hdir.glob("*.parquet") if p.name in finished)
+    if not hand_files:
         raise FastmachError(f"results in {str(d)!r} hold no hand rows ({HANDS}/): they were "
                             "made by an older fastmach; run the sweep again")
     try:
-        hands = pd.read_parquet(hdir)
+        hands = pd.concat([pd.read_parquet(p) for p in hand_files], ignore_index=True)
     except Exception as exc:
         raise FastmachError(f"cannot read hand rows in {str(hdir)!r}: {exc}") from None
     return df, hands, manifest
