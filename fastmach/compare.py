@@ -273,28 +273,47 @@ def _where(row) -> str:
     return f"{int(row['players'])}p {row['lineup']}"
 
 
+def _fmt_p(p: float) -> str:
+    if _empty(p):
+        return ""
+    return "<0.001" if p < 0.001 else f"{p:.3f}"
+
+
+#: Headers of the printed columns.
+_HEAD = ["metric", "where", "A", "B", "B - A [95% interval]", "adj. p", ""]
+
+
+def _cells(r) -> list[str]:
+    """The printed cells of a table row (blank values on a metric's summary row)."""
+    summary = _empty(r["players"]) and _empty(r["diff"])
+    m = r["metric"]
+    return [r["label"] if _empty(r["players"]) else "  " + r["label"], _where(r),
+            "" if summary else _fmt_value(m, r["baseline_value"]),
+            "" if summary else _fmt_value(m, r["variant_value"]),
+            "" if summary else _fmt_diff(m, r["diff"], r["lo"], r["hi"]),
+            _fmt_p(r["p_adjusted"]), r["word"]]
+
+
+_FOOTNOTE = ("Differences are paired by deal (the same deals under A and B), with 95% "
+             "intervals clustered by deal; adj. p is Holm-adjusted over every row of "
+             "effects.csv, and a word appears only where it is below 0.05 and the interval "
+             "excludes 0. Rows by player count and line-up ('3p expert') appear where the "
+             "words differ between them ('each': the metric has no pooled value).")
+
+
 def format_table(table: pd.DataFrame, header: str = "") -> str:
     """The compact text table of :func:`comparison_table` (one block per pair)."""
+    import textwrap
+
     lines = [header] if header else []
     for (variant, baseline), t in table.groupby(["variant", "baseline"], sort=False):
-        name_a, name_b = f"A: {baseline}", f"B: {variant}"
-        cells = [["metric", "where", "A", "B", "B - A [95% interval]", ""]]
-        for _, r in t.iterrows():
-            cells.append([r["label"] if _empty(r["players"]) else "  " + r["label"],
-                          _where(r), _fmt_value(r["metric"], r["baseline_value"]),
-                          _fmt_value(r["metric"], r["variant_value"]),
-                          _fmt_diff(r["metric"], r["diff"], r["lo"], r["hi"]), r["word"]])
-        widths = [max(len(str(c[i])) for c in cells) for i in range(len(cells[0]))]
-        lines += ["", f"{name_b}  vs  {name_a}"]
+        cells = [_HEAD] + [_cells(r) for _, r in t.iterrows()]
+        widths = [max(len(c[i]) for c in cells) for i in range(len(_HEAD))]
+        lines += ["", f"B: {variant}  vs  A: {baseline}"]
         for c in cells:
-            lines.append("  ".join(str(x).rjust(w) if 2 <= i <= 3 else str(x).ljust(w)
+            lines.append("  ".join(x.rjust(w) if i in (2, 3, 5) else x.ljust(w)
                                    for i, (x, w) in enumerate(zip(c, widths))).rstrip())
-    lines += ["", "Differences are paired by deal (the same deals under A and B), with 95% "
-              "intervals clustered by deal;",
-              "a word only where the interval adjusted for the number of comparisons "
-              "excludes 0. Rows by player count",
-              "and line-up ('3p expert') appear where the words differ between them."]
-    return "\n".join(lines)
+    return "\n".join(lines + [""] + textwrap.wrap(_FOOTNOTE, 92))
 
 
 # ----------------------------------------------------------------------------- result
@@ -334,19 +353,13 @@ class Comparison:
 
     def _repr_html_(self) -> str:
         t = self.table
-        shown = pd.DataFrame({
-            "B vs A": [f"{v} vs {b}" for v, b in zip(t["variant"], t["baseline"])],
-            "metric": t["label"], "where": [_where(r) for _, r in t.iterrows()],
-            "A": [_fmt_value(m, v) for m, v in zip(t["metric"], t["baseline_value"])],
-            "B": [_fmt_value(m, v) for m, v in zip(t["metric"], t["variant_value"])],
-            "B - A [95% interval]": [_fmt_diff(m, d, lo, hi) for m, d, lo, hi in
-                                     zip(t["metric"], t["diff"], t["lo"], t["hi"])],
-            "": t["word"]})
+        rows = [_cells(r) for _, r in t.iterrows()]
+        shown = pd.DataFrame(rows, columns=_HEAD[:-1] + ["word"]).assign(
+            **{"B vs A": [f"{v} vs {b}" for v, b in zip(t["variant"], t["baseline"])]})
+        shown = shown[["B vs A"] + _HEAD[:-1] + ["word"]]
         return (f"<div><p>{html.escape(self.header())}</p>"
                 + shown.to_html(index=False, border=0, escape=True)
-                + "<p>Paired by deal, 95% intervals clustered by deal; a word only where "
-                  "the interval adjusted for the number of comparisons excludes 0.</p>"
-                  "</div>")
+                + f"<p>{html.escape(_FOOTNOTE)}</p></div>")
 
 
 # ----------------------------------------------------------------------------- running

@@ -263,3 +263,155 @@ def test_cli_games_and_precision_exclude_each_other(capsys):
         cli.main(["compare", "classic", "jokers", "--games", "5", "--precision", "1"])
     assert e.value.code == 2
     assert "not allowed with" in capsys.readouterr().err
+
+
+# ----------------------------------------------------------------------------- end to end
+
+ARGV = ["compare", "classic", "classic(ace=low-only)", "--players", "3,4", "--lineup",
+        "expert", "--lineup", "expert,beginner", "--games", "150", "--workers", "0", "-q"]
+
+
+def _cli(argv, capsys) -> str:
+    assert cli.main(argv) == 0
+    return capsys.readouterr().out
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    """The issue's command, run twice on the same directory: (out, first and second
+    stdout, chunk files' (inode, mtime) after the first run)."""
+    import contextlib
+    import io
+    out = tmp_path_factory.mktemp("compare") / "cmp"
+    texts, stamps = [], None
+    for i in range(2):
+        buf = io.StringIO()
+        with contextlib.redirect_stdout(buf):
+            assert cli.main(ARGV + ["--out", str(out)]) == 0
+        texts.append(buf.getvalue())
+        if i == 0:
+            stamps = {p.name: (p.stat().st_ino, p.stat().st_mtime_ns)
+                      for p in (out / "results" / "chunks").iterdir()}
+    return out, texts, stamps
+
+
+def _per_cell(games: pd.DataFrame, hands: pd.DataFrame) -> pd.DataFrame:
+    """Sums per (rules, players, lineup, replicate): written with plain pandas."""
+    h = hands.copy()
+    p = h["players"].to_numpy()
+    ws = np.stack([h[f"win_share_{i}"].fillna(0).to_numpy(float) for i in range(4)], 1)
+    first = ws[np.arange(len(h)), h["first_player"].to_numpy()]
+    h["edge"] = first - ws.sum(1) / p
+    h["n"] = 1
+    h["stock"] = h["stock_exhausted"].astype(float)
+    h["blk"] = (h["end"] != "emptied").astype(float)
+    keys = ["rules", "players", "lineup", "replicate"]
+    s = h.groupby(keys)[["turns", "n", "stock", "blk", "edge"]].sum()
+    s["games"] = games.groupby(keys).size()
+    return s
+
+
+METRIC_SUMS = {"turns_per_hand": ("turns", "n"), "stock_out_per_hand": ("stock", "n"),
+               "blocked": ("blk", "n"), "first_seat_edge": ("edge", "n"),
+               "hands_per_game": ("n", "games")}
+
+
+def test_compare_writes_a_study_store_and_the_report(run):
+    import fastmach
+    out, texts, _ = run
+    games = pd.read_parquet(out / "results")
+    hands = fastmach.read_hands(out / "results")
+    # 150 deals x (1 + 3 rotations at 3 players, 1 + 2 at 4) x 2 rule sets
+    assert len(games) == 150 * 7 * 2
+    assert len(hands) == int(games["hands"].sum())
+    assert set(games["rules"]) == {"classic", "classic(ace=low-only)"}
+    for name in ("index.html", "tables/effects.csv", "tables/scorecard.csv"):
+        assert (out / "report" / name).is_file()
+    assert "fastmach compare classic" in (out / "report" / "index.html").read_text()
+
+
+def test_effects_csv_agrees_with_a_paired_recomputation_from_raw_rows(run):
+    import fastmach
+    out, _, _ = run
+    games = pd.read_parquet(out / "results")
+    hands = fastmach.read_hands(out / "results")
+    eff = pd.read_csv(out / "report" / "tables" / "effects.csv")
+    assert set(zip(eff["variant"], eff["baseline"])) == {(V, B)}
+    s = _per_cell(games, hands)
+    rng = np.random.default_rng(11)
+    reps = np.arange(150)
+    boot = rng.multinomial(150, np.full(150, 1 / 150), size=800).astype(float)
+    contexts = [(p, lu) for p in (3, 4) for lu in ("expert", "expert,beginner")]
+    for metric, (num, den) in METRIC_SUMS.items():
+        pooled_diff, pooled_boot, total = 0.0, np.zeros(len(boot)), 0
+        for p, lu in contexts:
+            a = s.loc[(B, p, lu)].reindex(reps)
+            b = s.loc[(V, p, lu)].reindex(reps)
+            va, vb = a[num].sum() / a[den].sum(), b[num].sum() / b[den].sum()
+            row = eff[(eff["players"] == p) & (eff["lineup"] == lu)
+                      & (eff["metric"] == metric)].iloc[0]
+            assert row["baseline_value"] == pytest.approx(va, abs=1e-12)
+            assert row["variant_value"] == pytest.approx(vb, abs=1e-12)
+            assert row["diff"] == pytest.approx(vb - va, abs=1e-12)
+            n = int(a["games"].sum())
+            assert row["pairs"] == n
+            # the deal-clustered paired bootstrap: resample deals, both rules together
+            bd = (boot @ b[num].to_numpy() / (boot @ b[den].to_numpy())
+                  - boot @ a[num].to_numpy() / (boot @ a[den].to_numpy()))
+            pooled_diff += n * (vb - va)
+            pooled_boot += n * bd
+            total += n
+            width = np.subtract(*np.quantile(bd, [0.975, 0.025]))
+            if metric == "turns_per_hand":
+                assert row["hi"] - row["lo"] == pytest.approx(width, rel=0.25)
+        row = eff[eff["players"].isna() & (eff["metric"] == metric)].iloc[0]
+        assert row["pairs"] == total
+        assert row["diff"] == pytest.approx(pooled_diff / total, abs=1e-12)
+        if metric == "turns_per_hand":
+            width = np.subtract(*np.quantile(pooled_boot / total, [0.975, 0.025]))
+            assert row["hi"] - row["lo"] == pytest.approx(width, rel=0.25)
+
+
+def test_printed_words_follow_the_intervals_of_effects_csv(run):
+    out, texts, _ = run
+    eff = pd.read_csv(out / "report" / "tables" / "effects.csv")
+    pooled = eff[eff["players"].isna()].set_index("metric")
+    seen = 0
+    for line in texts[0].splitlines():
+        for metric, m in METRICS.items():
+            if not line.startswith(m.label + " ") or metric not in pooled.index:
+                continue
+            r = pooled.loc[metric]
+            words = line.split("]")[-1].split()
+            w = " ".join(words[1:])
+            excludes = r["lo"] > 0 or r["hi"] < 0
+            if excludes and r["p_adjusted"] < 0.05:
+                assert w == (m.up if r["diff"] > 0 else m.down)
+            else:
+                assert w == NO_CHANGE
+            scale = 100 if m.unit == "share" else 1
+            digits = 2 if m.unit == "hands" else 1
+            assert f"[{scale * r['lo']:+.{digits}f}, {scale * r['hi']:+.{digits}f}]" in line
+            seen += 1
+    assert seen == 6  # every metric with a pooled row; the seat spread has none
+    # ace low only lengthens the hands here: the word says so
+    turns = [ln for ln in texts[0].splitlines() if ln.startswith("turns per hand ")]
+    assert turns[0].endswith("longer")
+
+
+def test_a_rerun_resumes_instead_of_replaying(run):
+    out, texts, stamps = run
+    now = {p.name: (p.stat().st_ino, p.stat().st_mtime_ns)
+           for p in (out / "results" / "chunks").iterdir()}
+    assert now == stamps and len(now) == 28
+    import json
+    runs = json.loads((out / "results" / "_study.json").read_text())["runs"]
+    assert len(runs) == 2 and all(r["finished"] for r in runs)
+    assert texts[1] == texts[0]
+
+
+def test_a_rerun_with_other_settings_is_refused(run, capsys):
+    out, _, _ = run
+    argv = [a if a != "150" else "200" for a in ARGV] + ["--out", str(out)]
+    assert cli.main(argv) == 2
+    assert "different study" in capsys.readouterr().err
