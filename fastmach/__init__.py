@@ -36,9 +36,9 @@ def build_report(results_dir, out_dir=None):
 
 def compare(rules, players=None, lineups=None, **kwargs):
     """Play rule sets on the same deals and compare each with the first (see
-    fastmach.compare.compare): ``fastmach.compare(["classic", "classic(jokers=2)"],
+    fastmach.comparison.compare): ``fastmach.compare(["classic", "classic(jokers=2)"],
     players=[4], games=2000).effects``."""
-    from .compare import compare as _compare  # the statistics are imported only here
+    from .comparison import compare as _compare  # the statistics are imported only here
 
     return _compare(rules, players, lineups, **kwargs)
 

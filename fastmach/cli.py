@@ -14,7 +14,7 @@ from typing import Sequence
 from .errors import FastmachError
 
 #: modules that add their own subcommands, imported on demand
-_SUBCOMMAND_MODULES = ("engine", "gamelog", "strategies", "sweep", "compare", "report")
+_SUBCOMMAND_MODULES = ("engine", "gamelog", "strategies", "sweep", "comparison", "report")
 
 
 # ------------------------------------------------------------------------------- solve

@@ -607,7 +607,7 @@ def execute(study: Study, out: str | Path, *, workers: int | None = None,
     Returns the run summary: ``games`` (in the store), ``played`` (this run), ``cells``,
     ``chunks``, ``resumed_chunks``, ``wall`` (s), ``games_per_s``, ``where``, ``out``.
     ``until``: play only the chunks of the replicates below it (the first deals of a
-    study whose size is decided as it runs, see :mod:`fastmach.compare`); the counts of
+    study whose size is decided as it runs, see :mod:`fastmach.comparison`); the counts of
     the summary then cover those chunks. Other arguments as :func:`run_study`.
     """
     if workers is None:

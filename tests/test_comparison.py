@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 from fastmach import cli
-from fastmach.compare import (
+from fastmach.comparison import (
     METRICS, NO_CHANGE, comparison_table, compare, format_table, half_widths, next_size,
     pairs_of, parse_precision, plan_study, rules_columns, word,
 )
@@ -216,15 +216,15 @@ def _widths_from_deals(scale):
 def test_precision_adds_chunks_until_narrow_and_matches_a_fixed_run(tmp_path):
     lines = []
     c = compare(["classic", "classic(ace=low-only)"], [2], ["expert"], precision=0.5,
-                chunk=50, max_games=1000, workers=0, out=tmp_path / "p", report=False,
-                log=lines.append,
-                _analyse=_widths_from_deals(10.0))
-    # 10 / sqrt(n) <= 0.5 needs n >= 400: rounds of 100, 400 (4x), stop
-    assert c.study.games == 400 and not c.notes
+                chunk=25, max_games=1000, workers=0, out=tmp_path / "p", report=False,
+                log=lines.append, _analyse=_widths_from_deals(5.0))
+    # 5 / sqrt(n) <= 0.5 needs n >= 100: 50 deals give 0.71, so (0.71 / 0.5)^2 x 1.1 x 50
+    # = 110 -> 125 deals (whole chunks), which give 0.45: stop
+    assert c.study.games == 125 and not c.notes
     assert [ln.split(" deals")[0] for ln in lines if "deals per cell" in ln] == [
-        "compare: 100", "compare: 400"]
-    fixed = plan_study(["classic", "classic(ace=low-only)"], [2], ["expert"], games=400,
-                       chunk=50)
+        "compare: 50", "compare: 125"]
+    fixed = plan_study(["classic", "classic(ace=low-only)"], [2], ["expert"], games=125,
+                       chunk=25)
     from fastmach.sweep import execute
     execute(fixed, tmp_path / "f", workers=0, progress=False)
     grown = pd.read_parquet(tmp_path / "p" / "results").sort_values(
@@ -237,10 +237,10 @@ def test_precision_adds_chunks_until_narrow_and_matches_a_fixed_run(tmp_path):
 def test_precision_stops_at_the_cap_and_says_so(tmp_path):
     lines = []
     c = compare(["classic", "classic(ace=low-only)"], [2], ["expert"], precision=0.01,
-                chunk=50, max_games=150, workers=0, log=lines.append,
+                chunk=25, max_games=60, workers=0, log=lines.append,
                 _analyse=_widths_from_deals(10.0))
-    assert c.study.games == 150
-    assert c.notes and "not reached at the cap of 150" in c.notes[0]
+    assert c.study.games == 60
+    assert c.notes and "not reached at the cap of 60" in c.notes[0]
 
 
 # ----------------------------------------------------------------------------- CLI
@@ -415,3 +415,21 @@ def test_a_rerun_with_other_settings_is_refused(run, capsys):
     argv = [a if a != "150" else "200" for a in ARGV] + ["--out", str(out)]
     assert cli.main(argv) == 2
     assert "different study" in capsys.readouterr().err
+
+
+def test_python_api_returns_effects_scorecard_html_and_the_study(tmp_path):
+    import fastmach
+    from fastmach import stats
+    c = fastmach.compare(["classic", "classic(ace=low-only)"], players=[2],
+                         lineups=["expert,beginner"], games=30, workers=0)
+    assert isinstance(c.study, fastmach.Study) and c.study.games == 30
+    assert c.study.rules == ("classic", "classic(ace=low-only)") and c.out is None
+    assert set(c.effects["metric"]) >= {"turns_per_hand", "skill_gap"}
+    assert sorted(c.scorecard["rules"]) == ["classic", "classic(ace=low-only)"]
+    # .study replays the same games: the statistics of a fresh run are the same
+    games = c.study.run(tmp_path / "again", workers=0, progress=False)
+    hands = fastmach.read_hands(tmp_path / "again")
+    pd.testing.assert_frame_equal(stats.effects(games, hands, c.pairs), c.effects)
+    html = c._repr_html_()
+    assert "<table" in html and "turns per hand" in html and "classic(ace=low-only)" in html
+    assert str(c).splitlines()[0].startswith("2 rule sets on the same 30 deals")
