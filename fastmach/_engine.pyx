@@ -104,10 +104,13 @@ cdef struct ERules:
     int hand_size
     int swap_hand
     int may_draw
+    int may_pass            # with an empty stock, a player able to play may pass
     int opening
     int penalty
     int ends_hand
     int lowest
+    int ties_shared         # tied lowest hands share the win (else nobody wins)
+    int winner_takes        # scoring: a hand's winners score the others' points (else penalties)
     SolverRules srules
     int32_t hpts[NCARD]
     int32_t ones[NCARD]
@@ -153,6 +156,7 @@ cdef struct HandResult:
     int max_table
     int cards_left[MAX_PLAYERS]
     int points[MAX_PLAYERS]
+    int won[MAX_PLAYERS]    # the seat won the hand (alone, or sharing a tie)
 
 
 # ---------------------------------------------------------------- PRNG (splitmix64)
@@ -568,6 +572,7 @@ cdef class Engine:
     cdef uint8_t h2[NCARD]
     cdef uint8_t swapped[NCARD]
     cdef readonly int match_kind      # 0 single, 1 rotations, 2 threshold
+    cdef readonly int first_cut       # first_player_by = cut (else left of the dealer)
     cdef readonly int match_value
     cdef readonly int players
     cdef uint8_t deck[MAX_DECK]
@@ -597,10 +602,13 @@ cdef class Engine:
         R.hand_size = cfg["hand_size"]
         R.swap_hand = cfg["swap_hand"]
         R.may_draw = cfg["may_draw"]
+        R.may_pass = cfg["may_pass"]
         R.opening = cfg["opening"]
         R.penalty = cfg["penalty"]
         R.ends_hand = cfg["ends_hand"]
         R.lowest = cfg["lowest"]
+        R.ties_shared = cfg["ties_shared"]
+        R.winner_takes = cfg["winner_takes"]
         R.srules.decks = cfg["decks"]
         R.srules.ace_high = cfg["ace_high"]
         R.srules.jokers_per_meld = cfg["jokers_per_meld"]
@@ -635,6 +643,7 @@ cdef class Engine:
         self.solver_rc = 0
         self.players = R.players
         self.match_kind = cfg["match_kind"]
+        self.first_cut = cfg["first_cut"]
         self.match_value = cfg["match_value"]
         seats = cfg["seats"]
         if len(seats) != R.players:
@@ -879,10 +888,12 @@ cdef class Engine:
                 self.skill_play(st, level, <int>S.p[P_K], hand, w, jw, &self.full)
                 if self.solver_rc:
                     return
-                # (or where the rules forbid drawing when able and nothing else plays)
+                # (or where the rules forbid drawing, or passing on an empty stock, when
+                # able and nothing else plays)
                 if self.full.kind == A_PLAY and (
                         self.full.n_placed - self.full.taken == st.hand_n[seat]
-                        or (not R.may_draw and d.kind != A_PLAY)):
+                        or (not (R.may_draw if st.stock_pos < st.stock_len else R.may_pass)
+                            and d.kind != A_PLAY)):
                     memcpy(d, &self.full, sizeof(Decision))
         if self.raw:
             return
@@ -2338,8 +2349,9 @@ cdef class Engine:
         return 0
 
     # ------------------------------------------------------------ one hand
-    cdef int play_hand(self, const uint8_t* deck, int dealer, uint64_t* rng,
+    cdef int play_hand(self, const uint8_t* deck, int dealer, int first, uint64_t* rng,
                        HandResult* res) noexcept nogil:
+        """One hand dealt from `deck` starting left of `dealer`; `first` plays first."""
         cdef ERules* R = &self.R
         cdef HState* st = &self.st
         cdef Decision* d = &self.dec
@@ -2357,7 +2369,7 @@ cdef class Engine:
             st.stock[k] = deck[P * R.hand_size + k]
         res.stock_exhausted_turn = 0 if st.stock_len == 0 else -1
         res.winner = -1
-        cur = (dealer + 1) % P
+        cur = first
         res.first_player = cur
         while True:
             if res.turns >= MAX_TURNS:
@@ -2456,6 +2468,11 @@ cdef class Engine:
                     res.winner = seat
             if n_best > 1:
                 res.winner = -1
+            if n_best == 1 or R.ties_shared:
+                for seat in range(P):
+                    res.won[seat] = res.points[seat] == best_pts
+        elif res.end == E_EMPTIED:
+            res.won[res.winner] = 1
         return 0
 
     # ------------------------------------------------------------ batches
@@ -2471,11 +2488,11 @@ cdef class Engine:
         score after the hand)."""
         cdef cnp.ndarray[cnp.int64_t, ndim=1] reps = np.ascontiguousarray(replicates, dtype=np.int64)
         cdef Py_ssize_t G = reps.shape[0], g
-        cdef int P = self.R.players, h, s, rc, n_hands, w, best, nb
+        cdef int P = self.R.players, h, s, rc, n_hands, w, best, nb, lost
         cdef uint64_t rng_state
         cdef HandResult res
         cdef uint8_t hand_deck[MAX_DECK]
-        cdef int dealer0, dealer
+        cdef int dealer0, dealer, first0, first
         cdef long long turn_base
         cdef const uint8_t[:] pv
         sorted_deck = np.asarray(<uint8_t[:self.R.deck_size]> self.deck).copy()
@@ -2500,6 +2517,9 @@ cdef class Engine:
             perm = rng.permutation(sorted_deck)
             dealer0 = int(rng.integers(P))
             rng_state = int(rng.integers(0, 2**64, dtype=np.uint64))
+            # first_player_by = cut (003): the highest cut starts, then play moves clockwise
+            # hand by hand; a uniform seat (the cut's distribution, ties re-cut)
+            first0 = int(rng.integers(P)) if self.first_cut else -1
             o_dealer[g] = dealer0
             o_sx[g] = -1
             turn_base = 0
@@ -2511,8 +2531,9 @@ cdef class Engine:
                 pv = np.ascontiguousarray(perm, dtype=np.uint8)
                 for s in range(self.R.deck_size):
                     hand_deck[s] = pv[s]
+                first = (first0 + h) % P if self.first_cut else (dealer + 1) % P
                 with nogil:
-                    rc = self.play_hand(hand_deck, dealer, &rng_state, &res)
+                    rc = self.play_hand(hand_deck, dealer, first, &rng_state, &res)
                 if rc == -3:
                     rc = self.solver_rc
                     self.solver_rc = 0
@@ -2540,10 +2561,20 @@ cdef class Engine:
                 o_failed[g] += res.failed
                 if res.max_table > o_max[g]:
                     o_max[g] = res.max_table
+                # scoring: a hand's winners pay nothing (003: "chaque autre joueur compte");
+                # winner-takes: they score the sum of the others' points instead
+                lost = 0
                 for s in range(P):
                     cl[g, s] = res.cards_left[s]
                     hp[g, s] = res.points[s]
-                    sc[g, s] += res.points[s]
+                    if not res.won[s]:
+                        lost += res.points[s]
+                        if not self.R.winner_takes:
+                            sc[g, s] += res.points[s]
+                if self.R.winner_takes:
+                    for s in range(P):
+                        if res.won[s]:
+                            sc[g, s] += lost
                 turn_base += res.turns
                 if hands:
                     for name, v in zip(HAND_FIELDS, (

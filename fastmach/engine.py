@@ -8,16 +8,23 @@ the deck (sorted card ids: each of the 52 types ``decks`` times, then the jokers
 ``rng.permutation(deck)``, then the dealer is ``rng.integers(players)``, then the game's
 64-bit in-game seed ``rng.integers(0, 2**64, dtype=uint64)`` (splitmix64 in the engine;
 used by fallible and, later, lookahead players). Cards are dealt one at a time starting
-left of the dealer (seat ``dealer + 1``, who plays first); the rest is the stock, drawn
+left of the dealer (seat ``dealer + 1``, who plays first unless the rules cut for it);
+the rest is the stock, drawn
 from the front. Later hands of a match use ``rng.permutation(deck)`` again from the same
-stream, the dealer moving one seat clockwise each hand. A game therefore depends only on
+stream, the dealer moving one seat clockwise each hand. Under ``first_player_by = "cut"``
+the seat that cuts highest plays first: one more draw, ``rng.integers(players)`` right
+after the in-game seed (the cut's distribution: every seat alike, ties re-cut), and the
+next seat clockwise starts each later hand. A game therefore depends only on
 (rules, seats, root seed, replicate), never on batch size or worker count.
 
 Model choices (where RULES.md leaves room):
 
 - ``score_i`` is penalty points (``hand_points`` scheme), lower is better: the hand's
-  points for a single hand (the winner who emptied their hand scores 0), the total over
-  the hands of a match. Match winner: lowest total, a tie gives -1. Single hand: the hand's
+  points for a single hand, the total over the hands of a match; a hand's winners (the
+  player who emptied their hand, or the lowest hand(s) that win a blocked / stock-out
+  hand) pay nothing (003: "chaque autre joueur compte les cartes encore en main").
+  ``scoring = "winner-takes"`` (003's single deal, ``match=single`` only): the winners
+  score the sum of the other players' hand points, the others 0 (higher is better). Match winner: lowest total, a tie gives -1. Single hand: the hand's
   winner (emptied, or ``blocked_winner`` on a blocked / stock-out hand: "none" -> -1,
   "lowest" -> lowest hand points, tie -> -1).
 - ``win_share_i``: 1 for the sole winner, 1/k for each of k tied winners under
@@ -105,10 +112,14 @@ def engine_config(rules: Rules, seats: Sequence[Strategy], check: bool = False) 
         jokers_per_meld=rules.jokers_per_meld,
         swap_hand=int(rules.joker_swap == "hand"),
         may_draw=int(rules.may_draw_when_able),
+        may_pass=int(rules.may_pass_when_able),
         opening=rules.opening_points,
         penalty=rules.failed_penalty,
         ends_hand=int(rules.stock_empty == "ends-hand"),
         lowest=int(rules.blocked_winner == "lowest"),
+        ties_shared=int(rules.ties == "shared"),
+        winner_takes=int(rules.scoring == "winner-takes"),
+        first_cut=int(rules.first_player_by == "cut"),
         hand_points=card_points(rules.hand_points),
         opening_w=ow,
         opening_jw=ojw,
@@ -385,9 +396,13 @@ def summary(df: pd.DataFrame, rules: Rules, seconds: float) -> str:
 
 
 def _cli_play(args: argparse.Namespace) -> int:
+    from fastmach.rules import source_warning
+
     rules = resolve_rules(args.rules)
     if args.players is not None:
         rules = rules.replace(players=args.players)
+    if source_warning(rules):
+        print(f"warning: {source_warning(rules)}", file=sys.stderr)
     out = Path(args.out)
     for flag, path in (("--out", args.out), ("--hands", args.hands)):
         if path is not None and Path(path).suffix != ".parquet":

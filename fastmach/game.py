@@ -76,8 +76,13 @@ class Pass:
 
 @dataclass(frozen=True)
 class Fail:
-    """A failed manipulation: table restored, ``failed_penalty`` cards drawn."""
+    """A failed manipulation: table restored, ``failed_penalty`` cards drawn.
 
+    A consequence, not a free action: legal only where a play that rearranges table melds
+    is legal. ``attempt``: the play that was botched (a strategy's fail carries it); without
+    it, the State looks for such a play itself (``State.can_rearrange``)."""
+
+    attempt: Play | None = field(default=None, compare=False, repr=False)
     rng_after: int | None = field(default=None, compare=False, repr=False)
 
 
@@ -165,6 +170,9 @@ class State:
         perm = self._rng.permutation(game.deck)
         self.first_dealer = int(self._rng.integers(P))
         self.rng_state = int(self._rng.integers(0, 2**64, dtype=np.uint64))
+        # first_player_by = cut: the seat that cuts highest starts the first hand (a uniform
+        # seat), the next seat clockwise the next hand (drawn as the engine does)
+        self.first_cut = int(self._rng.integers(P)) if self.rules.first_player_by == "cut" else None
         self.scores = [0] * P
         self.history: list[TurnRecord] = []
         self.hand_results: list[HandResult] = []
@@ -188,7 +196,8 @@ class State:
         self._stands: list[list[int]] = []
         self.opened = [False] * P
         self.failed_last = [False] * P  # the seat's previous turn (this hand) was a Fail
-        self.first_player = (self.dealer + 1) % P
+        self.first_player = ((self.first_cut + self.hand_index) % P if self.first_cut is not None
+                             else (self.dealer + 1) % P)
         self.current_player = self.first_player
         self.turn = 0  # turns played in this hand
         self._noadd = 0
@@ -346,13 +355,15 @@ class State:
         plays is exponential; any other play is checked by ``is_legal``)."""
         if self._terminal:
             return []
+        r = self.rules
         out: list[Action] = []
         exp = self._decide(self.game.expert_engine())
         if isinstance(exp, Play):
             out.append(exp)
-        if self.rules.may_draw_when_able or not out:
-            out.append(Pass() if (not self.stock and self.rules.stock_empty == "play-on") else Draw())
-        if self._hands[self.current_player].sum() > 0:
+        passing = not self.stock and r.stock_empty == "play-on"
+        if (r.may_pass_when_able if passing else r.may_draw_when_able) or not out:
+            out.append(Pass() if passing else Draw())
+        if self.can_rearrange():
             out.append(Fail())
         return out
 
@@ -377,14 +388,51 @@ class State:
                 raise FastmachError("pass: only with an empty stock under stock_empty=play-on")
             if isinstance(action, Draw) and empty and r.stock_empty == "play-on":
                 raise FastmachError("draw: the stock is empty (stock_empty=play-on: pass)")
-            if not r.may_draw_when_able and self._play_exists():
-                raise FastmachError(
-                    f"seat {seat} can play and may_draw_when_able is false: must play")
+            name = "may_pass_when_able" if isinstance(action, Pass) else "may_draw_when_able"
+            if not getattr(r, name) and self._play_exists():
+                raise FastmachError(f"seat {seat} can play and {name} is false: must play")
         elif isinstance(action, Fail):
             if self._hands[seat].sum() == 0:
                 raise FastmachError("fail: the hand is empty")
+            if action.attempt is not None:
+                self._check_play(action.attempt)
+                if not self._rearranges(action.attempt.melds):
+                    raise FastmachError("fail: the attempted play rearranges no table meld")
+            elif not self.can_rearrange():
+                raise FastmachError(
+                    f"fail: seat {seat} has no legal play that rearranges table melds, so "
+                    f"there is no manipulation to botch")
         else:
             raise FastmachError(f"unknown action {action!r}")
+
+    def _rearranges(self, melds) -> bool:
+        """Whether a table of ``melds`` changed at least one current table meld."""
+        before = Counter(tuple(sorted(m)) for m in self._melds)
+        return bool(before - Counter(tuple(sorted(m)) for m in melds))
+
+    def can_rearrange(self) -> bool:
+        """Whether the current player has a legal play that rearranges table melds (the
+        only place where ``Fail`` is legal). Looked for in this order: the maximum
+        placement's melds, one hand card joining the table, two hand cards joining it
+        (one or two cards cannot form a meld alone, so such a play changes a table meld);
+        a play that needs three or more hand cards for its first change of the table and
+        that the maximum placement does not show is not found."""
+        from fastmach.solver import solve
+
+        seat = self.current_player
+        hand = self.hand_of(seat)
+        r = self.rules
+        if not hand or not self._melds or (r.opening_points > 0 and not self.opened[seat]):
+            return False
+        sol = solve(self._melds, hand, r)
+        if sol.n_placed and self._rearranges(sol.melds):
+            return True
+        kinds = sorted(set(hand))
+        if any(solve(self._melds, [c], r).n_placed for c in kinds):
+            return True
+        return any(solve(self._melds, [a, b], r).n_placed == 2
+                   for i, a in enumerate(kinds) for b in kinds[i:]
+                   if a != b or hand.count(a) > 1)
 
     def _check_play(self, a: Play) -> None:
         r = self.rules
@@ -440,8 +488,13 @@ class State:
         if kind == "play":
             cards = np.repeat(np.arange(NCARD), placed).tolist()
             return Play(melds, cards, (JOKER,) * taken, stands=stands, rng_after=rng)
-        if kind == "fail":
-            return Fail(rng_after=rng)
+        if kind == "fail":  # the botched play: the same skill's decision without error
+            _, placed, taken, melds, stands, _ = engine.decide_position(
+                self.current_player, [h for h in self._hands], self._melds, self._stands,
+                self.opened, len(self.stock), self.rng_state, self.failed_last, raw=True)
+            cards = np.repeat(np.arange(NCARD), placed).tolist()
+            attempt = Play(melds, cards, (JOKER,) * taken, stands=stands)
+            return Fail(attempt, rng_after=rng)
         if not self.stock and self.rules.stock_empty == "play-on":
             return Pass(rng_after=rng)
         return Draw(rng_after=rng)
@@ -551,8 +604,14 @@ class State:
         else:
             winner = -1
             shares = [0.0] * P
+        # a hand's winners pay nothing (003: "chaque autre joueur compte les cartes encore en
+        # main"); winner-takes (003's single deal): they score the others' points instead
+        lost = sum(p for p, x in zip(pts, shares) if x == 0)
         for s in range(P):
-            self.scores[s] += pts[s]
+            if shares[s] == 0 and r.scoring == "penalties":
+                self.scores[s] += pts[s]
+            elif shares[s] > 0 and r.scoring == "winner-takes":
+                self.scores[s] += lost
         stats = (("stock_exhausted_turn", self.hand_exhausted_turn),
                  ("cards_drawn", self.hand_stats["cards_drawn"]),
                  ("plays", self.hand_stats["plays"]), ("failed", self.hand_stats["failed"]),

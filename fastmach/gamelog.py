@@ -59,7 +59,6 @@ def game_lines(state) -> list[dict]:
     by_hand: dict[int, list] = {}
     for rec in state.history:
         by_hand.setdefault(rec.hand, []).append(rec)
-    scores = [0] * rules.players
     for hr in state.hand_results:
         out.append({
             "type": "header", "rules": str(rules), "seed": state.root_seed,
@@ -73,7 +72,7 @@ def game_lines(state) -> list[dict]:
                 "placed": _txt(rec.placed), "drawn": _txt(rec.drawn), "taken": _txt(rec.taken),
                 "table": [_txt(m) for m in rec.table],
             })
-        scores = [a + b for a, b in zip(scores, hr.points)]
+        scores = list(hr.scores)
         last = hr is state.hand_results[-1]
         end = {
             "type": "end", "end": hr.end, "winner": hr.winner, "points": list(hr.points),
@@ -198,7 +197,8 @@ class _HandChecker:
             raise _Bad("header: hands + stock are not the deck (" +
                        ", ".join(f"{card_str(c)}" for c in sorted(diff)) + " differ)")
         self.first = _int(header, "first_player")
-        if "dealer" in header and (_int(header, "dealer") + 1) % P != self.first:
+        if ("dealer" in header and r.first_player_by == "left-of-dealer"
+                and (_int(header, "dealer") + 1) % P != self.first):
             raise _Bad("header: first_player is not the seat left of the dealer")
         if not 0 <= self.first < P:
             raise _Bad(f"header: first_player {self.first} outside 0..{P - 1}")
@@ -334,17 +334,22 @@ class _HandChecker:
             winner = -1
         if rec.get("winner") != winner:
             raise _Bad(f"winner {rec.get('winner')} but the rules give {winner}")
-        if "shares" in rec:
-            best = min(points)
-            k = points.count(best)
-            if end == "emptied":
-                shares = [1.0 if s == winner else 0.0 for s in range(self.P)]
-            elif r.blocked_winner != "lowest" or (k > 1 and r.ties != "shared"):
-                shares = [0.0] * self.P
-            else:
-                shares = [1.0 / k if p == best else 0.0 for p in points]
-            if not np.allclose(rec["shares"], shares):
-                raise _Bad(f"shares {rec['shares']} but the rules give {shares}")
+        best = min(points)
+        k = points.count(best)
+        if end == "emptied":
+            shares = [1.0 if s == winner else 0.0 for s in range(self.P)]
+        elif r.blocked_winner != "lowest" or (k > 1 and r.ties != "shared"):
+            shares = [0.0] * self.P
+        else:
+            shares = [1.0 / k if p == best else 0.0 for p in points]
+        if "shares" in rec and not np.allclose(rec["shares"], shares):
+            raise _Bad(f"shares {rec['shares']} but the rules give {shares}")
+        # the hand's score: winners pay nothing; winner-takes: they score the others' points
+        lost = sum(p for p, x in zip(points, shares) if x == 0)
+        if r.scoring == "winner-takes":
+            self.scored = [lost if x > 0 else 0 for x in shares]
+        else:
+            self.scored = [p if x == 0 else 0 for p, x in zip(points, shares)]
         self.lines.append(f"   end: {end}, winner {winner if winner >= 0 else 'none'}, points {points}")
         return end, winner, points
 
@@ -391,7 +396,7 @@ def replay(path: str | Path, *, out=None) -> list[ReplayedHand]:
                     raise _Bad("end before any header")
                 end, winner, points = checker.end(rec)
                 if scores is not None and len(scores) == len(points):
-                    scores = [a + b for a, b in zip(scores, points)]
+                    scores = [a + b for a, b in zip(scores, checker.scored)]
                     if "scores" in rec and rec["scores"] != scores:
                         raise _Bad(f"scores {rec['scores']} but the hands give {scores}")
                 hands.append(ReplayedHand(

@@ -24,7 +24,8 @@ import numpy as np
 from fastmach.cards import POINT_SCHEMES, card_points
 from fastmach.errors import FastmachError
 
-__all__ = ["Rules", "PRESETS", "PARAMETERS", "parse_value", "format_value", "resolve_rules"]
+__all__ = ["Rules", "PRESETS", "PARAMETERS", "SOURCE_PLAYERS", "parse_value", "format_value",
+           "resolve_rules", "source_warning"]
 
 # ---------------------------------------------------------------------------------------
 # presets: sources are the texts in shared/seeds/ (see RULES.md for the key -> file table)
@@ -36,8 +37,9 @@ PRESETS: dict[str, dict[str, Any]] = {
     # of fixed dealer rotations (the count is not given: 1 here, a sweep varies it).
     "classic": dict(
         players=4, decks=2, jokers=0, jokers_per_meld=1, joker_swap="table", hand_size=13,
-        ace="low-or-high", may_draw_when_able=True, opening_points=0, failed_penalty=3,
-        stock_empty="play-on", blocked_winner="none", ties="shared", hand_points="cards",
+        first_player_by="left-of-dealer", ace="low-or-high", may_draw_when_able=True,
+        may_pass_when_able=True, opening_points=0, failed_penalty=3, stock_empty="play-on",
+        blocked_winner="none", ties="shared", scoring="penalties", hand_points="cards",
         match="rotations:1",
     ),
     # 001_1720...: 108 cards (4 jokers, one per meld), "si tu ne peux pas ou ne veux pas
@@ -46,8 +48,9 @@ PRESETS: dict[str, dict[str, Any]] = {
     # silent on failed manipulations, and 3 is the classic tradition's penalty.
     "jokers": dict(
         players=4, decks=2, jokers=4, jokers_per_meld=1, joker_swap="table", hand_size=13,
-        ace="low-or-high", may_draw_when_able=True, opening_points=0, failed_penalty=3,
-        stock_empty="play-on", blocked_winner="lowest", ties="draw", hand_points="face-ace11",
+        first_player_by="left-of-dealer", ace="low-or-high", may_draw_when_able=True,
+        may_pass_when_able=False, opening_points=0, failed_penalty=3, stock_empty="play-on",
+        blocked_winner="lowest", ties="draw", scoring="penalties", hand_points="face-ace11",
         match="single",
     ),
     # 003_1b83...: ace always low, restore + 1 penalty card, penalties at face value
@@ -57,9 +60,9 @@ PRESETS: dict[str, dict[str, Any]] = {
     # sweep adds them: the variant text says the swapper "conserve le joker".
     "ace-low": dict(
         players=4, decks=2, jokers=0, jokers_per_meld=1, joker_swap="hand", hand_size=13,
-        ace="low-only", may_draw_when_able=True, opening_points=0, failed_penalty=1,
-        stock_empty="ends-hand", blocked_winner="lowest", ties="shared", hand_points="face-ace1",
-        match="threshold:100",
+        first_player_by="cut", ace="low-only", may_draw_when_able=True, may_pass_when_able=False,
+        opening_points=0, failed_penalty=1, stock_empty="ends-hand", blocked_winner="lowest",
+        ties="shared", scoring="penalties", hand_points="face-ace1", match="threshold:100",
     ),
     # 004_3b54...: 104 cards, jolly optional (0 here) and unrestricted ("può assumere il
     # valore e il seme che il suo proprietario desidera": unlimited per meld), Q-K-A valid,
@@ -71,11 +74,35 @@ PRESETS: dict[str, dict[str, Any]] = {
     # reading). match "single": the text offers "partita singola" or points with no target.
     "italian": dict(
         players=4, decks=2, jokers=0, jokers_per_meld=0, joker_swap="table", hand_size=13,
-        ace="low-or-high", may_draw_when_able=False, opening_points=0, failed_penalty=1,
-        stock_empty="play-on", blocked_winner="lowest", ties="shared", hand_points="face-ace11",
+        first_player_by="left-of-dealer", ace="low-or-high", may_draw_when_able=False,
+        may_pass_when_able=False, opening_points=0, failed_penalty=1, stock_empty="play-on",
+        blocked_winner="lowest", ties="shared", scoring="penalties", hand_points="face-ace11",
         match="single",
     ),
 }
+
+#: The player counts each preset's source text gives: (fewest, most; None = no limit).
+#: 000 "Pour 2–5 personnes"; 001 "pour 2 à 4 joueurs"; 003 "De deux à cinq joueurs" and
+#: "pour cinq ou six joueurs, utilisez trois jeux (156 cartes) et distribuez 15 cartes";
+#: 004 "Giocatori: 2 o più". Outside it a rule set is ours, not the source's: the CLI warns.
+SOURCE_PLAYERS: dict[str, tuple[int, int | None]] = {
+    "classic": (2, 5), "jokers": (2, 4), "ace-low": (2, 6), "italian": (2, None),
+}
+
+
+def source_warning(rules: "Rules") -> str | None:
+    """Why ``rules`` plays outside its preset source's player range (None when inside)."""
+    lo, hi = SOURCE_PLAYERS[rules.preset]
+    P = rules.players
+    span = f"{lo}-{hi}" if hi is not None else f"{lo} or more"
+    if P < lo or (hi is not None and P > hi):
+        return (f"{rules}: players={P} is outside the {span} players of the {rules.preset} "
+                f"source text (docs/rules.md); these games extrapolate its rules")
+    if rules.preset == "ace-low" and P == 6 and (rules.decks, rules.hand_size) != (3, 15):
+        return (f"{rules}: the ace-low source plays 6 players with decks=3 and hand_size=15 "
+                f"(docs/rules.md); these games extrapolate its rules")
+    return None
+
 
 # allowed values, one registry per kind of parameter
 _INT_RANGES: dict[str, tuple[int, int | None]] = {
@@ -92,8 +119,11 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "stock_empty": ("play-on", "ends-hand"),
     "blocked_winner": ("none", "lowest"),
     "ties": ("shared", "draw"),
+    "scoring": ("penalties", "winner-takes"),
+    "first_player_by": ("left-of-dealer", "cut"),
     "hand_points": tuple(POINT_SCHEMES),
 }
+_BOOLS = ("may_draw_when_able", "may_pass_when_able")
 _MATCH_RE = re.compile(r"(rotations|threshold)\s*:\s*(\d+)")
 _MATCH_ALLOWED = "'single', 'rotations:N' or 'threshold:T' (N, T positive integers)"
 _RULES_RE = re.compile(r"\s*([A-Za-z0-9_-]+)\s*(?:\((.*)\))?\s*", re.S)
@@ -110,7 +140,7 @@ def _allowed(name: str) -> str:
         return "one of " + ", ".join(repr(v) for v in _CHOICES[name])
     if name == "jokers_per_meld":
         return "1 or 'unlimited' (0)"
-    if name == "may_draw_when_able":
+    if name in _BOOLS:
         return "true or false"
     if name == "match":
         return _MATCH_ALLOWED
@@ -143,7 +173,7 @@ def _check(name: str, value: Any) -> Any:
         if not _is_int(value) or value not in (0, 1):
             raise _bad(name, value)
         return int(value)
-    if name == "may_draw_when_able":
+    if name in _BOOLS:
         if not isinstance(value, (bool, np.bool_)):
             raise _bad(name, value)
         return bool(value)
@@ -173,7 +203,7 @@ def parse_value(name: str, text: str) -> Any:
             return _check(name, int(t))
         if name == "jokers_per_meld":
             return _check(name, "unlimited" if low == "unlimited" else int(t))
-        if name == "may_draw_when_able":
+        if name in _BOOLS:
             if low not in ("true", "false"):
                 raise _bad(name, t)
             return low == "true"
@@ -212,13 +242,16 @@ class Rules:
     jokers_per_meld: int = 1
     joker_swap: str = "table"
     hand_size: int = 13
+    first_player_by: str = "left-of-dealer"
     ace: str = "low-or-high"
     may_draw_when_able: bool = True
+    may_pass_when_able: bool = True
     opening_points: int = 0
     failed_penalty: int = 3
     stock_empty: str = "play-on"
     blocked_winner: str = "none"
     ties: str = "shared"
+    scoring: str = "penalties"
     hand_points: str = "cards"
     match: str = "rotations:1"
     preset: str = "classic"
@@ -231,11 +264,17 @@ class Rules:
         for name in PARAMETERS:
             object.__setattr__(self, name, _check(name, getattr(self, name)))
         dealt = self.players * self.hand_size
-        if dealt > self.deck_size:
+        if dealt >= self.deck_size:
             raise FastmachError(
-                f"players={self.players} x hand_size={self.hand_size} deals {dealt} cards but "
-                f"the deck holds {self.deck_size} (decks={self.decks} x 52 + "
-                f"jokers={self.jokers}): lower players or hand_size, or add decks"
+                f"the deal does not fit: players={self.players} x hand_size={self.hand_size} "
+                f"deals {dealt} cards and the deck holds {self.deck_size} (decks={self.decks} "
+                f"x 52 + jokers={self.jokers}), leaving no stock to draw from: lower players "
+                f"or hand_size, or add decks"
+            )
+        if self.scoring == "winner-takes" and self.match != "single":
+            raise FastmachError(
+                f"rules parameter 'scoring' = 'winner-takes' is 003's single-deal option: it "
+                f"needs match=single, got match={self.match}"
             )
 
     # -- construction -------------------------------------------------------------------

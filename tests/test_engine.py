@@ -115,11 +115,6 @@ def test_ends_hand_stops_at_stock_out():
     assert (out["turns"] >= out["stock_exhausted_turn"]).all()
 
 
-def test_no_stock_after_the_deal():
-    df = play_games("classic(players=8,match=single)", ["expert"] * 8, 0, range(3))
-    assert (df["stock_exhausted_turn"] == 0).all() and (df["cards_drawn"] == 0).all()
-
-
 def test_failed_penalty_zero_draws_nothing_on_failures():
     df = play_games("classic(failed_penalty=0,match=single)", ["expert(error=0.1)"] * 4, 4, range(20))
     df1 = play_games("classic(failed_penalty=3,match=single)", ["expert(error=0.1)"] * 4, 4, range(20))

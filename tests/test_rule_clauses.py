@@ -6,8 +6,9 @@ import numpy as np
 import pytest
 
 from fastmach.engine import play_games
-from fastmach.game import Game
-from fastmach.rules import Rules
+from fastmach.errors import FastmachError
+from fastmach.game import Fail, Game, Pass, Play
+from fastmach.rules import Rules, source_warning
 
 
 def shares(df, players: int) -> np.ndarray:
@@ -102,3 +103,180 @@ def test_clause2_ace_low_beginners_no_turn_after_the_turn_that_drew_the_last_car
     assert (hands.loc[out, "end"] == "stock-out").all()
     assert (hands.loc[~out, "end"] == "emptied").all()
     play_games("ace-low(match=single)", ["beginner"] * 4, 3, range(3), log=tmp_path / "l.jsonl")
+
+
+# ------------------------------------------------- clause 3: the ace-low winner pays nothing
+def test_clause3_ace_low_stock_out_winner_pays_nothing_003():
+    """003: "Chaque autre joueur compte les cartes encore en main"."""
+    st = state("ace-low(players=3,match=single)", ["5S 9C", "AC", "KD 3S"], ["6H 7H 8H"], "2D")
+    st.step()
+    assert st.hand_results[0].points == (16, 1, 13) and st.scores == [16, 0, 13]
+
+
+def test_clause3_ace_low_beginners_winner_scores_zero():
+    """The issue's check: ace-low(match=single), four beginners: the winner's score is 0."""
+    games, hands = play_games("ace-low(match=single)", ["beginner"] * 4, 3, range(200),
+                              hands=True)
+    won = games["winner"] >= 0
+    assert won.mean() > 0.9
+    score = games[[f"score_{i}" for i in range(4)]].to_numpy()
+    pts = games[[f"hand_points_{i}" for i in range(4)]].to_numpy()
+    w = games["winner"].to_numpy()
+    assert (score[won, w[won]] == 0).all() and (pts[won, w[won]] > 0).any()
+    losers = shares(games, 4) == 0
+    assert (score[losers] == pts[losers]).all()
+
+
+def test_clause3_ace_low_match_totals_charge_only_the_losers():
+    games, hands = play_games("ace-low(players=3)", ["beginner"] * 3, 1, range(20), hands=True)
+    for _, h in hands.groupby("replicate"):
+        pts = h[[f"hand_points_{i}" for i in range(3)]].to_numpy()
+        won = h[[f"win_share_{i}" for i in range(3)]].to_numpy() > 0
+        assert (h[[f"score_{i}" for i in range(3)]].to_numpy()
+                == np.cumsum(np.where(won, 0, pts), axis=0)).all()
+
+
+def test_clause3_single_deal_winner_takes_the_others_points_003():
+    """003: "le vainqueur marquant la somme de tous les points de pénalité de ses
+    adversaires" (scoring=winner-takes, a single deal)."""
+    st = state("ace-low(players=3,match=single,scoring=winner-takes)",
+               ["5S 9C", "AC", "KD 3S"], ["6H 7H 8H"], "2D")
+    st.step()
+    assert st.scores == [0, 16 + 13, 0]
+    games = play_games("ace-low(match=single,scoring=winner-takes)", ["beginner"] * 4, 3,
+                       range(50))
+    pts = games[[f"hand_points_{i}" for i in range(4)]].to_numpy()
+    for row, p, s in zip(games.itertuples(), pts, shares(games, 4)):
+        if row.winner >= 0:
+            assert getattr(row, f"score_{row.winner}") == p[s == 0].sum()
+    with pytest.raises(FastmachError, match="match=single"):
+        Rules.parse("ace-low(scoring=winner-takes)")
+
+
+# ---------------------------------------- clause 4: a blocked hand needs that nobody can play
+def test_clause4_jokers_pass_only_when_unable_to_play_001():
+    """001: "personne ne peut jouer pendant un tour complet": on an empty stock a player
+    who can play may not pass (may_pass_when_able=false)."""
+    st = state("jokers(players=2)", ["9H 2C", "KS"], ["6H 7H 8H"], "")
+    assert not st.is_legal(Pass())
+    assert Pass() not in st.legal_actions()
+    with pytest.raises(FastmachError, match="may_pass_when_able is false"):
+        st.check(Pass())
+    st = state("jokers(players=2)", ["2C", "KS"], ["6H 7H 8H"], "")
+    assert st.is_legal(Pass())  # nothing to play: the pass that can block the hand
+
+
+def test_clause4_classic_keeps_the_voluntary_pass_000():
+    """000: "piocher passe" and "un tour de table sans ajout termine la donne"."""
+    st = state("classic(players=2,match=single)", ["9H 2C", "KS"], ["6H 7H 8H"], "")
+    assert st.is_legal(Pass()) and Pass() in st.legal_actions()
+
+
+def test_clause4_keep_jokers_player_must_play_its_joker_on_an_empty_stock():
+    """The engine's side: a keep_jokers player whose only play uses a joker plays it on an
+    empty stock under jokers (it may not pass), and keeps it under may_pass_when_able."""
+    seats = ["expert(keep_jokers=1)", "expert"]
+    for rules, kind in (("jokers(players=2)", Play), ("jokers(players=2,may_pass_when_able=true)", Pass)):
+        game = Game(rules, seats)
+        st = game.new_initial_state(0, 0).set_position(["JK 2C", "KS 5D"], ["6H 7H 8H"], "")
+        assert isinstance(st.strategy_action(), kind), rules
+
+
+# ------------------------------------------------------- clause 5: Fail is a consequence
+def test_clause5_fail_is_legal_only_where_a_rearranging_play_is_legal():
+    # a card that joins a table meld: a manipulation exists, so it can be botched
+    st = state("italian(players=2)", ["9H 2C", "KS"], ["6H 7H 8H"], "")
+    assert st.is_legal(Fail()) and Fail() in st.legal_actions()
+    # a hand-only meld: playing it rearranges nothing
+    st = state("italian(players=2)", ["2C 3C 4C", "KS"], ["6H 7H 8H"], "")
+    assert not st.is_legal(Fail()) and Fail() not in st.legal_actions()
+    with pytest.raises(FastmachError, match="no legal play that rearranges"):
+        st.check(Fail())
+    # no play at all, an empty table, or before opening: no manipulation either
+    assert not state("italian(players=2)", ["2C", "KS"], ["6H 7H 8H"], "KD").is_legal(Fail())
+    assert not state("italian(players=2)", ["2C 3C", "KS"], [], "KD").is_legal(Fail())
+    st = Game("classic(players=2,opening_points=30,match=single)").new_initial_state(0, 0)
+    st.set_position(["9H 2C", "KS"], ["6H 7H 8H"], "KD", opened=[False, True])
+    assert not st.is_legal(Fail())
+
+
+def test_clause5_a_pair_that_joins_the_table_is_a_manipulation_000():
+    """000's worked example: 8D 8H and 5C 6C 7C 8C (neither eight joins alone)."""
+    st = state("classic(players=2,match=single)", ["8D 8H", "KS"], ["5C 6C 7C 8C"], "2D")
+    assert st.can_rearrange() and st.is_legal(Fail())
+
+
+def test_clause5_a_fallible_strategy_fails_only_a_play_that_rearranges():
+    game = Game("italian(players=3,jokers=2)", ["expert(error=0.5)"] * 3)
+    fails = 0
+    for rep in range(4):
+        st = game.new_initial_state(1, rep)
+        while not st.is_terminal():
+            a = st.strategy_action()
+            if isinstance(a, Fail):
+                fails += 1
+                assert a.attempt is not None and st._rearranges(a.attempt.melds)
+            st.apply_action(a)  # checked: the fail is legal
+    assert fails > 0
+
+
+# ---------------------------------------------------------------- clause 6: the deal fits
+def test_clause6_a_deal_that_leaves_no_stock_is_refused():
+    with pytest.raises(FastmachError, match=r"players=8 x hand_size=13 .* \(decks=2"):
+        Rules.parse("classic(players=8)")
+    with pytest.raises(FastmachError, match="players=5 x hand_size=21"):
+        Rules.parse("jokers(players=5,hand_size=21,jokers=0)")
+    assert Rules.parse("classic(players=7)").stock_size == 13
+
+
+@pytest.mark.parametrize("rules,inside", [
+    ("classic(players=5)", True), ("classic(players=6)", False),
+    ("jokers(players=4)", True), ("jokers(players=5)", False),
+    ("ace-low(players=5)", True), ("ace-low(players=6,decks=3,hand_size=15)", True),
+    ("ace-low(players=6)", False), ("ace-low(players=7)", False),
+    ("italian(players=8,hand_size=12)", True),
+])
+def test_clause6_each_preset_documents_its_source_player_range(rules, inside):
+    assert (source_warning(Rules.parse(rules)) is None) == inside
+
+
+def test_clause6_cli_warns_on_stderr_outside_the_source_range(tmp_path, capsys):
+    from fastmach.cli import main
+
+    out = tmp_path / "g.parquet"
+    assert main(["play", "--rules", "jokers", "--players", "5", "--games", "1",
+                 "--out", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "warning:" in err and "2-4 players of the jokers source" in err
+    assert main(["play", "--rules", "jokers", "--players", "3", "--games", "1",
+                 "--out", str(out)]) == 0
+    assert "warning" not in capsys.readouterr().err
+    assert main(["play", "--rules", "classic(players=8)", "--games", "1", "--out", str(out)]) == 2
+    assert "hand_size=13" in capsys.readouterr().err
+
+
+# --------------------------------------------- clause 7: 003's cut, italian's optional jolly
+def test_clause7_ace_low_first_player_is_whoever_cuts_highest_003():
+    """003: "Le premier joueur est désigné en coupant le jeu, la carte la plus haute
+    entamant la partie" (first_player_by=cut): not tied to the dealer."""
+    games, hands = play_games("ace-low(players=4)", ["expert"] * 4, 5, range(300), hands=True)
+    left = (games["dealer"] + 1) % 4
+    assert 0.1 < (games["first_player"] == left).mean() < 0.4  # a cut, not the dealer's left
+    assert np.allclose(np.bincount(games["first_player"], minlength=4) / 300, 0.25, atol=0.07)
+    for _, h in hands.groupby("replicate"):  # later hands: the next seat clockwise
+        assert list(h["first_player"]) == [(h["first_player"].iat[0] + k) % 4 for k in range(len(h))]
+    classic = play_games("classic(players=4)", ["expert"] * 4, 5, range(50))
+    assert (classic["first_player"] == (classic["dealer"] + 1) % 4).all()
+
+
+def test_clause7_italian_jolly_is_optional_and_the_default_study_plays_it_004():
+    """004: "A piacere dei partecipanti possono essere usati anche i Jolly" and "Il Jolly può
+    assumere il valore e il seme che il suo proprietario desidera"."""
+    from pathlib import Path
+
+    from fastmach.study import Study
+
+    assert Rules.preset("italian").jokers == 0 and Rules.preset("italian").jokers_per_meld == 0
+    study = Study.from_toml(Path(__file__).resolve().parents[1] / "simulations/balance.toml")
+    jolly = [c for c in study.cells if c.preset == "italian" and c.rules.jokers > 0]
+    assert jolly and all(c.rules.jokers_per_meld == 0 for c in jolly)

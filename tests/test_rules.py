@@ -12,9 +12,9 @@ from fastmach.errors import FastmachError
 from fastmach.rules import PARAMETERS, PRESETS, Rules, format_value, parse_value, resolve_rules
 
 ALL_PARAMETERS = (
-    "players", "decks", "jokers", "jokers_per_meld", "joker_swap", "hand_size", "ace",
-    "may_draw_when_able", "opening_points", "failed_penalty", "stock_empty",
-    "blocked_winner", "ties", "hand_points", "match",
+    "players", "decks", "jokers", "jokers_per_meld", "joker_swap", "hand_size",
+    "first_player_by", "ace", "may_draw_when_able", "may_pass_when_able", "opening_points",
+    "failed_penalty", "stock_empty", "blocked_winner", "ties", "scoring", "hand_points", "match",
 )
 
 
@@ -81,7 +81,8 @@ def test_players_from_2_to_8(players):
 
 def test_players_edges_are_allowed():
     assert Rules(players=2).players == 2
-    assert Rules(players=8).stock_size == 0  # 8 x 13 = 104: an empty stock is still legal
+    assert Rules(players=8, hand_size=12).stock_size == 8
+    assert Rules(players=7).stock_size == 13  # 8 x 13 = 104 leaves no stock: refused
 
 
 @pytest.mark.parametrize(
@@ -180,11 +181,11 @@ def test_canonical_string_uses_the_preset_built_from():
     assert r.preset == "jokers"
     assert str(r) == "jokers(jokers=0)"
     # same values spelled from classic
-    same = Rules.preset("classic", blocked_winner="lowest", ties="draw",
-                        hand_points="face-ace11", match="single")
+    same = Rules.preset("classic", may_pass_when_able=False, blocked_winner="lowest",
+                        ties="draw", hand_points="face-ace11", match="single")
     assert same.params() == r.params()
-    assert str(same) == (
-        "classic(blocked_winner=lowest,ties=draw,hand_points=face-ace11,match=single)")
+    assert str(same) == ("classic(may_pass_when_able=false,blocked_winner=lowest,ties=draw,"
+                         "hand_points=face-ace11,match=single)")
     assert same != r  # the preset is part of the record
 
 
@@ -321,7 +322,7 @@ def _value(name):
         return st.integers(1, 19)
     if name in ("opening_points", "failed_penalty"):
         return st.integers(0, 60)
-    if name == "may_draw_when_able":
+    if name in ("may_draw_when_able", "may_pass_when_able"):
         return st.booleans()
     if name == "match":
         return st.one_of(st.just("single"),
@@ -333,6 +334,8 @@ def _value(name):
         "stock_empty": ["play-on", "ends-hand"],
         "blocked_winner": ["none", "lowest"],
         "ties": ["shared", "draw"],
+        "scoring": ["penalties"],
+        "first_player_by": ["left-of-dealer", "cut"],
         "hand_points": ["cards", "face-ace1", "face-ace11"],
     }
     return st.sampled_from(choices[name])
@@ -344,8 +347,8 @@ def any_rules(draw):
     keys = draw(st.lists(st.sampled_from(ALL_PARAMETERS), unique=True, max_size=8))
     overrides = {k: draw(_value(k)) for k in keys}
     values = {**PRESETS[name], **overrides}
-    if values["players"] * values["hand_size"] > 52 * values["decks"] + values["jokers"]:
-        overrides["hand_size"] = (52 * values["decks"] + values["jokers"]) // values["players"]
+    if values["players"] * values["hand_size"] >= 52 * values["decks"] + values["jokers"]:
+        overrides["hand_size"] = (52 * values["decks"] + values["jokers"] - 1) // values["players"]
     return Rules.preset(name, **overrides)
 
 

@@ -167,7 +167,7 @@ def test_players_outside_2_to_8_is_refused():  # RULES.md: players outside 2..8
 
 
 def test_more_cards_dealt_than_the_deck_holds_is_refused():  # RULES.md validation clause
-    msg = refused(study_text("hand_size = [13, 14]\n", players="[8]"))
+    msg = refused(study_text("hand_size = [12, 14]\n", players="[8]"))
     assert "line" in msg and "hand_size=14" in msg and "deck holds 104" in msg
 
 
