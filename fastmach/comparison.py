@@ -95,8 +95,10 @@ def _parse_rules(rules: Sequence[str]) -> list:
 
 
 def _players_of(parsed: list, players: Sequence[int] | None) -> tuple[int, ...]:
-    """Player counts: the ones asked for (each valid under every rule set), or the default
-    2-5 clipped to the counts every rule set can deal."""
+    """Player counts: the ones asked for (each one every rule set can deal), or the default
+    2-5 clipped to the range of every rule set's source (``rules.SOURCE_PLAYERS``)."""
+    from fastmach.rules import SOURCE_PLAYERS
+
     def fits(p: int) -> str | None:
         for r in parsed:
             try:
@@ -105,11 +107,15 @@ def _players_of(parsed: list, players: Sequence[int] | None) -> tuple[int, ...]:
                 return f"{r}: {e}"
         return None
 
+    def in_source(p: int) -> bool:
+        return all(lo <= p and (hi is None or p <= hi)
+                   for lo, hi in (SOURCE_PLAYERS[r.preset] for r in parsed))
+
     if players is None:
-        kept = tuple(p for p in DEFAULT_PLAYERS if fits(p) is None)
+        kept = tuple(p for p in DEFAULT_PLAYERS if in_source(p) and fits(p) is None)
         if not kept:
             raise FastmachError(f"compare: no player count of {DEFAULT_PLAYERS} suits every "
-                                f"rule set ({fits(DEFAULT_PLAYERS[0])}); give --players")
+                                f"rule set and its source; give --players")
         return kept
     if isinstance(players, int):
         players = [players]
@@ -146,7 +152,8 @@ def plan_study(rules: Sequence[str], players: Sequence[int] | None = None,
                chunk: int = DEFAULT_CHUNK) -> Study:
     """The study of a comparison: cells rules x players x line-ups, seats rotated.
 
-    ``players`` default to 2-5, clipped to the counts every rule set can deal;
+    ``players`` default to 2-5, clipped to every rule set's source range (``jokers``:
+    2-4) and to the counts its deck can deal;
     ``lineups`` (strings ``"expert,beginner"`` or lists) default to an expert line-up and
     an expert/beginner one. Every error is a FastmachError naming the bad input.
     """
@@ -602,7 +609,12 @@ def compare_command(args: argparse.Namespace) -> int:
     """``fastmach compare``: FastmachError propagates (exit 2); failed chunks exit 1."""
     from fastmach.sweep import SweepError
 
+    from fastmach.rules import source_warning
+
     players = None if args.players is None else _int_list(args.players, "--players")
+    planned = plan_study(args.rules, players, args.lineup)
+    for w in dict.fromkeys(filter(None, (source_warning(c.rules) for c in planned.cells))):
+        print(f"warning: {w}", file=sys.stderr)
     try:
         c = compare(args.rules, players, args.lineup, games=args.games,
                     precision=args.precision, max_games=args.max_games, seed=args.seed,

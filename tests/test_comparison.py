@@ -43,6 +43,12 @@ def test_defaults_are_players_2_to_5_and_an_expert_and_a_mixed_lineup():
                            ("classic(opening_points=36)", "classic")]
 
 
+def test_default_players_are_clipped_to_every_source_range():
+    # jokers: "pour 2 à 4 joueurs"; a rule set beyond its source still plays when asked
+    assert plan_study(["classic", "jokers"]).players == (2, 3, 4)
+    assert plan_study(["classic", "jokers"], [5]).players == (5,)
+
+
 def test_default_players_are_clipped_to_what_every_rule_set_can_deal():
     # 21 cards each: 104 cards deal at most 4 hands
     s = plan_study(["classic", "classic(hand_size=21)"])
@@ -433,3 +439,12 @@ def test_python_api_returns_effects_scorecard_html_and_the_study(tmp_path):
     html = c._repr_html_()
     assert "<table" in html and "turns per hand" in html and "classic(ace=low-only)" in html
     assert str(c).splitlines()[0].startswith("2 rule sets on the same 30 deals")
+
+
+def test_cli_warns_when_a_player_count_leaves_the_source(tmp_path, capsys):
+    argv = ["compare", "jokers(match=single)", "jokers(match=single,ace=low-only)",
+            "--players", "5", "--lineup", "expert", "--games", "4", "--workers", "0", "-q"]
+    assert cli.main(argv) == 0
+    captured = capsys.readouterr()
+    assert "outside the 2-4 players of the jokers source" in captured.err
+    assert "turns per hand" in captured.out
