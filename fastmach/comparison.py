@@ -253,25 +253,31 @@ def _row(variant: str, baseline: str, metric: str, r, alpha: float) -> dict:
 
 # ----------------------------------------------------------------------------- printing
 
-def _fmt_value(metric: str, v: float) -> str:
-    if v is None or (isinstance(v, float) and math.isnan(v)):
+def _digits(metric: str, width: float | None = None) -> int:
+    """Decimals of a metric: 1 (2 for hands per match), more for a share whose interval
+    is narrower than a point, so that a small difference does not print as 0.0."""
+    unit = METRICS[metric].unit if metric in METRICS else ""
+    base = 2 if unit == "hands" else 1
+    if unit != "share" or width is None or not width > 0 or math.isnan(width):
+        return base
+    return max(base, min(3, 1 - math.floor(math.log10(100 * width))))
+
+
+def _fmt_value(metric: str, v: float, digits: int | None = None) -> str:
+    if _empty(v):
         return "n/a"
     unit = METRICS[metric].unit if metric in METRICS else ""
-    if unit == "share":
-        return f"{100 * v:.1f}%"
-    if unit == "hands":
-        return f"{v:.2f}"
-    return f"{v:.1f}" if unit == "turns" else f"{v:.3g}"
+    d = _digits(metric) if digits is None else digits
+    return f"{100 * v:.{d}f}%" if unit == "share" else f"{v:.{d}f}"
 
 
 def _fmt_diff(metric: str, d: float, lo: float, hi: float) -> str:
-    if any(isinstance(v, float) and math.isnan(v) for v in (d, lo, hi)):
+    if any(_empty(v) for v in (d, lo, hi)):
         return "n/a"
-    unit = METRICS[metric].unit if metric in METRICS else ""
-    if unit == "share":
-        return f"{100 * d:+.1f} pp [{100 * lo:+.1f}, {100 * hi:+.1f}]"
-    digits = 2 if unit == "hands" else 1
-    return f"{d:+.{digits}f} [{lo:+.{digits}f}, {hi:+.{digits}f}]"
+    k = _digits(metric, hi - lo)
+    if METRICS.get(metric, Metric("", "", "", "")).unit == "share":
+        return f"{100 * d:+.{k}f} pp [{100 * lo:+.{k}f}, {100 * hi:+.{k}f}]"
+    return f"{d:+.{k}f} [{lo:+.{k}f}, {hi:+.{k}f}]"
 
 
 def _where(row) -> str:
@@ -292,13 +298,14 @@ _HEAD = ["metric", "where", "A", "B", "B - A [95% interval]", "adj. p", ""]
 
 def _cells(r) -> list[str]:
     """The printed cells of a table row (blank values on a metric's summary row)."""
-    summary = _empty(r["players"]) and _empty(r["diff"])
     m = r["metric"]
-    return [r["label"] if _empty(r["players"]) else "  " + r["label"], _where(r),
-            "" if summary else _fmt_value(m, r["baseline_value"]),
-            "" if summary else _fmt_value(m, r["variant_value"]),
-            "" if summary else _fmt_diff(m, r["diff"], r["lo"], r["hi"]),
-            _fmt_p(r["p_adjusted"]), r["word"]]
+    head = [r["label"] if _empty(r["players"]) else "  " + r["label"], _where(r)]
+    if _empty(r["players"]) and _empty(r["diff"]):
+        return head + ["", "", "", "", r["word"]]
+    k = _digits(m, r["hi"] - r["lo"])
+    return head + [_fmt_value(m, r["baseline_value"], k), _fmt_value(m, r["variant_value"], k),
+                   _fmt_diff(m, r["diff"], r["lo"], r["hi"]), _fmt_p(r["p_adjusted"]),
+                   r["word"]]
 
 
 _FOOTNOTE = ("Differences are paired by deal (the same deals under A and B), with 95% "
@@ -330,7 +337,8 @@ class Comparison:
     """The answer of :func:`compare`.
 
     ``effects``: the rows of ``effects.csv`` for the compared pairs (``variant,
-    baseline, players, lineup, metric, diff, lo, hi, rel_diff, p_adjusted, pairs``);
+    baseline, players, lineup, metric, diff, lo, hi, rel_diff, p_value, p_adjusted,
+    pairs, baseline_value, variant_value``, from :func:`fastmach.stats.effects`);
     ``scorecard``: one row per cell; ``table``: the printed table as numbers
     (:func:`comparison_table`); ``study``: the Study it ran (its ``games`` the deals
     played); ``out``: the directory kept, if any.
@@ -445,7 +453,7 @@ def compare(rules: Sequence[str], players: Sequence[int] | int | None = None,
     """Play every rule set on the same deals and compare each with the first.
 
     ``rules``: two or more presets or rules strings (A first). ``players`` (default 2-5,
-    clipped to what every rule set can deal) and ``lineups`` (default ``expert`` and
+    clipped to every rule set's source range) and ``lineups`` (default ``expert`` and
     ``expert,beginner``) span the cells; seats are rotated. ``games``: deals per cell
     (default 500); or ``precision``: play rounds of whole chunks until the pooled
     intervals are that narrow (a number: the half-width of the turns-per-hand difference;
