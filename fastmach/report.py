@@ -278,10 +278,12 @@ def findings(a: _Analysis) -> dict[str, list[str]]:
             f"{_num(r['win_share'], r['lo'], r['hi'], 100, unit='% of hands per seat')} "
             f"against a fair {_num(r['fair'], scale=100)}% ({int(r['hands'])} hands).")
     sg = a.front.dropna(subset=["skill_gap"])
-    for _, r in sg.iterrows():
+    for rules, g in sg.groupby("rules", sort=False):
         out["skill"].append(
-            f"{name(r['rules'])}, {int(r['players'])} players: skill gap (expert minus "
-            f"beginner) {_num(r['skill_gap'], r['skill_gap_lo'], r['skill_gap_hi'], 100, signed=True, unit='pp per seat and hand')}.")
+            f"{name(rules)}: skill gap (expert minus beginner win share, pp per seat and "
+            "hand) " + ", ".join(
+                f"{_num(r['skill_gap'], r['skill_gap_lo'], r['skill_gap_hi'], 100, signed=True)}"
+                f" at {int(r['players'])} players" for _, r in g.iterrows()) + ".")
     return out
 
 

@@ -38,7 +38,7 @@ from fastmach.errors import FastmachError
 __all__ = [
     "RULE_PARAMETERS", "wilson_interval", "t_quantile", "parse_rules", "is_base_rules",
     "rule_differences", "Estimate", "ratio_estimate", "combine", "newcombe_paired", "holm",
-    "cluster_bootstrap", "deal_key", "hand_metrics", "scorecard", "seat_table", "effects",
+    "cluster_bootstrap", "share_interval", "deal_key", "hand_metrics", "scorecard", "seat_table", "effects",
     "default_pairs", "strategy_matrix", "monte_carlo_error", "write_tables",
 ]
 
@@ -389,6 +389,23 @@ def _covariance(a: Estimate, b: Estimate) -> float:
     return g / (g - 1) * float((ia * ib).sum()) if g > 1 else math.nan
 
 
+def share_interval(e: Estimate, confidence: float = 0.95) -> tuple[float, float]:
+    """Wilson interval of a share of rows at its effective sample size under clustering.
+
+    ``n_eff = n / deff`` with ``deff`` the cluster-robust variance over the variance of
+    ``n`` independent rows (``p (1 - p) / (n - 1)``); ``deff = 1`` when the share is 0 or 1.
+    It stays inside [0, 1] and does not collapse at 0 or 1.
+    """
+    p, n = e.value, e.n
+    if math.isnan(p) or not n > 0:
+        return math.nan, math.nan
+    var_iid = p * (1 - p) / (n - 1) if n > 1 else 0.0
+    var_cr = e.se ** 2 if e.deals > 1 else 0.0
+    n_eff = n * var_iid / var_cr if var_cr > 0 and var_iid > 0 else n
+    n_eff = max(n_eff, 1.0)
+    return wilson_interval(p * n_eff, n_eff, confidence)
+
+
 def newcombe_paired(variant: Estimate, base: Estimate, confidence: float = 0.95
                     ) -> tuple[float, float]:
     """Interval of a paired difference of proportions that cannot collapse.
@@ -402,16 +419,8 @@ def newcombe_paired(variant: Estimate, base: Estimate, confidence: float = 0.95
     correlation of the two estimates from their deal-clustered covariance. With one pair
     per deal this is exactly Newcombe's interval from the 2x2 table.
     """
-    z = _z(confidence)
-
     def wilson(e: Estimate) -> tuple[float, float, float]:
-        p, n = e.value, e.n
-        var_iid = p * (1 - p) / (n - 1) if n > 1 else 0.0
-        var_cr = e.se ** 2 if e.deals > 1 else 0.0
-        n_eff = n * var_iid / var_cr if var_cr > 0 and var_iid > 0 else n
-        n_eff = max(n_eff, 1.0)
-        lo, hi = wilson_interval(p * n_eff, n_eff, confidence)
-        return p, lo, hi
+        return (e.value, *share_interval(e, confidence))
 
     p1, l1, u1 = wilson(variant)
     p2, l2, u2 = wilson(base)
@@ -459,10 +468,11 @@ def cluster_bootstrap(sums: np.ndarray, stat, resamples: int = BOOTSTRAP_RESAMPL
 def deal_key(df: pd.DataFrame) -> pd.Series:
     """One integer per deal: ``(seed, replicate)`` (``replicate`` alone without ``seed``)."""
     _require(df, ("replicate",), "deal_key")
-    cols = [c for c in ("seed", "replicate") if c in df.columns]
-    if len(cols) == 1:
-        return df["replicate"].astype(np.int64)
-    return pd.Series(df.groupby(cols, sort=True).ngroup().to_numpy(), index=df.index)
+    rep = df["replicate"].astype(np.int64)
+    if "seed" not in df.columns or df["seed"].nunique() <= 1:
+        return rep
+    codes, _ = pd.factorize(pd.MultiIndex.from_arrays([df["seed"], rep]))
+    return pd.Series(codes.astype(np.int64), index=df.index)
 
 
 def _match_cols(df: pd.DataFrame) -> list[str]:
@@ -529,11 +539,12 @@ def _metric_estimates(hands: pd.DataFrame) -> dict[str, Estimate]:
            "blocked": ratio_estimate(m["blocked"], one, deal),
            "first_seat_edge": ratio_estimate(m["first_seat_edge"], one, deal),
            "skill_gap": ratio_estimate(m["skill_gap"], one, deal)}
-    per_match = hands.groupby(_match_cols(hands), sort=False).size()
-    first = hands.drop_duplicates(_match_cols(hands)).set_index(_match_cols(hands))
-    mdeal = deal_key(first.reset_index()).to_numpy()
-    est["hands_per_game"] = ratio_estimate(per_match.reindex(first.index).to_numpy(),
-                                           np.ones(len(first)), mdeal)
+    mcols = _match_cols(hands)
+    per_match = (hands[mcols].assign(_d=deal).groupby(mcols, sort=False)["_d"]
+                 .agg(["size", "first"]))
+    est["hands_per_game"] = ratio_estimate(per_match["size"].to_numpy(dtype=float),
+                                           np.ones(len(per_match)),
+                                           per_match["first"].to_numpy())
     return est
 
 
@@ -574,8 +585,10 @@ def scorecard(games: pd.DataFrame, hands: pd.DataFrame, by: Sequence[str] = ("ce
     the group keys), ``games`` (matches), ``hands``, ``deals``; then for each metric of
     :data:`SCORECARD_METRICS` the value and its 95% deal-clustered interval ``*_lo, *_hi``:
     ``turns_per_hand`` (total turns over total hands), ``hands_per_game``,
-    ``stock_out_per_hand``, ``blocked``, ``first_seat_edge``, ``seat_spread`` (bootstrap
-    percentile interval), ``skill_gap`` (NaN unless expert and beginner both sit).
+    ``stock_out_per_hand`` and ``blocked`` (Wilson at the effective sample size,
+    :func:`share_interval`), ``first_seat_edge``, ``seat_spread`` (bootstrap percentile
+    interval; a max minus a min is biased upwards), ``skill_gap`` (NaN unless expert and
+    beginner both sit). The other intervals are t intervals on cluster-robust errors.
     Counts of games come from ``games``; every other figure from ``hands``.
     """
     _check_hands(hands, "scorecard")
@@ -601,7 +614,9 @@ def scorecard(games: pd.DataFrame, hands: pd.DataFrame, by: Sequence[str] = ("ce
                 lo, hi = np.quantile(boot, [a, 1 - a]) if len(sums) > 1 else (math.nan,) * 2
             else:
                 e = est[name]
-                value, (lo, hi) = e.value, e.interval(confidence)
+                value = e.value
+                lo, hi = (share_interval(e, confidence) if name in BINARY_METRICS
+                          else e.interval(confidence))
             row.update({name: value, f"{name}_lo": float(lo), f"{name}_hi": float(hi)})
         rows.append(row)
     out = pd.DataFrame(rows)

@@ -7,6 +7,9 @@ A study names a root seed, a number of deals per cell and a grid::
     seed = 20261129
     games = 2000          # deals (replicates) per cell
     chunk = 200           # optional: games per task and per parquet file
+    # optional: play deals chunk by chunk until every cell's 95% intervals are this narrow
+    # precision = { turns_per_hand = 1.0, win_share = 0.03 }   # half-widths
+    # max_games = 10000     # needed with precision: the most deals per cell
     [grid]
     rules = ["classic", "classic(ace=low-only)"]
     players = [2, 3, 4, 5]
@@ -52,7 +55,9 @@ __all__ = ["Study", "Cell", "DEFAULT_CHUNK", "seating", "rotations_of", "split_l
 #: Games per task (and per parquet chunk file) unless the study says otherwise.
 DEFAULT_CHUNK = 200
 
-_STUDY_KEYS = ("name", "seed", "games", "chunk")
+_STUDY_KEYS = ("name", "seed", "games", "chunk", "precision", "max_games")
+#: Figures a study may ask a precision for (half-width of the 95% interval per cell).
+PRECISION_KEYS = ("turns_per_hand", "win_share")
 _GRID_KEYS = ("rules", "players", "lineup", "rotate")
 _NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]*")
 
@@ -224,6 +229,8 @@ class Study:
     rotate: bool = False
     axes: tuple[tuple[str, tuple], ...] = ()
     chunk: int = DEFAULT_CHUNK
+    precision: tuple[tuple[str, float], ...] = ()
+    max_games: int | None = None
     source: str = field(default="<study>", compare=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -237,6 +244,7 @@ class Study:
             if not _is_int(v) or v < lo or (hi is not None and v > hi):
                 rng = f"an integer >= {lo}" if hi is None else f"an integer {lo}..2**63-1"
                 raise _KeyError("study", key, f"expected {rng}, got {v!r}")
+        self._check_precision()
         # rules
         rules = _as_list("grid", "rules", list(self.rules) if isinstance(self.rules, tuple)
                          else self.rules, scalar_ok=True)
@@ -300,6 +308,40 @@ class Study:
         set_("axes", tuple(ordered))
         self.cells  # validate every cell now, before any game
 
+    def _check_precision(self) -> None:
+        """``precision``: half-widths wanted per cell; sizes grow by ``chunk`` up to
+        ``max_games``, so both stay on chunk boundaries (a grown run's chunks are a
+        fixed-size run's chunks)."""
+        raw = self.precision
+        if isinstance(raw, Mapping):
+            prec = dict(raw)
+        elif isinstance(raw, tuple) and all(isinstance(x, tuple) and len(x) == 2 for x in raw):
+            prec = dict(raw)
+        else:
+            raise _KeyError("study", "precision", "expected a table such as "
+                            f"{{ turns_per_hand = 1.0, win_share = 0.03 }}, got {raw!r}")
+        for k, v in prec.items():
+            if k not in PRECISION_KEYS:
+                raise _KeyError("study", "precision", f"unknown figure {k!r}; known: "
+                                f"{', '.join(PRECISION_KEYS)}")
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not v > 0:
+                raise _KeyError("study", "precision", f"{k}: expected a positive half-width, "
+                                f"got {v!r}")
+        object.__setattr__(self, "precision", tuple((k, float(prec[k]))
+                                                    for k in PRECISION_KEYS if k in prec))
+        if self.max_games is None:
+            if prec:
+                raise _KeyError("study", "max_games", "missing key: a study with a precision "
+                                "needs max_games, the most deals per cell it may play")
+            return
+        if not _is_int(self.max_games) or self.max_games < self.games:
+            raise _KeyError("study", "max_games", f"expected an integer >= games "
+                            f"({self.games}), got {self.max_games!r}")
+        for key in ("games", "max_games"):
+            if getattr(self, key) % self.chunk:
+                raise _KeyError("study", key, f"with a precision, {key} must be a multiple of "
+                                f"chunk ({self.chunk}), got {getattr(self, key)}")
+
     # -- construction -------------------------------------------------------------------
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], source: str = "<study>") -> Study:
@@ -324,7 +366,9 @@ class Study:
             raise _KeyError("grid", "lineup", "missing key, e.g. lineup = [[\"expert\"]]")
         axes = {k: v for k, v in grid.items() if k not in _GRID_KEYS}
         return cls(name=st["name"], seed=st["seed"], games=st["games"],
-                   chunk=st.get("chunk", DEFAULT_CHUNK), rules=grid["rules"],
+                   chunk=st.get("chunk", DEFAULT_CHUNK),
+                   precision=st.get("precision", ()),
+                   max_games=st.get("max_games"), rules=grid["rules"],
                    players=grid.get("players", ()), lineup=grid["lineup"],
                    rotate=grid.get("rotate", False), axes=axes, source=source)
 
@@ -406,8 +450,13 @@ class Study:
     def to_toml(self) -> str:
         """Canonical TOML text of the study (the identity stored in the result manifest)."""
         lines = ["[study]", f"name = {_toml_value(self.name)}", f"seed = {self.seed}",
-                 f"games = {self.games}", f"chunk = {self.chunk}", "", "[grid]",
-                 f"rules = {_toml_value(list(self.rules))}"]
+                 f"games = {self.games}", f"chunk = {self.chunk}"]
+        if self.precision:
+            lines.append("precision = { " + ", ".join(f"{k} = {v!r}" for k, v in self.precision)
+                         + " }")
+        if self.max_games is not None:
+            lines.append(f"max_games = {self.max_games}")
+        lines += ["", "[grid]", f"rules = {_toml_value(list(self.rules))}"]
         if self.players:
             lines.append(f"players = {_toml_value(list(self.players))}")
         lines.append(f"lineup = {_toml_value([list(x) for x in self.lineup])}")

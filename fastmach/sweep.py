@@ -295,7 +295,7 @@ class Store:
                 warnings.warn(f"{mpath}: the study was started with fastmach "
                               f"{manifest.get('fastmach_version')}, this is {_version()}; "
                               f"resumed chunks may differ if the engine changed", stacklevel=3)
-            if manifest.get("study") != text:
+            if manifest.get("study") != text and not _grown(manifest.get("study"), study):
                 diff = "\n".join(list(difflib.unified_diff(
                     str(manifest.get("study", "")).splitlines(), text.splitlines(),
                     "in " + str(mpath), "requested", lineterm="", n=0))[2:12])
@@ -310,6 +310,7 @@ class Store:
             manifest = {"name": study.name, "seed": study.seed, "study": text,
                         "fastmach_version": _version(), "started": _now(), "finished": None,
                         "command": None, "runs": []}
+        manifest["study"] = text
         self.manifest = manifest
         self.dir.mkdir(parents=True, exist_ok=True)
         self.hands_dir.mkdir(exist_ok=True)
@@ -386,6 +387,20 @@ class Store:
         if self._lock is not None:
             self._lock.close()  # releases the lock
             self._lock = None
+
+
+def _grown(stored: Any, study: Study) -> bool:
+    """True when ``study`` has a ``precision`` and ``stored`` (a manifest's study text) is
+    ``study`` with fewer deals ending on a chunk boundary: its chunks are then chunks of
+    ``study`` (same seeds), so the result directory grows (:mod:`fastmach.precision`)."""
+    if not study.precision:
+        return False
+    try:
+        old = Study.from_toml(str(stored))
+    except FastmachError:
+        return False
+    return (old.games < study.games and old.games % study.chunk == 0
+            and old.replace(games=study.games).to_toml() == study.to_toml())
 
 
 def read_results(out: str | Path, study: Study | None = None):
@@ -799,9 +814,15 @@ def sweep_command(args: argparse.Namespace) -> int:
     for w in dict.fromkeys(filter(None, (source_warning(c.rules) for c in study.cells))):
         print(f"warning: {w}", file=sys.stderr)
     try:
-        summary = execute(study, args.out, workers=args.workers, scheduler=args.scheduler,
-                          retries=args.retries, progress=not args.quiet,
-                          command=shlex.join(sys.argv))
+        if study.precision:
+            from fastmach.precision import execute_to_precision
+            summary = execute_to_precision(
+                study, args.out, workers=args.workers, scheduler=args.scheduler,
+                retries=args.retries, progress=not args.quiet, command=shlex.join(sys.argv))
+        else:
+            summary = execute(study, args.out, workers=args.workers,
+                              scheduler=args.scheduler, retries=args.retries,
+                              progress=not args.quiet, command=shlex.join(sys.argv))
     except SweepError as e:
         print(f"fastmach sweep: {e}", file=sys.stderr)
         return 1

@@ -286,3 +286,14 @@ def test_write_tables_writes_numeric_csv(study, tmp_path):
         for c in t.columns:
             if c not in ids:
                 assert pd.api.types.is_numeric_dtype(t[c]), (name, c)
+
+
+def test_share_interval_stays_in_bounds_and_widens_with_clustering():
+    none = S.ratio_estimate(np.zeros(30), np.ones(30), np.repeat(np.arange(10), 3))
+    lo, hi = S.share_interval(none)
+    assert lo == 0.0 and 0 < hi < 0.2  # Wilson upper bound at n = 30
+    y = np.array([1, 1, 1, 0, 0, 0] * 10, dtype=float)
+    iid = S.share_interval(S.ratio_estimate(y, np.ones(60), np.arange(60)))
+    assert iid == pytest.approx(S.wilson_interval(30, 60))  # independent rows: Wilson
+    clustered = S.share_interval(S.ratio_estimate(y, np.ones(60), np.repeat(np.arange(20), 3)))
+    assert clustered[1] - clustered[0] > 1.5 * (iid[1] - iid[0])

@@ -1,0 +1,98 @@
+"""A study's precision: sweeps grow chunk by chunk, identical to a fixed-size run."""
+
+import pandas as pd
+import pytest
+
+from fastmach.errors import FastmachError
+from fastmach.precision import execute_to_precision, half_widths
+from fastmach.study import Study
+from fastmach.sweep import execute, read_hands, read_results
+
+BASE = """[study]
+name = "prec"
+seed = 3
+games = 10
+chunk = 10
+{extra}
+
+[grid]
+rules = ["jokers", "classic"]
+players = [3]
+lineup = [["expert"]]
+"""
+
+
+def study(extra: str) -> Study:
+    return Study.from_toml(BASE.format(extra=extra))
+
+
+def run(s: Study, out):
+    return execute_to_precision(s, out, workers=0, progress=False, command="test")
+
+
+def test_grown_run_equals_a_fixed_size_run(tmp_path, capsys):
+    s = study("precision = { turns_per_hand = 5.0 }\nmax_games = 60")
+    summary = run(s, tmp_path / "grown")
+    n = summary["precision_games"]
+    assert 10 < n <= 60 and n % 10 == 0
+    widths = half_widths(read_results(tmp_path / "grown"), read_hands(tmp_path / "grown"))
+    assert (widths["turns_per_hand"] <= 5.0).all()
+    # one chunk fewer was not enough: growth stopped at the first size that reached it
+    fixed = s.replace(games=n - 10, precision=(), max_games=None)
+    execute(fixed, tmp_path / "smaller", workers=0, progress=False, command="test")
+    w = half_widths(read_results(tmp_path / "smaller"), read_hands(tmp_path / "smaller"))
+    assert (w["turns_per_hand"] > 5.0).any()
+    fixed = s.replace(games=n, precision=(), max_games=None)
+    execute(fixed, tmp_path / "fixed", workers=0, progress=False, command="test")
+    for read in (read_results, read_hands):
+        pd.testing.assert_frame_equal(read(tmp_path / "grown"), read(tmp_path / "fixed"))
+    assert "precision reached" in capsys.readouterr().err
+
+
+def test_cells_that_miss_the_precision_are_named(tmp_path, capsys):
+    s = study("precision = { turns_per_hand = 0.01, win_share = 0.5 }\nmax_games = 20")
+    summary = run(s, tmp_path / "r")
+    assert summary["precision_games"] == 20
+    missed = summary["precision_missed"]
+    assert set(missed) == {"jokers|players=3|lineup=expert|rotate=false",
+                           "classic|players=3|lineup=expert|rotate=false"}
+    err = capsys.readouterr().err
+    assert "not reached by max_games = 20 in 2 of 2 cells" in err
+    assert "jokers|players=3|lineup=expert|rotate=false: turns_per_hand +-" in err
+
+
+@pytest.mark.parametrize("extra, message", [
+    ("precision = { turns_per_hand = 1.0 }", "max_games"),
+    ("precision = { length = 1.0 }\nmax_games = 20", "unknown figure 'length'"),
+    ("precision = { win_share = -0.1 }\nmax_games = 20", "positive half-width"),
+    ("precision = 0.5\nmax_games = 20", "expected a table"),
+    ("precision = { win_share = 0.1 }\nmax_games = 25", "multiple of chunk"),
+    ("precision = { win_share = 0.1 }\nmax_games = 5", "integer >= games"),
+])
+def test_bad_precision_is_refused_naming_the_key(extra, message):
+    with pytest.raises(FastmachError, match=message):
+        study(extra)
+
+
+def test_precision_round_trips_through_the_manifest_text():
+    s = study("precision = { win_share = 0.03, turns_per_hand = 1.5 }\nmax_games = 40")
+    again = Study.from_toml(s.to_toml())
+    assert again == s and dict(again.precision) == {"turns_per_hand": 1.5, "win_share": 0.03}
+
+
+def test_a_result_directory_grows_but_does_not_shrink_or_change(tmp_path):
+    s = study("precision = { turns_per_hand = 1.0 }\nmax_games = 40")
+    execute(s, tmp_path / "r", workers=0, progress=False, command="test")
+    execute(s.replace(games=20), tmp_path / "r", workers=0, progress=False, command="test")
+    assert len(read_results(tmp_path / "r")) == 40
+    with pytest.raises(FastmachError, match="different study"):
+        execute(s.replace(games=10), tmp_path / "r", workers=0, progress=False,
+                command="test")
+    with pytest.raises(FastmachError, match="different study"):
+        execute(s.replace(games=30, seed=4), tmp_path / "r", workers=0, progress=False,
+                command="test")
+    plain = study("")  # without a precision, a study's size is part of its identity
+    execute(plain, tmp_path / "p", workers=0, progress=False, command="test")
+    with pytest.raises(FastmachError, match="different study"):
+        execute(plain.replace(games=20), tmp_path / "p", workers=0, progress=False,
+                command="test")
