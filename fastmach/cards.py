@@ -212,7 +212,7 @@ def _table(ace: int, face: int, joker: int, flat: int | None = None) -> np.ndarr
     return pts
 
 
-#: Hand-point schemes (RULES.md `hand_points`), registry name -> read-only int32 table.
+#: Hand-point schemes (docs/rules.md `hand_points`), registry name -> read-only int32 table.
 #: - ``cards``: 1 per card, a joker too (classic: 1 penalty point per card).
 #: - ``face-ace1``: A 1, 2-10 face, J/Q/K 10 (ace-low). The ace-low text gives no joker
 #:   value (its jokers are a variant); we chose 25, like the other traditions.

@@ -1,4 +1,4 @@
-"""The ``fastmach`` command: solve, play, replay, strategies, sweep, report, bench.
+"""The ``fastmach`` command: solve, play, replay, strategies, sweep, report, bench, rules.
 
 Every subcommand lives beside the code it drives (``register_cli`` in engine.py,
 gamelog.py, strategies.py, sweep.py, report.py); this module wires them and turns bad
@@ -14,7 +14,8 @@ from typing import Sequence
 from .errors import FastmachError
 
 #: modules that add their own subcommands, imported on demand
-_SUBCOMMAND_MODULES = ("engine", "gamelog", "strategies", "sweep", "comparison", "report")
+_SUBCOMMAND_MODULES = ("engine", "gamelog", "strategies", "sweep", "comparison", "report",
+                       "rules_doc")
 
 
 # ------------------------------------------------------------------------------- solve

@@ -17,7 +17,7 @@ after the in-game seed (the cut's distribution: every seat alike, ties re-cut), 
 next seat clockwise starts each later hand. A game therefore depends only on
 (rules, seats, root seed, replicate), never on batch size or worker count.
 
-Model choices (where RULES.md leaves room):
+Model choices (where the rule texts leave room; docs/rules.md lists them all):
 
 - ``score_i`` is penalty points (``hand_points`` scheme), lower is better: the hand's
   points for a single hand, the total over the hands of a match; a hand's winners (the

@@ -1,6 +1,6 @@
 """Rules of a Machiavelli game as validated, frozen data; presets; canonical strings.
 
-Every parameter of RULES.md is a field of :class:`Rules`, so a sweep can vary each one on
+Every rule parameter (docs/rules.md) is a field of :class:`Rules`, so a sweep can vary each one on
 its own. A preset is only a set of parameter values (:data:`PRESETS`). The canonical
 string names the preset and the fields that differ from it::
 
@@ -28,7 +28,8 @@ __all__ = ["Rules", "PRESETS", "PARAMETERS", "SOURCE_PLAYERS", "parse_value", "f
            "resolve_rules", "source_warning"]
 
 # ---------------------------------------------------------------------------------------
-# presets: sources are the texts in shared/seeds/ (see RULES.md for the key -> file table)
+# presets: the sources are the rule texts 000, 001, 003 and 004; docs/rules.md quotes the
+# clause behind every value (fastmach.rules_doc holds the quotes, `fastmach rules PRESET`)
 
 PRESETS: dict[str, dict[str, Any]] = {
     # 000_fe2f...: 104 cards without jokers, 13 each, ace low or high, a failed manipulation
@@ -227,7 +228,7 @@ def format_value(name: str, value: Any) -> str:
 
 @dataclass(frozen=True, kw_only=True)
 class Rules:
-    """Every rule parameter of RULES.md; validated on construction (defaults = classic).
+    """Every rule parameter (docs/rules.md); validated on construction (defaults = classic).
 
     ``jokers_per_meld`` is 1 or 0 (unlimited; the string "unlimited" is accepted too).
     ``joker_swap``: "table" (a retrieved joker stays on the table for any meld) or "hand"

@@ -1,4 +1,4 @@
-"""Card notation (RULES.md "Cards and melds": text notation, copies, points)."""
+"""Card notation (docs/rules.md "Cards", "Melds": text notation, copies, points)."""
 import numpy as np
 import pytest
 from hypothesis import given

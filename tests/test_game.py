@@ -1,5 +1,5 @@
 """The step-by-step State API: invariants after every turn, same games as the engine,
-and the end rules of each tradition (RULES.md "A turn", "End of a hand", "Scoring")."""
+and the end rules of each tradition (docs/rules.md "A turn", "The end of a hand", "Scoring and matches")."""
 from __future__ import annotations
 
 from collections import Counter

@@ -3,7 +3,7 @@
 The references (tests/refs/brute.py, tests/refs/milp.py) and fastmach/validate.py are what
 the compiled solver is tested against, so they are themselves checked here: against each
 other on seeded random and adversarial positions, against blind enumeration, and clause by
-clause against RULES.md ("Cards and melds").
+clause of docs/rules.md ("Melds").
 """
 from __future__ import annotations
 
@@ -45,7 +45,7 @@ def valid(text: str, rules: dict) -> bool:
 
 
 # --------------------------------------------------------------------------- validator
-# One test per clause of RULES.md "Cards and melds".
+# One test per clause of docs/rules.md "Melds".
 
 def test_group_is_three_or_four_cards_of_one_rank():
     assert meld_kind(cards("8H 8D 8C"), **HIGH1) == "group"
@@ -56,7 +56,7 @@ def test_group_is_three_or_four_cards_of_one_rank():
 
 
 def test_group_suits_all_different():
-    assert not valid("8H 8H 8D", HIGH1)             # RULES.md: 8♥ 8♥ 8♦ no
+    assert not valid("8H 8H 8D", HIGH1)             # 000: 8♥ 8♥ 8♦ no
     assert not valid("8S 8H 8H 8D", HIGH1)
     assert not valid("8H 8H JK", HIGH1)
 
@@ -359,7 +359,7 @@ def test_references_agree_on_partition_feasibility(ace_high, lim):
     assert verdicts[True] >= 5 and verdicts[False] >= 5
 
 
-# Worked examples of the rule texts (RULES.md, seeds).
+# Worked examples of the rule texts (docs/rules.md, the sources).
 def test_worked_example_run_gives_its_end_to_a_group():
     rules = dict(decks=2, **HIGH1)
     a = _agree(cards("5C 6C 7C 8C"), cards("8D 8H"), rules)

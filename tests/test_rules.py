@@ -1,4 +1,4 @@
-"""Rules record: every RULES.md parameter, presets, validation, canonical strings."""
+"""Rules record: every rule parameter (docs/rules.md), presets, validation, canonical strings."""
 import dataclasses
 import pickle
 

@@ -1,6 +1,6 @@
 """The exact solver on the worked examples of the rule texts and on each rule clause.
 
-Each test is named after the clause of RULES.md ("Cards and melds", "A turn") it defends;
+Each test is named after the clause of docs/rules.md ("Melds", "A turn") it defends;
 every partition the solver returns is checked by ``fastmach.validate`` (which shares no
 code with the solver). Comparisons with the references are in ``test_solver_refs.py``.
 """
@@ -79,7 +79,7 @@ def test_group_three_or_four_cards_of_one_rank():
 
 
 def test_group_suits_all_different():
-    assert placed("", "8H 8H 8D") == ""                     # RULES.md: 8♥ 8♥ 8♦ no
+    assert placed("", "8H 8H 8D") == ""                     # 000: 8♥ 8♥ 8♦ no
     assert placed("8H 8D 8C", "8H") == ""                   # no fifth card, no repeat suit
     # two copies of each: two groups, never one group with a repeated suit
     sol = solve("", "8H 8H 8D 8D 8C 8C")

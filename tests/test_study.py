@@ -161,12 +161,12 @@ def test_unknown_table_is_refused():
     assert "[grids]" in msg and "line 11" in msg
 
 
-def test_players_outside_2_to_8_is_refused():  # RULES.md: players outside 2..8
+def test_players_outside_2_to_8_is_refused():  # players outside 2..8
     msg = refused(study_text(players="[2, 9]"))
     assert "line 8" in msg and "players" in msg and "9" in msg
 
 
-def test_more_cards_dealt_than_the_deck_holds_is_refused():  # RULES.md validation clause
+def test_more_cards_dealt_than_the_deck_holds_is_refused():  # docs/rules.md "The deal"
     msg = refused(study_text("hand_size = [12, 14]\n", players="[8]"))
     assert "line" in msg and "hand_size=14" in msg and "deck holds 104" in msg
 

@@ -1,0 +1,67 @@
+"""The rules live in the repo (clause 8): docs/rules.md documents every parameter and value
+with its source clause, and ``fastmach rules PRESET`` prints a preset with it."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from fastmach.cli import main
+from fastmach.rules import _CHOICES, PARAMETERS, PRESETS, Rules, format_value
+from fastmach.rules_doc import PARAMS, SOURCES, describe, markdown
+
+ROOT = Path(__file__).resolve().parents[1]
+DOC = ROOT / "docs" / "rules.md"
+
+
+def test_clause8_every_parameter_is_documented_for_every_preset():
+    assert list(PARAMS) == list(PARAMETERS)
+    for name, p in PARAMS.items():
+        assert p.summary and set(p.sources) == set(PRESETS), name
+        for preset, (original, note) in p.sources.items():
+            assert note, (name, preset)  # a translation, or the choice where it is silent
+        if name in _CHOICES:
+            assert set(p.values) == set(_CHOICES[name]), name
+    assert set(SOURCES) == set(PRESETS)
+
+
+def test_clause8_docs_rules_md_holds_the_generated_parameter_reference():
+    text = DOC.read_text(encoding="utf-8")
+    assert markdown() in text  # regenerate with: python -m fastmach rules --markdown
+    for name in PARAMETERS:
+        assert f"### `{name}`" in text
+    for phrase in ("14 cards", "jokers only", "100,000 turns", "stands for",
+                   "Ties of a blocked or stock-out hand"):
+        assert phrase in text, phrase
+
+
+def test_clause8_readme_and_docstrings_point_to_docs_rules_md():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "docs/rules.md" in readme and "RULES.md" not in readme
+    for path in (ROOT / "fastmach").glob("*.py"):
+        assert "RULES.md" not in path.read_text(encoding="utf-8"), path.name
+    import fastmach.rules
+
+    assert "docs/rules.md" in fastmach.rules.__doc__ and "docs/rules.md" in Rules.__doc__
+
+
+@pytest.mark.parametrize("preset", list(PRESETS))
+def test_clause8_rules_command_prints_each_parameter_with_its_source(preset, capsys):
+    assert main(["rules", preset]) == 0
+    out = capsys.readouterr().out
+    assert out == describe(preset)
+    rules = Rules.preset(preset)
+    key = SOURCES[preset][0]
+    for name in PARAMETERS:
+        assert f"\n{name} = {format_value(name, getattr(rules, name))}\n" in out
+    lines = out.splitlines()
+    assert sum(x.startswith(f"    {key}: \"") or x.startswith(f"    {key} is silent")
+               for x in lines) == len(PARAMETERS)  # one clause or choice per parameter
+    assert "docs/rules.md" in out.splitlines()[0]
+
+
+def test_clause8_rules_command_refuses_an_unknown_preset(capsys):
+    assert main(["rules", "poker"]) == 2
+    assert "unknown rules preset 'poker'" in capsys.readouterr().err
+    assert main(["rules"]) == 2
+    assert "give a preset" in capsys.readouterr().err
