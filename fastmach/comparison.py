@@ -14,9 +14,9 @@ report and ``tables/*.csv`` that ``fastmach report`` writes, on the compared pai
 Running the same comparison again resumes it.
 
 A sample size can be asked for instead of a number of deals: with ``precision`` the
-study is played in rounds of whole chunks (the first deals of one fixed study of
-``max_games`` deals, so the rows are those of a fixed-size run of the same length) until
-the pooled intervals of the headline metrics are that narrow, or the cap is reached.
+study is the study-level precision of :mod:`fastmach.precision` (deals added a chunk at a
+time, the same seeds as a fixed-size run, until every cell's turns per hand, and if asked
+every seat's win share, is known that well, or ``max_games`` deals per cell).
 """
 from __future__ import annotations
 
@@ -69,7 +69,7 @@ METRICS: dict[str, Metric] = {
     "skill_gap": Metric("skill gap", "share", "larger", "smaller"),
 }
 
-#: Metric whose pooled interval ``precision`` narrows when it names no metric.
+#: The figure a bare ``precision`` number is the half-width of (in every cell).
 HEADLINE = "turns_per_hand"
 
 NO_CHANGE = "no clear change"
@@ -149,18 +149,21 @@ def _lineups_of(lineups: Sequence[str | Sequence[str]] | None) -> tuple[tuple[st
 def plan_study(rules: Sequence[str], players: Sequence[int] | None = None,
                lineups: Sequence[str | Sequence[str]] | None = None,
                games: int = DEFAULT_GAMES, seed: int = DEFAULT_SEED,
-               chunk: int = DEFAULT_CHUNK) -> Study:
+               chunk: int = DEFAULT_CHUNK, precision: Mapping[str, float] | None = None,
+               max_games: int | None = None) -> Study:
     """The study of a comparison: cells rules x players x line-ups, seats rotated.
 
     ``players`` default to 2-5, clipped to every rule set's source range (``jokers``:
     2-4) and to the counts its deck can deal;
     ``lineups`` (strings ``"expert,beginner"`` or lists) default to an expert line-up and
-    an expert/beginner one. Every error is a FastmachError naming the bad input.
+    an expert/beginner one. ``precision`` and ``max_games`` are the study's (see
+    :mod:`fastmach.precision`). Every error is a FastmachError naming the bad input.
     """
     parsed = _parse_rules(rules)
     return Study(name="compare", seed=seed, games=games, chunk=chunk,
                  rules=tuple(str(r) for r in parsed), players=_players_of(parsed, players),
-                 lineup=_lineups_of(lineups), rotate=True)
+                 lineup=_lineups_of(lineups), rotate=True,
+                 precision=tuple((precision or {}).items()), max_games=max_games)
 
 
 def rules_columns(study: Study) -> list[str]:
@@ -379,22 +382,22 @@ class Comparison:
 
 # ----------------------------------------------------------------------------- running
 
-def _analyse(results: Path, study: Study, pairs: list[tuple[str, str]],
-             card: bool = True) -> tuple[pd.DataFrame, pd.DataFrame | None]:
-    """``(effects, scorecard)`` of a result store, from :mod:`fastmach.stats` (the
-    scorecard only with ``card``)."""
+def _analyse(results: Path, study: Study, pairs: list[tuple[str, str]]
+             ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """``(effects, scorecard)`` of a result store, from :mod:`fastmach.stats`."""
     from fastmach import stats
     from fastmach.sweep import read_hands, read_results
 
     games, hands = read_results(results, study), read_hands(results, study)
-    return (stats.effects(games, hands, pairs),
-            stats.scorecard(games, hands) if card else None)
+    return stats.effects(games, hands, pairs), stats.scorecard(games, hands)
 
 
 def parse_precision(value: float | str | Mapping[str, float] | Sequence[str]) -> dict[str, float]:
-    """``precision`` as ``{metric: half-width}``: a number is the half-width of the pooled
-    turns-per-hand difference; ``"metric=X"`` strings (or a mapping) name metrics of
-    :data:`METRICS` (shares as fractions: ``stock_out_per_hand=0.01`` is 1 point)."""
+    """``precision`` as the study's ``{figure: half-width}`` (:mod:`fastmach.precision`):
+    a number is the half-width of every cell's turns per hand; ``"win_share=0.03"`` (or a
+    mapping) asks it of every seat's win share per hand as well."""
+    from fastmach.study import PRECISION_KEYS
+
     items: list = []
     if isinstance(value, Mapping):
         items = list(value.items())
@@ -406,9 +409,9 @@ def parse_precision(value: float | str | Mapping[str, float] | Sequence[str]) ->
             items.append((name.strip(), x) if sep else (HEADLINE, name))
     out = {}
     for name, x in items:
-        if name not in METRICS:
-            raise FastmachError(f"--precision: unknown metric {name!r}; known: "
-                                f"{', '.join(METRICS)}")
+        if name not in PRECISION_KEYS:
+            raise FastmachError(f"--precision: unknown figure {name!r}; known: "
+                                f"{', '.join(PRECISION_KEYS)}")
         try:
             x = float(x)
         except (TypeError, ValueError):
@@ -421,62 +424,44 @@ def parse_precision(value: float | str | Mapping[str, float] | Sequence[str]) ->
     return out
 
 
-def half_widths(effects: pd.DataFrame, metrics: Sequence[str]) -> dict[str, float]:
-    """Widest pooled half-width ``(hi - lo) / 2`` of each metric over the pairs."""
-    pooled = effects[effects["players"].map(_empty) & effects["lineup"].map(_empty)]
-    out = {}
-    for m in metrics:
-        r = pooled[pooled["metric"] == m]
-        hw = ((r["hi"].astype(float) - r["lo"].astype(float)) / 2.0)
-        out[m] = float(hw.max()) if len(hw) and hw.notna().all() else math.inf
-    return out
-
-
-def next_size(deals: int, widths: Mapping[str, float], wanted: Mapping[str, float],
-              chunk: int, cap: int) -> int:
-    """Deals of the next round: enough by the 1/sqrt(n) law for the widest ratio (10%
-    spare), at least one more chunk, at most four times as many, whole chunks, <= cap."""
-    ratio = max((widths[m] / wanted[m]) ** 2 if math.isfinite(widths[m]) else 4.0
-                for m in wanted)
-    target = min(max(deals * ratio * 1.1, deals + chunk), 4 * deals)
-    return min(cap, int(math.ceil(target / chunk)) * chunk)
-
-
 def compare(rules: Sequence[str], players: Sequence[int] | int | None = None,
             lineups: Sequence[str | Sequence[str]] | None = None, *,
             games: int | None = None, precision: Any = None,
             max_games: int = DEFAULT_MAX_GAMES, seed: int = DEFAULT_SEED,
             chunk: int = DEFAULT_CHUNK, workers: int | None = None,
             out: str | Path | None = None, report: bool = True, progress: bool = False,
-            command: str | None = None, log: Callable[[str], None] | None = None,
-            _analyse: Callable = _analyse) -> Comparison:
+            command: str | None = None) -> Comparison:
     """Play every rule set on the same deals and compare each with the first.
 
     ``rules``: two or more presets or rules strings (A first). ``players`` (default 2-5,
     clipped to every rule set's source range) and ``lineups`` (default ``expert`` and
     ``expert,beginner``) span the cells; seats are rotated. ``games``: deals per cell
-    (default 500); or ``precision``: play rounds of whole chunks until the pooled
-    intervals are that narrow (a number: the half-width of the turns-per-hand difference;
-    ``{"stock_out_per_hand": 0.01}`` for others), at most ``max_games`` deals.
+    (default 500); or ``precision``: deals are added ``chunk`` at a time (the study's
+    precision, :mod:`fastmach.precision`) until every cell's turns per hand is known to
+    +- that many turns (a number), or also every seat's win share (``{"turns_per_hand":
+    1.0, "win_share": 0.03}``), at most ``max_games`` deals per cell.
     ``workers``: 0 plays in this process, default all cores. ``out``: keep the results
     (``out/results``) and the report (``out/report``); the same call resumes there.
-    ``report=False`` skips ``out/report``. ``log``: where progress lines go (default
-    stderr when ``progress``).
+    ``report=False`` skips ``out/report``. ``progress``: progress on stderr.
     """
     if games is not None and precision is not None:
         raise FastmachError("compare: give games or precision, not both")
     if games is not None and (isinstance(games, bool) or not isinstance(games, int)
                               or games < 1):
         raise FastmachError(f"--games: expected an integer >= 1, got {games!r}")
-    if isinstance(max_games, bool) or not isinstance(max_games, int) or max_games < 1:
-        raise FastmachError(f"--max-games: expected an integer >= 1, got {max_games!r}")
     wanted = parse_precision(precision) if precision is not None else None
-    study = plan_study(rules, players, lineups, games=max_games if wanted else
-                       (games or DEFAULT_GAMES), seed=seed, chunk=chunk)
+    if wanted is not None and (isinstance(max_games, bool) or not isinstance(max_games, int)
+                               or max_games < chunk or max_games % chunk):
+        raise FastmachError(f"--max-games: expected a multiple of {chunk} (the deals added "
+                            f"at a time), got {max_games!r}")
+    if wanted is None:
+        study = plan_study(rules, players, lineups, games=games or DEFAULT_GAMES, seed=seed,
+                           chunk=chunk)
+    else:
+        study = plan_study(rules, players, lineups, games=chunk, seed=seed, chunk=chunk,
+                           precision=wanted, max_games=max_games)
     pairs = pairs_of(study)
-    if log is None:
-        log = (lambda s: print(s, file=sys.stderr, flush=True)) if progress else (
-            lambda s: None)
+    log = (lambda s: print(s, file=sys.stderr, flush=True)) if progress else (lambda s: None)
     if command is None:
         command = "python: fastmach.compare(" + repr(list(study.rules)) + ", ...)"
     tmp = None
@@ -495,48 +480,25 @@ def compare(rules: Sequence[str], players: Sequence[int] | int | None = None,
         run = dict(workers=workers, progress=progress, command=command)
         if wanted is None:
             summary = execute(study, results, **run)
-            log(format_summary(summary))
-            deals = study.games
-            effects, scorecard = _analyse(results, study, pairs)
         else:
-            deals = min(max_games, max(chunk, 2 * chunk))
-            deals = int(math.ceil(deals / chunk)) * chunk
-            while True:
-                summary = execute(study, results, until=deals, **run)
-                deals = min(deals, study.games)
-                effects, _ = _analyse(results, study.replace(games=deals), pairs,
-                                      card=False)
-                widths = half_widths(effects, list(wanted))
-                met = all(widths[m] <= wanted[m] for m in wanted)
-                state = "; ".join(f"{METRICS[m].label} +-{_fmt_hw(m, widths[m])} (want "
-                                  f"+-{_fmt_hw(m, wanted[m])})" for m in wanted)
-                log(f"compare: {deals} deals per cell ({summary['games']} games, "
-                    f"{summary['played']} played now): {state}")
-                if met or deals >= study.games:
-                    _, scorecard = _analyse(results, study.replace(games=deals), pairs)
-                    if not met:
-                        notes.append(f"precision not reached at the cap of {study.games} "
-                                     f"deals per cell: {state}")
-                        log(f"compare: {notes[-1]} (raise --max-games)")
-                    break
-                deals = next_size(deals, widths, wanted, chunk, study.games)
-        ran = study.replace(games=deals) if deals != study.games else study
+            from fastmach.precision import execute_to_precision
+
+            summary = execute_to_precision(study, results, **run)
+            study = study.replace(games=summary["precision_games"])
+            missed = summary["precision_missed"]
+            if missed:
+                notes.append(f"the precision was not reached by max_games = {max_games} "
+                             f"deals in {len(missed)} of {len(study.cells)} cells")
+        log(format_summary(summary))
+        effects, scorecard = _analyse(results, study, pairs)
         table = comparison_table(effects, pairs)
         if out is not None and report:
             _write_report(results, root / "report", pairs, log)
-        return Comparison(tuple(study.rules), ran, effects, scorecard, table,
+        return Comparison(tuple(study.rules), study, effects, scorecard, table,
                           None if out is None else root, notes)
     finally:
         if tmp is not None:
             tmp.cleanup()
-
-
-def _fmt_hw(metric: str, x: float) -> str:
-    if not math.isfinite(x):
-        return "n/a"
-    if METRICS[metric].unit == "share":
-        return f"{100 * x:.2f} pp"
-    return f"{x:.2f}"
 
 
 def _write_report(results: Path, report: Path, pairs, log) -> None:
@@ -570,8 +532,9 @@ def register_cli(subparsers) -> argparse.ArgumentParser:
     size.add_argument("--games", type=int, default=None, metavar="N",
                       help=f"deals per cell (default {DEFAULT_GAMES})")
     size.add_argument("--precision", action="append", default=None, metavar="X",
-                      help="add deals until the pooled turns-per-hand difference is known "
-                           "to +-X turns (or METRIC=X, repeatable; shares as fractions)")
+                      help="add deals, a chunk at a time, until every cell's turns per hand "
+                           "is known to +-X turns (95%%); win_share=Y also asks it of every "
+                           "seat's win share per hand (repeatable)")
     p.add_argument("--max-games", type=int, default=DEFAULT_MAX_GAMES, metavar="N",
                    help=f"cap of deals per cell with --precision (default "
                         f"{DEFAULT_MAX_GAMES})")

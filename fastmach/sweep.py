@@ -615,15 +615,12 @@ def run_study(study: Study, out: str | Path | None = None, *, workers: int | Non
 
 def execute(study: Study, out: str | Path, *, workers: int | None = None,
             scheduler: str | None = None, engine: Callable | None = None,
-            retries: int = 2, progress: bool = True, command: str | None = None,
-            until: int | None = None) -> dict:
+            retries: int = 2, progress: bool = True, command: str | None = None) -> dict:
     """Play the study's missing chunks into ``out`` without loading the table (the CLI).
 
     Returns the run summary: ``games`` (in the store), ``played`` (this run), ``cells``,
     ``chunks``, ``resumed_chunks``, ``wall`` (s), ``games_per_s``, ``where``, ``out``.
-    ``until``: play only the chunks of the replicates below it (the first deals of a
-    study whose size is decided as it runs, see :mod:`fastmach.comparison`); the counts of
-    the summary then cover those chunks. Other arguments as :func:`run_study`.
+    Arguments as :func:`run_study`.
     """
     if workers is None:
         workers = _cpu_count()
@@ -638,10 +635,10 @@ def execute(study: Study, out: str | Path, *, workers: int | None = None,
     if command is None:
         command = shlex.join(sys.argv) if sys.argv and sys.argv[0] else "python"
     store = Store(out, study, command)
-    chunks = [c for c in plan(study) if until is None or c.start < until]
+    chunks = plan(study)
     todo = [c for c in chunks if not store.done(c)]
     resumed = len(chunks) - len(todo)
-    total = sum(c.games for c in chunks)
+    total = study.total_games
     done_games = total - sum(c.games for c in todo)
     bar = None
     if progress:
@@ -808,11 +805,7 @@ def register_cli(subparsers) -> argparse.ArgumentParser:
 
 def sweep_command(args: argparse.Namespace) -> int:
     """``fastmach sweep``: FastmachError propagates (exit 2); failures exit 1, Ctrl-C 130."""
-    from fastmach.rules import source_warning
-
     study = Study.from_toml(Path(args.study), games=args.games)
-    for w in dict.fromkeys(filter(None, (source_warning(c.rules) for c in study.cells))):
-        print(f"warning: {w}", file=sys.stderr)
     try:
         if study.precision:
             from fastmach.precision import execute_to_precision

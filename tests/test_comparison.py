@@ -15,8 +15,8 @@ import pytest
 
 from fastmach import cli
 from fastmach.comparison import (
-    METRICS, NO_CHANGE, comparison_table, compare, format_table, half_widths, next_size,
-    pairs_of, parse_precision, plan_study, rules_columns, word,
+    METRICS, NO_CHANGE, comparison_table, compare, format_table, pairs_of, parse_precision,
+    plan_study, rules_columns, word,
 )
 from fastmach.errors import FastmachError
 from fastmach.sweep import read_results
@@ -182,71 +182,54 @@ def test_printed_words_follow_the_intervals():
 
 def test_precision_parsing():
     assert parse_precision(0.5) == {"turns_per_hand": 0.5}
-    assert parse_precision(["0.5", "stock_out_per_hand=0.01"]) == {
-        "turns_per_hand": 0.5, "stock_out_per_hand": 0.01}
-    for bad, msg in ((["x=1"], "unknown metric"), (["abc"], "expected a number"),
+    assert parse_precision(["0.5", "win_share=0.03"]) == {
+        "turns_per_hand": 0.5, "win_share": 0.03}
+    for bad, msg in ((["x=1"], "unknown figure"), (["abc"], "expected a number"),
                      ([0], "> 0"), (["turns_per_hand=-1"], "> 0")):
         with pytest.raises(FastmachError, match=msg):
             parse_precision(bad)
 
 
-def test_next_round_follows_the_square_root_law_in_whole_chunks():
-    assert next_size(200, {"t": 1.0}, {"t": 0.5}, 100, 10_000) == 800   # 4x: capped at 4x
-    assert next_size(200, {"t": 0.6}, {"t": 0.5}, 100, 10_000) == 400   # 1.44 * 1.1 * 200
-    assert next_size(200, {"t": 0.51}, {"t": 0.5}, 100, 10_000) == 300  # at least a chunk
-    assert next_size(800, {"t": 1.0}, {"t": 0.5}, 100, 1000) == 1000    # the cap
-    assert next_size(200, {"t": math.inf}, {"t": 0.5}, 100, 10_000) == 800
+PREC = dict(players=[2], lineups=["expert"], chunk=20, workers=0, report=False)
 
 
-def test_half_widths_take_the_widest_pooled_interval():
-    eff = _effects([
-        (V, B, NAN, NAN, "turns_per_hand", 3.0, 2.0, 4.0, 0.0, 200),
-        ("classic(jokers=2)", B, NAN, NAN, "turns_per_hand", 3.0, 1.0, 5.0, 0.0, 200),
-        (V, B, 3, "expert", "turns_per_hand", 3.0, -10, 10, 0.0, 100),
-    ])
-    assert half_widths(eff, ["turns_per_hand", "skill_gap"]) == {
-        "turns_per_hand": 2.0, "skill_gap": math.inf}
-
-
-def _widths_from_deals(scale):
-    """An analysis whose pooled half-width is scale / sqrt(deals in the store)."""
-    def analyse(results, study, pairs, card=True):
-        deals = read_results(results, study)["replicate"].nunique()
-        hw = scale / math.sqrt(deals)
-        eff = _effects([(v, b, NAN, NAN, "turns_per_hand", 1.0, 1.0 - hw, 1.0 + hw, 0.0,
-                         deals) for v, b in pairs])
-        return eff, None
-    return analyse
-
-
-def test_precision_adds_chunks_until_narrow_and_matches_a_fixed_run(tmp_path):
-    lines = []
-    c = compare(["classic", "classic(ace=low-only)"], [2], ["expert"], precision=0.5,
-                chunk=25, max_games=1000, workers=0, out=tmp_path / "p", report=False,
-                log=lines.append, _analyse=_widths_from_deals(5.0))
-    # 5 / sqrt(n) <= 0.5 needs n >= 100: 50 deals give 0.71, so (0.71 / 0.5)^2 x 1.1 x 50
-    # = 110 -> 125 deals (whole chunks), which give 0.45: stop
-    assert c.study.games == 125 and not c.notes
-    assert [ln.split(" deals")[0] for ln in lines if "deals per cell" in ln] == [
-        "compare: 50", "compare: 125"]
-    fixed = plan_study(["classic", "classic(ace=low-only)"], [2], ["expert"], games=125,
-                       chunk=25)
-    from fastmach.sweep import execute
+def test_precision_grows_to_the_study_precision_matches_a_fixed_run_and_resumes(tmp_path):
+    """The study-level precision of fastmach.precision: deals are added a chunk at a time
+    until every cell's turns per hand is known to +-2 turns; a rerun resumes."""
+    from fastmach import precision
+    from fastmach.sweep import execute, read_hands
+    rules = ["classic", "classic(ace=low-only)"]
+    c = compare(rules, precision=2.0, max_games=400, out=tmp_path / "p", **PREC)
+    n = c.study.games
+    assert 20 < n < 400 and n % 20 == 0 and not c.notes
+    games = read_results(tmp_path / "p" / "results", c.study)
+    hands = read_hands(tmp_path / "p" / "results", c.study)
+    assert (precision.half_widths(games, hands)["turns_per_hand"] <= 2.0).all()
+    # one chunk fewer was not enough
+    fewer = precision.half_widths(games[games["replicate"] < n - 20],
+                                  hands[hands["replicate"] < n - 20])
+    assert (fewer["turns_per_hand"] > 2.0).any()
+    # the rows are those of a fixed-size run of the same length
+    fixed = plan_study(rules, [2], ["expert"], games=n, chunk=20)
     execute(fixed, tmp_path / "f", workers=0, progress=False)
-    grown = pd.read_parquet(tmp_path / "p" / "results").sort_values(
-        ["cell", "replicate"]).reset_index(drop=True)
-    ref = read_results(tmp_path / "f", fixed).sort_values(["cell", "replicate"]
-                                                          ).reset_index(drop=True)
-    pd.testing.assert_frame_equal(grown, ref)
+    pd.testing.assert_frame_equal(read_results(tmp_path / "p" / "results", c.study),
+                                  read_results(tmp_path / "f", fixed))
+    # a rerun resumes: nothing is played, the answer is the same
+    stamps = {q.name: q.stat().st_mtime_ns for q in (tmp_path / "p" / "results" / "chunks"
+                                                     ).iterdir()}
+    again = compare(rules, precision=2.0, max_games=400, out=tmp_path / "p", **PREC)
+    assert again.study.games == n
+    assert stamps == {q.name: q.stat().st_mtime_ns
+                      for q in (tmp_path / "p" / "results" / "chunks").iterdir()}
+    pd.testing.assert_frame_equal(again.effects, c.effects)
 
 
-def test_precision_stops_at_the_cap_and_says_so(tmp_path):
-    lines = []
-    c = compare(["classic", "classic(ace=low-only)"], [2], ["expert"], precision=0.01,
-                chunk=25, max_games=60, workers=0, log=lines.append,
-                _analyse=_widths_from_deals(10.0))
-    assert c.study.games == 60
-    assert c.notes and "not reached at the cap of 60" in c.notes[0]
+def test_precision_stops_at_the_cap_and_says_so():
+    c = compare(["classic", "classic(ace=low-only)"], precision=0.01, max_games=40, **PREC)
+    assert c.study.games == 40
+    assert c.notes and "not reached by max_games = 40 deals in 2 of 2 cells" in c.notes[0]
+    with pytest.raises(FastmachError, match="--max-games: expected a multiple of 20"):
+        compare(["classic", "classic(ace=low-only)"], precision=1.0, max_games=50, **PREC)
 
 
 # ----------------------------------------------------------------------------- CLI
@@ -256,7 +239,7 @@ def test_precision_stops_at_the_cap_and_says_so(tmp_path):
     (["compare", "classic", "classic(ace=low-only)", "--players", "3,x"], "--players"),
     (["compare", "classic", "classic(ace=low-only)", "--games", "0"], "--games"),
     (["compare", "classic", "classic(ace=low-only)", "--precision", "turns=1"],
-     "unknown metric"),
+     "unknown figure"),
 ])
 def test_cli_bad_input_exits_2_with_a_message(argv, message, capsys):
     assert cli.main(argv) == 2
