@@ -10,8 +10,10 @@ validator ``fastmach.validate``, never the solver; only "does a play exist" (nee
 
 Actions: ``Play(melds, placed, taken)`` (the whole table after the play, the hand cards
 added, the jokers taken back into the hand under ``joker_swap = "hand"``), ``Draw()``,
-``Pass()`` (empty stock, play-on), ``Fail()`` (a botched manipulation: the table is
-restored and ``failed_penalty`` cards are drawn). ``apply_action`` returns a frozen
+``Pass()`` (empty stock, play-on; a player able to play may pass only under
+``may_pass_when_able``), ``Fail()`` (a botched manipulation: the table is restored and
+``failed_penalty`` cards are drawn; legal only where a play that rearranges table melds is
+legal). The rules are in docs/rules.md. ``apply_action`` returns a frozen
 ``TurnRecord`` and appends it to ``state.history``. ``returns()`` gives each seat minus
 its penalty score (higher is better).
 """
