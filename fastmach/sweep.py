@@ -805,7 +805,11 @@ def register_cli(subparsers) -> argparse.ArgumentParser:
 
 def sweep_command(args: argparse.Namespace) -> int:
     """``fastmach sweep``: FastmachError propagates (exit 2); failures exit 1, Ctrl-C 130."""
+    from fastmach.rules import source_warning
+
     study = Study.from_toml(Path(args.study), games=args.games)
+    for w in dict.fromkeys(filter(None, (source_warning(c.rules) for c in study.cells))):
+        print(f"warning: {w}", file=sys.stderr)
     try:
         if study.precision:
             from fastmach.precision import execute_to_precision
