@@ -28,7 +28,7 @@ import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 import pandas as pd
 
@@ -392,7 +392,8 @@ def _analyse(results: Path, study: Study, pairs: list[tuple[str, str]]
     return stats.effects(games, hands, pairs), stats.scorecard(games, hands)
 
 
-def parse_precision(value: float | str | Mapping[str, float] | Sequence[str]) -> dict[str, float]:
+def parse_precision(value: float | str | Mapping[str, float] | Sequence[str]
+                    ) -> dict[str, float]:
     """``precision`` as the study's ``{figure: half-width}`` (:mod:`fastmach.precision`):
     a number is the half-width of every cell's turns per hand; ``"win_share=0.03"`` (or a
     mapping) asks it of every seat's win share per hand as well."""

@@ -7,7 +7,6 @@ the effects.csv schema built by hand, so that every branch of the wording is rea
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -84,7 +83,8 @@ def test_replicate_r_is_the_same_deal_in_every_cell(tmp_path):
     assert df["seed"].nunique() == 1
     for _, g in df.groupby(["cell", "rotation"]):
         assert list(g["replicate"]) == list(range(6))
-    by_rules = {r: g.sort_values(["lineup", "rotation", "replicate"])["first_player"].to_numpy()
+    order = ["lineup", "rotation", "replicate"]
+    by_rules = {r: g.sort_values(order)["first_player"].to_numpy()
                 for r, g in df.groupby("rules")}
     assert np.array_equal(by_rules["classic"], by_rules["classic(ace=low-only)"])
 
