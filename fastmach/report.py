@@ -11,6 +11,7 @@ holds the numbers as CSV (``scorecard.csv``, ``seats.csv``, ``effects.csv``, ...
 
 from __future__ import annotations
 
+import base64
 import json
 import math
 import re
@@ -377,7 +378,7 @@ def _figures(hands: pd.DataFrame, a: _Analysis, fig_dir: Path) -> list[dict]:
         fig = make()
         try:
             paths = plots.save_figure(fig, fig_dir, name)
-            b64 = plots.figure_png_base64(fig)
+            b64 = base64.b64encode(paths["png"].read_bytes()).decode("ascii")
         finally:
             plt.close(fig)
         out.append({"name": name, "title": title, "caption": caption, "png_b64": b64,

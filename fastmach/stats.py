@@ -459,7 +459,8 @@ def cluster_bootstrap(sums: np.ndarray, stat, resamples: int = BOOTSTRAP_RESAMPL
     """
     g = sums.shape[0]
     rng = np.random.default_rng(seed)
-    w = rng.multinomial(g, np.full(g, 1.0 / g), size=resamples).astype(float)
+    draws = rng.integers(0, g, size=(resamples, g))
+    w = np.stack([np.bincount(row, minlength=g) for row in draws]).astype(float)
     return stat(w @ sums)
 
 
@@ -497,10 +498,18 @@ def _shares(g: pd.DataFrame, players: int) -> np.ndarray:
     return np.take_along_axis(ws, idx, axis=1)
 
 
+def _plain_strategies(hands: pd.DataFrame) -> pd.DataFrame:
+    """``hands`` with its strategy columns as plain object arrays (converted once)."""
+    cols = [c for c in hands.columns if c.startswith("strategy_")]
+    if not cols or all(hands[c].dtype == object for c in cols):
+        return hands
+    return hands.assign(**{c: hands[c].astype(object) for c in cols})
+
+
 def _strategy_share(g: pd.DataFrame, players: int, strategy: str) -> np.ndarray:
     """Per hand: mean win share of the seats holding ``strategy`` (NaN when none does)."""
     ws = g[[f"win_share_{i}" for i in range(players)]].to_numpy(dtype=float)
-    st = g[[f"strategy_{i}" for i in range(players)]].astype(object).to_numpy()
+    st = g[[f"strategy_{i}" for i in range(players)]].to_numpy(dtype=object)
     held = st == strategy
     count = held.sum(axis=1)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -592,6 +601,7 @@ def scorecard(games: pd.DataFrame, hands: pd.DataFrame, by: Sequence[str] = ("ce
     Counts of games come from ``games``; every other figure from ``hands``.
     """
     _check_hands(hands, "scorecard")
+    hands = _plain_strategies(hands)
     _require(games, list(by) + ["replicate"], "scorecard")
     keys = list(by)
     game_counts = games.groupby(keys, sort=True).size()
@@ -747,6 +757,7 @@ def effects(games: pd.DataFrame, hands: pd.DataFrame, pairs: Sequence[tuple[str,
     matches), ``baseline_value, variant_value``.
     """
     _check_hands(hands, "effects")
+    hands = _plain_strategies(hands)
     _require(games, ("rules", "players", "lineup"), "effects")
     rows = []
     by_rules = dict(tuple(hands.groupby("rules", sort=False)))
@@ -810,6 +821,7 @@ def strategy_matrix(hands: pd.DataFrame, confidence: float = 0.95) -> pd.DataFra
     (total share per hand / players).
     """
     _check_hands(hands, "strategy_matrix")
+    hands = _plain_strategies(hands)
     rows = []
     for players, g in hands.groupby("players", sort=True):
         cols = [f"strategy_{i}" for i in range(int(players))]

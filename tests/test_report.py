@@ -200,3 +200,16 @@ def test_missing_chromium_fails_instead_of_skipping(monkeypatch, tmp_path):
     monkeypatch.setenv("FASTMACH_CHROMIUM", str(tmp_path / "no-such-browser"))
     with pytest.raises(pytest.fail.Exception, match="apt-get install -y chromium"):
         chromium()
+
+
+def test_findings_name_the_lineups_an_effect_is_confined_to(tmp_path):
+    games, hands = random_hand_study(games=30)
+    # the ace rule lengthens hands by 6 turns only when a beginner sits
+    alone = (hands["rules"] == "classic(ace=low-only)") & (hands["lineup"] == "expert")
+    hands.loc[alone, "turns"] -= 6
+    index = build_report(write_hand_results(tmp_path / "r", games, hands), tmp_path / "o")
+    html = index.read_text()
+    sentence = next(s for s in html.split("<li>")
+                    if s.startswith("R1 (classic(ace=low-only)) vs classic"))
+    assert "turns per hand" in sentence
+    assert "confined to line-up expert,beginner (3, 4 players" in sentence
