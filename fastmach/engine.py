@@ -216,7 +216,7 @@ def hand_shares(rules: Rules, end: np.ndarray, winner: np.ndarray,
 
 def _lowest_shares(values: np.ndarray, shared: bool) -> np.ndarray:
     """1/k for each of the k seats with the lowest value (0 for all on a tie unless shared)."""
-    values = np.asarray(values).reshape(len(values), -1)
+    values = np.asarray(values)
     if values.size == 0:
         return np.zeros(values.shape, dtype=np.float64)
     low = values == values.min(axis=1, keepdims=True)

@@ -190,3 +190,12 @@ def test_a_chunk_without_its_hand_file_is_played_again(stored, tmp_path):
     assert s["resumed_chunks"] == s["chunks"] - 1 and victim.exists()
     pd.testing.assert_frame_equal(again, games)
     pd.testing.assert_frame_equal(read_hands(copy), read_hands(out))
+
+
+@pytest.mark.parametrize("rules", ["classic", "jokers"])
+def test_no_replicates_give_empty_tables_with_every_column(rules):
+    games, hands = play_games(rules, ["expert"] * 4, 1, [], hands=True)
+    full, full_hands = play_games(rules, ["expert"] * 4, 1, [0], hands=True)
+    assert len(games) == len(hands) == 0
+    assert list(games.columns) == list(full.columns)
+    assert list(hands.columns) == list(full_hands.columns)
