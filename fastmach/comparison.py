@@ -94,9 +94,11 @@ def _parse_rules(rules: Sequence[str]) -> list:
     return parsed
 
 
-def _players_of(parsed: list, players: Sequence[int] | None) -> tuple[int, ...]:
+def _players_of(parsed: list, players: Sequence[int] | None, least: int = 2
+                ) -> tuple[int, ...]:
     """Player counts: the ones asked for (each one every rule set can deal), or the default
-    2-5 clipped to the range of every rule set's source (``rules.SOURCE_PLAYERS``)."""
+    2-5 clipped to the range of every rule set's source (``rules.SOURCE_PLAYERS``) and to
+    ``least`` (the longest line-up) or more."""
     from fastmach.rules import SOURCE_PLAYERS
 
     def fits(p: int) -> str | None:
@@ -112,7 +114,8 @@ def _players_of(parsed: list, players: Sequence[int] | None) -> tuple[int, ...]:
                    for lo, hi in (SOURCE_PLAYERS[r.preset] for r in parsed))
 
     if players is None:
-        kept = tuple(p for p in DEFAULT_PLAYERS if in_source(p) and fits(p) is None)
+        kept = tuple(p for p in DEFAULT_PLAYERS
+                     if p >= least and in_source(p) and fits(p) is None)
         if not kept:
             raise FastmachError(f"compare: no player count of {DEFAULT_PLAYERS} suits every "
                                 f"rule set and its source; give --players")
@@ -140,7 +143,17 @@ def _lineups_of(lineups: Sequence[str | Sequence[str]] | None) -> tuple[tuple[st
         lineups = [lineups]
     out = []
     for lu in lineups:
-        out.append(tuple(split_lineup(lu)) if isinstance(lu, str) else tuple(lu))
+        if isinstance(lu, str):
+            try:
+                out.append(tuple(split_lineup(lu)))
+            except FastmachError:
+                raise FastmachError(f"--lineup {lu!r}: empty strategy in the line-up"
+                                    ) from None
+        elif isinstance(lu, (list, tuple)) and lu:
+            out.append(tuple(lu))
+        else:
+            raise FastmachError(f"--lineup: expected 'a,b' or a list of strategies, got "
+                                f"{lu!r}")
     if not out:
         raise FastmachError("--lineup: no line-up given")
     return tuple(out)
@@ -154,15 +167,17 @@ def plan_study(rules: Sequence[str], players: Sequence[int] | None = None,
     """The study of a comparison: cells rules x players x line-ups, seats rotated.
 
     ``players`` default to 2-5, clipped to every rule set's source range (``jokers``:
-    2-4) and to the counts its deck can deal;
+    2-4), to the counts its deck can deal and to the longest line-up or more;
     ``lineups`` (strings ``"expert,beginner"`` or lists) default to an expert line-up and
     an expert/beginner one. ``precision`` and ``max_games`` are the study's (see
     :mod:`fastmach.precision`). Every error is a FastmachError naming the bad input.
     """
     parsed = _parse_rules(rules)
+    lus = _lineups_of(lineups)
     return Study(name="compare", seed=seed, games=games, chunk=chunk,
-                 rules=tuple(str(r) for r in parsed), players=_players_of(parsed, players),
-                 lineup=_lineups_of(lineups), rotate=True,
+                 rules=tuple(str(r) for r in parsed),
+                 players=_players_of(parsed, players, max(len(lu) for lu in lus)),
+                 lineup=lus, rotate=True,
                  precision=tuple((precision or {}).items()), max_games=max_games)
 
 

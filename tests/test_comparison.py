@@ -48,6 +48,12 @@ def test_default_players_are_clipped_to_every_source_range():
     assert plan_study(["classic", "jokers"], [5]).players == (5,)
 
 
+def test_default_players_seat_the_longest_lineup():
+    s = plan_study(["classic", "classic(ace=low-only)"],
+                   lineups=["expert", "expert,beginner,intermediate"])
+    assert s.players == (3, 4, 5)
+
+
 def test_default_players_are_clipped_to_what_every_rule_set_can_deal():
     # 21 cards each: 104 cards deal at most 4 hands
     s = plan_study(["classic", "classic(hand_size=21)"])
@@ -66,6 +72,8 @@ def test_default_players_are_clipped_to_what_every_rule_set_can_deal():
     (["classic", "classic(ace=low-only)"], [1], None, "2..8"),
     (["classic", "classic(ace=low-only)"], [3], ["expert,nobody"], "nobody"),
     (["classic", "classic(ace=low-only)"], [2], ["expert,beginner,expert"], "more strategies"),
+    (["classic", "classic(ace=low-only)"], None, ["expert,"], "--lineup 'expert,': empty"),
+    (["classic", "classic(ace=low-only)"], None, [5], "--lineup: expected"),
 ])
 def test_bad_input_names_what_is_wrong(rules, players, lineups, message):
     with pytest.raises(FastmachError, match=message):
