@@ -232,6 +232,24 @@ def test_precision_grows_to_the_study_precision_matches_a_fixed_run_and_resumes(
     pd.testing.assert_frame_equal(again.effects, c.effects)
 
 
+def test_a_precision_sweep_run_again_resumes_where_it_stopped(tmp_path, capsys):
+    """fastmach sweep on a study with a precision: the second run starts from the deals
+    the first reached (the manifest holds the grown study) instead of refusing it."""
+    toml = tmp_path / "p.toml"
+    toml.write_text('[study]\nname = "p"\nseed = 3\ngames = 20\nchunk = 20\n'
+                    'precision = { turns_per_hand = 2.0 }\nmax_games = 400\n\n[grid]\n'
+                    'rules = ["classic"]\nplayers = [2]\nlineup = [["expert"]]\n')
+    argv = ["sweep", str(toml), "--out", str(tmp_path / "out"), "--workers", "0", "-q"]
+    assert cli.main(argv) == 0
+    first = capsys.readouterr()
+    assert cli.main(argv) == 0
+    second = capsys.readouterr()
+    reached = [ln for ln in first.err.splitlines() if ln.startswith("precision reached")]
+    assert reached and reached == [ln for ln in second.err.splitlines()
+                                   if ln.startswith("precision reached")]
+    assert "played 0 " in second.out
+
+
 def test_precision_stops_at_the_cap_and_says_so():
     c = compare(["classic", "classic(ace=low-only)"], precision=0.01, max_games=40, **PREC)
     assert c.study.games == 40
