@@ -842,7 +842,7 @@ def strategy_matrix(hands: pd.DataFrame, confidence: float = 0.95) -> pd.DataFra
                 e = ratio_estimate(sa[both], np.ones(both.sum()), deal[both])
                 rows.append({"players": int(players), "strategy": a, "opponent": b,
                              "hands": int(both.sum()), "win_share": e.value,
-                             "_y": e.value * e.n, "_n": e.n, "_e": e,
+                             "_n": e.n, "_e": e,
                              "fair": float(total[both].mean()) / int(players)})
     cols = ["strategy", "opponent", "hands", "win_share", "lo", "hi", "fair"]
     if not rows:
