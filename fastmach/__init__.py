@@ -3,7 +3,7 @@
 Public API: cards (``parse_cards``, ``format_cards``), rules (``Rules``, ``PRESETS``),
 the exact solver (``solve``, ``solve_many``, ``partition``, ``opening``), games
 (``play_games``, ``Game``), Python bots (``Bot``: ``act(Observation) -> Play | Draw | Pass``),
-studies (``Study``, ``read_hands``) and reports (``build_report``).
+studies (``Study``, ``read_hands``), comparisons (``compare``) and reports (``build_report``).
 """
 from __future__ import annotations
 
@@ -37,6 +37,15 @@ def build_report(results_dir, out_dir=None):
     return _build(results_dir, out_dir)
 
 
+def compare(rules, players=None, lineups=None, **kwargs):
+    """Play rule sets on the same deals and compare each with the first (see
+    fastmach.comparison.compare): ``fastmach.compare(["classic", "classic(jokers=2)"],
+    players=[4], games=2000).effects``."""
+    from .comparison import compare as _compare  # the statistics are imported only here
+
+    return _compare(rules, players, lineups, **kwargs)
+
+
 __all__ = [
     "Bot",
     "CardSet",
@@ -49,6 +58,7 @@ __all__ = [
     "Play",
     "Study",
     "build_report",
+    "compare",
     "play_games",
     "PRESETS",
     "Rules",

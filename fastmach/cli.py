@@ -14,7 +14,8 @@ from typing import Sequence
 from .errors import FastmachError
 
 #: modules that add their own subcommands, imported on demand
-_SUBCOMMAND_MODULES = ("engine", "gamelog", "strategies", "sweep", "report", "view", "rules_doc")
+_SUBCOMMAND_MODULES = ("engine", "gamelog", "strategies", "sweep", "comparison", "report",
+                       "view", "rules_doc")
 
 
 # ------------------------------------------------------------------------------- solve

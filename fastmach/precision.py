@@ -46,6 +46,21 @@ def shortfall(widths: pd.DataFrame, study: Study) -> pd.DataFrame:
     return widths[bad]
 
 
+def _resumed_games(study: Study, out: str | Path) -> int:
+    """Deals per cell that an earlier run of this growing study reached in ``out`` (a
+    rerun starts there, so that it resumes instead of being refused); else ``games``."""
+    import json
+
+    from fastmach.errors import FastmachError
+    from fastmach.sweep import MANIFEST
+    try:
+        old = Study.from_toml(json.loads((Path(out) / MANIFEST).read_text())["study"])
+    except (OSError, ValueError, KeyError, FastmachError):
+        return study.games
+    same = old.replace(games=study.games).to_toml() == study.to_toml()
+    return old.games if same and study.games < old.games <= study.max_games else study.games
+
+
 def execute_to_precision(study: Study, out: str | Path, **kwargs: Any) -> dict:
     """Run ``study`` into ``out``, growing it by ``chunk`` deals until precise enough.
 
@@ -53,7 +68,7 @@ def execute_to_precision(study: Study, out: str | Path, **kwargs: Any) -> dict:
     ``precision_games`` (deals per cell reached) and ``precision_missed`` (cell -> half-
     widths for the cells that did not reach the precision by ``max_games``); prints them.
     """
-    games = study.games
+    games = _resumed_games(study, out)
     played = 0
     while True:
         current = study.replace(games=games)

@@ -181,7 +181,7 @@ class _Analysis:
     mc: pd.DataFrame
 
 
-def _analyse(games: pd.DataFrame, hands: pd.DataFrame) -> _Analysis:
+def _analyse(games: pd.DataFrame, hands: pd.DataFrame, pairs=None) -> _Analysis:
     front = stats.scorecard(games, hands, by=("rules", "players"))
     return _Analysis(
         labels=plots.short_labels(hands["rules"]),
@@ -189,7 +189,8 @@ def _analyse(games: pd.DataFrame, hands: pd.DataFrame) -> _Analysis:
         front=front,
         seats=stats.seat_table(hands, alpha=ALPHA),
         seats_rp=stats.seat_table(hands, by=("rules", "players"), alpha=ALPHA),
-        effects=stats.effects(games, hands, stats.default_pairs(games)),
+        effects=stats.effects(games, hands, stats.default_pairs(games) if pairs is None
+                              else pairs),
         strategies=stats.strategy_matrix(hands),
         mc=stats.monte_carlo_error(front),
     )
@@ -470,7 +471,8 @@ def _display_command(command: str) -> str:
 
 
 def build_report(results_dir: Path | str, out_dir: Path | str | None = None, *,
-                 ignore_foreign: bool = False, show_games: bool = True) -> Path:
+                 ignore_foreign: bool = False, show_games: bool = True,
+                 pairs: list[tuple[str, str]] | None = None) -> Path:
     """Write ``index.html``, ``summary.md``, ``figures/``, ``tables/*.csv`` and ``games/``.
 
     ``show_games``: write, per rules variant, viewer pages of the longest hand, a stock-out
@@ -483,13 +485,16 @@ def build_report(results_dir: Path | str, out_dir: Path | str | None = None, *,
     the results directory, its parquet files, hand rows or manifest are missing or bad, or
     when ``out_dir`` cannot be written (checked before the work). The two pages are written
     under temporary names and moved into place when complete.
+    ``pairs``: the ``(variant, baseline)`` rules of the effects (default: every variant
+    against its baseline, :func:`fastmach.stats.default_pairs`); ``fastmach compare``
+    passes its own, and its command (which rewrites the report) is then the one to rerun.
     """
     from fastmach.outputs import atomic_path, probe_dir
 
     games, hands, manifest = load_results(results_dir, ignore_foreign=ignore_foreign)
     out = Path(out_dir) if out_dir is not None else default_out_dir(manifest)
     probe_dir(out, "--out")
-    a = _analyse(games, hands)
+    a = _analyse(games, hands, pairs)
     figs = _figures(hands, a, out / "figures")
     csvs = _tables_csv(games, hands, a, out / "tables")
     shown = _games(results_dir, hands, manifest, a, out) if show_games else []
@@ -504,7 +509,8 @@ def build_report(results_dir: Path | str, out_dir: Path | str | None = None, *,
         "run_time": _run_time(manifest),
         "command": _display_command(str(manifest.get("command") or "unknown")),
         "report_command": "fastmach report " + shlex.quote(_display_path(str(results_dir)))
-                          + " --out " + shlex.quote(_display_path(str(out))),
+                          + " --out " + shlex.quote(_display_path(str(out))) if pairs is None
+                          else _display_command(str(manifest.get("command") or "unknown")),
         "study": manifest.get("study", ""),
         "games": len(games),
         "hands": len(hands),
