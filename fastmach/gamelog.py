@@ -20,7 +20,7 @@ import sys
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, Iterator
 
 import numpy as np
 
@@ -31,7 +31,7 @@ from fastmach.game import Game
 from fastmach.outputs import read_text
 from fastmach.rules import Rules
 
-__all__ = ["replay", "replay_states", "to_action", "register_cli", "ReplayedHand"]
+__all__ = ["log_records", "replay", "replay_states", "to_action", "register_cli", "ReplayedHand"]
 
 
 def _txt(cards: Iterable[int]) -> list[str]:
@@ -260,6 +260,22 @@ class _HandChecker:
         return end, winner, points
 
 
+def log_records(path: str | Path) -> Iterator[tuple[int, dict]]:
+    """``(line number, record)`` of every non-blank line of a log (plain or gzip); a line
+    that is not a JSON object is a FastmachError naming the file and the line."""
+    path = Path(path)
+    for no, line in enumerate(read_text(path, "log").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError as e:
+            raise FastmachError(f"{path.name} line {no}: not JSON ({e.msg})") from None
+        if not isinstance(rec, dict):
+            raise FastmachError(f"{path.name} line {no}: expected a JSON object")
+        yield no, rec
+
+
 def replay(path: str | Path, *, out=None) -> list[ReplayedHand]:
     """Re-check every game of a JSONL log; returns the hands (``.text`` is readable).
 
@@ -267,7 +283,6 @@ def replay(path: str | Path, *, out=None) -> list[ReplayedHand]:
     the line.
     """
     path = Path(path)
-    lines = read_text(path, "log").splitlines()
     hands: list[ReplayedHand] = []
     checker: _HandChecker | None = None
     head: dict = {}
@@ -275,16 +290,8 @@ def replay(path: str | Path, *, out=None) -> list[ReplayedHand]:
     games = 0  # games since the last closing record
     match_over = True  # the last end record closed its match
     closed = False  # the last record is a closing record
-    for no, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
+    for no, rec in log_records(path):
         try:
-            try:
-                rec = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise _Bad(f"not JSON ({e.msg})") from None
-            if not isinstance(rec, dict):
-                raise _Bad("expected a JSON object")
             kind = rec.get("type")
             closed = False
             if kind == "header":
@@ -362,11 +369,8 @@ def replay_states(path: str | Path) -> list:
     path = Path(path)
     states: list = []
     state = None
-    for no, line in enumerate(read_text(path, "log").splitlines(), 1):
-        if not line.strip():
-            continue
+    for no, rec in log_records(path):
         try:
-            rec = json.loads(line)
             kind = rec.get("type")
             if kind == "header":
                 if rec.get("hand", 0) == 0:
@@ -387,8 +391,6 @@ def replay_states(path: str | Path) -> list:
                     raise _Bad("the action draws other cards than the log lists")
             elif kind not in ("end", "close"):
                 raise _Bad(f"unknown record type {kind!r}")
-        except json.JSONDecodeError as e:
-            raise FastmachError(f"{path.name} line {no}: not JSON ({e.msg})") from None
         except (_Bad, FastmachError, KeyError) as e:
             raise FastmachError(f"{path.name} line {no}: {e}") from None
     return states

@@ -16,13 +16,12 @@ extension, or the bigger half of a split run).
 from __future__ import annotations
 
 import argparse
-import gzip
 import html
 import json
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any, Sequence
 
 import jinja2
 from markupsafe import Markup
@@ -30,7 +29,7 @@ from markupsafe import Markup
 from fastmach import validate
 from fastmach.cards import JOKER, card_str, parse_cards
 from fastmach.errors import FastmachError
-from fastmach.gamelog import _Bad, _HandChecker
+from fastmach.gamelog import _Bad, _HandChecker, log_records
 from fastmach.rules import Rules
 
 __all__ = ["read_games", "ViewGame", "game_page", "index_page", "position_page",
@@ -165,20 +164,6 @@ def hand_tokens(cards) -> list[str]:
 
 # ------------------------------------------------------------------------------ reading
 
-def _lines(path: Path) -> Iterator[tuple[int, str]]:
-    """Lines of a JSONL log, gzip-compressed or not (told apart by the file's magic)."""
-    try:
-        with open(path, "rb") as f:
-            gz = f.read(2) == b"\x1f\x8b"
-        opener = gzip.open if gz else open
-        with opener(path, "rt", encoding="utf-8") as f:
-            yield from enumerate(f, 1)
-    except OSError as e:
-        raise FastmachError(f"cannot read log {str(path)!r}: {e.strerror or e}") from None
-    except (EOFError, UnicodeDecodeError) as e:
-        raise FastmachError(f"cannot read log {str(path)!r}: {e}") from None
-
-
 @dataclass
 class ViewGame:
     """One game of a log (its hands) as the page's data."""
@@ -255,16 +240,8 @@ def read_games(path: str | Path) -> list[ViewGame]:
     hand: dict = {}
     scores: list[int] = []
     closed = False  # the last record is a closing record
-    for no, line in _lines(path):
-        if not line.strip():
-            continue
+    for no, rec in log_records(path):
         try:
-            try:
-                rec = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise _Bad(f"not JSON ({e.msg})") from None
-            if not isinstance(rec, dict):
-                raise _Bad("expected a JSON object")
             kind = rec.get("type")
             closed = kind == "close"
             if kind not in _RECORDS:
