@@ -538,27 +538,26 @@ def _grown(stored: Any, study: Study) -> bool:
 
 def read_results(out: str | Path, study: Study | None = None):
     """The tidy table of a result directory, sorted by cell (study order), replicate, rotation."""
-    root = Path(out)
-    manifest = _manifest(root)
-    if study is None:
-        study = Study.from_toml(manifest["study"])
-    if not any((root / CHUNKS).glob("*.parquet")):
-        raise FastmachError(f"{root}: no finished chunk yet")
-    return _sorted(integrity.read_table(root, manifest), root, study, ["replicate", "rotation"])
+    return _read_rows(Path(out), study, CHUNKS, ["replicate", "rotation"])
 
 
 def read_hands(out: str | Path, study: Study | None = None):
     """The hand rows of a result directory (one per hand played, with the cell columns),
     sorted by cell (study order), replicate, rotation and hand; every file verified
     against its record, as :func:`read_results` does."""
-    root = Path(out)
+    return _read_rows(Path(out), study, HANDS, ["replicate", "rotation", "hand"])
+
+
+def _read_rows(root: Path, study: Study | None, subdir: str, keys: list[str]):
+    """The rows of ``root/subdir``'s chunk files (verified, see :mod:`fastmach.store`),
+    sorted by cell (study order), then ``keys``."""
     manifest = _manifest(root)
     if study is None:
         study = Study.from_toml(manifest["study"])
-    if not any((root / HANDS).glob("*.parquet")):
+    if not any((root / subdir).glob("*.parquet")):
         raise FastmachError(f"{root}: no finished chunk yet")
-    df = integrity.read_table(root, manifest, subdir=HANDS)
-    return _sorted(df, root, study, ["replicate", "rotation", "hand"])
+    df = integrity.read_table(root, manifest, subdir=None if subdir == CHUNKS else subdir)
+    return _sorted(df, root, study, keys)
 
 
 def _manifest(root: Path) -> dict:
