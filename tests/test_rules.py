@@ -375,3 +375,66 @@ def test_replace_preset_keeps_parameters(r, other):
     moved = r.replace(preset=other)
     assert moved.params() == r.params()
     assert Rules.parse(str(moved)) == moved
+
+
+def _other_values(p):
+    """Valid values of a TABLE entry other than its default, read from the entry alone."""
+    if p.type is bool:
+        return [not p.default]
+    if p.type is int:
+        lo, hi = p.allowed
+        top = hi if hi is not None else lo + 3
+        return [v for v in (lo, top) if v != p.default]
+    if p.check is not None:  # match
+        return ["single", "threshold:50"]
+    return [v for v in p.allowed if v != p.default]
+
+
+def test_the_table_drives_fields_defaults_validation_and_strings():
+    from fastmach.rules import TABLE
+
+    assert tuple(p.name for p in TABLE) == PARAMETERS
+    fields = {f.name: f for f in dataclasses.fields(Rules)}
+    for p in TABLE:
+        assert fields[p.name].default == p.default == PRESETS["classic"][p.name], p.name
+        assert fields[p.name].type in (p.type, p.type.__name__), p.name
+        for v in _other_values(p):
+            if p.name == "scoring":  # winner-takes needs a single hand
+                r = Rules.preset("classic", scoring=v, match="single")
+            elif p.name in ("players", "hand_size"):  # the deal must leave a stock
+                r = Rules.preset("classic", **{p.name: v, "decks": 3})
+            else:
+                r = Rules.preset("classic", **{p.name: v})
+            assert getattr(r, p.name) == v
+            assert f"{p.name}={format_value(p.name, v)}" in str(r), (p.name, v)
+            assert Rules.parse(str(r)) == r
+        if p.type is int and p.allowed[1] is not None:
+            with pytest.raises(FastmachError, match=rf"^rules parameter '{p.name}' must be "):
+                Rules(**{p.name: p.allowed[1] + 1})
+        if p.type is str and p.check is None:
+            with pytest.raises(FastmachError, match="must be one of " + ", ".join(
+                    repr(v) for v in p.allowed)):
+                Rules(**{p.name: "no-such-value"})
+
+
+def test_engine_config_reads_every_parameter():
+    """Each parameter changed alone changes what the compiled core is given."""
+    from fastmach.engine import engine_config
+    from fastmach.rules import TABLE
+
+    def flat(cfg):
+        return repr({k: (v.tolist() if isinstance(v, np.ndarray) else v)
+                     for k, v in cfg.items()})
+
+    base = flat(engine_config(Rules.preset("classic", match="single")))
+    for p in TABLE:
+        v = _other_values(p)[0]
+        extra = {"decks": 3} if p.name in ("players", "hand_size") else {}
+        if p.name == "match":
+            v = "threshold:50"
+        r = Rules.preset("classic", **{"match": "single", **extra, p.name: v})
+        if extra:
+            base_p = flat(engine_config(Rules.preset("classic", match="single", **extra)))
+        else:
+            base_p = base
+        assert flat(engine_config(r)) != base_p, p.name
