@@ -455,15 +455,6 @@ class Study:
         return self.to_toml()
 
     # -- execution ----------------------------------------------------------------------
-    def run(self, out: str | Path | None = None, *, workers: int | None = None,
-            scheduler: str | None = None, **kwargs: Any):
-        """Play every game (only the missing chunks when ``out`` holds a partial run).
-
-        Returns the tidy per-game table sorted by cell, replicate and rotation. See
-        :func:`fastmach.sweep.run_study` for ``workers``, ``scheduler`` and the rest.
-        """
-        from fastmach.sweep import run_study
-        return run_study(self, out=out, workers=workers, scheduler=scheduler, **kwargs)
 
 
 def _unknown_grid_key(key: str) -> str:

@@ -141,7 +141,7 @@ def test_read_parquet_of_the_directory_reads_the_whole_table(study, reference, t
 
 
 def test_in_memory_run_equals_stored_run(study, reference):
-    df = study.run(workers=0, progress=False)  # out=None: temporary directory
+    df = run_study(study, workers=0, progress=False)  # out=None: temporary directory
     pd.testing.assert_frame_equal(df, reference)
     assert df.attrs["summary"]["out"] is None
 
