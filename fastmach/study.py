@@ -49,7 +49,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 from fastmach.errors import FastmachError
-from fastmach.strategies import rotations_of, seating, split_strategies
+from fastmach.strategies import parse_strategy, rotations_of, seating, split_strategies
 
 __all__ = ["Study", "Cell", "DEFAULT_CHUNK", "seating", "rotations_of", "split_lineup"]
 
@@ -88,7 +88,6 @@ def _rules_api():
 
 def _canonical_strategy(text: str) -> str:
     """Validated canonical strategy string (via the strategy registry)."""
-    from fastmach.strategies import parse_strategy
     return str(parse_strategy(text))
 
 
