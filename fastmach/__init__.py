@@ -27,7 +27,7 @@ from .rules import PRESETS, Rules
 from .solver import Solution, opening, partition, solve
 from .strategies import Bot, Observation
 from .study import Study
-from .sweep import read_hands
+from .sweep import read_hands, run_study
 
 
 def build_report(results_dir, out_dir=None):
@@ -71,6 +71,7 @@ __all__ = [
     "partition",
     "pretty",
     "read_hands",
+    "run_study",
     "solve",
     "solve_many",
     "to_counts",

@@ -1,28 +1,57 @@
-"""The ``fastmach`` command: solve, play, replay, view, strategies, sweep, report, bench, rules.
-
-Every subcommand lives beside the code it drives (``register_cli`` in engine.py,
-gamelog.py, strategies.py, sweep.py, report.py); this module wires them and turns bad
-input (FastmachError) into a message on stderr and exit status 2.
+"""The ``fastmach`` command: every subcommand's parser and command function, one section
+each in the order of ``fastmach --help`` (solve, bench, play, replay, strategies, sweep,
+compare, report, view, rules). The library modules keep plain functions with typed
+arguments; this module reads the arguments, calls them, and turns bad input
+(FastmachError) into a message on stderr and exit status 2.
 """
 from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import sys
+import time
+from pathlib import Path
 from typing import Sequence
 
+from . import __version__, bench
+from .batch import solve_file
+from .comparison import DEFAULT_GAMES, DEFAULT_MAX_GAMES, DEFAULT_SEED, compare, plan_study
+from .engine import run_play, summary
 from .errors import FastmachError
-
-#: modules that add their own subcommands, imported on demand
-_SUBCOMMAND_MODULES = ("engine", "gamelog", "strategies", "sweep", "comparison", "report",
-                       "view", "rules_doc")
+from .gamelog import replay
+from .outputs import atomic_path, partial_name, probe_file
+from .precision import execute_to_precision
+from .report import build_report
+from .rules import PRESETS, resolve_rules, source_warning
+from .rules_doc import describe as describe_preset, markdown as rules_markdown
+from .solver import solve
+from .strategies import describe as describe_strategies
+from .study import Study
+from .sweep import SweepError, bench_driver, execute, format_bench, format_summary
+from .view import position_page, write_page, write_views
 
 
 # ------------------------------------------------------------------------------- solve
 
-def _cli_solve(args: argparse.Namespace) -> int:
-    from .solver import solve
+def add_solve(sub) -> None:
+    p = sub.add_parser("solve", help="the most hand cards that can join the table, and the melds")
+    p.add_argument("--rules", default="classic", help="preset or canonical rules string (default classic)")
+    p.add_argument("--table", default="", help='table cards, e.g. "5C 6C 7C 8C"')
+    p.add_argument("--hand", default=None, help='hand cards, e.g. "8D 8H"')
+    p.add_argument("--objective", default="cards", choices=["cards", "points"])
+    p.add_argument("--json", action="store_true", help='print {"placed": [...], "melds": [[...], ...]}')
+    p.add_argument("--batch", metavar="FILE",
+                   help="positions from FILE.jsonl ({id, rules, table, hand, objective} per line; "
+                        "'-' for stdin), FILE.csv or FILE.parquet (columns hand, table, rules, "
+                        "objective); answers in the same format; exit 1 if any row failed")
+    p.add_argument("--out", metavar="FILE", default=None,
+                   help="where --batch writes its answers (default stdout; parquet needs it)")
+    p.add_argument("--workers", type=int, default=1, help="threads for --batch (default 1)")
+    p.set_defaults(func=solve_command)
 
+
+def solve_command(args: argparse.Namespace) -> int:
     if args.batch:
         return _solve_batch(args)
     if args.hand is None:
@@ -44,8 +73,6 @@ def _solve_batch(args: argparse.Namespace) -> int:
 
     Exit 0 when every row is solved, 1 when some failed (each has its 'error'; the rest
     are answered), 2 when the file itself cannot be used."""
-    from .batch import solve_file
-
     if args.workers < 1:
         raise FastmachError(f"--workers must be at least 1, got {args.workers}")
     rows, failed = solve_file(args.batch, args.out, rules=args.rules,
@@ -57,9 +84,18 @@ def _solve_batch(args: argparse.Namespace) -> int:
 
 # ------------------------------------------------------------------------------- bench
 
-def _cli_bench(args: argparse.Namespace) -> int:
-    from . import bench
+def add_bench(sub) -> None:
+    p = sub.add_parser("bench", help="benchmarks (figures for notes, not tests)")
+    p.add_argument("what", nargs="?", default="all",
+                   choices=["all", "solver", "games", "strategies", "sweep", "cardset"])
+    p.add_argument("--games", type=int, default=None, help="games to play or sample positions from")
+    p.add_argument("--no-milp", action="store_true", help="skip the integer-programming comparison")
+    p.add_argument("--c-program", metavar="PATH", default=None,
+                   help="solver: a built rummy_dp (shared/bench) to time side by side")
+    p.set_defaults(func=bench_command)
 
+
+def bench_command(args: argparse.Namespace) -> int:
     what = args.what
     if args.games is not None and args.games < 1:
         raise FastmachError(f"--games must be a positive integer, got {args.games}")
@@ -73,14 +109,329 @@ def _cli_bench(args: argparse.Namespace) -> int:
         print(bench.format_games(bench.bench_strategies(games=args.games or 500)))
         print(bench.format_lookahead(bench.bench_lookahead()))
     if what in ("sweep", "all"):
-        from .sweep import bench_driver, format_bench
         print(format_bench(bench_driver(games=args.games or 2000)))
     if what in ("cardset", "all"):
         print(bench.format_cardset())
     return 0
 
 
+# -------------------------------------------------------------------------------- play
+
+def add_play(sub) -> None:
+    p = sub.add_parser("play", help="play games and write one row per game (parquet)")
+    p.add_argument("--rules", default="classic", help="preset or rules string, e.g. 'classic(jokers=2)'")
+    p.add_argument("--players", type=int, default=None, help="override the rules' player count")
+    p.add_argument("--strategies", default="expert",
+                   help="comma-separated strategies or Python bots (package.module:Class), "
+                        "cycled over the seats (default expert)")
+    p.add_argument("--games", type=int, default=1000, help="games (replicates 0..G-1)")
+    p.add_argument("--seed", type=int, default=0, help="root seed")
+    p.add_argument("--out", required=True, help="output .parquet file")
+    p.add_argument("--hands", default=None,
+                   help="also write one row per hand played to this .parquet file")
+    p.add_argument("--log", default=None,
+                   help="also write every game as JSON lines (.jsonl, or .jsonl.gz compressed)")
+    p.add_argument("--rotate", action="store_true",
+                   help="rotate the line-up over the seats (same deals for every rotation)")
+    p.set_defaults(func=play_command)
+
+
+def play_command(args: argparse.Namespace) -> int:
+    rules = resolve_rules(args.rules)
+    if args.players is not None:
+        rules = rules.replace(players=args.players)
+    if source_warning(rules):
+        print(f"warning: {source_warning(rules)}", file=sys.stderr)
+    out = Path(args.out)
+    for flag, path in (("--out", args.out), ("--hands", args.hands)):
+        if path is not None and Path(path).suffix != ".parquet":
+            raise FastmachError(f"{flag} {path!r}: expected a .parquet file")
+    if args.hands is not None and Path(args.hands).resolve() == out.resolve():
+        raise FastmachError(f"--hands {args.hands!r}: the same file as --out")
+    probe_file(out, "--out")  # before the first game: a bad path costs nothing
+    if args.hands is not None:
+        probe_file(args.hands, "--hands")
+    if args.log is not None:
+        if Path(args.log).resolve() == out.resolve():
+            raise FastmachError(f"--log {args.log!r} is the --out file")
+        probe_file(args.log, "--log")
+    t0 = time.perf_counter()
+    try:
+        df = run_play(rules, args.strategies, args.games, args.seed, rotate=args.rotate,
+                      log=args.log, hands=args.hands is not None)
+    except KeyboardInterrupt:
+        if args.log is not None and partial_name(args.log).exists():
+            print(f"fastmach play: interrupted; no --out written; the finished games' log is "
+                  f"in {partial_name(args.log)} (incomplete)", file=sys.stderr)
+        raise
+    dt = time.perf_counter() - t0
+    written = [str(out)]
+    if args.hands is not None:
+        df, hf = df
+        with atomic_path(args.hands) as tmp:
+            hf.to_parquet(tmp, index=False)
+        written.append(args.hands)
+    with atomic_path(out) as tmp:
+        df.to_parquet(tmp, index=False)
+    if args.log:
+        written.append(args.log)
+    print(summary(df, rules, dt) + "; written to " + " and ".join(written))
+    return 0
+
+
+# ------------------------------------------------------------------------------ replay
+
+def add_replay(sub) -> None:
+    p = sub.add_parser("replay", help="re-check and print the games of a JSONL log")
+    p.add_argument("file", help="a log written by fastmach play --log")
+    p.add_argument("-q", "--quiet", action="store_true", help="only the summary line")
+    p.set_defaults(func=replay_command)
+
+
+def replay_command(args: argparse.Namespace) -> int:
+    hands = replay(args.file, out=None if args.quiet else sys.stdout)
+    games = sum(1 for h in hands if h.hand == 0)
+    print(f"{args.file}: {len(hands)} hand(s) of {games} game(s) re-checked, all turns legal")
+    return 0
+
+
+# -------------------------------------------------------------------------- strategies
+
+def add_strategies(sub) -> None:
+    p = sub.add_parser("strategies", help="list the strategies and their parameters")
+    p.set_defaults(func=strategies_command)
+
+
+def strategies_command(args: argparse.Namespace) -> int:
+    for line in describe_strategies():
+        print(line)
+    return 0
+
+
+# ------------------------------------------------------------------------------- sweep
+
+def add_sweep(sub) -> None:
+    p = sub.add_parser(
+        "sweep", help="run a study (grid of rules x players x line-ups), resumable",
+        description="Run a study defined in TOML. Results go to DIR as parquet chunks "
+                    "(pandas.read_parquet(DIR) reads them); re-running the same command "
+                    "after an interruption plays only the missing chunks.")
+    p.add_argument("study", metavar="STUDY.toml", help="study definition")
+    p.add_argument("--out", required=True, metavar="DIR", help="result directory")
+    p.add_argument("--games", type=int, default=None, metavar="N",
+                   help="deals per cell (overrides [study] games)")
+    p.add_argument("--workers", type=int, default=None, metavar="N",
+                   help="worker processes (default: all cores; 0 = in this process)")
+    p.add_argument("--scheduler", default=None, metavar="ADDR",
+                   help="Dask scheduler address (tcp://host:8786) or 'local' for a "
+                        "LocalCluster of --workers processes")
+    p.add_argument("--retries", type=int, default=2, metavar="N",
+                   help="retries of a failing chunk before it is reported (default 2)")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=sweep_command)
+
+
+def sweep_command(args: argparse.Namespace) -> int:
+    """``fastmach sweep``: FastmachError propagates (exit 2); failures exit 1, Ctrl-C 130."""
+    study = Study.from_toml(Path(args.study), games=args.games)
+    for w in dict.fromkeys(filter(None, (source_warning(c.rules) for c in study.cells))):
+        print(f"warning: {w}", file=sys.stderr)
+    run = execute_to_precision if study.precision else execute
+    try:
+        summary_ = run(study, args.out, workers=args.workers, scheduler=args.scheduler,
+                       retries=args.retries, progress=not args.quiet,
+                       command=shlex.join(sys.argv))
+    except SweepError as e:
+        print(f"fastmach sweep: {e}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(f"\nfastmach sweep: interrupted; finished chunks are saved in {args.out}; "
+              f"run the same command again to play only the missing ones", file=sys.stderr)
+        return 130
+    print(format_summary(summary_))
+    return 0
+
+
+# ----------------------------------------------------------------------------- compare
+
+def add_compare(sub) -> None:
+    p = sub.add_parser(
+        "compare", help="what does a rule change? rule sets played on the same deals",
+        description="Play every rule set on the same deals (seats rotated) and compare "
+                    "each with the first: per metric the value under A and B, the paired "
+                    "difference with its interval clustered by deal, and a word where the "
+                    "interval adjusted for the number of comparisons excludes 0.")
+    p.add_argument("rules", nargs="+", metavar="RULES",
+                   help="two or more presets or rules strings, e.g. classic "
+                        "'classic(jokers=2)' (the first is the baseline A)")
+    p.add_argument("--players", default=None, metavar="N,N",
+                   help="player counts, e.g. 3,4 (default 2,3,4,5 where every rule set "
+                        "can deal them)")
+    p.add_argument("--lineup", action="append", default=None, metavar="S,S",
+                   help="a line-up cycled over the seats, repeatable (default: --lineup "
+                        "expert --lineup expert,beginner)")
+    size = p.add_mutually_exclusive_group()
+    size.add_argument("--games", type=int, default=None, metavar="N",
+                      help=f"deals per cell (default {DEFAULT_GAMES})")
+    size.add_argument("--precision", action="append", default=None, metavar="X",
+                      help="add deals, a chunk at a time, until every cell's turns per hand "
+                           "is known to +-X turns (95%%); win_share=Y also asks it of every "
+                           "seat's win share per hand (repeatable)")
+    p.add_argument("--max-games", type=int, default=DEFAULT_MAX_GAMES, metavar="N",
+                   help=f"cap of deals per cell with --precision (default "
+                        f"{DEFAULT_MAX_GAMES})")
+    p.add_argument("--seed", type=int, default=DEFAULT_SEED, help="root seed")
+    p.add_argument("--workers", type=int, default=None, metavar="N",
+                   help="worker processes (default: all cores; 0 = in this process)")
+    p.add_argument("--out", default=None, metavar="DIR",
+                   help="keep DIR/results (the study store; rerun to resume) and "
+                        "DIR/report")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress")
+    p.set_defaults(func=compare_command)
+
+
+def _int_list(text: str, option: str) -> list[int]:
+    try:
+        return [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise FastmachError(f"{option} {text!r}: expected integers like 3,4") from None
+
+
+def _compare_words(args: argparse.Namespace) -> str:
+    """The command as the user would type it (for the store's manifest and the report)."""
+    words = ["fastmach", "compare", *args.rules]
+    if args.players is not None:
+        words += ["--players", args.players]
+    for lu in args.lineup or ():
+        words += ["--lineup", lu]
+    if args.games is not None:
+        words += ["--games", str(args.games)]
+    for x in args.precision or ():
+        words += ["--precision", x]
+    if args.precision and args.max_games != DEFAULT_MAX_GAMES:
+        words += ["--max-games", str(args.max_games)]
+    if args.seed != DEFAULT_SEED:
+        words += ["--seed", str(args.seed)]
+    if args.out is not None:
+        words += ["--out", args.out]
+    return shlex.join(words)
+
+
+def compare_command(args: argparse.Namespace) -> int:
+    """``fastmach compare``: FastmachError propagates (exit 2); failed chunks exit 1."""
+    players = None if args.players is None else _int_list(args.players, "--players")
+    planned = plan_study(args.rules, players, args.lineup)
+    for w in dict.fromkeys(filter(None, (source_warning(c.rules) for c in planned.cells))):
+        print(f"warning: {w}", file=sys.stderr)
+    try:
+        c = compare(args.rules, players, args.lineup, games=args.games,
+                    precision=args.precision, max_games=args.max_games, seed=args.seed,
+                    workers=args.workers, out=args.out, progress=not args.quiet,
+                    command=_compare_words(args))
+    except SweepError as e:
+        print(f"fastmach compare: {e}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        where = (f"finished chunks are saved in {args.out}; run the same command again "
+                 "to play only the missing ones" if args.out else
+                 "nothing was kept (use --out DIR to keep and resume)")
+        print(f"\nfastmach compare: interrupted; {where}", file=sys.stderr)
+        return 130
+    print(c)
+    for n in c.notes:
+        print(f"note: {n}")
+    return 0
+
+
+# ------------------------------------------------------------------------------ report
+
+def add_report(sub) -> None:
+    p = sub.add_parser(
+        "report", help="build the balance report (HTML + Markdown) from stored results",
+        description="Build index.html, summary.md and figures/ from a study's stored "
+                    "results (parquet + _study.json), and games/ with viewer pages of "
+                    "a few games that show the findings (replayed from their seeds). The "
+                    "study is not run again.")
+    p.add_argument("results_dir", metavar="RESULTS_DIR",
+                   help="directory written by `fastmach sweep --out`")
+    p.add_argument("--out", metavar="DIR", default=None,
+                   help="output directory (default: reports/<study name>)")
+    p.add_argument("--ignore-foreign", action="store_true",
+                   help="leave out parquet files the manifest does not record (another "
+                        "study's chunks) instead of refusing them")
+    p.add_argument("--no-games", action="store_true",
+                   help="write no viewer pages (games/) of the games that show the findings")
+    p.set_defaults(func=report_command)
+
+
+def report_command(args: argparse.Namespace) -> int:
+    index = build_report(args.results_dir, args.out, ignore_foreign=args.ignore_foreign,
+                         show_games=not args.no_games)
+    print(f"report written to {index}")
+    return 0
+
+
+# -------------------------------------------------------------------------------- view
+
+def add_view(sub) -> None:
+    p = sub.add_parser(
+        "view", help="HTML pages of logged games (turn by turn) or of a solved position")
+    p.add_argument("log", nargs="?", default=None, help="a log written by fastmach play --log (.jsonl or .jsonl.gz)")
+    p.add_argument("--game", type=int, default=None, help="only this game (0-based, in log order)")
+    p.add_argument("--out", default=None, help="output .html (default: beside the log; position.html)")
+    p.add_argument("--table", default=None, help='table melds, e.g. "5C 6C 7C | 8D 8H 8S" (or flat cards)')
+    p.add_argument("--hand", default=None, help='hand cards, e.g. "8C 9C"')
+    p.add_argument("--rules", default="classic", help="preset or rules string (positions)")
+    p.add_argument("--objective", default="cards", choices=["cards", "points"])
+    p.set_defaults(func=view_command)
+
+
+def view_command(args: argparse.Namespace) -> int:
+    if args.log is not None:
+        if args.table is not None or args.hand is not None:
+            raise FastmachError("give a log, or --table/--hand for a position, not both")
+        paths = write_views(args.log, args.out, args.game)
+        extra = f" and {len(paths) - 1} game page(s)" if args.game is None else ""
+        print(f"wrote {paths[0]}{extra}")
+        return 0
+    if args.hand is None:
+        raise FastmachError("give a log (LOG.jsonl[.gz]) or a position (--hand, --table, --rules)")
+    if args.game is not None:
+        raise FastmachError("--game needs a log")
+    path = Path(args.out or "position.html")
+    write_page(path, position_page(args.table or "", args.hand, args.rules, args.objective))
+    print(f"wrote {path}")
+    return 0
+
+
+# ------------------------------------------------------------------------------- rules
+
+def add_rules(sub) -> None:
+    p = sub.add_parser(
+        "rules", help="print a preset's parameters with their meaning and source clauses")
+    p.add_argument("preset", nargs="?", default=None, help=", ".join(PRESETS))
+    p.add_argument("--markdown", action="store_true",
+                   help="print the parameter reference of docs/rules.md instead")
+    p.set_defaults(func=rules_command)
+
+
+def rules_command(args: argparse.Namespace) -> int:
+    if args.markdown:
+        print(rules_markdown())
+        return 0
+    if args.preset is None:
+        raise FastmachError(f"give a preset: {', '.join(PRESETS)} (or --markdown)")
+    name = args.preset.strip().lower()
+    print(describe_preset(name), end="")
+    return 0
+
+
 # -------------------------------------------------------------------------------- main
+
+#: the subcommands in the order of ``fastmach --help``
+SUBCOMMANDS = (add_solve, add_bench, add_play, add_replay, add_strategies, add_sweep,
+               add_compare, add_report, add_view, add_rules)
+
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
@@ -88,39 +439,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=_version())
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
-
-    p = sub.add_parser("solve", help="the most hand cards that can join the table, and the melds")
-    p.add_argument("--rules", default="classic", help="preset or canonical rules string (default classic)")
-    p.add_argument("--table", default="", help='table cards, e.g. "5C 6C 7C 8C"')
-    p.add_argument("--hand", default=None, help='hand cards, e.g. "8D 8H"')
-    p.add_argument("--objective", default="cards", choices=["cards", "points"])
-    p.add_argument("--json", action="store_true", help='print {"placed": [...], "melds": [[...], ...]}')
-    p.add_argument("--batch", metavar="FILE",
-                   help="positions from FILE.jsonl ({id, rules, table, hand, objective} per line; "
-                        "'-' for stdin), FILE.csv or FILE.parquet (columns hand, table, rules, "
-                        "objective); answers in the same format; exit 1 if any row failed")
-    p.add_argument("--out", metavar="FILE", default=None,
-                   help="where --batch writes its answers (default stdout; parquet needs it)")
-    p.add_argument("--workers", type=int, default=1, help="threads for --batch (default 1)")
-    p.set_defaults(func=_cli_solve)
-
-    p = sub.add_parser("bench", help="benchmarks (figures for notes, not tests)")
-    p.add_argument("what", nargs="?", default="all",
-                   choices=["all", "solver", "games", "strategies", "sweep", "cardset"])
-    p.add_argument("--games", type=int, default=None, help="games to play or sample positions from")
-    p.add_argument("--no-milp", action="store_true", help="skip the integer-programming comparison")
-    p.add_argument("--c-program", metavar="PATH", default=None,
-                   help="solver: a built rummy_dp (shared/bench) to time side by side")
-    p.set_defaults(func=_cli_bench)
-
-    import importlib
-    for name in _SUBCOMMAND_MODULES:
-        importlib.import_module(f"fastmach.{name}").register_cli(sub)
+    for add in SUBCOMMANDS:
+        add(sub)
     return parser
 
 
 def _version() -> str:
-    from . import __version__
     return f"fastmach {__version__}"
 
 

@@ -20,10 +20,8 @@ every seat's win share, is known that well, or ``max_games`` deals per cell).
 """
 from __future__ import annotations
 
-import argparse
 import html
 import math
-import shlex
 import sys
 import tempfile
 from dataclasses import dataclass, field
@@ -36,7 +34,7 @@ from fastmach.errors import FastmachError
 from fastmach.study import Study, split_lineup
 
 __all__ = ["compare", "Comparison", "METRICS", "plan_study", "parse_precision", "word",
-           "comparison_table", "format_table", "register_cli"]
+           "comparison_table", "format_table"]
 
 DEFAULT_PLAYERS = (2, 3, 4, 5)
 DEFAULT_LINEUPS = (("expert",), ("expert", "beginner"))
@@ -523,100 +521,3 @@ def _write_report(results: Path, report: Path, pairs, log) -> None:
 
     index = build_report(results, report, pairs=pairs)
     log(f"report written to {index}")
-
-
-# ----------------------------------------------------------------------------- CLI
-
-def register_cli(subparsers) -> argparse.ArgumentParser:
-    """Add ``fastmach compare RULES_A RULES_B [...]``."""
-    p = subparsers.add_parser(
-        "compare", help="what does a rule change? rule sets played on the same deals",
-        description="Play every rule set on the same deals (seats rotated) and compare "
-                    "each with the first: per metric the value under A and B, the paired "
-                    "difference with its interval clustered by deal, and a word where the "
-                    "interval adjusted for the number of comparisons excludes 0.")
-    p.add_argument("rules", nargs="+", metavar="RULES",
-                   help="two or more presets or rules strings, e.g. classic "
-                        "'classic(jokers=2)' (the first is the baseline A)")
-    p.add_argument("--players", default=None, metavar="N,N",
-                   help="player counts, e.g. 3,4 (default 2,3,4,5 where every rule set "
-                        "can deal them)")
-    p.add_argument("--lineup", action="append", default=None, metavar="S,S",
-                   help="a line-up cycled over the seats, repeatable (default: --lineup "
-                        "expert --lineup expert,beginner)")
-    size = p.add_mutually_exclusive_group()
-    size.add_argument("--games", type=int, default=None, metavar="N",
-                      help=f"deals per cell (default {DEFAULT_GAMES})")
-    size.add_argument("--precision", action="append", default=None, metavar="X",
-                      help="add deals, a chunk at a time, until every cell's turns per hand "
-                           "is known to +-X turns (95%%); win_share=Y also asks it of every "
-                           "seat's win share per hand (repeatable)")
-    p.add_argument("--max-games", type=int, default=DEFAULT_MAX_GAMES, metavar="N",
-                   help=f"cap of deals per cell with --precision (default "
-                        f"{DEFAULT_MAX_GAMES})")
-    p.add_argument("--seed", type=int, default=DEFAULT_SEED, help="root seed")
-    p.add_argument("--workers", type=int, default=None, metavar="N",
-                   help="worker processes (default: all cores; 0 = in this process)")
-    p.add_argument("--out", default=None, metavar="DIR",
-                   help="keep DIR/results (the study store; rerun to resume) and "
-                        "DIR/report")
-    p.add_argument("-q", "--quiet", action="store_true", help="no progress")
-    p.set_defaults(func=compare_command)
-    return p
-
-
-def _int_list(text: str, option: str) -> list[int]:
-    try:
-        return [int(x) for x in text.split(",") if x.strip()]
-    except ValueError:
-        raise FastmachError(f"{option} {text!r}: expected integers like 3,4") from None
-
-
-def _command(args: argparse.Namespace) -> str:
-    """The command as the user would type it (for the store's manifest and the report)."""
-    words = ["fastmach", "compare", *args.rules]
-    if args.players is not None:
-        words += ["--players", args.players]
-    for lu in args.lineup or ():
-        words += ["--lineup", lu]
-    if args.games is not None:
-        words += ["--games", str(args.games)]
-    for x in args.precision or ():
-        words += ["--precision", x]
-    if args.precision and args.max_games != DEFAULT_MAX_GAMES:
-        words += ["--max-games", str(args.max_games)]
-    if args.seed != DEFAULT_SEED:
-        words += ["--seed", str(args.seed)]
-    if args.out is not None:
-        words += ["--out", args.out]
-    return shlex.join(words)
-
-
-def compare_command(args: argparse.Namespace) -> int:
-    """``fastmach compare``: FastmachError propagates (exit 2); failed chunks exit 1."""
-    from fastmach.sweep import SweepError
-
-    from fastmach.rules import source_warning
-
-    players = None if args.players is None else _int_list(args.players, "--players")
-    planned = plan_study(args.rules, players, args.lineup)
-    for w in dict.fromkeys(filter(None, (source_warning(c.rules) for c in planned.cells))):
-        print(f"warning: {w}", file=sys.stderr)
-    try:
-        c = compare(args.rules, players, args.lineup, games=args.games,
-                    precision=args.precision, max_games=args.max_games, seed=args.seed,
-                    workers=args.workers, out=args.out, progress=not args.quiet,
-                    command=_command(args))
-    except SweepError as e:
-        print(f"fastmach compare: {e}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        where = (f"finished chunks are saved in {args.out}; run the same command again "
-                 "to play only the missing ones" if args.out else
-                 "nothing was kept (use --out DIR to keep and resume)")
-        print(f"\nfastmach compare: interrupted; {where}", file=sys.stderr)
-        return 130
-    print(c)
-    for n in c.notes:
-        print(f"note: {n}")
-    return 0

@@ -14,9 +14,7 @@ re-checked.
 """
 from __future__ import annotations
 
-import argparse
 import json
-import sys
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,7 +29,7 @@ from fastmach.game import Game
 from fastmach.outputs import read_text
 from fastmach.rules import Rules
 
-__all__ = ["log_records", "replay", "replay_states", "to_action", "register_cli", "ReplayedHand"]
+__all__ = ["log_records", "replay", "replay_states", "to_action", "ReplayedHand"]
 
 
 def _txt(cards: Iterable[int]) -> list[str]:
@@ -394,18 +392,3 @@ def replay_states(path: str | Path) -> list:
         except (_Bad, FastmachError, KeyError) as e:
             raise FastmachError(f"{path.name} line {no}: {e}") from None
     return states
-
-
-def _cli_replay(args: argparse.Namespace) -> int:
-    hands = replay(args.file, out=None if args.quiet else sys.stdout)
-    games = sum(1 for h in hands if h.hand == 0)
-    print(f"{args.file}: {len(hands)} hand(s) of {games} game(s) re-checked, all turns legal")
-    return 0
-
-
-def register_cli(subparsers) -> None:
-    """Add ``fastmach replay FILE.jsonl``."""
-    p = subparsers.add_parser("replay", help="re-check and print the games of a JSONL log")
-    p.add_argument("file", help="a log written by fastmach play --log")
-    p.add_argument("-q", "--quiet", action="store_true", help="only the summary line")
-    p.set_defaults(func=_cli_replay)

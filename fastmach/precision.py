@@ -10,6 +10,7 @@ there are named.
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -17,8 +18,9 @@ from typing import Any
 import pandas as pd
 
 from fastmach import stats
+from fastmach.errors import FastmachError
 from fastmach.study import Study
-from fastmach.sweep import execute, read_hands, read_results
+from fastmach.sweep import MANIFEST, execute, read_hands, read_results
 
 __all__ = ["half_widths", "shortfall", "execute_to_precision"]
 
@@ -49,10 +51,6 @@ def shortfall(widths: pd.DataFrame, study: Study) -> pd.DataFrame:
 def _resumed_games(study: Study, out: str | Path) -> int:
     """Deals per cell that an earlier run of this growing study reached in ``out`` (a
     rerun starts there, so that it resumes instead of being refused); else ``games``."""
-    import json
-
-    from fastmach.errors import FastmachError
-    from fastmach.sweep import MANIFEST
     try:
         old = Study.from_toml(json.loads((Path(out) / MANIFEST).read_text())["study"])
     except (OSError, ValueError, KeyError, FastmachError):

@@ -5,8 +5,8 @@ the hand rows in ``_hands/`` and ``_study.json``), so a report can be rebuilt at
 without running the study again. Every figure comes from :mod:`fastmach.stats` (the deal is the
 unit of every interval). ``index.html`` is self-contained (figures embedded as base64
 PNG); ``summary.md`` links to the PNG/SVG files in ``OUT_DIR/figures/``; ``OUT_DIR/tables/``
-holds the numbers as CSV (``scorecard.csv``, ``seats.csv``, ``effects.csv``, ...). ``register_cli`` adds
-``fastmach report RESULTS_DIR [--out DIR]``. ``OUT_DIR/games/`` holds viewer pages of games
+holds the numbers as CSV (``scorecard.csv``, ``seats.csv``, ``effects.csv``, ...). ``fastmach report
+RESULTS_DIR [--out DIR]`` (fastmach.cli) calls :func:`build_report`. ``OUT_DIR/games/`` holds viewer pages of games
 that show the findings (:mod:`fastmach.showcase`).
 """
 
@@ -30,7 +30,7 @@ from fastmach import plots, stats
 from fastmach.errors import FastmachError
 from fastmach.sweep import MANIFEST
 
-__all__ = ["load_results", "build_report", "findings", "register_cli", "FIGURES", "TABLES"]
+__all__ = ["load_results", "build_report", "findings", "FIGURES", "TABLES"]
 
 HANDS = "_hands"
 TEMPLATES = Path(__file__).with_name("templates")
@@ -566,29 +566,3 @@ def md_fence(text, info: str = "") -> str:
 
 
 # --------------------------------------------------------------------------- CLI
-
-def _cmd_report(args) -> int:
-    index = build_report(args.results_dir, args.out, ignore_foreign=args.ignore_foreign,
-                         show_games=not args.no_games)
-    print(f"report written to {index}")
-    return 0
-
-
-def register_cli(subparsers) -> None:
-    """Add ``fastmach report RESULTS_DIR [--out DIR]`` to an argparse subparsers object."""
-    p = subparsers.add_parser(
-        "report", help="build the balance report (HTML + Markdown) from stored results",
-        description="Build index.html, summary.md and figures/ from a study's stored "
-                    "results (parquet + _study.json), and games/ with viewer pages of "
-                    "a few games that show the findings (replayed from their seeds). The "
-                    "study is not run again.")
-    p.add_argument("results_dir", metavar="RESULTS_DIR",
-                   help="directory written by `fastmach sweep --out`")
-    p.add_argument("--out", metavar="DIR", default=None,
-                   help="output directory (default: reports/<study name>)")
-    p.add_argument("--ignore-foreign", action="store_true",
-                   help="leave out parquet files the manifest does not record (another "
-                        "study's chunks) instead of refusing them")
-    p.add_argument("--no-games", action="store_true",
-                   help="write no viewer pages (games/) of the games that show the findings")
-    p.set_defaults(func=_cmd_report)

@@ -88,22 +88,3 @@ def markdown() -> str:
     return "\n".join(out)
 
 
-def _cli_rules(args) -> int:
-    if args.markdown:
-        print(markdown())
-        return 0
-    if args.preset is None:
-        raise FastmachError(f"give a preset: {', '.join(PRESETS)} (or --markdown)")
-    name = args.preset.strip().lower()
-    print(describe(name), end="")
-    return 0
-
-
-def register_cli(subparsers) -> None:
-    """Add ``fastmach rules PRESET``."""
-    p = subparsers.add_parser(
-        "rules", help="print a preset's parameters with their meaning and source clauses")
-    p.add_argument("preset", nargs="?", default=None, help=", ".join(PRESETS))
-    p.add_argument("--markdown", action="store_true",
-                   help="print the parameter reference of docs/rules.md instead")
-    p.set_defaults(func=_cli_rules)

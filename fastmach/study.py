@@ -49,7 +49,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 from fastmach.errors import FastmachError
-from fastmach.strategies import rotations_of, seating, split_strategies
+from fastmach.strategies import parse_strategy, rotations_of, seating, split_strategies
 
 __all__ = ["Study", "Cell", "DEFAULT_CHUNK", "seating", "rotations_of", "split_lineup"]
 
@@ -88,7 +88,6 @@ def _rules_api():
 
 def _canonical_strategy(text: str) -> str:
     """Validated canonical strategy string (via the strategy registry)."""
-    from fastmach.strategies import parse_strategy
     return str(parse_strategy(text))
 
 
@@ -455,15 +454,6 @@ class Study:
         return self.to_toml()
 
     # -- execution ----------------------------------------------------------------------
-    def run(self, out: str | Path | None = None, *, workers: int | None = None,
-            scheduler: str | None = None, **kwargs: Any):
-        """Play every game (only the missing chunks when ``out`` holds a partial run).
-
-        Returns the tidy per-game table sorted by cell, replicate and rotation. See
-        :func:`fastmach.sweep.run_study` for ``workers``, ``scheduler`` and the rest.
-        """
-        from fastmach.sweep import run_study
-        return run_study(self, out=out, workers=workers, scheduler=scheduler, **kwargs)
 
 
 def _unknown_grid_key(key: str) -> str:

@@ -32,7 +32,6 @@ an existing Dask cluster; ``scheduler="local"`` a ``distributed.LocalCluster`` w
 """
 from __future__ import annotations
 
-import argparse
 import concurrent.futures as cf
 import datetime as _dt
 import difflib
@@ -57,7 +56,7 @@ from fastmach.errors import FastmachError
 from fastmach.study import Study
 
 __all__ = ["Chunk", "ChunkSpec", "SweepError", "plan", "play_chunk", "run_study", "execute",
-           "read_results", "read_hands", "Store", "format_summary", "register_cli", "bench_driver",
+           "read_results", "read_hands", "Store", "format_summary", "bench_driver",
            "format_bench", "MANIFEST"]
 
 MANIFEST = "_study.json"
@@ -970,72 +969,6 @@ def _run_pool(study, todo, store, engine, retries, failures, bar, backend: _Back
             backend.restart()
 
 
-# ----------------------------------------------------------------------------- CLI
-
-def register_cli(subparsers) -> argparse.ArgumentParser:
-    """Add ``sweep STUDY.toml --out DIR [--games N] [--workers N] [--scheduler ...]``."""
-    p = subparsers.add_parser(
-        "sweep", help="run a study (grid of rules x players x line-ups), resumable",
-        description="Run a study defined in TOML. Results go to DIR as parquet chunks "
-                    "(pandas.read_parquet(DIR) reads them); re-running the same command "
-                    "after an interruption plays only the missing chunks.")
-    p.add_argument("study", metavar="STUDY.toml", help="study definition")
-    p.add_argument("--out", required=True, metavar="DIR", help="result directory")
-    p.add_argument("--games", type=int, default=None, metavar="N",
-                   help="deals per cell (overrides [study] games)")
-    p.add_argument("--workers", type=int, default=None, metavar="N",
-                   help="worker processes (default: all cores; 0 = in this process)")
-    p.add_argument("--scheduler", default=None, metavar="ADDR",
-                   help="Dask scheduler address (tcp://host:8786) or 'local' for a "
-                        "LocalCluster of --workers processes")
-    p.add_argument("--retries", type=int, default=2, metavar="N",
-                   help="retries of a failing chunk before it is reported (default 2)")
-    p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
-    p.set_defaults(func=sweep_command)
-    return p
-
-
-def sweep_command(args: argparse.Namespace) -> int:
-    """``fastmach sweep``: FastmachError propagates (exit 2); failures exit 1, Ctrl-C 130."""
-    from fastmach.rules import source_warning
-
-    study = Study.from_toml(Path(args.study), games=args.games)
-    for w in dict.fromkeys(filter(None, (source_warning(c.rules) for c in study.cells))):
-        print(f"warning: {w}", file=sys.stderr)
-    try:
-        if study.precision:
-            from fastmach.precision import execute_to_precision
-            summary = execute_to_precision(
-                study, args.out, workers=args.workers, scheduler=args.scheduler,
-                retries=args.retries, progress=not args.quiet, command=shlex.join(sys.argv))
-        else:
-            summary = execute(study, args.out, workers=args.workers,
-                              scheduler=args.scheduler, retries=args.retries,
-                              progress=not args.quiet, command=shlex.join(sys.argv))
-    except SweepError as e:
-        print(f"fastmach sweep: {e}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        print(f"\nfastmach sweep: interrupted; finished chunks are saved in {args.out}; "
-              f"run the same command again to play only the missing ones", file=sys.stderr)
-        return 130
-    print(format_summary(summary))
-    return 0
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m fastmach.sweep STUDY.toml --out DIR ...`` (same as ``fastmach sweep``)."""
-    parser = argparse.ArgumentParser(prog="python -m fastmach.sweep")
-    sub = parser.add_subparsers(dest="command", required=True)
-    register_cli(sub)
-    args = parser.parse_args(["sweep", *(sys.argv[1:] if argv is None else argv)])
-    try:
-        return args.func(args)
-    except FastmachError as e:
-        print(f"fastmach: error: {e}", file=sys.stderr)
-        return 2
-
-
 # ----------------------------------------------------------------------------- benchmark
 
 def bench_driver(*, rules: str = "ace-low(match=single)", players: int = 2,
@@ -1130,7 +1063,3 @@ def format_bench(b: dict) -> str:
                      f"{b[f'workers_{w}_startup_s']:.1f} s; driver CPU "
                      f"{100 * b[f'workers_{w}_driver_cpu_share']:.1f}% of the engine's]")
     return "\n".join(lines)
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())

@@ -15,7 +15,6 @@ extension, or the bigger half of a split run).
 """
 from __future__ import annotations
 
-import argparse
 import html
 import json
 from collections import Counter
@@ -33,7 +32,7 @@ from fastmach.gamelog import _Bad, _HandChecker, log_records
 from fastmach.rules import Rules
 
 __all__ = ["read_games", "ViewGame", "game_page", "index_page", "position_page",
-           "solution_html", "meld_faces", "table_marks", "write_views", "register_cli"]
+           "solution_html", "meld_faces", "table_marks", "write_views", "write_page"]
 
 TEMPLATES = Path(__file__).with_name("templates")
 _RECORDS = ("header", "turn", "end")
@@ -477,52 +476,21 @@ def write_views(log: str | Path, out: str | Path | None = None, game: int | None
         if not 0 <= game < len(games):
             raise FastmachError(f"--game {game}: the log holds games 0..{len(games) - 1}")
         path = Path(out) if out else log.with_name(f"{_stem(log)}-game{game}.html")
-        _write(path, game_page(games[game]))
+        write_page(path, game_page(games[game]))
         return [path]
     index = Path(out) if out else log.with_name(_stem(log) + ".html")
     stem = index.name[:-5] if index.name.endswith(".html") else index.name
     paths = [index.with_name(f"{stem}-game{g.index}.html") for g in games]
     for g, p in zip(games, paths):
-        _write(p, game_page(g, index_href=index.name))
-    _write(index, index_page(games, f"Games of {log.name}", [p.name for p in paths]))
+        write_page(p, game_page(g, index_href=index.name))
+    write_page(index, index_page(games, f"Games of {log.name}", [p.name for p in paths]))
     return [index, *paths]
 
 
-def _write(path: Path, text: str) -> None:
+def write_page(path: Path, text: str) -> None:
+    """Write an HTML page, creating its directory (FastmachError when it cannot)."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
     except OSError as e:
         raise FastmachError(f"cannot write {str(path)!r}: {e.strerror or e}") from None
-
-
-def _cli_view(args: argparse.Namespace) -> int:
-    if args.log is not None:
-        if args.table is not None or args.hand is not None:
-            raise FastmachError("give a log, or --table/--hand for a position, not both")
-        paths = write_views(args.log, args.out, args.game)
-        extra = f" and {len(paths) - 1} game page(s)" if args.game is None else ""
-        print(f"wrote {paths[0]}{extra}")
-        return 0
-    if args.hand is None:
-        raise FastmachError("give a log (LOG.jsonl[.gz]) or a position (--hand, --table, --rules)")
-    if args.game is not None:
-        raise FastmachError("--game needs a log")
-    path = Path(args.out or "position.html")
-    _write(path, position_page(args.table or "", args.hand, args.rules, args.objective))
-    print(f"wrote {path}")
-    return 0
-
-
-def register_cli(subparsers) -> None:
-    """Add ``fastmach view``."""
-    p = subparsers.add_parser(
-        "view", help="HTML pages of logged games (turn by turn) or of a solved position")
-    p.add_argument("log", nargs="?", default=None, help="a log written by fastmach play --log (.jsonl or .jsonl.gz)")
-    p.add_argument("--game", type=int, default=None, help="only this game (0-based, in log order)")
-    p.add_argument("--out", default=None, help="output .html (default: beside the log; position.html)")
-    p.add_argument("--table", default=None, help='table melds, e.g. "5C 6C 7C | 8D 8H 8S" (or flat cards)')
-    p.add_argument("--hand", default=None, help='hand cards, e.g. "8C 9C"')
-    p.add_argument("--rules", default="classic", help="preset or rules string (positions)")
-    p.add_argument("--objective", default="cards", choices=["cards", "points"])
-    p.set_defaults(func=_cli_view)

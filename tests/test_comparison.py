@@ -18,7 +18,7 @@ from fastmach.comparison import (
     plan_study, rules_columns, word,
 )
 from fastmach.errors import FastmachError
-from fastmach.sweep import read_results
+from fastmach.sweep import read_results, run_study
 
 
 # ----------------------------------------------------------------------------- the study
@@ -451,7 +451,7 @@ def test_python_api_returns_effects_scorecard_html_and_the_study(tmp_path):
     assert set(c.effects["metric"]) >= {"turns_per_hand", "skill_gap"}
     assert sorted(c.scorecard["rules"]) == ["classic", "classic(ace=low-only)"]
     # .study replays the same games: the statistics of a fresh run are the same
-    games = c.study.run(tmp_path / "again", workers=0, progress=False)
+    games = run_study(c.study, tmp_path / "again", workers=0, progress=False)
     hands = fastmach.read_hands(tmp_path / "again")
     pd.testing.assert_frame_equal(stats.effects(games, hands, c.pairs), c.effects)
     html = c._repr_html_()

@@ -80,7 +80,7 @@ def test_sweep_survives_random_kills_and_damaged_chunks(tmp_path):
     total = len(plan(study))
     reference = run_study(study, tmp_path / "ref", workers=0, progress=False)
     out = tmp_path / "out"
-    cmd = [sys.executable, "-m", "fastmach.sweep", str(toml), "--out", str(out),
+    cmd = [sys.executable, "-m", "fastmach", "sweep", str(toml), "--out", str(out),
            "--workers", "2", "-q"]
     faults = {"driver killed": 0, "worker killed": 0, "chunk truncated": 0,
               "chunk corrupted": 0, "stale temporary file": 0}

@@ -8,7 +8,8 @@ import pytest
 
 from fastmach.engine import play_games
 from fastmach.errors import FastmachError
-from fastmach.gamelog import register_cli, replay, replay_states
+from fastmach.cli import add_replay as register_cli
+from fastmach.gamelog import replay, replay_states
 
 
 @pytest.fixture(scope="module")

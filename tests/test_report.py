@@ -14,7 +14,8 @@ import pytest
 from conftest_report_data import (STUDY_TOML, random_hand_study, random_study,
                                   write_hand_results, write_results)
 from fastmach.errors import FastmachError
-from fastmach.report import FIGURES, TABLES, build_report, load_results, register_cli
+from fastmach.report import FIGURES, TABLES, build_report, load_results
+from fastmach.cli import add_report as register_cli
 
 IMG_RE = re.compile(r'<img src="data:image/png;base64,([A-Za-z0-9+/=]+)"')
 

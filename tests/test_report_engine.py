@@ -13,6 +13,7 @@ from scipy import stats as sps
 import fastmach
 from fastmach.report import build_report
 from fastmach.study import Study
+from fastmach.sweep import run_study
 
 STUDY = """[study]
 name = "ace-check"
@@ -33,7 +34,7 @@ RESAMPLES = 600
 @pytest.fixture(scope="module")
 def study(tmp_path_factory):
     root = tmp_path_factory.mktemp("engine")
-    Study.from_toml(STUDY).run(root / "results", workers=1, progress=False)
+    run_study(Study.from_toml(STUDY), root / "results", workers=1, progress=False)
     index = build_report(root / "results", root / "report")
     games = pd.read_parquet(root / "results")
     hands = fastmach.read_hands(root / "results")

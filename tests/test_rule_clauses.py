@@ -283,12 +283,12 @@ def test_clause7_italian_jolly_is_optional_and_the_default_study_plays_it_004():
 
 
 def test_clause6_sweep_warns_once_per_rule_set_outside_the_source_range(tmp_path, capsys):
-    from fastmach.sweep import main as sweep_main
+    from fastmach.cli import main
 
     toml = tmp_path / "s.toml"
     toml.write_text('[study]\nname = "w"\nseed = 1\ngames = 1\nchunk = 1\n\n[grid]\n'
                     'rules = ["jokers", "classic(match=single)"]\nplayers = [3, 5]\n'
                     'lineup = [["expert"], ["expert", "beginner"]]\n')
-    assert sweep_main([str(toml), "--out", str(tmp_path / "o"), "--workers", "0", "-q"]) == 0
+    assert main(["sweep", str(toml), "--out", str(tmp_path / "o"), "--workers", "0", "-q"]) == 0
     err = capsys.readouterr().err
     assert err.count("warning:") == 1 and "jokers(players=5)" in err

@@ -20,7 +20,7 @@ from fastmach.gamelog import replay
 from fastmach.report import build_report
 from fastmach.rules import Rules
 from fastmach.study import Study
-from fastmach.sweep import log_path
+from fastmach.sweep import log_path, run_study
 
 STUDY = """[study]
 name = "show"
@@ -45,7 +45,7 @@ KIND = {"the longest hand": "longest", "the stock runs out": "stock-out",
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
     root = tmp_path_factory.mktemp("showcase")
-    Study.from_toml(STUDY).run(root / "results", workers=1, progress=False)
+    run_study(Study.from_toml(STUDY), root / "results", workers=1, progress=False)
     index = build_report(root / "results", root / "report")
     return root / "results", index, fastmach.read_hands(root / "results")
 
@@ -164,7 +164,7 @@ def test_a_stored_log_of_another_game_is_an_error_naming_the_cell(tmp_path):
     study = Study.from_toml(STUDY.replace("games = 8", "games = 2").replace(
         '"ace-low(opening_points=36)"', "").replace('["expert", "beginner"]', ""))
     assert [c.key for c in study.cells] == ["italian|players=3|lineup=beginner|rotate=true"]
-    study.run(tmp_path / "r", workers=1, progress=False)
+    run_study(study, tmp_path / "r", workers=1, progress=False)
     cell = study.cells[0]
     stored = log_path(study, tmp_path / "r", 0, 0)
     stored.unlink()
@@ -194,7 +194,7 @@ def test_the_report_renders_and_its_links_open_their_turn_in_headless_chromium(b
 def test_a_damaged_stored_log_is_replaced_by_the_game_written_again(tmp_path):
     study = Study.from_toml(STUDY.replace("games = 8", "games = 2").replace(
         '"ace-low(opening_points=36)"', "").replace('["expert", "beginner"]', ""))
-    study.run(tmp_path / "r", workers=1, progress=False)
+    run_study(study, tmp_path / "r", workers=1, progress=False)
     stored = log_path(study, tmp_path / "r", 0, 0)
     good = build_report(tmp_path / "r", tmp_path / "a").parent / "games"
     text = stored.read_text()

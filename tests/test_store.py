@@ -309,7 +309,7 @@ def test_workers_exit_when_the_driver_is_killed(tmp_path):
     toml = tmp_path / "s.toml"
     toml.write_text(STUDY.replace("games = 4", "games = 400").replace("chunk = 2", "chunk = 1"))
     out = tmp_path / "out"
-    proc = subprocess.Popen([sys.executable, "-m", "fastmach.sweep", str(toml), "--out",
+    proc = subprocess.Popen([sys.executable, "-m", "fastmach", "sweep", str(toml), "--out",
                              str(out), "--workers", "2", "-q"], cwd=ROOT,
                             start_new_session=True, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE)

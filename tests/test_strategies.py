@@ -16,7 +16,8 @@ from fastmach.game import Game
 from tests.positions import game_positions
 from fastmach.rules import PRESETS, Rules
 from fastmach.strategies import (PATIENCE_STOCK, REGISTRY, Context, build_seats, describe,
-                                 parse_strategy, register_cli)
+                                 parse_strategy)
+from fastmach.cli import add_strategies as register_cli
 from fastmach.strategies._base import Skill, Strategy as CompiledStrategy
 from fastmach.strategies._intermediate import Intermediate
 from fastmach.strategies._tactics import Fallible, KeepJokers, Opening, Patience, PointsObjective, Skilled

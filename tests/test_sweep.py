@@ -26,9 +26,10 @@ from fastmach.engine import play_games
 from fastmach.errors import FastmachError
 from fastmach.study import Study, seating, split_lineup
 from fastmach.sweep import (
-    MANIFEST, Store, SweepError, bench_driver, format_bench, main, plan, read_results,
-    register_cli, run_study,
+    MANIFEST, Store, SweepError, bench_driver, format_bench, plan, read_results,
+    run_study,
 )
+from fastmach.cli import add_sweep as register_cli, main
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -140,7 +141,7 @@ def test_read_parquet_of_the_directory_reads_the_whole_table(study, reference, t
 
 
 def test_in_memory_run_equals_stored_run(study, reference):
-    df = study.run(workers=0, progress=False)  # out=None: temporary directory
+    df = run_study(study, workers=0, progress=False)  # out=None: temporary directory
     pd.testing.assert_frame_equal(df, reference)
     assert df.attrs["summary"]["out"] is None
 
@@ -212,7 +213,7 @@ def test_interrupted_run_resumes_to_the_same_table(study, reference, tmp_path):
 
 
 def test_killed_driver_process_resumes_to_the_same_table(reference, tmp_path):
-    """SIGKILL the whole `python -m fastmach.sweep` process group halfway, then resume.
+    """SIGKILL the whole `python -m fastmach sweep` process group halfway, then resume.
 
     The study is the module's with twice the deals in one-game chunks: its first 12
     replicates must equal the reference (chunking changes no game).
@@ -221,7 +222,7 @@ def test_killed_driver_process_resumes_to_the_same_table(reference, tmp_path):
     toml.write_text(STUDY.replace("games = 12", "games = 24").replace("chunk = 4", "chunk = 1"))
     study = Study.from_toml(toml)
     out = tmp_path / "out"
-    cmd = [sys.executable, "-m", "fastmach.sweep", str(toml), "--out", str(out),
+    cmd = [sys.executable, "-m", "fastmach", "sweep", str(toml), "--out", str(out),
            "--workers", "2", "-q"]
     proc = subprocess.Popen(cmd, cwd=ROOT, start_new_session=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -345,7 +346,7 @@ def test_cli_sweep_runs_and_overrides_games(tmp_path, capsys):
 def test_bad_study_file_fails_before_any_game(tmp_path, capsys):
     toml = tmp_path / "bad.toml"
     toml.write_text(STUDY.replace("players = [2]", "players = [2, 9]"))
-    assert main([str(toml), "--out", str(tmp_path / "o"), "--workers", "0"]) == 2
+    assert main(["sweep", str(toml), "--out", str(tmp_path / "o"), "--workers", "0"]) == 2
     err = capsys.readouterr().err
     assert "bad.toml line 9: [grid] players" in err
     assert not (tmp_path / "o").exists()

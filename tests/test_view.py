@@ -298,15 +298,15 @@ def test_a_winner_of_a_stock_out_hand_scores_nothing_in_the_running_scores(tmp_p
 
 def test_a_sweeps_log_games_are_its_first_games(tmp_path):
     from fastmach.study import Study
-    from fastmach.sweep import log_path
+    from fastmach.sweep import log_path, run_study
 
     study = Study.from_toml('[study]\nname = "t"\nseed = 5\ngames = 3\nlog_games = 2\nchunk = 2\n'
                             '[grid]\nrules = ["jokers", "classic(players=2)"]\n'
                             'lineup = [["expert", "beginner"]]\nrotate = true\n')
     assert study == study.replace(log_games=0) and "log_games" not in study.to_toml()
     out = tmp_path / "r"
-    assert "logs" not in study.replace(log_games=0).run(out, workers=0, progress=False).attrs["summary"]
-    df = study.run(out, workers=0, progress=False)  # logs added to a finished study
+    assert "logs" not in run_study(study.replace(log_games=0), out, workers=0, progress=False).attrs["summary"]
+    df = run_study(study, out, workers=0, progress=False)  # logs added to a finished study
     assert df.attrs["summary"]["logs"] == 4 and df.attrs["summary"]["played"] == 0
     for cell in study.cells:
         for rot in cell.rotations:
@@ -319,7 +319,7 @@ def test_a_sweeps_log_games_are_its_first_games(tmp_path):
                 assert (g.turns, g.winner) == (row.turns, row.winner)
                 assert g.final_scores == [row[f"score_{i}"] for i in range(cell.players)]
     before = {p: p.stat().st_mtime_ns for p in (out / "_logs").iterdir()}
-    study.run(out, workers=0, progress=False)  # resumed: the logs are kept as they are
+    run_study(study, out, workers=0, progress=False)  # resumed: the logs are kept as they are
     assert {p: p.stat().st_mtime_ns for p in (out / "_logs").iterdir()} == before
     with pytest.raises(FastmachError, match="log_games"):
         study.replace(log_games=-1)

@@ -66,7 +66,6 @@ Model choices (where the rule texts leave room; docs/rules.md lists them all):
 """
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from pathlib import Path
@@ -83,7 +82,7 @@ from fastmach.solver import _POINT_SCALE, opening_weights
 from fastmach.strategies import (Context, Strategy, build_seats, parse_seats, rotations_of,
                                  seating, split_strategies)
 
-__all__ = ["play_games", "hand_frame", "hand_shares", "game_shares", "engine_config", "make_engine", "deck_of", "register_cli", "bench"]
+__all__ = ["play_games", "hand_frame", "hand_shares", "game_shares", "engine_config", "make_engine", "deck_of", "bench"]
 
 try:
     from fastmach.engine import _engine
@@ -420,73 +419,6 @@ def summary(df: pd.DataFrame, rules: Rules, seconds: float) -> str:
         f"ends: {end_txt}; no winner {100 * (df['winner'] < 0).mean():.1f}%; "
         f"wins: {win_txt}; mean turns {df['turns'].mean():.1f}"
     )
-
-
-def _cli_play(args: argparse.Namespace) -> int:
-    from fastmach.rules import source_warning
-
-    rules = resolve_rules(args.rules)
-    if args.players is not None:
-        rules = rules.replace(players=args.players)
-    from fastmach.outputs import atomic_path, partial_name, probe_file
-
-    if source_warning(rules):
-        print(f"warning: {source_warning(rules)}", file=sys.stderr)
-    out = Path(args.out)
-    for flag, path in (("--out", args.out), ("--hands", args.hands)):
-        if path is not None and Path(path).suffix != ".parquet":
-            raise FastmachError(f"{flag} {path!r}: expected a .parquet file")
-    if args.hands is not None and Path(args.hands).resolve() == out.resolve():
-        raise FastmachError(f"--hands {args.hands!r}: the same file as --out")
-    probe_file(out, "--out")  # before the first game: a bad path costs nothing
-    if args.hands is not None:
-        probe_file(args.hands, "--hands")
-    if args.log is not None:
-        if Path(args.log).resolve() == out.resolve():
-            raise FastmachError(f"--log {args.log!r} is the --out file")
-        probe_file(args.log, "--log")
-    t0 = time.perf_counter()
-    try:
-        df = run_play(rules, args.strategies, args.games, args.seed, rotate=args.rotate,
-                      log=args.log, hands=args.hands is not None)
-    except KeyboardInterrupt:
-        if args.log is not None and partial_name(args.log).exists():
-            print(f"fastmach play: interrupted; no --out written; the finished games' log is "
-                  f"in {partial_name(args.log)} (incomplete)", file=sys.stderr)
-        raise
-    dt = time.perf_counter() - t0
-    written = [str(out)]
-    if args.hands is not None:
-        df, hf = df
-        with atomic_path(args.hands) as tmp:
-            hf.to_parquet(tmp, index=False)
-        written.append(args.hands)
-    with atomic_path(out) as tmp:
-        df.to_parquet(tmp, index=False)
-    if args.log:
-        written.append(args.log)
-    print(summary(df, rules, dt) + "; written to " + " and ".join(written))
-    return 0
-
-
-def register_cli(subparsers) -> None:
-    """Add ``fastmach play``."""
-    p = subparsers.add_parser("play", help="play games and write one row per game (parquet)")
-    p.add_argument("--rules", default="classic", help="preset or rules string, e.g. 'classic(jokers=2)'")
-    p.add_argument("--players", type=int, default=None, help="override the rules' player count")
-    p.add_argument("--strategies", default="expert",
-                   help="comma-separated strategies or Python bots (package.module:Class), "
-                        "cycled over the seats (default expert)")
-    p.add_argument("--games", type=int, default=1000, help="games (replicates 0..G-1)")
-    p.add_argument("--seed", type=int, default=0, help="root seed")
-    p.add_argument("--out", required=True, help="output .parquet file")
-    p.add_argument("--hands", default=None,
-                   help="also write one row per hand played to this .parquet file")
-    p.add_argument("--log", default=None,
-                   help="also write every game as JSON lines (.jsonl, or .jsonl.gz compressed)")
-    p.add_argument("--rotate", action="store_true",
-                   help="rotate the line-up over the seats (same deals for every rotation)")
-    p.set_defaults(func=_cli_play)
 
 
 def bench(rules: Rules | str = "classic", seats: Sequence[str] | None = None,

@@ -50,7 +50,6 @@ previous turn does not fail this turn.
 """
 from __future__ import annotations
 
-import argparse
 import math
 import re
 from dataclasses import dataclass
@@ -367,15 +366,3 @@ def _fmt(v: float) -> str:
     if isinstance(v, float) and v.is_integer():
         return str(int(v))
     return repr(v) if isinstance(v, float) else str(v)
-
-
-def _cli_strategies(args: argparse.Namespace) -> int:
-    for line in describe():
-        print(line)
-    return 0
-
-
-def register_cli(subparsers) -> None:
-    """Add ``fastmach strategies`` (list the registry)."""
-    p = subparsers.add_parser("strategies", help="list the strategies and their parameters")
-    p.set_defaults(func=_cli_strategies)
