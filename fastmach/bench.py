@@ -129,7 +129,7 @@ def bench_solver_api(games: int = 120, seed: int = 1, c_program: str | None = No
     compiled time (best of 3) next to ``fastmach.solve`` per call (parsed cards, the table
     as melds, a Rules object; best of 3). Then, over all positions, the mean time per
     position of ``solve_many`` (1 and 2 workers), of ``fastmach.solve`` and of the plain
-    C dynamic program ``c_program`` (``rummy_dp bench``, see shared/bench/README.md) on the
+    C dynamic program ``c_program`` (``rummy_dp bench POSITIONS REPEATS``) on the
     same positions in the same run: the best of ``repeats`` runs of each, interleaved.
     CPU time of the calling thread for one thread (as the C program measures itself),
     wall time for the 1- vs 2-worker comparison.

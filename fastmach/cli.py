@@ -91,7 +91,7 @@ def add_bench(sub) -> None:
     p.add_argument("--games", type=int, default=None, help="games to play or sample positions from")
     p.add_argument("--no-milp", action="store_true", help="skip the integer-programming comparison")
     p.add_argument("--c-program", metavar="PATH", default=None,
-                   help="solver: a built rummy_dp (shared/bench) to time side by side")
+                   help="solver: a built C dynamic program (rummy_dp) to time side by side")
     p.set_defaults(func=bench_command)
 
 
