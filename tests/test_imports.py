@@ -29,17 +29,57 @@ def imported_modules(path: Path) -> set[str]:
 
 def test_imported_modules_sees_function_level_and_relative_imports(tmp_path):
     mods = imported_modules(PACKAGE / "cli.py")
-    assert "fastmach.sweep" in mods and "argparse" in mods
-    assert "fastmach.sweep" in imported_modules(PACKAGE / "report.py")
+    assert "fastmach.study.sweep" in mods and "argparse" in mods
+    assert "fastmach.study.sweep" in imported_modules(PACKAGE / "report" / "__init__.py")
 
 
 def test_study_does_not_import_the_sweep_driver():
-    assert "fastmach.sweep" not in imported_modules(PACKAGE / "study.py")
+    assert "fastmach.study.sweep" not in imported_modules(PACKAGE / "study" / "__init__.py")
     assert not hasattr(Study, "run")  # the driver runs a study: fastmach.run_study
-    assert fastmach.run_study.__module__ == "fastmach.sweep"
+    assert fastmach.run_study.__module__ == "fastmach.study.sweep"
 
 
 def test_argparse_only_in_the_cli():
     users = sorted(str(p.relative_to(PACKAGE)) for p in PACKAGE.rglob("*.py")
                    if "argparse" in imported_modules(p))
     assert users == ["cli.py"]
+
+
+def test_old_module_names_are_the_moved_modules():
+    import importlib
+
+    for old, new in fastmach.MOVED.items():
+        assert importlib.import_module(old) is importlib.import_module(new), old
+    stats = importlib.import_module("fastmach.stats")
+    assert stats is importlib.import_module("fastmach.analysis.stats")
+    assert stats.__file__.startswith(str(PACKAGE))
+    from fastmach.strategies import examples
+    assert examples.__name__ == "fastmach.strategies.examples"
+
+
+def test_old_names_are_attributes_of_the_package():
+    assert fastmach.sweep is importlib_module("fastmach.study.sweep")
+    assert fastmach.stats.__name__ == "fastmach.analysis.stats"
+
+
+def test_no_module_left_flat_in_the_package():
+    flat = sorted(p.name for p in PACKAGE.iterdir()
+                  if p.is_file() and p.suffix in (".py", ".pyx", ".pxd", ".so", ".c"))
+    assert flat == ["__init__.py", "__main__.py", "cli.py", "errors.py", "outputs.py"]
+
+
+def importlib_module(name: str):
+    import importlib
+
+    return importlib.import_module(name)
+
+
+def test_old_names_are_resolved_only_when_asked_for():
+    import subprocess
+    import sys
+
+    code = ("import sys, fastmach; print(sorted(m for m in fastmach.MOVED if m in sys.modules));"
+            "import fastmach.stats; print('fastmach.analysis.stats' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         cwd=PACKAGE.parent).stdout.split("\n")
+    assert out[0] == "[]" and out[1] == "True"

@@ -74,8 +74,8 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from fastmach.cards import JOKER, NCARD, card_points
-from fastmach.engine.log import write_log
+from fastmach.core.cards import JOKER, NCARD, card_points
+from fastmach.game.log import write_log
 from fastmach.errors import FastmachError
 from fastmach.rules import Rules, resolve_rules
 from fastmach.solver import _POINT_SCALE, opening_weights
@@ -87,7 +87,7 @@ __all__ = ["play_games", "hand_frame", "hand_shares", "game_shares", "engine_con
 try:
     from fastmach.engine import _engine
 except ImportError as _err:  # pragma: no cover
-    from fastmach._check_build import raise_build_error
+    from fastmach.core._check_build import raise_build_error
 
     raise_build_error(_err)
 
@@ -104,7 +104,7 @@ def deck_of(rules: Rules) -> np.ndarray:
 
 def engine_config(rules: Rules, check: bool = False) -> dict:
     """The rules for the compiled core: ``rules`` holds exactly the fields of the C struct
-    ``ERules`` (fastmach/_turn.pxd, converted field by field by Cython: a field missing
+    ``ERules`` (fastmach/game/_turn.pxd, converted field by field by Cython: a field missing
     here is an error, not a silent zero), the rest is the engine's (deck, match)."""
     ow, ojw = opening_weights()
     hp = card_points(rules.hand_points).astype(np.int64)
@@ -200,7 +200,7 @@ def play_games(
     string, a Python bot or a bot's import path (``fastmach.strategies.bots``).
     ``hands``: return ``(games, hands)``, the second with one row per hand played
     (:func:`hand_frame`). ``log``: also write every game as JSON lines, as the engine
-    played it (see ``fastmach.gamelog``), appended to the file. ``check``: verify the
+    played it (see ``fastmach.game.gamelog``), appended to the file. ``check``: verify the
     engine's invariants after every turn (slower; for tests).
     """
     rules, strategies, eng = make_engine(rules, seats, check)

@@ -11,10 +11,10 @@ from typing import Sequence
 
 import numpy as np
 
-from . import _batch, _solver
-from .cards import JOKER, NCARD, OPENING_POINTS, card_points, card_str, cards_to_counts, check_copies, parse_cards
-from .errors import FastmachError
-from .rules import Rules, resolve_rules
+from fastmach.core import _batch, _solver
+from fastmach.core.cards import JOKER, NCARD, OPENING_POINTS, card_points, card_str, cards_to_counts, check_copies, parse_cards
+from fastmach.errors import FastmachError
+from fastmach.rules import Rules, resolve_rules
 
 #: weight multiplier making points the first criterion and cards the tie-break
 _POINT_SCALE = 256
@@ -49,7 +49,7 @@ class Solution:
 
     def _repr_html_(self) -> str:
         """Jupyter: the table's cards before, the melds after, placed cards marked."""
-        from .view import solution_html
+        from fastmach.view import solution_html
 
         return solution_html(self)
 

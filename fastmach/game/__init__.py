@@ -5,7 +5,7 @@ matches), following the same model as the compiled engine (see ``fastmach.engine
 a strategy's *decision* comes from the engine (``State.strategy_action``), so a game
 played step by step with the seats' strategies is the engine's game for the same seed,
 and the tests compare the two. Legality checks (``State.check``) use the independent
-validator ``fastmach.validate``, never the solver; only "does a play exist" (needed when
+validator ``fastmach.core.validate``, never the solver; only "does a play exist" (needed when
 ``may_draw_when_able`` is false) asks the solver.
 
 Actions: ``Play(melds, placed, taken)`` (the whole table after the play, the hand cards
@@ -26,14 +26,14 @@ from typing import Sequence
 
 import numpy as np
 
-from fastmach import validate
-from fastmach.cards import JOKER, NCARD, card_points, card_str, check_copies, parse_cards
+from fastmach.core import validate
+from fastmach.core.cards import JOKER, NCARD, card_points, card_str, check_copies, parse_cards
 from fastmach.engine import _check_seed, deck_of, make_engine
 from fastmach.errors import FastmachError
 from fastmach.rules import Rules, resolve_rules
 from fastmach.solver import opening, solve
 from fastmach.strategies import Strategy
-from fastmach.actions import (Action, Draw, Fail, Pass, Play, check_action, meld_points,
+from fastmach.game.actions import (Action, Draw, Fail, Pass, Play, check_action, meld_points,
                               meld_stands, rearranges)
 
 __all__ = ["Game", "State", "Play", "Draw", "Pass", "Fail", "TurnRecord", "HandResult",
