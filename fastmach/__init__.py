@@ -7,7 +7,7 @@ studies (``Study``, ``read_hands``), comparisons (``compare``) and reports (``bu
 """
 from __future__ import annotations
 
-__version__ = "0.1.0"
+from fastmach.core import __version__  # noqa: F401 (fastmach.__version__)
 
 import importlib
 import sys
@@ -91,6 +91,19 @@ from fastmach.solver import Solution, opening, partition, solve
 from fastmach.strategies import Bot, Observation
 from fastmach.study import Study
 from fastmach.study.sweep import read_hands, run_study
+
+
+def _solution_html(solution: Solution) -> str:
+    """Jupyter's HTML of a Solution, by the viewer (imported on first use)."""
+    from fastmach.view import solution_html
+
+    return solution_html(solution)
+
+
+# the solver's HTML hook, filled here so that the solver does not import the viewer above it
+import fastmach.solver as _solver_api  # noqa: E402
+
+_solver_api.html_renderer = _solution_html
 
 
 def build_report(results_dir, out_dir=None):

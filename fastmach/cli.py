@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 from typing import Sequence
 
-from fastmach import __version__
+from fastmach.core import __version__
 from fastmach.tools import bench
 from fastmach.solver.batch import solve_file
 from fastmach.tools.comparison import DEFAULT_GAMES, DEFAULT_MAX_GAMES, DEFAULT_SEED, compare, plan_study

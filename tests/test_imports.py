@@ -83,3 +83,46 @@ def test_old_names_are_resolved_only_when_asked_for():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          cwd=PACKAGE.parent).stdout.split("\n")
     assert out[0] == "[]" and out[1] == "True"
+
+
+#: The layers, low to high (the contract in pyproject.toml, [tool.importlinter]): a module
+#: imports only from its own layer and the layers below it.
+LAYERS = ["errors", "outputs", "core", "rules", "solver", "game", "strategies", "engine",
+          "analysis", "study", "view", "report", "tools", "cli"]
+
+
+def layer_of(module: str) -> int | None:
+    """The layer index of a fastmach module (old names resolved), None outside the layers."""
+    module = next((new for old, new in fastmach.MOVED.items()
+                   if module == old or module.startswith(old + ".")), module)
+    parts = module.split(".")
+    if parts[0] != "fastmach" or len(parts) < 2 or parts[1] not in LAYERS:
+        return None
+    return LAYERS.index(parts[1])
+
+
+def test_every_module_is_in_a_layer():
+    for path in PACKAGE.rglob("*.py"):
+        rel = path.relative_to(PACKAGE.parent).with_suffix("")
+        if rel.parts[1:] in (("__init__",), ("__main__",)):
+            continue
+        assert layer_of(".".join(rel.parts)) is not None, rel
+
+
+def test_no_module_imports_a_higher_layer():
+    upward = []
+    for path in PACKAGE.rglob("*.py"):
+        rel = path.relative_to(PACKAGE.parent).with_suffix("")
+        own = layer_of(".".join(rel.parts))
+        if own is None:
+            continue
+        for mod in imported_modules(path):
+            other = layer_of(mod)
+            if other is not None and other > own:
+                upward.append(f"{'/'.join(rel.parts)} imports {mod}")
+    assert upward == []
+
+
+def test_layer_check_sees_an_upward_import(tmp_path):
+    assert layer_of("fastmach.stats") == LAYERS.index("analysis")
+    assert layer_of("fastmach.view") > layer_of("fastmach.solver")

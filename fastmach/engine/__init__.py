@@ -75,6 +75,8 @@ import numpy as np
 import pandas as pd
 
 from fastmach.core.cards import JOKER, NCARD, card_points
+import fastmach.game as _game
+from fastmach.game.deal import check_seed as _check_seed, deck_of
 from fastmach.game.log import write_log
 from fastmach.errors import FastmachError
 from fastmach.rules import Rules, resolve_rules
@@ -92,14 +94,6 @@ except ImportError as _err:  # pragma: no cover
     raise_build_error(_err)
 
 _MATCH_CODES = {"single": 0, "rotations": 1, "threshold": 2}
-
-
-def deck_of(rules: Rules) -> np.ndarray:
-    """Sorted card ids of the deck: each of the 52 types ``decks`` times, then jokers."""
-    return np.concatenate([
-        np.repeat(np.arange(JOKER, dtype=np.uint8), rules.decks),
-        np.full(rules.jokers, JOKER, dtype=np.uint8),
-    ])
 
 
 def engine_config(rules: Rules, check: bool = False) -> dict:
@@ -164,6 +158,10 @@ def make_engine(rules: Rules | str, seats: Sequence[str | Strategy], check: bool
     return rules, strategies, _engine.Engine(cfg, ctx, compiled)
 
 
+# the reference State asks the engine for the seats' decisions (it does not import it)
+_game.engine_factory = make_engine
+
+
 def _replicates(replicates) -> np.ndarray:
     reps = np.asarray(replicates)
     if reps.ndim != 1:
@@ -174,14 +172,6 @@ def _replicates(replicates) -> np.ndarray:
     if reps.size and reps.min() < 0:
         raise FastmachError(f"replicates must be >= 0, got {int(reps.min())}")
     return reps
-
-
-def _check_seed(root_seed) -> int:
-    if isinstance(root_seed, bool) or not isinstance(root_seed, (int, np.integer)) or root_seed < 0:
-        raise FastmachError(f"seed must be a non-negative integer, got {root_seed!r}")
-    if root_seed >= 2**63:
-        raise FastmachError(f"seed must be below 2**63, got {root_seed}")
-    return int(root_seed)
 
 
 def play_games(

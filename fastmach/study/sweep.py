@@ -52,6 +52,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 import numpy as np
 
 from fastmach.study import store as integrity
+from fastmach.core import __version__
 from fastmach.errors import FastmachError
 from fastmach.study import Study
 
@@ -326,15 +327,7 @@ def _now() -> str:
 
 
 def _version() -> str:
-    try:
-        import fastmach
-        return str(fastmach.__version__)
-    except Exception:  # pragma: no cover - the compiled core is missing
-        from importlib.metadata import PackageNotFoundError, version
-        try:
-            return version("fastmach")
-        except PackageNotFoundError:
-            return "unknown"
+    return __version__
 
 
 def _write_atomic(path: Path, data: bytes) -> None:
