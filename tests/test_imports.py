@@ -126,3 +126,18 @@ def test_no_module_imports_a_higher_layer():
 def test_layer_check_sees_an_upward_import(tmp_path):
     assert layer_of("fastmach.stats") == LAYERS.index("analysis")
     assert layer_of("fastmach.view") > layer_of("fastmach.solver")
+
+
+def test_every_subpackage_is_declared_for_the_install():
+    import tomllib
+
+    import setuptools
+
+    config = tomllib.loads((PACKAGE.parent / "pyproject.toml").read_text())["tool"]["setuptools"]
+    assert sorted(config["packages"]) == sorted(
+        setuptools.find_packages(str(PACKAGE.parent), include=["fastmach*"]))
+    shipped = {f for pkg, patterns in config["package-data"].items() for p in patterns
+               for f in PACKAGE.parent.joinpath(*pkg.split(".")).glob(p)}
+    sources = [f for f in PACKAGE.rglob("*") if f.suffix in (".pxd", ".pyx")
+               or f.parent.name == "templates"]
+    assert sources and [f for f in sources if f not in shipped] == []
