@@ -1,0 +1,1 @@
+"""Tools built on studies and statistics: ``tune`` (search the rule space for targets)."""
