@@ -67,6 +67,7 @@ def test_planted_target_on_hands_per_match_is_found(whole):
     # every other match option misses the target in the table
     others = table[table["match"] != "rotations:2"]
     assert not others["meets_hands_per_game"].astype(bool).any()
+    assert not others["meets_all"].astype(bool).any() and bool(best["meets_all"])
     assert {"rules", "match", "failed_penalty", "turns_per_hand_lo", "p_all"} <= set(table)
     assert (out / "partial_dependence.png").stat().st_size > 0
     assert "best: " in (out / "answer.txt").read_text()
@@ -239,3 +240,36 @@ def test_a_kill_between_a_trials_parameters_fails_it_and_keeps_the_sequence(whol
     tune(PLANTED, tmp_path / "killed", max_games=400)
     assert _trials(tmp_path / "killed") == _trials(out)
     assert len(_trials(tmp_path / "killed", failed=True)) == len(_trials(out)) + 1
+
+
+def test_conflicting_targets_get_a_pareto_front_figure(tmp_path):
+    from fastmach.tools.tune.answer import conflicting_pair, write_answer
+
+    s = load_space(PLANTED.replace('hands_per_game = "4 +- 0.5"',
+                                   'turns_per_hand = "40 +- 3"\nhands_per_game = "< 2"'))
+    rows = [("a", 41.0, 3.0), ("b", 50.0, 1.0), ("c", 52.0, 3.0)]  # a or b, never both
+    table = pd.DataFrame([{"stage": "search", "rules": r, "match": "single",
+                           "failed_penalty": 1, "turns_per_hand": t, "hands_per_game": h}
+                          for r, t, h in rows])
+    assert conflicting_pair(s, table) == ("turns_per_hand", "hands_per_game")
+    files = write_answer(tmp_path, s, table, "text")
+    assert files["pareto"].stat().st_size > 0
+    agreeing = table.assign(hands_per_game=[1.0, 1.0, 3.0])  # a meets both
+    assert conflicting_pair(s, agreeing) is None
+
+
+def test_loss_weights_targets_or_orders_them_lexicographically():
+    two = PLANTED.replace('hands_per_game = "4 +- 0.5"',
+                          'hands_per_game = "4 +- 0.5"\nturns_per_hand = "40 +- 4"')
+    weighted = load_space(two)
+    ordered = load_space(two.replace("finalists = 2", 'finalists = 2\norder = '
+                                     '["turns_per_hand", "hands_per_game"]'))
+    assert ordered.weights() == {"turns_per_hand": 1000.0, "hands_per_game": 1.0}
+    # a: hands missed by 2 tolerances, turns at the centre; b: hands exact, turns 1 beyond
+    card = pd.DataFrame({"players": [2, 2], "lineup": ["expert", "expert"],
+                         "hands_per_game": [5.5, 4.0], "turns_per_hand": [40.0, 48.0]})
+    a, b = card.iloc[[0]], card.iloc[[1]]
+    assert search_mod.loss_of(weighted, a) > search_mod.loss_of(weighted, b)
+    assert search_mod.loss_of(ordered, a) < search_mod.loss_of(ordered, b)
+    with pytest.raises(FastmachError, match="order"):
+        load_space(two.replace("finalists = 2", 'finalists = 2\norder = ["turns_per_hand"]'))

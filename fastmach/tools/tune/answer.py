@@ -103,18 +103,18 @@ def candidates_table(space: Space, search: Search,
         judged, p = _judge(space, search.cards[rules])
         stages.append(("search", judged, p))
         for stage, card, p_all in stages:
-            for _, row in card.iterrows():
+            for i, row in card.iterrows():
                 r: dict[str, Any] = {"rank": rank, "rules": rules}
                 r.update({a.name: search.params[rules][a.name] for a in space.axes})
                 r.update(stage=stage, players=int(row["players"]), lineup=row["lineup"],
                          deals=int(row["deals"]), hands=int(row["hands"]),
-                         loss=loss_of(space, card.loc[[_]]))
+                         loss=loss_of(space, card.loc[[i]]))
                 r.update({c: float(row[c]) for c in _METRIC_COLS})
                 for t in space.targets:
                     r[f"meets_{t.metric}"] = row[f"meets_{t.metric}"]
                     r[f"p_{t.metric}"] = row[f"p_{t.metric}"]
-                r["meets_all"] = all(row[f"meets_{t.metric}"] is not False
-                                     for t in space.targets)
+                r["meets_all"] = all(pd.isna(row[f"meets_{t.metric}"])  # not applicable
+                                     or bool(row[f"meets_{t.metric}"]) for t in space.targets)
                 r["p_all"] = p_all
                 rows.append(r)
     return pd.DataFrame(rows)
@@ -204,7 +204,7 @@ def plot_partial_dependence(space: Space, table: pd.DataFrame):
 
     rows = _search_rows(table)
     targeted = [t.metric for t in space.targets]
-    metrics = targeted + [m for m in SCORECARD_METRICS if m not in targeted
+    metrics = targeted + [m for m in SCORECARD_METRICS if m not in targeted and m in rows
                           and rows[m].notna().any() and rows[m].nunique() > 1]
     nr, nc = len(metrics), len(space.axes)
     fig, axes = plt.subplots(nr, nc, figsize=(3.2 * nc + 0.6, 2.4 * nr + 0.6), squeeze=False,
