@@ -361,6 +361,8 @@ def add_tune(sub) -> None:
     p.add_argument("--workers", type=int, default=0, metavar="N",
                    help="worker processes for an evaluation of several chunks (default 0: "
                         "this process)")
+    p.add_argument("--scheduler", default=None, metavar="ADDR",
+                   help="play the games on a Dask cluster: 'local' or tcp://host:8786")
     p.add_argument("-q", "--quiet", action="store_true", help="no line per trial")
     p.set_defaults(func=tune_command)
 
@@ -375,7 +377,8 @@ def tune_command(args: argparse.Namespace) -> int:
     t0 = time.perf_counter()
     try:
         answer = tune(space, args.out, max_games=args.max_games, workers=args.workers,
-                      progress=not args.quiet, command=shlex.join(words))
+                      scheduler=args.scheduler, progress=not args.quiet,
+                      command=shlex.join(words))
     except SweepError as e:
         print(f"fastmach tune: {e}", file=sys.stderr)
         return 1

@@ -71,12 +71,14 @@ def _open_dir(out: Path, space: Space) -> None:
 
 
 def tune(space: Space | str | Path, out: str | Path, *, max_games: int,
-         workers: int = 0, progress: bool = False, command: str | None = None) -> Answer:
+         workers: int = 0, scheduler: str | None = None, progress: bool = False,
+         command: str | None = None) -> Answer:
     """Search ``space`` (a :class:`Space`, a TOML file or TOML text) for its targets.
 
     ``out``: the tune's directory (resumed when it holds the same space). ``max_games``:
     the budget in games, fresh-deal check included. ``workers``: local worker processes
-    for an evaluation with several chunks (0: this process). ``progress``: a line per
+    for an evaluation with several chunks (0: this process); ``scheduler``: ``"local"`` or a
+    Dask scheduler's address, as for :func:`fastmach.run_study`. ``progress``: a line per
     trial on stderr. Returns the :class:`Answer` (also written to ``out``).
     """
     if not isinstance(space, Space):
@@ -89,11 +91,12 @@ def tune(space: Space | str | Path, out: str | Path, *, max_games: int,
     if command is None:
         command = shlex.join(sys.argv) if sys.argv and sys.argv[0] else "python"
     log = (lambda s: print(s, file=sys.stderr, flush=True)) if progress else (lambda s: None)
-    search_eval = Evaluator(space, root / "search", workers=workers, command=command)
+    search_eval = Evaluator(space, root / "search", workers=workers, scheduler=scheduler,
+                            command=command)
     search = run_search(space, root, budget, search_eval, log)
     fresh_eval = Evaluator(space, root / "fresh", seed=space.fresh_seed,
                            chunk=math.gcd(space.deals, space.fresh_deals), workers=workers,
-                           command=command)
+                           scheduler=scheduler, command=command)
     fresh = fresh_check(space, search, fresh_eval)
     fresh_games = len(fresh) * space.fresh_deals * space.games_per_deal
     table = candidates_table(space, search, fresh)

@@ -93,6 +93,7 @@ class Evaluator:
     seed: int | None = None
     chunk: int | None = None
     workers: int = 0
+    scheduler: str | None = None
     command: str | None = None
     played: int = 0
     _cache: dict = field(default_factory=dict, repr=False)
@@ -123,10 +124,12 @@ class Evaluator:
             per_deal = sum(len(c.rotations) for c in study.cells)
             todo = -(-(deals - have) // study.chunk) * per_deal
             w = min(self.workers, todo)
+            if self.scheduler is None:  # one chunk: a pool's start-up would not pay
+                w = w if w > 1 else 0
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                summary = execute(study, where, workers=w if w > 1 else 0, progress=False,
-                                  command=self.command)
+                summary = execute(study, where, workers=w, scheduler=self.scheduler,
+                                  progress=False, command=self.command)
             self.played += summary["played"]
         games = read_results(where, study)
         hands = read_hands(where, study)
