@@ -3,7 +3,7 @@
 Public API: cards (``parse_cards``, ``format_cards``), rules (``Rules``, ``PRESETS``),
 the exact solver (``solve``, ``solve_many``, ``partition``, ``opening``), games
 (``play_games``, ``Game``), Python bots (``Bot``: ``act(Observation) -> Play | Draw | Pass``),
-studies (``Study``, ``read_hands``), comparisons (``compare``) and reports (``build_report``).
+studies (``Study``, ``read_hands``), comparisons (``compare``), rule searches (``tune``) and reports (``build_report``).
 """
 from __future__ import annotations
 
@@ -113,6 +113,15 @@ def build_report(results_dir, out_dir=None):
     return _build(results_dir, out_dir)
 
 
+def tune(space, out, *, max_games, workers=0, scheduler=None, progress=False):
+    """Search a rule space for targets (see fastmach.tools.tune.tune):
+    ``fastmach.tune("simulations/tune-example.toml", "tune-out", max_games=3000).best``."""
+    from .tools.tune import tune as _tune  # optuna is imported only here
+
+    return _tune(space, out, max_games=max_games, workers=workers, scheduler=scheduler,
+                 progress=progress)
+
+
 def compare(rules, players=None, lineups=None, **kwargs):
     """Play rule sets on the same deals and compare each with the first (see
     fastmach.tools.comparison.compare): ``fastmach.compare(["classic", "classic(jokers=2)"],
@@ -151,4 +160,5 @@ __all__ = [
     "solve",
     "solve_many",
     "to_counts",
+    "tune",
 ]

@@ -1,6 +1,6 @@
 """The ``fastmach`` command: every subcommand's parser and command function, one section
 each in the order of ``fastmach --help`` (solve, bench, play, replay, strategies, sweep,
-compare, report, view, rules). The library modules keep plain functions with typed
+compare, tune, report, view, rules). The library modules keep plain functions with typed
 arguments; this module reads the arguments, calls them, and turns bad input
 (FastmachError) into a message on stderr and exit status 2.
 """
@@ -344,6 +344,55 @@ def compare_command(args: argparse.Namespace) -> int:
     return 0
 
 
+# -------------------------------------------------------------------------------- tune
+
+def add_tune(sub) -> None:
+    p = sub.add_parser(
+        "tune", help="find the rules: search the rule space for a designer's targets",
+        description="Search the rule sets of SPACE.toml (a base preset, ranges or choices "
+                    "of rules parameters, player counts, line-ups) for its targets on "
+                    "scorecard metrics: Optuna's TPE proposes, a race on common deals gives "
+                    "good candidates more deals, the finalists are re-played on fresh deals. "
+                    "Writes DIR/candidates.csv, DIR/answer.txt and figures; the same command "
+                    "resumes a killed tune.")
+    p.add_argument("space", metavar="SPACE.toml", help="the search space and targets")
+    p.add_argument("--out", required=True, metavar="DIR", help="the tune's directory")
+    p.add_argument("--max-games", type=int, required=True, metavar="N",
+                   help="budget in games, the fresh-deal check included")
+    p.add_argument("--workers", type=int, default=0, metavar="N",
+                   help="worker processes for an evaluation of several chunks (default 0: "
+                        "this process)")
+    p.add_argument("--scheduler", default=None, metavar="ADDR",
+                   help="play the games on a Dask cluster: 'local' or tcp://host:8786")
+    p.add_argument("-q", "--quiet", action="store_true", help="no line per trial")
+    p.set_defaults(func=tune_command)
+
+
+def tune_command(args: argparse.Namespace) -> int:
+    """``fastmach tune``: a bad space or budget exits 2 before any game."""
+    from .tools.tune import load_space, tune
+
+    space = load_space(args.space)
+    words = ["fastmach", "tune", args.space, "--out", args.out, "--max-games",
+             str(args.max_games)]
+    t0 = time.perf_counter()
+    try:
+        answer = tune(space, args.out, max_games=args.max_games, workers=args.workers,
+                      scheduler=args.scheduler, progress=not args.quiet,
+                      command=shlex.join(words))
+    except SweepError as e:
+        print(f"fastmach tune: {e}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(f"\nfastmach tune: interrupted; the trials and games are kept in {args.out}: "
+              f"run the same command again to resume", file=sys.stderr)
+        return 130
+    print(answer)
+    print(f"({time.perf_counter() - t0:.0f} s; written to {args.out}: "
+          + ", ".join(p.name for p in answer.files.values()) + ")")
+    return 0
+
+
 # ------------------------------------------------------------------------------ report
 
 def add_report(sub) -> None:
@@ -431,7 +480,7 @@ def rules_command(args: argparse.Namespace) -> int:
 
 #: the subcommands in the order of ``fastmach --help``
 SUBCOMMANDS = (add_solve, add_bench, add_play, add_replay, add_strategies, add_sweep,
-               add_compare, add_report, add_view, add_rules)
+               add_compare, add_tune, add_report, add_view, add_rules)
 
 
 def build_parser() -> argparse.ArgumentParser:

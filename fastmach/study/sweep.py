@@ -515,10 +515,11 @@ class Store:
 
 
 def _grown(stored: Any, study: Study) -> bool:
-    """True when ``study`` has a ``precision`` and ``stored`` (a manifest's study text) is
-    ``study`` with fewer deals ending on a chunk boundary: its chunks are then chunks of
-    ``study`` (same seeds), so the result directory grows (:mod:`fastmach.study.precision`)."""
-    if not study.precision:
+    """True when ``study`` has a ``max_games`` (a precision, or a tune's race) and
+    ``stored`` (a manifest's study text) is ``study`` with fewer deals ending on a chunk
+    boundary: its chunks are then chunks of ``study`` (same seeds), so the result
+    directory grows (:mod:`fastmach.study.precision`, :mod:`fastmach.tools.tune`)."""
+    if study.max_games is None:
         return False
     try:
         old = Study.from_toml(str(stored))

@@ -1,1 +1,2 @@
-"""Developer tools over the library: benchmarks (bench) and rule-set comparisons (comparison)."""
+"""Tools over studies and statistics: benchmarks (bench), rule-set comparisons (comparison)
+and the search of the rule space for targets (tune)."""
