@@ -1,0 +1,1 @@
+"""Analysis: statistics of study results (pure functions, pandas in, pandas out)."""

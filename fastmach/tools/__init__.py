@@ -1,0 +1,1 @@
+"""Tools: drivers that run studies for one question (ratings, ...)."""
