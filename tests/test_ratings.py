@@ -246,3 +246,15 @@ def test_the_ladder_is_the_same_for_the_same_seed():
     pd.testing.assert_frame_equal(a, b)
     pd.testing.assert_frame_equal(ha, hb)
     assert not a["rating_lo"].equals(c["rating_lo"])
+
+
+def test_a_strategy_that_never_wins_is_rated_minus_infinity():
+    tables = [["expert", "patient", "beginner", "expert"]] * 6
+    shares = [[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 0, 1]] * 2
+    r, h2h = ladder(hand_rows(tables, shares, replicate=[0, 0, 1, 1, 2, 2]), NAMES[:3],
+                    resamples=30, seed=1)
+    b = r.set_index("strategy").loc["beginner"]
+    assert b["rating"] == b["rating_lo"] == b["rating_hi"] == -math.inf
+    assert b["vs_experts_predicted"] == 0.0 and int(b["rank"]) == 3
+    h = h2h.set_index(["strategy", "opponent"])
+    assert h.loc[("beginner", "patient"), "predicted"] == 0.0

@@ -21,8 +21,10 @@ on the data only through, per choice set ``K``, the number of choices ``N_K`` an
 weight ``W_Ks`` each strategy took, so the fit runs on these sums (one row per deal and
 choice set). The maximum-likelihood fit is Newton's method on the concave
 log-likelihood with ``theta[anchor] = 0`` held fixed and a vanishing ridge
-``alpha/2 * |theta|^2`` (``alpha = 1e-6``, choix's default) that keeps a strategy that
-never wins finite; the tests check it against choix (``opt_top1``, ``opt_rankings``).
+``alpha/2 * |theta|^2`` (``alpha = 1e-6``, choix's default) that keeps the fit finite;
+a strategy that never wins (in the data or a resample) is rated ``-inf``. The tests
+check the fit against choix's maximum-likelihood estimates (``ilsr_top1``,
+``ilsr_rankings``).
 
 The unit. A rating is the natural log of the Plackett-Luce strength, anchored at
 ``expert = 0`` (the first strategy when there is no expert): ``i`` beats ``j`` with
@@ -289,15 +291,17 @@ def _expert_sums(codes: np.ndarray, shares: np.ndarray, inv: np.ndarray, n_clust
 
 
 def _interval(samples: np.ndarray, confidence: float) -> tuple[np.ndarray, np.ndarray]:
-    """Percentile interval of each column (NaN where every resample is NaN)."""
+    """Percentile interval of each column (outer order statistics; NaN where every
+    resample is NaN)."""
     q = 100 * (1 - confidence) / 2
     if samples.shape[0] == 0:
         nan = np.full(samples.shape[1:], np.nan)
         return nan, nan
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns stay NaN
-        return (np.nanpercentile(samples, q, axis=0),
-                np.nanpercentile(samples, 100 - q, axis=0))
+        # order statistics, not interpolated: a bound stays -inf where resamples are
+        return (np.nanpercentile(samples, q, axis=0, method="lower"),
+                np.nanpercentile(samples, 100 - q, axis=0, method="higher"))
 
 
 RATING_COLUMNS = ["rules", "players", "strategy", "rank", "rating", "rating_lo",
@@ -374,6 +378,9 @@ def _ladder_one(g: pd.DataFrame, strategies: list[str], n: int, *, rank: str,
         nm = rest[:m * m].reshape(m, m)
         vw, vh = rest[m * m:m * m + m], rest[m * m + m:]
         theta = fit(data.sets, ev, w, anchor, start=start)
+        never = w.sum(axis=0) <= 0
+        never[anchor] = False
+        theta[never] = -np.inf  # never won: unbounded below (not the ridge's value)
         with np.errstate(invalid="ignore", divide="ignore"):
             h2h = nm / (nm + nm.T)
             measured = vw / vh
@@ -381,11 +388,12 @@ def _ladder_one(g: pd.DataFrame, strategies: list[str], n: int, *, rank: str,
             pred = np.exp(theta) / (np.exp(theta) + (n - 1) * np.exp(theta[expert]))
         else:
             pred = np.full(m, np.nan)
-        pair = 1.0 / (1.0 + np.exp(theta[None, :] - theta[:, None]))
+        with np.errstate(invalid="ignore", over="ignore"):
+            pair = 1.0 / (1.0 + np.exp(theta[None, :] - theta[:, None]))
         return np.concatenate([theta, pred, measured, h2h.ravel(), pair.ravel()])
 
     point = stats_of(sums.sum(axis=0))
-    theta0 = point[:m]
+    theta0 = fit(data.sets, *data.totals(), anchor)  # finite: the resamples' start
     if resamples:
         boot = cluster_bootstrap(sums, lambda tot: np.stack(
             [stats_of(row, theta0) for row in tot]), resamples=resamples,

@@ -287,6 +287,8 @@ def format_ladder(ratings: pd.DataFrame, head_to_head: pd.DataFrame,
         for _, r in t.iterrows():
             if r["strategy"] == r["anchor"]:
                 rating = "0 (anchor)"
+            elif r["rating"] == -math.inf:
+                rating = "-inf (never won)"
             elif math.isnan(r["rating_lo"]):
                 rating = f"{r['rating']:+.2f}"
             else:
@@ -330,7 +332,8 @@ def _columns(cells: list[list[str]], right: set[int]) -> list[str]:
 
 def ladder_figure(ratings: pd.DataFrame):
     """A matplotlib figure: one panel per rules x players, each strategy's rating with
-    its 95% interval, best at the top, the anchor's 0 marked."""
+    its 95% interval, best at the top, the anchor's 0 marked (a strategy that never won
+    has no dot; an interval open below has no lower whisker)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -342,6 +345,8 @@ def ladder_figure(ratings: pd.DataFrame):
                              squeeze=False, sharex=True)
     for ax, ((rules, players), g) in zip(axes[0], groups):
         g = g.iloc[::-1]
+        g = g.assign(rating_lo=g["rating_lo"].where(np.isfinite(g["rating_lo"])))
+        g = g.assign(rating=g["rating"].where(np.isfinite(g["rating"])))  # never won: no dot
         y = np.arange(len(g))
         lo = (g["rating"] - g["rating_lo"]).fillna(0).clip(lower=0)
         hi = (g["rating_hi"] - g["rating"]).fillna(0).clip(lower=0)
