@@ -265,7 +265,8 @@ def format_ladder(ratings: pd.DataFrame, head_to_head: pd.DataFrame,
             lus = len(study.lineup)
             design = " (balanced design)" if plan.balanced.get(n) else ""
             games = study.games * lus * n
-            head += (f": {study.games} deals x {lus} line-ups{design} x {n} rotations = "
+            head += (f": {study.games} deals x {lus} line-up{'s' if lus != 1 else ''}"
+                     f"{design} x {n} rotations = "
                      f"{games:,} games, seed {study.seed}")
         what = ("hand winners (ties shared)" if first["rank_by"] == "winner"
                 else "every hand's order (winners, then hand points; ties shared)")
@@ -276,9 +277,10 @@ def format_ladder(ratings: pd.DataFrame, head_to_head: pd.DataFrame,
             unit += (f"; 95% intervals from {int(first['resamples'])} bootstrap resamples "
                      f"of the {int(first['deals'])} "
                      f"{'deals' if first['cluster'] == 'deal' else 'hands'}")
-        vs = f"vs {n - 1} experts"
+        experts = f"{n - 1} expert{'s' if n > 2 else ''}"
+        vs = f"vs {experts}"
         unit_vs = (f"{vs}: the win share per hand of one seat of the strategy at a table "
-                   f"with {n - 1} experts (fair {100 / n:.1f}%), predicted by the ratings "
+                   f"with {experts} (fair {100 / n:.1f}%), predicted by the ratings "
                    f"and measured in that line-up")
         lines += [head] + ["  " + x for x in textwrap.wrap(unit, 90)]
         lines += ["  " + x for x in textwrap.wrap(unit_vs, 90)] + [""]
