@@ -258,3 +258,13 @@ def test_a_strategy_that_never_wins_is_rated_minus_infinity():
     assert b["vs_experts_predicted"] == 0.0 and int(b["rank"]) == 3
     h = h2h.set_index(["strategy", "opponent"])
     assert h.loc[("beginner", "patient"), "predicted"] == 0.0
+
+
+def test_without_an_expert_the_first_strategy_is_the_anchor_and_no_table_of_experts():
+    names = ["beginner", "patient", "intermediate"]
+    keep = [lu for lu in LINEUPS if 1 not in lu]
+    hands = simulate(PLANTED, keep, deals=10, rng=np.random.default_rng(6))
+    r, _ = ladder(hands, names, resamples=20)
+    assert (r["anchor"] == "beginner").all()
+    assert r.set_index("strategy").loc["beginner", "rating"] == 0.0
+    assert r["vs_experts_predicted"].isna().all() and r["vs_experts_measured"].isna().all()

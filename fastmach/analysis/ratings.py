@@ -272,18 +272,18 @@ def _pair_sums(codes: np.ndarray, shares: np.ndarray, inv: np.ndarray, n_cluster
 
 
 def _expert_sums(codes: np.ndarray, shares: np.ndarray, inv: np.ndarray, n_clusters: int,
-                 m: int, anchor: int) -> tuple[np.ndarray, np.ndarray]:
+                 m: int, expert: int) -> tuple[np.ndarray, np.ndarray]:
     """Per cluster and strategy ``s``: the win share of the ``s`` seat and the hands, over
-    hands seating one ``s`` and ``n - 1`` anchors."""
+    hands seating one ``s`` and ``n - 1`` experts (strategy index ``expert``)."""
     n = codes.shape[1]
     ws = np.zeros((n_clusters, m))
     hands = np.zeros((n_clusters, m))
-    anchors = (codes == anchor).sum(axis=1)
+    experts = (codes == expert).sum(axis=1)
     for s in range(m):
-        if s == anchor:
+        if s == expert:
             continue
         is_s = codes == s
-        sel = (is_s.sum(axis=1) == 1) & (anchors == n - 1)
+        sel = (is_s.sum(axis=1) == 1) & (experts == n - 1)
         ws[:, s] = np.bincount(inv[sel], weights=(shares * is_s)[sel].sum(axis=1),
                                minlength=n_clusters)
         hands[:, s] = np.bincount(inv[sel], minlength=n_clusters)
@@ -365,10 +365,13 @@ def _ladder_one(g: pd.DataFrame, strategies: list[str], n: int, *, rank: str,
         missing = [s for s, ok in zip(strategies, seated) if not ok]
         raise FastmachError(f"no hand seats {missing} among the {n}-player hands")
     num, both = _pair_sums(codes, shares, inv, nc, m)
-    vs_ws, vs_hands = _expert_sums(codes, shares, inv, nc, m, anchor)
+    expert = strategies.index(ANCHOR) if ANCHOR in strategies else None
+    if expert is None:  # no table of experts to predict or measure
+        vs_ws = vs_hands = np.zeros((nc, m))
+    else:
+        vs_ws, vs_hands = _expert_sums(codes, shares, inv, nc, m, expert)
     K = len(data.sets)
     sums = np.hstack([data.sums, num.reshape(nc, -1), vs_ws, vs_hands])
-    expert = strategies.index(ANCHOR) if ANCHOR in strategies else None
 
     def stats_of(total: np.ndarray, start: np.ndarray | None = None) -> np.ndarray:
         """Every figure of the ladder from one row of (weighted) cluster sums."""

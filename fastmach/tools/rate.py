@@ -94,14 +94,15 @@ def lineups_for(m: int, n: int, max_lineups: int = DEFAULT_MAX_LINEUPS,
     rng = np.random.default_rng([seed, m, n])
     taken = set(chosen)
     while len(chosen) < max_lineups:
-        best, best_score = None, math.inf
+        best: tuple[int, ...] | None = None
+        best_score = math.inf
         for _ in range(CANDIDATES):
             c = tuple(sorted(int(x) for x in rng.integers(m, size=n)))
             if len(set(c)) == 1 or c in taken:
                 continue
             counts = np.bincount(c, minlength=m)
-            score = (seats @ counts + counts @ pairs @ counts
-                     + pairs.diagonal() @ (counts * (counts - 1)))
+            score = float(seats @ counts + counts @ pairs @ counts
+                          + pairs.diagonal() @ (counts * (counts - 1)))
             if score < best_score:
                 best, best_score = c, score
         if best is None:  # nearly every line-up is chosen: the first one left
@@ -169,6 +170,8 @@ def _rules_of(rules: Sequence[str] | str) -> list[Rules]:
 def _players_of(players: Sequence[int] | int, parsed: list[Rules]) -> tuple[int, ...]:
     if isinstance(players, int) and not isinstance(players, bool):
         players = [players]
+    if isinstance(players, (bool, str)) or not isinstance(players, Sequence):
+        raise FastmachError(f"--players: expected integers 2..8, got {players!r}")
     if not players:
         raise FastmachError("--players: no player count given")
     out = []
@@ -261,7 +264,7 @@ def format_ladder(ratings: pd.DataFrame, head_to_head: pd.DataFrame,
         first = t.iloc[0]
         study = next((s for s in plan.studies if s.players == (n,)), None) if plan else None
         head = f"{rules}, {n} players"
-        if study is not None:
+        if plan is not None and study is not None:
             lus = len(study.lineup)
             design = " (balanced design)" if plan.balanced.get(n) else ""
             games = study.games * lus * n
@@ -309,8 +312,8 @@ def format_ladder(ratings: pd.DataFrame, head_to_head: pd.DataFrame,
         h = head_to_head[(head_to_head["rules"] == rules) & (head_to_head["players"] == n)]
         if len(h):
             order = list(t["strategy"])
-            lines += ["", f"  head to head: share of the wins of the two that went to the "
-                      f"row strategy, in hands seating both (per seat; %)"]
+            lines += ["", ("  head to head: share of the wins of the two that went to the "
+                           "row strategy, in hands seating both (per seat; %)")]
             grid = [[""] + order]
             for a in order:
                 row = [a]
