@@ -3,7 +3,8 @@
 Public API: cards (``parse_cards``, ``format_cards``), rules (``Rules``, ``PRESETS``),
 the exact solver (``solve``, ``solve_many``, ``partition``, ``opening``), games
 (``play_games``, ``Game``), Python bots (``Bot``: ``act(Observation) -> Play | Draw | Pass``),
-studies (``Study``, ``read_hands``), comparisons (``compare``), rule searches (``tune``) and reports (``build_report``).
+studies (``Study``, ``read_hands``), comparisons (``compare``), ratings (``rate``), rule
+searches (``tune``) and reports (``build_report``).
 """
 from __future__ import annotations
 
@@ -131,6 +132,14 @@ def compare(rules, players=None, lineups=None, **kwargs):
     return _compare(rules, players, lineups, **kwargs)
 
 
+def rate(strategies, rules="classic", players=4, **kwargs):
+    """Rate strategies by a round-robin on common deals (see fastmach.tools.rate.rate):
+    ``fastmach.rate(["beginner", "expert", "patient"], players=4, games=100).ratings``."""
+    from .tools.rate import rate as _rate  # the statistics are imported only here
+
+    return _rate(strategies, rules, players, **kwargs)
+
+
 __all__ = [
     "Bot",
     "CardSet",
@@ -145,6 +154,7 @@ __all__ = [
     "build_report",
     "compare",
     "play_games",
+    "rate",
     "PRESETS",
     "Rules",
     "Solution",

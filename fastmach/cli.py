@@ -1,6 +1,6 @@
 """The ``fastmach`` command: every subcommand's parser and command function, one section
 each in the order of ``fastmach --help`` (solve, bench, play, replay, strategies, sweep,
-compare, tune, report, view, rules). The library modules keep plain functions with typed
+compare, rate, tune, report, view, rules). The library modules keep plain functions with typed
 arguments; this module reads the arguments, calls them, and turns bad input
 (FastmachError) into a message on stderr and exit status 2.
 """
@@ -28,8 +28,9 @@ from fastmach.rules import PRESETS, resolve_rules, source_warning
 from fastmach.rules.doc import describe as describe_preset, markdown as rules_markdown
 from fastmach.solver import solve
 from fastmach.strategies import describe as describe_strategies
-from fastmach.study import Study
+from fastmach.study import Study, split_lineup
 from fastmach.study.sweep import SweepError, bench_driver, execute, format_bench, format_summary
+from fastmach.tools import rate as rating
 from fastmach.view import position_page, write_page, write_views
 
 
@@ -390,6 +391,87 @@ def tune_command(args: argparse.Namespace) -> int:
     print(answer)
     print(f"({time.perf_counter() - t0:.0f} s; written to {args.out}: "
           + ", ".join(p.name for p in answer.files.values()) + ")")
+# -------------------------------------------------------------------------------- rate
+
+def add_rate(sub) -> None:
+    p = sub.add_parser(
+        "rate", help="how strong is each player? a round-robin on common deals, rated",
+        description="Play every line-up of N strategies drawn from --strategies (with "
+                    "repetition; a balanced design beyond --max-lineups) in every seat "
+                    "rotation on the same deals, then print Plackett-Luce ratings from "
+                    "the hands' winners (ties shared; natural-log strength, expert = 0) "
+                    "with 95%% intervals from a bootstrap of the deals, the head-to-head "
+                    "matrix and each strategy's win share against a table of experts.")
+    p.add_argument("--strategies", required=True, metavar="S,S,...",
+                   help="two or more strategies, e.g. beginner,expert(error=0.1),patient "
+                        "or a Python bot package.module:Class")
+    p.add_argument("--rules", action="append", default=None, metavar="RULES",
+                   help="a preset or rules string, repeatable or comma-separated "
+                        "(default classic)")
+    p.add_argument("--players", default="4", metavar="N,N",
+                   help="table sizes, e.g. 3,4 (default 4)")
+    p.add_argument("--games", type=int, default=rating.DEFAULT_GAMES, metavar="N",
+                   help=f"deals per line-up (default {rating.DEFAULT_GAMES}); every deal "
+                        f"is played by every line-up in every rotation")
+    p.add_argument("--seed", type=int, default=rating.DEFAULT_SEED, help="root seed")
+    p.add_argument("--rank", choices=("winner", "points"), default="winner",
+                   help="what a hand ranks: its winner(s) (default) or everyone, the "
+                        "others by hand points")
+    p.add_argument("--bootstrap", type=int, default=rating.DEFAULT_BOOTSTRAP, metavar="B",
+                   help=f"deal resamples of the intervals (default "
+                        f"{rating.DEFAULT_BOOTSTRAP}; 0 = none)")
+    p.add_argument("--max-lineups", type=int, default=rating.DEFAULT_MAX_LINEUPS,
+                   metavar="N", help="beyond this many line-ups per table size, a "
+                                     f"balanced design of N (default "
+                                     f"{rating.DEFAULT_MAX_LINEUPS})")
+    p.add_argument("--workers", type=int, default=None, metavar="N",
+                   help="worker processes (default: all cores; 0 = in this process)")
+    p.add_argument("--scheduler", default=None, metavar="ADDR",
+                   help="Dask scheduler address (tcp://host:8786) or 'local'")
+    p.add_argument("--out", default=None, metavar="DIR",
+                   help="keep DIR/results (study stores; rerun to resume) and write "
+                        "ratings.csv/.parquet, head_to_head.csv, ratings.svg/.png")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress")
+    p.set_defaults(func=rate_command)
+
+
+def _rules_list(values: list[str] | None) -> list[str]:
+    out: list[str] = []
+    for v in values or ["classic"]:
+        try:
+            out += split_lineup(v)
+        except FastmachError:
+            raise FastmachError(f"--rules {v!r}: empty rules string in the list") from None
+    return out
+
+
+def rate_command(args: argparse.Namespace) -> int:
+    """``fastmach rate``: FastmachError propagates (exit 2); failed chunks exit 1."""
+    rules = _rules_list(args.rules)
+    players = _int_list(args.players, "--players")
+    plan = rating.plan_rate(args.strategies, rules, players, games=args.games,
+                            seed=args.seed, max_lineups=args.max_lineups)
+    for w in dict.fromkeys(filter(None, (source_warning(c.rules)
+                                         for s in plan.studies for c in s.cells))):
+        print(f"warning: {w}", file=sys.stderr)
+    try:
+        r = rating.rate(plan.strategies, rules, players, games=args.games, seed=args.seed,
+                        workers=args.workers, scheduler=args.scheduler, out=args.out,
+                        bootstrap=args.bootstrap, rank=args.rank,
+                        max_lineups=args.max_lineups, progress=not args.quiet,
+                        command=shlex.join(sys.argv))
+    except SweepError as e:
+        print(f"fastmach rate: {e}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        where = (f"finished chunks are saved in {args.out}; run the same command again "
+                 "to play only the missing ones" if args.out else
+                 "nothing was kept (use --out DIR to keep and resume)")
+        print(f"\nfastmach rate: interrupted; {where}", file=sys.stderr)
+        return 130
+    print(r, end="")
+    if args.out:
+        print(f"tables and figure written to {args.out}")
     return 0
 
 
@@ -480,7 +562,7 @@ def rules_command(args: argparse.Namespace) -> int:
 
 #: the subcommands in the order of ``fastmach --help``
 SUBCOMMANDS = (add_solve, add_bench, add_play, add_replay, add_strategies, add_sweep,
-               add_compare, add_tune, add_report, add_view, add_rules)
+               add_compare, add_rate, add_tune, add_report, add_view, add_rules)
 
 
 def build_parser() -> argparse.ArgumentParser:
