@@ -64,6 +64,7 @@ from fastmach.strategies._beginner import Beginner
 from fastmach.strategies._expert import Expert
 from fastmach.strategies._intermediate import Intermediate
 from fastmach.strategies._lookahead import Lookahead
+from fastmach.strategies._search import POLICIES, Search, build_search
 from fastmach.strategies._tactics import (Fallible, KeepJokers, Opening, Patience,
                                           PointsObjective, Skilled)
 
@@ -118,6 +119,7 @@ class StrategyKind:
     doc: str
     skill_params: tuple[str, ...] = ()
     build: Callable | None = None
+    fair: bool = True  # False: sees hidden cards (kept out of line-ups unless named)
 
 
 PATIENCE_STOCK = 10  # "a large stock" for patient players: at least this many cards
@@ -144,6 +146,11 @@ KEEP_JOKERS = Param("keep_jokers", int, 0, 0, 1,
 PLAYOUTS = Param("playouts", int, 32, 1, 4096,
                  "Monte Carlo playouts per candidate play")
 TACTICS = (ERROR, MIN_CARDS, OBJECTIVE, KEEP_JOKERS)
+BUDGET = Param("budget", int, 8, 1, 4096,
+               "sampled deals per decision, each candidate played out on every one")
+POLICY = Param("policy", int, 0, 0, len(POLICIES) - 1,
+               "every seat's play in the playouts: 0 (or expert), 1 (or holding: jokers "
+               "and J/Q/K kept until the play empties the hand)", POLICIES)
 
 REGISTRY: dict[str, StrategyKind] = {
     "expert": StrategyKind(
@@ -177,7 +184,32 @@ REGISTRY: dict[str, StrategyKind] = {
         "some of it (keeping the jokers; placing the most points), or none (a draw)",
         build=lambda ctx, p, expert: Lookahead(ctx, *expert(), int(p["playouts"])),
     ),
+    "search": StrategyKind(
+        "search", Search, (BUDGET, POLICY),
+        "the best of its candidates by playouts of `budget` sampled deals of the hidden "
+        "cards (the same deals for every candidate; win share, then fewer cards left): the "
+        "policy's play, the maximum placement and its holding variants (keeping the "
+        "jokers, J/Q/K, both, the pieces of future melds, pieces and jokers; the most "
+        "points), a draw",
+        build=lambda ctx, p, expert: build_search(ctx, p, expert),
+    ),
+    "clairvoyant": StrategyKind(
+        "clairvoyant", Search, (Param("budget", int, 1, 1, 4096,
+                                      "playouts per candidate (the true deal each time)"),
+                                POLICY),
+        "a measuring stick, not a fair player: the search over the true position (every "
+        "hand and the stock order, no sampling)",
+        build=lambda ctx, p, expert: build_search(ctx, p, expert, clairvoyant=True),
+        fair=False,
+    ),
 }
+
+
+def fair_names() -> list[str]:
+    """The registered strategies that see only what their seat sees (every name but the
+    measuring sticks such as ``clairvoyant``): the ones a line-up built from the registry
+    takes unless a strategy is named."""
+    return [name for name, kind in REGISTRY.items() if kind.fair]
 
 
 @dataclass(frozen=True)
@@ -352,7 +384,8 @@ def rotations_of(lineup: Sequence[str], players: int, rotate: bool) -> tuple[int
 def describe() -> Iterable[str]:
     """Lines listing every registered strategy with its parameters."""
     for kind in REGISTRY.values():
-        yield f"{kind.name}: {kind.doc}"
+        unfair = "" if kind.fair else " [not fair: sees hidden cards; only in line-ups that name it]"
+        yield f"{kind.name}: {kind.doc}{unfair}"
         for p in kind.params:
             yield (
                 f"    {p.name} ({p.kind.__name__}, default {_fmt(p.default)}, "
