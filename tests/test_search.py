@@ -194,3 +194,15 @@ def test_parameters_of_the_search_parse_with_their_words():
     s = parse_strategy("search(budget=16,policy=holding)")
     assert s.params == {"budget": 16, "policy": 1} and str(s) == "search(budget=16,policy=1)"
     assert str(parse_strategy("clairvoyant(policy=expert)")) == "clairvoyant"
+
+
+def test_bench_reports_search_and_clairvoyant_decisions_per_second():
+    from fastmach.bench import bench_search, format_search
+    rows = bench_search(budgets=(1, 2), positions=5)
+    assert [r["strategy"] for r in rows] == ["search(budget=1)", "search(budget=2)",
+                                             "clairvoyant"]
+    for r in rows:
+        assert r["positions"] == 5 and 0 < r["weighed"] <= 5 and r["decisions_per_s"] > 0
+    # the same positions are weighed whatever the budget (candidates do not depend on it)
+    assert rows[0]["weighed"] == rows[1]["weighed"]
+    assert "decisions/s" in format_search(rows)

@@ -42,6 +42,20 @@ only in a play that empties the hand; ``min_cards`` (patience) = draw instead of
 placing fewer cards (net) while the stock holds at least ``PATIENCE_STOCK`` cards, unless
 the play empties the hand, and never where ``may_draw_when_able`` is false.
 
+Search (``search(budget, policy)``, ``_search``): candidates are the playout policy's own
+play, the expert's maximum placement and that placement restricted to parts of the hand
+(without its jokers; without J/Q/K; without both; without the placed cards that could
+share a meld with a card kept in hand, the pieces of future melds; without pieces and
+jokers), the most points placed, and a draw (where holding is allowed); a play that
+empties the hand is made at once. Each of ``budget`` rounds deals the cards the seat
+cannot see (other hands' contents, the stock order) at random from the cards not in its
+hand or on the table, sizes kept, and plays every candidate out from that deal with the
+same PRNG, every seat played by the policy (``expert``, or ``holding``: jokers and J/Q/K
+kept until the play empties the hand). The best mean outcome (share of the hand's win,
+then fewer cards left) is played. ``clairvoyant`` is the same search over the true
+position (every hand, the stock order): not a fair player but the ceiling's measuring
+stick, ``fair=False`` in its registry entry (``fair_names`` leaves it out).
+
 Fallible (``error=p``): a play fails with chance 1-(1-p)^d, d = the table melds it
 dissolves; for ``beginner`` and ``intermediate`` each intact meld they lay off onto counts
 too (their own manipulations; the expert's extensions count as kept melds). Fallback so

@@ -22,7 +22,6 @@ cdef enum:
     H_FACES = 2           # J, Q, K
     H_PIECES = 4          # placed cards that would join a meld with a card kept in hand
 
-POLICIES = ("expert", "holding")   # the playout policy parameter's words (0, 1, ...)
 
 
 cdef inline int is_face(int c) noexcept nogil:
@@ -293,15 +292,26 @@ cdef class Search(Strategy):
         return (won[seat] / <double>nw if nw else 0.0) - 0.001 * ps.hand_n[seat]
 
 
+def _holding_policy(Context ctx, expert_seat, Skill expert):
+    return Opening(ctx, Skilled(ctx, Holding(ctx, expert)))
+
+
+# The playout policies, by name (the words of the registry's ``policy`` parameter, in
+# order): a factory (ctx, expert seat, expert skill) -> the compiled Strategy every seat
+# plays in the playouts. A new policy (a compiled strong player) is one entry here.
+PLAYOUT_POLICIES = {
+    "expert": lambda ctx, seat, skill: seat,
+    "holding": _holding_policy,
+}
+POLICIES = tuple(PLAYOUT_POLICIES)
+
+
 def build_search(Context ctx, params, expert_seat, bint clairvoyant=False):
     """The Search seat of registry parameters ``budget`` and ``policy`` (an index into
     POLICIES); ``expert_seat()`` gives an expert seat and its skill (the registry's)."""
     xs, sk = expert_seat()
     policy = int(params.get("policy", 0))
-    if policy == 0:
-        pol = xs
-    elif policy == 1:
-        pol = Opening(ctx, Skilled(ctx, Holding(ctx, sk)))
-    else:
+    if not 0 <= policy < len(POLICIES):
         raise ValueError(f"search: unknown playout policy {policy}")
+    pol = PLAYOUT_POLICIES[POLICIES[policy]](ctx, xs, sk)
     return Search(ctx, pol, sk, int(params.get("budget", 1)), clairvoyant)
