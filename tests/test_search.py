@@ -33,12 +33,12 @@ def _single(preset: str) -> Rules:
 def test_search_and_clairvoyant_play_legally_under_every_preset(preset, strategy, tmp_path):
     r = _single(preset)
     seats = [strategy, "expert", "beginner", "expert"][:r.players]
-    df = play_games(r, seats, 3, range(3), check=True)   # the engine's invariants, every turn
-    assert len(df) == 3 and (df["turns"] > 0).all()
+    df = play_games(r, seats, 3, range(2), check=True)   # the engine's invariants, every turn
+    assert len(df) == 2 and (df["turns"] > 0).all()
     log = tmp_path / "games.jsonl"
-    run_play(r, seats, 2, 5, rotate=True, log=log, progress=False)
+    run_play(r, seats, 1, 5, rotate=True, log=log, progress=False)
     hands = replay(log)   # every logged turn re-checked by the independent validator
-    assert len(hands) >= 2 * len(seats)
+    assert len(hands) >= len(seats)
 
 
 def test_search_under_an_opening_rule_and_joker_swap_is_legal():
@@ -91,7 +91,7 @@ def test_fair_players_decide_alike_whatever_the_hidden_cards(preset):
     rng = random.Random(9)
     for name in names:
         eng = make_engine(r, [FAIR.get(name, name)] * r.players)[2]
-        for st in positions[:12 if name in ("search", "lookahead") else 40]:
+        for st in positions[:8 if name in ("search", "lookahead") else 40]:
             base = _decide(eng, st, st._hands, list(st.stock))
             for _ in range(2):
                 hands, stock = _permuted(st, st.current_player, rng)
@@ -134,12 +134,27 @@ def test_search_never_places_more_than_the_maximum_and_empties_when_it_can():
     assert weighed > 10
 
 
+def test_search_leaves_the_policys_play_only_on_evidence():
+    # one sampled deal gives no standard error: budget 1 plays the policy's (the expert's)
+    # play everywhere; a larger budget departs from it somewhere
+    r, positions = game_positions("classic(match=single)", ("expert", "beginner"), 3, 6)
+    one = make_engine(r, ["search(budget=1)"] * r.players)[2]
+    many = make_engine(r, ["search(budget=8)"] * r.players)[2]
+    exp = make_engine(r, ["expert"] * r.players)[2]
+    departed = 0
+    for st in positions[:40]:
+        b = _decide(exp, st, st._hands, list(st.stock))
+        assert _decide(one, st, st._hands, list(st.stock))[:5] == b[:5]
+        departed += _decide(many, st, st._hands, list(st.stock))[:3] != b[:3]
+    assert departed > 0
+
+
 def test_search_and_clairvoyant_games_are_reproducible_for_a_seed():
     seats = [SEARCH, "expert", CLAIRVOYANT, "search(budget=1,policy=holding)"]
-    a = play_games("jokers", seats, 11, range(3))
-    b = play_games("jokers", seats, 11, range(3))
+    a = play_games("classic(match=single)", seats, 11, range(3))
+    b = play_games("classic(match=single)", seats, 11, range(3))
     assert a.equals(b)
-    c = play_games("jokers", seats, 12, range(3))
+    c = play_games("classic(match=single)", seats, 12, range(3))
     assert not a.equals(c)
 
 

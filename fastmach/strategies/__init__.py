@@ -51,10 +51,13 @@ empties the hand is made at once. Each of ``budget`` rounds deals the cards the 
 cannot see (other hands' contents, the stock order) at random from the cards not in its
 hand or on the table, sizes kept, and plays every candidate out from that deal with the
 same PRNG, every seat played by the policy (``expert``, or ``holding``: jokers and J/Q/K
-kept until the play empties the hand). The best mean outcome (share of the hand's win,
-then fewer cards left) is played. ``clairvoyant`` is the same search over the true
+kept until the play empties the hand). Outcome: the share of the hand's win, then fewer
+cards left; a candidate replaces the policy's play only where its mean paired difference
+from it exceeds one standard error (budget 1 plays the policy's play), the best such
+mean wins. ``clairvoyant`` is the same search over the true
 position (every hand, the stock order): not a fair player but the ceiling's measuring
-stick, ``fair=False`` in its registry entry (``fair_names`` leaves it out).
+stick (the best mean, no sampling error), ``fair=False`` in its registry entry
+(``fair_names`` leaves it out).
 
 Fallible (``error=p``): a play fails with chance 1-(1-p)^d, d = the table melds it
 dissolves; for ``beginner`` and ``intermediate`` each intact meld they lay off onto counts

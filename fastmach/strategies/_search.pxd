@@ -25,7 +25,8 @@ cdef class Search(Strategy):
     cdef Decision pdec               # its decisions
     cdef Decision full               # the maximum placement
     cdef Decision cand[MAX_CANDS]
-    cdef double value[MAX_CANDS]
+    cdef double value[MAX_CANDS]     # sums of the playout values (k > 0: minus the policy's)
+    cdef double sq[MAX_CANDS]        # sums of the squared paired differences
     cdef uint8_t unknown[MAX_DECK]
     cdef uint8_t hk[NCARD]
     cdef uint8_t empty[NCARD]

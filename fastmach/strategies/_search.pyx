@@ -5,6 +5,7 @@
 # search over the true position (every hand, the stock order), no sampling.
 from libc.stdint cimport uint8_t, int32_t, int64_t, uint64_t
 from libc.string cimport memset, memcpy, memcmp
+from libc.math cimport sqrt
 
 from fastmach._solver cimport NCARD, JOKER
 from fastmach._turn cimport (ERules, HState, Decision, Flow, A_PLAY, A_DRAW, MAX_PLAYERS,
@@ -15,6 +16,8 @@ from fastmach.strategies._tactics cimport Opening, Skilled
 
 cdef enum:
     PLAYOUT_TURNS = 400   # a playout longer than this is scored as it stands
+
+cdef double DEVIATE_Z = 1.0   # standard errors a candidate must beat the policy's play by
 
 # the holding variants: which hand cards the maximum placement is restricted from
 cdef enum:
@@ -100,32 +103,53 @@ cdef class Search(Strategy):
         Otherwise ``budget`` rounds: each samples one deal of the cards the seat cannot
         see (``sample``: none under clairvoyant) and plays every candidate out from it
         with the same PRNG (common random numbers). Value: the share of the hand's win
-        (1 alone, 1/k of a k-way tie) minus 0.001 per card left in the seat's hand; the
-        highest mean wins, ties to the earlier candidate. The PRNG is the game's: one draw
-        per round, so games stay reproducible."""
-        cdef int n, i, k, best
+        (1 alone, 1/k of a k-way tie) minus 0.001 per card left in the seat's hand.
+        A candidate replaces the policy's play only where its mean paired difference
+        from it exceeds DEVIATE_Z standard errors (so budget 1 plays the policy's play:
+        the winner's curse of many noisy candidates cost more than it won); among those,
+        the highest mean, ties to the earlier candidate. Clairvoyant (no sampling error):
+        the highest mean. The PRNG is the game's: one draw per round, so games stay
+        reproducible."""
+        cdef int n, i, k, best = 0, b = self.budget
         cdef uint64_t prng, p0
+        cdef double v0, x, mean, var
         n = self.candidates(st, seat, rng)
         if self.ctx.rc:
             return
         if n > 1:
             for k in range(n):
                 self.value[k] = 0.0
-            for i in range(self.budget):
+                self.sq[k] = 0.0
+            for i in range(b):
                 prng = next_u64(rng)
                 self.sample(st, seat, &prng)
                 p0 = prng
+                v0 = 0.0
                 for k in range(n):
                     prng = p0
-                    self.value[k] += self.playout(seat, &self.cand[k], &prng)
+                    x = self.playout(seat, &self.cand[k], &prng)
                     if self.ctx.rc:
                         return
-            best = 0
+                    if k == 0:
+                        v0 = x
+                    else:   # the paired difference from the policy's play
+                        x -= v0
+                        self.sq[k] += x * x
+                    self.value[k] += x
             for k in range(1, n):
-                if self.value[k] > self.value[best]:
+                if self.clairvoyant:   # the true deal: no sampling error
+                    if self.value[k] > (self.value[best] if best else 0.0):
+                        best = k
+                    continue
+                if b < 2:
+                    break
+                mean = self.value[k] / b
+                var = (self.sq[k] / b - mean * mean) * b / (b - 1)
+                if var < 0.0:
+                    var = 0.0
+                if mean - DEVIATE_Z * sqrt(var / b) > 0.0 and \
+                        (best == 0 or self.value[k] > self.value[best]):
                     best = k
-        else:
-            best = 0
         memcpy(d, &self.cand[best], sizeof(Decision))
 
     cdef void restricted(self, HState* st, int seat, const uint8_t* hand, const int32_t* w,
