@@ -207,7 +207,8 @@ REGISTRY: dict[str, StrategyKind] = {
         "cards (the same deals for every candidate; win share, then fewer cards left): the "
         "policy's play, the maximum placement and its holding variants (keeping the "
         "jokers, J/Q/K, both, the pieces of future melds, pieces and jokers; the most "
-        "points), a draw",
+        "points), a draw; it leaves the policy's play only for a candidate better by more "
+        "than one standard error",
         build=lambda ctx, p, expert: build_search(ctx, p, expert),
     ),
     "clairvoyant": StrategyKind(
