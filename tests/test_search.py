@@ -214,10 +214,11 @@ def test_parameters_of_the_search_parse_with_their_words():
 def test_bench_reports_search_and_clairvoyant_decisions_per_second():
     from fastmach.bench import bench_search, format_search
     rows = bench_search(budgets=(1, 2), positions=5)
-    assert [r["strategy"] for r in rows] == ["search(budget=1)", "search(budget=2)",
-                                             "clairvoyant"]
+    assert [r["strategy"] for r in rows] == ["expert", "search(budget=1)",
+                                             "search(budget=2)", "clairvoyant"]
     for r in rows:
         assert r["positions"] == 5 and 0 < r["weighed"] <= 5 and r["decisions_per_s"] > 0
+    assert rows[0]["weighed"] == 5   # the reference decides every position
     # the same positions are weighed whatever the budget (candidates do not depend on it)
-    assert rows[0]["weighed"] == rows[1]["weighed"]
+    assert rows[1]["weighed"] == rows[2]["weighed"]
     assert "decisions/s" in format_search(rows)
