@@ -26,7 +26,9 @@ cdef class Search(Strategy):
     cdef Decision full               # the maximum placement
     cdef Decision cand[MAX_CANDS]
     cdef double value[MAX_CANDS]     # sums of the playout values (k > 0: minus the policy's)
-    cdef double sq[MAX_CANDS]        # sums of the squared paired differences
+    cdef double win[MAX_CANDS]       # sums of the win shares (k > 0: minus the policy's)
+    cdef double sq[MAX_CANDS]        # sums of the squared paired win differences
+    cdef int cards_left              # the seat's cards at the end of the last playout
     cdef uint8_t unknown[MAX_DECK]
     cdef uint8_t hk[NCARD]
     cdef uint8_t empty[NCARD]

@@ -105,37 +105,43 @@ cdef class Search(Strategy):
         with the same PRNG (common random numbers). Value: the share of the hand's win
         (1 alone, 1/k of a k-way tie) minus 0.001 per card left in the seat's hand.
         A candidate replaces the policy's play only where its mean paired difference
-        from it exceeds DEVIATE_Z standard errors (so budget 1 plays the policy's play:
-        the winner's curse of many noisy candidates cost more than it won); among those,
-        the highest mean, ties to the earlier candidate. Clairvoyant (no sampling error):
-        the highest mean. The PRNG is the game's: one draw per round, so games stay
+        in win share from it exceeds DEVIATE_Z standard errors (so budget 1 plays the
+        policy's play: the winner's curse of many noisy candidates, and the card term of
+        lost playouts, cost more than they won); among those, the highest mean win share,
+        then value, ties to the earlier candidate. Clairvoyant (no sampling error): the
+        highest mean value. The PRNG is the game's: one draw per round, so games stay
         reproducible."""
         cdef int n, i, k, best = 0, b = self.budget
         cdef uint64_t prng, p0
-        cdef double v0, x, mean, var
+        cdef double v0, w0, x, w, mean, var
         n = self.candidates(st, seat, rng)
         if self.ctx.rc:
             return
         if n > 1:
             for k in range(n):
                 self.value[k] = 0.0
+                self.win[k] = 0.0
                 self.sq[k] = 0.0
             for i in range(b):
                 prng = next_u64(rng)
                 self.sample(st, seat, &prng)
                 p0 = prng
-                v0 = 0.0
+                v0 = w0 = 0.0
                 for k in range(n):
                     prng = p0
-                    x = self.playout(seat, &self.cand[k], &prng)
+                    w = self.playout(seat, &self.cand[k], &prng)
                     if self.ctx.rc:
                         return
+                    x = w - 0.001 * self.cards_left
                     if k == 0:
                         v0 = x
-                    else:   # the paired difference from the policy's play
+                        w0 = w
+                    else:   # the paired differences from the policy's play
                         x -= v0
-                        self.sq[k] += x * x
+                        w -= w0
+                        self.sq[k] += w * w
                     self.value[k] += x
+                    self.win[k] += w
             for k in range(1, n):
                 if self.clairvoyant:   # the true deal: no sampling error
                     if self.value[k] > (self.value[best] if best else 0.0):
@@ -143,12 +149,13 @@ cdef class Search(Strategy):
                     continue
                 if b < 2:
                     break
-                mean = self.value[k] / b
+                mean = self.win[k] / b
                 var = (self.sq[k] / b - mean * mean) * b / (b - 1)
                 if var < 0.0:
                     var = 0.0
-                if mean - DEVIATE_Z * sqrt(var / b) > 0.0 and \
-                        (best == 0 or self.value[k] > self.value[best]):
+                if mean - DEVIATE_Z * sqrt(var / b) > 0.0 and (
+                        best == 0 or self.win[k] > self.win[best]
+                        or (self.win[k] == self.win[best] and self.value[k] > self.value[best])):
                     best = k
         memcpy(d, &self.cand[best], sizeof(Decision))
 
@@ -294,7 +301,8 @@ cdef class Search(Strategy):
 
     cdef double playout(self, int seat, Decision* cand, uint64_t* prng) noexcept nogil:
         """One playout of self.deal: `cand` for the seat, then the policy for every seat,
-        through the game's own turn flow (apply_turn, hand_end)."""
+        through the game's own turn flow (apply_turn, hand_end). Returns the seat's share
+        of the hand's win; its cards left in self.cards_left."""
         cdef HState* ps = &self.ps
         cdef const ERules* R = self.R
         cdef int s, cur = seat, end = -1, nw = 0
@@ -313,7 +321,8 @@ cdef class Search(Strategy):
         hand_end(R, ps, end, cur, points, won)
         for s in range(R.players):
             nw += won[s]
-        return (won[seat] / <double>nw if nw else 0.0) - 0.001 * ps.hand_n[seat]
+        self.cards_left = ps.hand_n[seat]
+        return won[seat] / <double>nw if nw else 0.0
 
 
 def _holding_policy(Context ctx, expert_seat, Skill expert):
