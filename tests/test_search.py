@@ -212,7 +212,7 @@ def test_parameters_of_the_search_parse_with_their_words():
 
 
 def test_bench_reports_search_and_clairvoyant_decisions_per_second():
-    from fastmach.bench import bench_search, format_search
+    from fastmach.tools.bench import bench_search, format_search
     rows = bench_search(budgets=(1, 2), positions=5)
     assert [r["strategy"] for r in rows] == ["expert", "search(budget=1)",
                                              "search(budget=2)", "clairvoyant"]

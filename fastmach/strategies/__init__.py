@@ -136,6 +136,9 @@ class StrategyKind:
     doc: str
     skill_params: tuple[str, ...] = ()
     build: Callable | None = None
+    #: the skill sees fewer plays than the exact solver: under may_draw_when_able = false
+    #: the reference State asks this skill's search whether a play exists
+    limited_search: bool = False
     fair: bool = True  # False: sees hidden cards (kept out of line-ups unless named)
 
 
@@ -180,12 +183,13 @@ REGISTRY: dict[str, StrategyKind] = {
         "beginner", Beginner, TACTICS,
         "new melds from the hand alone (exact), then lay-offs onto the ends of runs and "
         "groups of three, one card at a time while any fits; never rearranges the table",
+        limited_search=True,
     ),
     "intermediate": StrategyKind(
         "intermediate", Intermediate, (K,) + TACTICS,
         "may dissolve up to k table melds and regroup their cards with the hand (exact "
         "over every such set), other melds intact, plus lay-offs onto the intact melds",
-        skill_params=("k",),
+        skill_params=("k",), limited_search=True,
     ),
     "patient": StrategyKind(
         "patient", Expert,
@@ -240,6 +244,10 @@ class Strategy:
     @property
     def kind(self) -> StrategyKind:
         return REGISTRY[self.name]
+
+    @property
+    def limited_search(self) -> bool:
+        return self.kind.limited_search
 
     @property
     def params(self) -> dict[str, float]:

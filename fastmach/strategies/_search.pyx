@@ -1,14 +1,14 @@
 # The search level: the best of a set of candidate plays (the policy's own, holding
 # variants of the maximum placement, a draw) by playouts of sampled deals, every seat
 # played by a policy (expert, holding; any compiled Strategy) through the game's own turn
-# flow (fastmach._turn); common random numbers across candidates. Clairvoyant: the same
+# flow (fastmach.game._turn); common random numbers across candidates. Clairvoyant: the same
 # search over the true position (every hand, the stock order), no sampling.
 from libc.stdint cimport uint8_t, int32_t, int64_t, uint64_t
 from libc.string cimport memset, memcpy, memcmp
 from libc.math cimport sqrt
 
-from fastmach._solver cimport NCARD, JOKER
-from fastmach._turn cimport (ERules, HState, Decision, Flow, A_PLAY, A_DRAW, MAX_PLAYERS,
+from fastmach.core._solver cimport NCARD, JOKER
+from fastmach.game._turn cimport (ERules, HState, Decision, Flow, A_PLAY, A_DRAW, MAX_PLAYERS,
                              next_u64, next_uniform, same_play, set_draw, total, apply_turn,
                              hand_end, wit_copy, wit_append)
 from fastmach.strategies._base cimport Context, may_meld

@@ -1,0 +1,1 @@
+"""Developer tools over the library: benchmarks (bench) and rule-set comparisons (comparison)."""
