@@ -110,6 +110,7 @@ def bench_command(args: argparse.Namespace) -> int:
     if what in ("strategies", "all"):
         print(bench.format_games(bench.bench_strategies(games=args.games or 500)))
         print(bench.format_lookahead(bench.bench_lookahead()))
+        print(bench.format_search(bench.bench_search()))
     if what in ("sweep", "all"):
         print(format_bench(bench_driver(games=args.games or 2000)))
     if what in ("cardset", "all"):

@@ -436,14 +436,15 @@ cdef class Engine:
     # ------------------------------------------------------------ one decision (State API)
     def decide_position(self, int seat, hands, table_melds, table_stands, opened,
                         int stock_left, uint64_t rng_state, failed_last=None, raw=False,
-                        int turn=0, int hand_no=0, scores=None):
+                        int turn=0, int hand_no=0, scores=None, stock=None):
         """The seat's strategy decision in a position given as Python data.
 
         hands: P x 53 counts; table_melds / table_stands: the current meld list (card ids,
         and what each stands for); opened: per-seat flags. Returns (action, placed counts,
         taken jokers, melds after, stands after, new rng state); action in ACTIONS[:4].
         failed_last: per-seat flags, the seat's previous turn was a failure. raw: the skill
-        level's play alone, without patience or error (the must-play check).
+        level's play alone, without patience or error (the must-play check). stock: the
+        stock's cards, next first (read only by a player that sees hidden cards).
         """
         cdef HState* st = &self.st
         cdef Decision* d = &self.dec
@@ -468,6 +469,11 @@ cdef class Engine:
         st.wit.n_melds = len(table_melds)
         st.table_n = i
         st.stock_len = stock_left
+        if stock is not None:
+            if len(stock) != stock_left:
+                raise ValueError("decide_position: stock must hold stock_left cards")
+            for i in range(stock_left):
+                st.stock[i] = stock[i]
         st.turn = turn
         st.hand_no = hand_no
         for s in range(P):

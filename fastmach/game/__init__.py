@@ -367,7 +367,7 @@ class State:
         kind, placed, taken, melds, stands, rng = engine.decide_position(
             self.current_player, [h for h in self._hands], self._melds, self._stands,
             self.opened, len(self.stock), self.rng_state, self.failed_last,
-            turn=self.turn, hand_no=self.hand_index, scores=self.scores)
+            turn=self.turn, hand_no=self.hand_index, scores=self.scores, stock=self.stock)
         if kind == "play":
             cards = np.repeat(np.arange(NCARD), placed).tolist()
             return Play(melds, cards, (JOKER,) * taken, stands=stands, rng_after=rng)

@@ -261,6 +261,8 @@ def bench_strategies(games: int = 500, seed: int = 0, repeats: int = 1) -> list[
 
     names = []
     for name in REGISTRY:
+        if name in ("search", "clairvoyant"):   # whole games are too slow: bench_search
+            continue
         names.append(name)
         if name == "intermediate":
             names.append("intermediate(k=1)")
@@ -324,6 +326,52 @@ def format_lookahead(rows: list[dict]) -> str:
     for r in rows:
         lines.append(f"{r['playouts']:8d} {r['weighed']:10d} {r['ms_per_decision']:12.1f} "
                      f"{r['ms_per_decision'] / r['playouts']:17.2f}")
+    return "\n".join(lines)
+
+
+def bench_search(budgets: Sequence[int] = (1, 2, 4, 8, 16), positions: int = 24,
+                 rules: str = "classic(match=single)", seed: int = 0) -> list[dict]:
+    """Decisions per second of ``search`` against its budget (sampled deals per decision),
+    and of ``clairvoyant``, on the positions of :func:`bench_lookahead` (experts' games;
+    decisions with candidates to weigh, the stock order given), each decided once; the
+    expert's on every one of those positions first, the reference of the ratios."""
+    from fastmach.engine import make_engine
+    from fastmach.game import Game
+
+    r = resolve_rules(rules)
+    game = Game(r, ["expert"] * r.players)
+    states = []
+    rep = 0
+    while len(states) < positions and rep < 50:
+        st = game.new_initial_state(seed, rep)
+        while not st.is_terminal() and len(states) < positions:
+            if st.table and st.opened[st.current_player] and st.stock:
+                states.append(st.clone())
+            st.step()
+        rep += 1
+    rows = []
+    for name in ["expert"] + [f"search(budget={b})" for b in budgets] + ["clairvoyant"]:
+        eng = make_engine(r, [name] * r.players)[2]
+        spent, decided = 0.0, 0
+        for st in states:
+            t0 = time.perf_counter()
+            out = eng.decide_position(st.current_player, st._hands, st._melds, st._stands,
+                                      st.opened, len(st.stock), st.rng_state, stock=st.stock)
+            spent += time.perf_counter() - t0
+            decided += name == "expert" or out[5] != st.rng_state   # playouts were run
+        rows.append({"strategy": name, "positions": len(states), "weighed": decided,
+                     "decisions_per_s": decided / spent if spent > 0 else float("nan")})
+    return rows
+
+
+def format_search(rows: list[dict]) -> str:
+    lines = ["fastmach bench strategies: search and clairvoyant decisions per second "
+             "(decisions with candidates to weigh; classic single hands, one core)",
+             f"{'strategy':>20} {'decisions':>10} {'decisions/s':>12} {'expert / this':>14}"]
+    ref = rows[0]["decisions_per_s"]
+    for r in rows:
+        lines.append(f"{r['strategy']:>20} {r['weighed']:10d} {r['decisions_per_s']:12.2f} "
+                     f"{ref / r['decisions_per_s']:13.0f}x")
     return "\n".join(lines)
 
 
