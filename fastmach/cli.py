@@ -14,22 +14,23 @@ import time
 from pathlib import Path
 from typing import Sequence
 
-from . import __version__, bench
-from .batch import solve_file
-from .comparison import DEFAULT_GAMES, DEFAULT_MAX_GAMES, DEFAULT_SEED, compare, plan_study
-from .engine import run_play, summary
-from .errors import FastmachError
-from .gamelog import replay
-from .outputs import atomic_path, partial_name, probe_file
-from .precision import execute_to_precision
-from .report import build_report
-from .rules import PRESETS, resolve_rules, source_warning
-from .rules_doc import describe as describe_preset, markdown as rules_markdown
-from .solver import solve
-from .strategies import describe as describe_strategies
-from .study import Study
-from .sweep import SweepError, bench_driver, execute, format_bench, format_summary
-from .view import position_page, write_page, write_views
+from fastmach.core import __version__
+from fastmach.tools import bench
+from fastmach.solver.batch import solve_file
+from fastmach.tools.comparison import DEFAULT_GAMES, DEFAULT_MAX_GAMES, DEFAULT_SEED, compare, plan_study
+from fastmach.engine import run_play, summary
+from fastmach.errors import FastmachError
+from fastmach.game.gamelog import replay
+from fastmach.outputs import atomic_path, partial_name, probe_file
+from fastmach.study.precision import execute_to_precision
+from fastmach.report import build_report
+from fastmach.rules import PRESETS, resolve_rules, source_warning
+from fastmach.rules.doc import describe as describe_preset, markdown as rules_markdown
+from fastmach.solver import solve
+from fastmach.strategies import describe as describe_strategies
+from fastmach.study import Study
+from fastmach.study.sweep import SweepError, bench_driver, execute, format_bench, format_summary
+from fastmach.view import position_page, write_page, write_views
 
 
 # ------------------------------------------------------------------------------- solve

@@ -113,8 +113,8 @@ def test_batch_parquet_in_parquet_out_and_exit_0_when_all_solved(capsys, tmp_pat
 
 
 def test_batch_jsonl_answers_do_not_depend_on_workers(capsys, tmp_path):
-    from fastmach.bench import game_positions
-    from fastmach.cards import format_cards
+    from fastmach.tools.bench import game_positions
+    from fastmach.core.cards import format_cards
 
     tables, hands = game_positions("classic", games=2, seed=3)
     f = tmp_path / "pos.jsonl"

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from fastmach.engine import _engine
-from fastmach.cards import JOKER, NCARD, card_points, parse_cards
+from fastmach.core.cards import JOKER, NCARD, card_points, parse_cards
 from fastmach.engine import make_engine, play_games
 from fastmach.errors import FastmachError
 from fastmach.game import Game
@@ -356,7 +356,7 @@ def test_lookahead_plays_one_of_its_candidates_or_waits():
 
 
 def test_bench_lookahead_reports_cost_per_decision_by_budget():
-    from fastmach.bench import bench_lookahead, format_lookahead
+    from fastmach.tools.bench import bench_lookahead, format_lookahead
     rows = bench_lookahead(budgets=(1, 2), positions=5)
     assert [r["playouts"] for r in rows] == [1, 2]
     for r in rows:

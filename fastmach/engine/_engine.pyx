@@ -4,7 +4,7 @@
 # (unless a Python bot sits at the table): C arrays for hands, table and stock, one
 # strategy object per seat (fastmach.strategies: compiled classes behind one interface,
 # Strategy.decide), a splitmix64 PRNG per game. A turn's effect and the end of a hand are
-# the shared game flow (fastmach._turn.apply_turn, hand_end), the same code the lookahead
+# the shared game flow (fastmach.game._turn.apply_turn, hand_end), the same code the lookahead
 # playouts run. Python (fastmach/engine/__init__.py) validates rules and strategies and
 # builds the Engine; the deal of each hand comes from NumPy's Generator (so it is
 # reproducible from (replicate, root_seed) on any machine), drawn with the GIL between
@@ -17,8 +17,8 @@ import numpy as np
 cimport numpy as cnp
 cimport cython
 
-from fastmach._solver cimport NCARD, JOKER
-from fastmach._turn cimport (ERules, HState, Decision, Flow, A_PLAY, A_FAIL, E_EMPTIED,
+from fastmach.core._solver cimport NCARD, JOKER
+from fastmach.game._turn cimport (ERules, HState, Decision, Flow, A_PLAY, A_FAIL, E_EMPTIED,
                              MAX_PLAYERS, MAX_DECK, MAX_TURNS, RC_PYTHON, wit_clear,
                              flow_start, apply_turn, hand_end, next_uniform)
 from fastmach.strategies._base cimport Context, Strategy

@@ -118,6 +118,9 @@ class StrategyKind:
     doc: str
     skill_params: tuple[str, ...] = ()
     build: Callable | None = None
+    #: the skill sees fewer plays than the exact solver: under may_draw_when_able = false
+    #: the reference State asks this skill's search whether a play exists
+    limited_search: bool = False
 
 
 PATIENCE_STOCK = 10  # "a large stock" for patient players: at least this many cards
@@ -156,12 +159,13 @@ REGISTRY: dict[str, StrategyKind] = {
         "beginner", Beginner, TACTICS,
         "new melds from the hand alone (exact), then lay-offs onto the ends of runs and "
         "groups of three, one card at a time while any fits; never rearranges the table",
+        limited_search=True,
     ),
     "intermediate": StrategyKind(
         "intermediate", Intermediate, (K,) + TACTICS,
         "may dissolve up to k table melds and regroup their cards with the hand (exact "
         "over every such set), other melds intact, plus lay-offs onto the intact melds",
-        skill_params=("k",),
+        skill_params=("k",), limited_search=True,
     ),
     "patient": StrategyKind(
         "patient", Expert,
@@ -190,6 +194,10 @@ class Strategy:
     @property
     def kind(self) -> StrategyKind:
         return REGISTRY[self.name]
+
+    @property
+    def limited_search(self) -> bool:
+        return self.kind.limited_search
 
     @property
     def params(self) -> dict[str, float]:

@@ -10,7 +10,7 @@ derive what it needs from the observation, so games stay reproducible on any num
 workers.
 
 The engine asks the bot on its seat's turn and applies the answer with the same game flow
-as every other strategy. The answer is checked first (``fastmach.actions.check_action``):
+as every other strategy. The answer is checked first (``fastmach.game.actions.check_action``):
 an illegal action stops the game with a FastmachError naming the seat, the hand, the turn
 and the rule broken. A ``Draw`` from an empty stock under ``stock_empty = "play-on"`` is the
 pass the engine makes of any draw there.
@@ -24,8 +24,8 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from fastmach.actions import Action, Draw, Fail, Pass, Play, check_action, meld_stands
-from fastmach.cards import JOKER, NCARD
+from fastmach.game.actions import Action, Draw, Fail, Pass, Play, check_action, meld_stands
+from fastmach.core.cards import JOKER, NCARD
 from fastmach.errors import FastmachError
 from fastmach.rules import Rules
 from fastmach.solver import opening, solve

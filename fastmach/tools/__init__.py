@@ -1,1 +1,2 @@
-"""Tools built on studies and statistics: ``tune`` (search the rule space for targets)."""
+"""Developer tools over the library: benchmarks (bench), rule-set comparisons (comparison)
+and the rule search (tune)."""

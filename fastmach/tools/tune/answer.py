@@ -4,7 +4,7 @@ The finalists (the best candidates of the largest rung reached) are played again
 ``fresh_deals`` new deals (another seed, :attr:`Space.fresh_seed`): the search picked them
 for doing well on its own deals, so their search estimates are biased in their favour (the
 winner's curse); the fresh estimates are not. Each metric's deal-clustered 95% interval is
-the scorecard's (:func:`fastmach.stats.scorecard`). The probability that a finalist meets
+the scorecard's (:func:`fastmach.analysis.stats.scorecard`). The probability that a finalist meets
 a target in a cell is ``P(L <= X <= H)`` for ``X ~ N(estimate, se^2)``, ``se`` being the
 interval's half-width over its 97.5% quantile (the normal approximation of the
 estimate; for shares this reads the Wilson interval as if symmetric, for the seat spread
@@ -25,7 +25,7 @@ import pandas as pd
 
 from fastmach.outputs import atomic_path
 from fastmach.rules import format_value
-from fastmach.stats import SCORECARD_METRICS, t_quantile
+from fastmach.analysis.stats import SCORECARD_METRICS, t_quantile
 from fastmach.tools.tune.search import Evaluator, Search, _has_metric, loss_of
 from fastmach.tools.tune.space import METRIC_UNITS, Space
 

@@ -21,7 +21,7 @@ names the problem (the file, the table and the key), raised before any game::
     hand_size = "9..15"          # an integer range, both ends included
     opening_points = [0, 24, 36] # or a list of choices
 
-    [targets]                    # scorecard metrics (fastmach.stats.SCORECARD_METRICS)
+    [targets]                    # scorecard metrics (fastmach.analysis.stats.SCORECARD_METRICS)
     turns_per_hand = "40 +- 3"   # a band: centre +- tolerance, in the metric's unit
     stock_out_per_hand = "< 2%"  # a bound (<, <=, >, >=); shares also in percent
     # seat_spread = { target = "< 0.03", weight = 2, players = [4] }
@@ -43,7 +43,7 @@ from typing import Any, Mapping
 
 from fastmach.errors import FastmachError
 from fastmach.rules import TABLE, Rules, format_value
-from fastmach.stats import SCORECARD_METRICS, SKILL_PAIR
+from fastmach.analysis.stats import SCORECARD_METRICS, SKILL_PAIR
 from fastmach.study import Study
 
 __all__ = ["Axis", "Target", "Space", "load_space", "METRIC_UNITS"]

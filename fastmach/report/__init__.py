@@ -2,12 +2,12 @@
 
 ``build_report(RESULTS_DIR, OUT_DIR)`` reads only what a sweep stored (the game chunks,
 the hand rows in ``_hands/`` and ``_study.json``), so a report can be rebuilt at any time
-without running the study again. Every figure comes from :mod:`fastmach.stats` (the deal is the
+without running the study again. Every figure comes from :mod:`fastmach.analysis.stats` (the deal is the
 unit of every interval). ``index.html`` is self-contained (figures embedded as base64
 PNG); ``summary.md`` links to the PNG/SVG files in ``OUT_DIR/figures/``; ``OUT_DIR/tables/``
 holds the numbers as CSV (``scorecard.csv``, ``seats.csv``, ``effects.csv``, ...). ``fastmach report
 RESULTS_DIR [--out DIR]`` (fastmach.cli) calls :func:`build_report`. ``OUT_DIR/games/`` holds viewer pages of games
-that show the findings (:mod:`fastmach.showcase`).
+that show the findings (:mod:`fastmach.report.showcase`).
 """
 
 from __future__ import annotations
@@ -26,9 +26,10 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from markupsafe import Markup
 
-from fastmach import plots, stats
+from fastmach.analysis import stats
+from fastmach.report import plots
 from fastmach.errors import FastmachError
-from fastmach.sweep import MANIFEST
+from fastmach.study.sweep import MANIFEST
 
 __all__ = ["load_results", "build_report", "findings", "FIGURES", "TABLES"]
 
@@ -74,9 +75,9 @@ def load_results(results_dir: Path | str, *, ignore_foreign: bool = False
 
     Every chunk file is checked against the manifest's sizes and checksums; a bad chunk, or
     one the manifest does not record, is an error naming the file (``ignore_foreign``:
-    leave out the unrecorded ones instead). See :func:`fastmach.store.read_table`.
+    leave out the unrecorded ones instead). See :func:`fastmach.study.store.read_table`.
     """
-    from fastmach.store import read_table
+    from fastmach.study.store import read_table
 
     d = Path(results_dir)
     if d.exists() and not d.is_dir():
@@ -401,8 +402,8 @@ def _figures(hands: pd.DataFrame, a: _Analysis, fig_dir: Path) -> list[dict]:
 def _games(results_dir: Path | str, hands: pd.DataFrame, manifest: dict, a: _Analysis,
            out: Path) -> list[dict]:
     """Viewer pages of games that show the findings (``OUT/games/``, see
-    :mod:`fastmach.showcase`): per rules variant, its name and links."""
-    from fastmach import showcase
+    :mod:`fastmach.report.showcase`): per rules variant, its name and links."""
+    from fastmach.report import showcase
     from fastmach.study import Study
 
     text = manifest.get("study")
@@ -476,7 +477,7 @@ def build_report(results_dir: Path | str, out_dir: Path | str | None = None, *,
     """Write ``index.html``, ``summary.md``, ``figures/``, ``tables/*.csv`` and ``games/``.
 
     ``show_games``: write, per rules variant, viewer pages of the longest hand, a stock-out
-    and a blocked hand (:mod:`fastmach.showcase`; the games are written again from their
+    and a blocked hand (:mod:`fastmach.report.showcase`; the games are written again from their
     seeds and checked against the hand rows) and link them from the findings.
 
     Reads a study's stored game and hand rows (the study is not run again; only the few
@@ -486,7 +487,7 @@ def build_report(results_dir: Path | str, out_dir: Path | str | None = None, *,
     when ``out_dir`` cannot be written (checked before the work). The two pages are written
     under temporary names and moved into place when complete.
     ``pairs``: the ``(variant, baseline)`` rules of the effects (default: every variant
-    against its baseline, :func:`fastmach.stats.default_pairs`); ``fastmach compare``
+    against its baseline, :func:`fastmach.analysis.stats.default_pairs`); ``fastmach compare``
     passes its own, and its command (which rewrites the report) is then the one to rerun.
     """
     from fastmach.outputs import atomic_path, probe_dir

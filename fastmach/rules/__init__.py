@@ -3,7 +3,7 @@
 Every rule parameter (docs/rules.md) is one entry of :data:`TABLE`: its name, type, allowed
 values, default, meaning and the clause of each preset's source text it comes from. The fields
 of :class:`Rules`, their validation, the rules strings and the parameter reference of
-docs/rules.md (:mod:`fastmach.rules_doc`) are all derived from it, so a sweep can vary each
+docs/rules.md (:mod:`fastmach.rules.doc`) are all derived from it, so a sweep can vary each
 parameter on its own and adding one is one entry here (and its value in each preset) plus its
 use in the game flow. A preset is only a set of parameter values (:data:`PRESETS`). The canonical
 string names the preset and the fields that differ from it::
@@ -25,7 +25,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from fastmach.cards import POINT_SCHEMES, card_points
+from fastmach.core.cards import POINT_SCHEMES, card_points
 from fastmach.errors import FastmachError
 
 __all__ = ["Rules", "PRESETS", "PARAMETERS", "TABLE", "Parameter", "SOURCE_PLAYERS", "parse_value", "format_value",

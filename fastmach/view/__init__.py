@@ -2,7 +2,7 @@
 
 ``fastmach view LOG.jsonl[.gz]`` writes an index of the log's games and one page per game;
 ``--game N`` writes only game N (0-based, in log order). Every hand is re-checked turn by
-turn with the log reader of ``fastmach.gamelog`` (its validator, no solver), and each step
+turn with the log reader of ``fastmach.game.gamelog`` (its validator, no solver), and each step
 of a page shows that reader's state: what the page shows is what the log says.
 
 ``fastmach view --table ... --hand ... --rules ...`` shows a position before and after the
@@ -25,10 +25,10 @@ from typing import Any, Sequence
 import jinja2
 from markupsafe import Markup
 
-from fastmach import validate
-from fastmach.cards import JOKER, card_str, parse_cards
+from fastmach.core import validate
+from fastmach.core.cards import JOKER, card_str, parse_cards
 from fastmach.errors import FastmachError
-from fastmach.gamelog import _Bad, _HandChecker, log_records
+from fastmach.game.gamelog import _Bad, _HandChecker, log_records
 from fastmach.rules import Rules
 
 __all__ = ["read_games", "ViewGame", "game_page", "index_page", "position_page",
@@ -229,7 +229,7 @@ def read_games(path: str | Path) -> list[ViewGame]:
 
     A game starts at a header with ``hand`` 0. Records of another type between hands are
     skipped; unknown fields are ignored. As for ``fastmach replay``, a log must end with its
-    closing record (``fastmach.engine.log``): one without is partial. A bad log raises
+    closing record (``fastmach.game.log``): one without is partial. A bad log raises
     FastmachError naming the line.
     """
     path = Path(path)

@@ -17,10 +17,10 @@ from typing import Any
 
 import pandas as pd
 
-from fastmach import stats
+from fastmach.analysis import stats
 from fastmach.errors import FastmachError
 from fastmach.study import Study
-from fastmach.sweep import MANIFEST, execute, read_hands, read_results
+from fastmach.study.sweep import MANIFEST, execute, read_hands, read_results
 
 __all__ = ["half_widths", "shortfall", "execute_to_precision"]
 
@@ -62,7 +62,7 @@ def _resumed_games(study: Study, out: str | Path) -> int:
 def execute_to_precision(study: Study, out: str | Path, **kwargs: Any) -> dict:
     """Run ``study`` into ``out``, growing it by ``chunk`` deals until precise enough.
 
-    ``kwargs`` go to :func:`fastmach.sweep.execute`. Returns the last run summary with
+    ``kwargs`` go to :func:`fastmach.study.sweep.execute`. Returns the last run summary with
     ``precision_games`` (deals per cell reached) and ``precision_missed`` (cell -> half-
     widths for the cells that did not reach the precision by ``max_games``); prints them.
     """

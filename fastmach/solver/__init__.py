@@ -7,14 +7,14 @@ that all of it splits into valid melds, and how. ``partition`` splits a given se
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 
-from . import _batch, _solver
-from .cards import JOKER, NCARD, OPENING_POINTS, card_points, card_str, cards_to_counts, check_copies, parse_cards
-from .errors import FastmachError
-from .rules import Rules, resolve_rules
+from fastmach.core import _batch, _solver
+from fastmach.core.cards import JOKER, NCARD, OPENING_POINTS, card_points, card_str, cards_to_counts, check_copies, parse_cards
+from fastmach.errors import FastmachError
+from fastmach.rules import Rules, resolve_rules
 
 #: weight multiplier making points the first criterion and cards the tie-break
 _POINT_SCALE = 256
@@ -47,11 +47,15 @@ class Solution:
             lines.append("  " + " ".join(_show(c, s) for c, s in zip(m, st)))
         return "\n".join(lines)
 
-    def _repr_html_(self) -> str:
-        """Jupyter: the table's cards before, the melds after, placed cards marked."""
-        from .view import solution_html
+    def _repr_html_(self) -> str | None:
+        """Jupyter: the table's cards before, the melds after, placed cards marked (by
+        ``html_renderer``, which ``fastmach`` sets to the viewer's ``solution_html``: the
+        solver does not import the viewer, a layer above it); None (plain repr) when unset."""
+        return None if html_renderer is None else html_renderer(self)
 
-        return solution_html(self)
+
+#: Renders a Solution as HTML (Solution._repr_html_); set by the package to the viewer's.
+html_renderer: Callable[[Solution], str] | None = None
 
 
 def _show(c: int, stands: int) -> str:

@@ -24,7 +24,7 @@ from an empty stock under ``stock_empty = "ends-hand"`` has ``drawn: []`` and en
 Each call of :func:`write_log` (one batch of games, appended) ends with a closing record
 ``{"type": "close", "games": N}``: a log whose last record is not a closing record, or a
 game whose last hand is not ``match_over``, is incomplete and ``fastmach replay``
-(``fastmach.gamelog``, which re-checks a log without the engine) rejects it. A name
+(``fastmach.game.gamelog``, which re-checks a log without the engine) rejects it. A name
 ending in ``.gz`` writes the log gzip-compressed (:func:`fastmach.outputs.open_text`).
 """
 from __future__ import annotations
@@ -35,7 +35,7 @@ from typing import Iterable
 
 import numpy as np
 
-from fastmach.cards import NCARD, card_str
+from fastmach.core.cards import NCARD, card_str
 from fastmach.outputs import open_text
 from fastmach.rules import Rules
 

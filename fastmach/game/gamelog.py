@@ -1,10 +1,10 @@
 """``replay``: re-check the JSON-lines game logs (written by the engine, see
-``fastmach.engine.log``) without the solver.
+``fastmach.game.log``) without the solver.
 
-The format (header, turn and end records) is described in ``fastmach.engine.log``.
+The format (header, turn and end records) is described in ``fastmach.game.log``.
 
 ``replay`` checks every turn without the engine or the solver (a play by the rules of
-``fastmach.actions``, which checks melds with ``fastmach.validate``): the seat order, that
+``fastmach.game.actions``, which checks melds with ``fastmach.core.validate``): the seat order, that
 placed cards come from the hand, that the table after a play is exactly the table before plus
 the placed cards (minus taken jokers) in valid melds, the opening rule, that drawn cards
 are the next stock cards, passes only on an empty stock, the end of the hand (emptied
@@ -22,8 +22,8 @@ from typing import Iterable, Iterator
 
 import numpy as np
 
-from fastmach.actions import Draw, Fail, Pass, Play, check_action
-from fastmach.cards import JOKER, card_points, card_str, parse_card
+from fastmach.game.actions import Draw, Fail, Pass, Play, check_action
+from fastmach.core.cards import JOKER, card_points, card_str, parse_card
 from fastmach.errors import FastmachError
 from fastmach.game import Game
 from fastmach.outputs import read_text
@@ -159,7 +159,7 @@ class _HandChecker:
         if action == "play":
             if drawn:
                 raise _Bad("a play draws no card")
-            # the play rules of fastmach.actions (validate only; the log holds no joker
+            # the play rules of fastmach.game.actions (validate only; the log holds no joker
             # readings, so any table joker may be the one taken back)
             try:
                 check_action(r, Play(table, placed, taken), seat=seat, hand=hand,

@@ -17,11 +17,11 @@ import threading
 import numpy as np
 cimport numpy as cnp
 
-from fastmach._solver cimport Solver, SolverRules, Witness, NCARD, JOKER, MAX_MELDS, MAX_TABLE
+from fastmach.core._solver cimport Solver, SolverRules, Witness, NCARD, JOKER, MAX_MELDS, MAX_TABLE
 
 cnp.import_array()
 
-# row status codes (fastmach.batch.STATUS gives their names)
+# row status codes (fastmach.solver.batch.STATUS gives their names)
 cdef enum:
     ST_SOLVED = 0
     ST_INVALID_TABLE = -1
@@ -82,7 +82,7 @@ cdef class Record:
 # ------------------------------------------------------------------- one row
 
 cdef bint _meld_ok(const int* cards, int n, int ace_high, int limited) noexcept nogil:
-    """Is this one valid group or run? (the rules of fastmach.validate.meld_problem)"""
+    """Is this one valid group or run? (the rules of fastmach.core.validate.meld_problem)"""
     cdef int i, c, real = 0, jokers = 0, rank = -1, suit = -1, aces = 0, lo, hi, top
     cdef int seen[14]
     cdef bint group = 1, run = 1, fits

@@ -13,23 +13,23 @@ from typing import Sequence
 
 import numpy as np
 
-from . import _batch
-from .cards import NCARD, format_cards
-from .errors import FastmachError
-from .rules import Rules
-from .solver import (BAD_CARDS, SOLVED, STATUS, Solution, _all_valid_melds, _counts,
+from fastmach.core import _batch
+from fastmach.core.cards import NCARD, format_cards
+from fastmach.errors import FastmachError
+from fastmach.rules import Rules
+from fastmach.solver import (BAD_CARDS, SOLVED, STATUS, Solution, _all_valid_melds, _counts,
                      _flatten_table, _record, _status_message)
 
 __all__ = ["SolveBatch", "STATUS", "solve_many", "to_counts"]
 
-_MAX_MELDS, _MAX_TABLE = 64, 176  # the compiled Witness (fastmach/_solver.pxd)
+_MAX_MELDS, _MAX_TABLE = 64, 176  # the compiled Witness (fastmach/core/_solver.pxd)
 
 
 @dataclass(frozen=True, eq=False)
 class SolveBatch:
     """The answers of :func:`solve_many`, one row per position (NumPy arrays).
 
-    ``status`` is 0 when solved, else negative (``fastmach.batch.STATUS`` names the
+    ``status`` is 0 when solved, else negative (``fastmach.solver.batch.STATUS`` names the
     codes: -1 invalid table, -2 too many copies, -3 bad cards, -4 state limit, -5
     internal error) and ``errors[i]`` is the message; a failed row has ``n_placed`` and
     ``value`` -1 and no placed cards. ``value`` is what the objective counts (cards, or
@@ -275,7 +275,7 @@ def _read_rows(path: str, fmt: str, rules: str, objective: str):
 
 def _solve_rows(rows: list[dict], workers: int) -> None:
     """Fill each row's result (placed, melds, value) or error, one solve_many per group."""
-    from .solver import _record
+    from fastmach.solver import _record
 
     groups: dict[tuple, list[int]] = {}
     for i, row in enumerate(rows):
@@ -307,7 +307,7 @@ def solve_file(path: str, out: str | None, *, rules: str = "classic",
     import json
     import sys
 
-    from .cards import card_str
+    from fastmach.core.cards import card_str
 
     fmt = file_format(path)
     if fmt == "parquet" and not out:

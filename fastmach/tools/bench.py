@@ -10,10 +10,10 @@ from typing import Sequence
 
 import numpy as np
 
-from . import _solver
-from .cards import JOKER, NCARD
-from .rules import Rules, resolve_rules
-from .solver import _weights
+from fastmach.core import _solver
+from fastmach.core.cards import JOKER, NCARD
+from fastmach.rules import Rules, resolve_rules
+from fastmach.solver import _weights
 
 SIZE_BANDS = ((0, 20), (21, 50), (51, 200))
 
@@ -26,7 +26,7 @@ def game_positions(rules: Rules | str = "classic", games: int = 40, seed: int = 
     each turn's (table, hand of the seat to play) before its decision is one position,
     rebuilt from the engine's own record of the games (``play_batch(record=True)``).
     """
-    from .engine import make_engine
+    from fastmach.engine import make_engine
 
     rules = resolve_rules(rules).replace(players=players)
     eng = make_engine(rules, ["expert"] * players)[2]
@@ -51,7 +51,7 @@ def game_positions(rules: Rules | str = "classic", games: int = 40, seed: int = 
 
 def _milp_reference():
     """The integer-programming reference of the test suite (source checkout + scipy only)."""
-    path = Path(__file__).resolve().parents[1] / "tests" / "refs" / "milp.py"
+    path = Path(__file__).resolve().parents[2] / "tests" / "refs" / "milp.py"
     if not path.exists() or importlib.util.find_spec("scipy") is None:
         return None
     spec = importlib.util.spec_from_file_location("fastmach_bench_milp", path)
@@ -138,8 +138,8 @@ def bench_solver_api(games: int = 120, seed: int = 1, c_program: str | None = No
     import subprocess
     import tempfile
 
-    from .batch import solve_many
-    from .solver import solve
+    from fastmach.solver.batch import solve_many
+    from fastmach.solver import solve
 
     rules = resolve_rules("classic")
     tables, hands = game_positions(rules, games=games, seed=seed)
@@ -243,7 +243,7 @@ def bench_games(games: int = 2000, seed: int = 0) -> list[dict]:
     A row of the engine is one game of the rules' ``match``: the classic preset plays a
     match of one dealer rotation (4 hands), so its single-hand figure is shown too.
     """
-    from .engine import bench as engine_bench
+    from fastmach.engine import bench as engine_bench
 
     rows = []
     for name in ("classic(match=single)", "classic", "jokers", "ace-low", "italian"):
@@ -256,8 +256,8 @@ def bench_strategies(games: int = 500, seed: int = 0, repeats: int = 1) -> list[
     """Games per second for each registered strategy at a full table (classic, 4 seats),
     intermediate at k=1 too; with the mean turns per game and the time per decision (a
     turn). ``repeats``: the best of that many timings (the same games each time)."""
-    from .engine import bench as engine_bench
-    from .strategies import REGISTRY
+    from fastmach.engine import bench as engine_bench
+    from fastmach.strategies import REGISTRY
 
     names = []
     for name in REGISTRY:
@@ -287,8 +287,8 @@ def bench_lookahead(budgets: Sequence[int] = (4, 8, 16, 32, 64), positions: int 
     the hand), taken from games of experts; each is decided once per budget. Also the
     number of candidates per decision (all / some / none of the maximum placement).
     """
-    from .engine import make_engine
-    from .game import Game
+    from fastmach.engine import make_engine
+    from fastmach.game import Game
 
     r = resolve_rules(rules)
     game = Game(r, ["expert"] * r.players)
@@ -346,7 +346,7 @@ def format_games(rows: list[dict]) -> str:
 
 def format_cardset() -> str:
     try:
-        from ._cardset import bench_cardset
+        from fastmach.core._cardset import bench_cardset
     except ImportError:
         return "fastmach bench cardset: the _cardset module is not built"
     res = bench_cardset()

@@ -13,7 +13,7 @@ from libc.stdint cimport uint8_t, int32_t, int64_t, uint64_t
 cdef extern from *:
     """
     #if !defined(__GNUC__) && !defined(__clang__)
-    #error "fastmach._cardset needs GCC or Clang (__builtin_popcountll, __builtin_ctzll)"
+    #error "fastmach.core._cardset needs GCC or Clang (__builtin_popcountll, __builtin_ctzll)"
     #endif
     #define cs_ctz(x) __builtin_ctzll((unsigned long long)(x))
     #if defined(__POPCNT__) || !(defined(__x86_64__) || defined(__i386__))

@@ -1,6 +1,6 @@
 """Figures of a balance report (matplotlib, Agg backend; PNG and SVG).
 
-Each ``plot_*`` function takes hand rows or a table from :mod:`fastmach.stats` and returns
+Each ``plot_*`` function takes hand rows or a table from :mod:`fastmach.analysis.stats` and returns
 a matplotlib ``Figure``; panels of a figure share their axes (no panel is shrunk to a
 sliver by another's range); rules appear by their short labels (:func:`short_labels`);
 :func:`save_figure` writes it as PNG and SVG, :func:`figure_png_base64` embeds it in HTML.
@@ -23,7 +23,7 @@ import pandas as pd  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
 
-from fastmach.stats import parse_rules  # noqa: E402
+from fastmach.analysis.stats import parse_rules  # noqa: E402
 
 __all__ = [
     "PRESET_COLOURS", "preset_colour", "short_labels", "plot_length_survival",
@@ -165,7 +165,7 @@ def plot_stock_timing(hands: pd.DataFrame, labels: dict[str, str]) -> Figure:
 def plot_seat_dots(seats: pd.DataFrame, labels: dict[str, str]) -> Figure:
     """Dot plot of each seat's win share minus the fair share (percentage points per hand).
 
-    ``seats`` is :func:`fastmach.stats.seat_table` by ``("rules", "players")``; the bars
+    ``seats`` is :func:`fastmach.analysis.stats.seat_table` by ``("rules", "players")``; the bars
     are its multiplicity-adjusted intervals; filled dots are named seats (interval
     excluding the fair share). One panel per player count, a shared axis.
     """
@@ -206,7 +206,7 @@ def plot_seat_dots(seats: pd.DataFrame, labels: dict[str, str]) -> Figure:
 def plot_strategy_matrix(matrix: pd.DataFrame) -> Figure:
     """Heat map strategy x opponent: per-seat win share minus the fair share (pp per hand).
 
-    ``matrix`` is :func:`fastmach.stats.strategy_matrix`; cells are annotated with the win
+    ``matrix`` is :func:`fastmach.analysis.stats.strategy_matrix`; cells are annotated with the win
     share and its deal-clustered interval.
     """
     names = sorted(set(matrix["strategy"]) | set(matrix["opponent"]))
@@ -243,7 +243,7 @@ _EFFECT_PANELS = [("turns_per_hand", "turns per hand", 1.0),
 def plot_effects(effects: pd.DataFrame, labels: dict[str, str]) -> Figure:
     """Each rule's paired effect by player count (one marker per line-up, black: pooled).
 
-    ``effects`` is :func:`fastmach.stats.effects`; one panel per metric with its own unit,
+    ``effects`` is :func:`fastmach.analysis.stats.effects`; one panel per metric with its own unit,
     shared by every rule; 95% deal-clustered intervals; the dashed line is no effect.
     """
     variants = _rules_order(effects["variant"])

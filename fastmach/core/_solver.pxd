@@ -1,4 +1,4 @@
-# The compiled boundary of the exact partition solver (fastmach/_solver.pyx).
+# The compiled boundary of the exact partition solver (fastmach/core/_solver.pyx).
 #
 # Card ids: c = suit*13 + (rank-1), suits S H D C = 0..3, ranks A=1 .. K=13; joker = 52.
 # A multiset of cards is a uint8 count array of length NCARD (index 52 counts jokers).

@@ -16,7 +16,7 @@ hand file first, so ``pandas.read_parquet(DIR)`` reads every finished game and n
 else (the leading underscore hides ``_hands``), :func:`read_hands` the hand rows, and
 re-running the same study on DIR plays only the missing chunks: a chunk whose files (game
 rows and hand rows) do not match their recorded size and checksum (or that has no record)
-is played again (see :mod:`fastmach.store`). The plan is a generator: memory does not grow
+is played again (see :mod:`fastmach.study.store`). The plan is a generator: memory does not grow
 with the number of games, and a study beyond :data:`MAX_CHUNKS` chunks or
 :data:`MAX_GAMES` games is refused. The worker builds and serialises the
 tidy table; the driver only writes bytes, so remote Dask workers need no shared disk.
@@ -51,7 +51,8 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 
-from fastmach import store as integrity
+from fastmach.study import store as integrity
+from fastmach.core import __version__
 from fastmach.errors import FastmachError
 from fastmach.study import Study
 
@@ -326,15 +327,7 @@ def _now() -> str:
 
 
 def _version() -> str:
-    try:
-        import fastmach
-        return str(fastmach.__version__)
-    except Exception:  # pragma: no cover - the compiled core is missing
-        from importlib.metadata import PackageNotFoundError, version
-        try:
-            return version("fastmach")
-        except PackageNotFoundError:
-            return "unknown"
+    return __version__
 
 
 def _write_atomic(path: Path, data: bytes) -> None:
@@ -366,7 +359,7 @@ class Store:
     """A study's result directory: manifest plus one parquet file per finished chunk.
 
     Every finished chunk has a record of its files' sizes and checksums
-    (:mod:`fastmach.store`); on opening, a chunk whose files do not match it, or that has
+    (:mod:`fastmach.study.store`); on opening, a chunk whose files do not match it, or that has
     none, is removed (and so played again).
     """
 
@@ -525,7 +518,7 @@ def _grown(stored: Any, study: Study) -> bool:
     """True when ``study`` has a ``max_games`` (a precision, or a tune's race) and
     ``stored`` (a manifest's study text) is ``study`` with fewer deals ending on a chunk
     boundary: its chunks are then chunks of ``study`` (same seeds), so the result
-    directory grows (:mod:`fastmach.precision`, :mod:`fastmach.tools.tune`)."""
+    directory grows (:mod:`fastmach.study.precision`, :mod:`fastmach.tools.tune`)."""
     if study.max_games is None:
         return False
     try:
@@ -549,7 +542,7 @@ def read_hands(out: str | Path, study: Study | None = None):
 
 
 def _read_rows(root: Path, study: Study | None, subdir: str, keys: list[str]):
-    """The rows of ``root/subdir``'s chunk files (verified, see :mod:`fastmach.store`),
+    """The rows of ``root/subdir``'s chunk files (verified, see :mod:`fastmach.study.store`),
     sorted by cell (study order), then ``keys``."""
     manifest = _manifest(root)
     if study is None:

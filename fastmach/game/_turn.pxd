@@ -14,7 +14,7 @@
 from libc.stdint cimport uint8_t, int32_t, int64_t, uint32_t, uint64_t
 from libc.string cimport memset, memcpy, memmove, memcmp
 
-from fastmach._solver cimport SolverRules, Witness, NCARD, JOKER, MAX_MELDS, MAX_TABLE
+from fastmach.core._solver cimport SolverRules, Witness, NCARD, JOKER, MAX_MELDS, MAX_TABLE
 
 cdef enum:
     MAX_PLAYERS = 8

@@ -1,7 +1,7 @@
 """Bitset card multisets: the Python ``CardSet`` over the inline operations of _cardset.pxd.
 
 A ``CardSet`` holds up to 3 copies of each of the 52 card types plus up to 255 jokers.
-It is built from anything :func:`fastmach.cards.parse_cards` reads (``"AS 10H JK"``, a
+It is built from anything :func:`fastmach.core.cards.parse_cards` reads (``"AS 10H JK"``, a
 list of tokens or ids, a uint8 count array of length 53) or from another ``CardSet``.
 Compiled modules cimport ``CardSet`` and use its ``s`` struct with the ``cs_*`` functions.
 """
@@ -9,7 +9,7 @@ from time import perf_counter_ns
 
 import numpy as np
 
-from fastmach.cards import card_points, card_str, cards_to_counts, parse_cards
+from fastmach.core.cards import card_points, card_str, cards_to_counts, parse_cards
 from fastmach.errors import FastmachError
 
 #: True when this build counts bits with the popcnt instruction (-mpopcnt).
@@ -19,7 +19,7 @@ _LIMIT = "a card set holds at most 3 copies of each card and 255 jokers"
 
 
 cdef int _card_id(object card) except -1:
-    """Card id of one token or id; fastmach.cards validates it and names a bad one."""
+    """Card id of one token or id; fastmach.core.cards validates it and names a bad one."""
     if type(card) is int and 0 <= card < CS_NCARD:
         return card
     return parse_cards([card])[0]
@@ -32,7 +32,7 @@ cdef str _names(const uint8_t[::1] counts):
 
 
 cdef int _point_table(object scheme, pointtab_t* t) except -1:
-    """Fill ``t`` from a scheme name (fastmach.cards.POINT_SCHEMES) or 53 per-card values."""
+    """Fill ``t`` from a scheme name (fastmach.core.cards.POINT_SCHEMES) or 53 per-card values."""
     if isinstance(scheme, str):
         pts = card_points(scheme)
     else:
@@ -51,7 +51,7 @@ cdef int _point_table(object scheme, pointtab_t* t) except -1:
 
 
 cdef class CardSet:
-    """A multiset of cards as layered bitsets (see fastmach/_cardset.pxd).
+    """A multiset of cards as layered bitsets (see fastmach/core/_cardset.pxd).
 
     ``CardSet("8H 8H JK")``, ``CardSet([0, 13, 52])``, ``CardSet(counts)``; ``len``,
     ``in``, ``count``, ``add``/``remove``, ``<=`` (sub-multiset), ``+``/``-`` (multiset
@@ -122,7 +122,7 @@ cdef class CardSet:
 
     def points(self, scheme) -> int:
         """Total points of the cards under a ``hand_points`` scheme name
-        (:data:`fastmach.cards.POINT_SCHEMES`) or an array of 53 per-card values."""
+        (:data:`fastmach.core.cards.POINT_SCHEMES`) or an array of 53 per-card values."""
         cdef pointtab_t t
         _point_table(scheme, &t)
         return cs_points(&self.s, &t)

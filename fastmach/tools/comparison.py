@@ -5,7 +5,7 @@
 seats rotated, so that replicate ``r`` is the same deal in every cell (common random
 numbers). The first rule set is the baseline A; every other one is compared with A deal
 by deal. The statistics (intervals clustered by deal, multiplicity control, the
-scorecard and effects tables) are those of :mod:`fastmach.stats`; this module plans and
+scorecard and effects tables) are those of :mod:`fastmach.analysis.stats`; this module plans and
 runs the study, picks the rows of the comparison and words them.
 
 With ``out=DIR`` everything is kept: ``DIR/results`` is a normal study store (resumable,
@@ -14,7 +14,7 @@ report and ``tables/*.csv`` that ``fastmach report`` writes, on the compared pai
 Running the same comparison again resumes it.
 
 A sample size can be asked for instead of a number of deals: with ``precision`` the
-study is the study-level precision of :mod:`fastmach.precision` (deals added a chunk at a
+study is the study-level precision of :mod:`fastmach.study.precision` (deals added a chunk at a
 time, the same seeds as a fixed-size run, until every cell's turns per hand, and if asked
 every seat's win share, is known that well, or ``max_games`` deals per cell).
 """
@@ -168,7 +168,7 @@ def plan_study(rules: Sequence[str], players: Sequence[int] | None = None,
     2-4), to the counts its deck can deal and to the longest line-up or more;
     ``lineups`` (strings ``"expert,beginner"`` or lists) default to an expert line-up and
     an expert/beginner one. ``precision`` and ``max_games`` are the study's (see
-    :mod:`fastmach.precision`). Every error is a FastmachError naming the bad input.
+    :mod:`fastmach.study.precision`). Every error is a FastmachError naming the bad input.
     """
     parsed = _parse_rules(rules)
     lus = _lineups_of(lineups)
@@ -218,7 +218,7 @@ def comparison_table(effects: pd.DataFrame, pairs: Sequence[tuple[str, str]],
 
     Columns: ``variant, baseline, players, lineup, metric, label, baseline_value,
     variant_value, diff, lo, hi, p_adjusted, pairs, word``, all from the rows of
-    ``effects`` (:func:`fastmach.stats.effects`); ``players``/``lineup`` are empty on
+    ``effects`` (:func:`fastmach.analysis.stats.effects`); ``players``/``lineup`` are empty on
     pooled rows. A metric with no pooled row (the seat spread does not pool across player
     counts) shows its rows by player count and line-up when any of them has a word, else
     one row that says so.
@@ -354,7 +354,7 @@ class Comparison:
 
     ``effects``: the rows of ``effects.csv`` for the compared pairs (``variant,
     baseline, players, lineup, metric, diff, lo, hi, rel_diff, p_value, p_adjusted,
-    pairs, baseline_value, variant_value``, from :func:`fastmach.stats.effects`);
+    pairs, baseline_value, variant_value``, from :func:`fastmach.analysis.stats.effects`);
     ``scorecard``: one row per cell; ``table``: the printed table as numbers
     (:func:`comparison_table`); ``study``: the Study it ran (its ``games`` the deals
     played); ``out``: the directory kept, if any.
@@ -397,9 +397,9 @@ class Comparison:
 
 def _analyse(results: Path, study: Study, pairs: list[tuple[str, str]]
              ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """``(effects, scorecard)`` of a result store, from :mod:`fastmach.stats`."""
-    from fastmach import stats
-    from fastmach.sweep import read_hands, read_results
+    """``(effects, scorecard)`` of a result store, from :mod:`fastmach.analysis.stats`."""
+    from fastmach.analysis import stats
+    from fastmach.study.sweep import read_hands, read_results
 
     games, hands = read_results(results, study), read_hands(results, study)
     return stats.effects(games, hands, pairs), stats.scorecard(games, hands)
@@ -407,7 +407,7 @@ def _analyse(results: Path, study: Study, pairs: list[tuple[str, str]]
 
 def parse_precision(value: float | str | Mapping[str, float] | Sequence[str]
                     ) -> dict[str, float]:
-    """``precision`` as the study's ``{figure: half-width}`` (:mod:`fastmach.precision`):
+    """``precision`` as the study's ``{figure: half-width}`` (:mod:`fastmach.study.precision`):
     a number is the half-width of every cell's turns per hand; ``"win_share=0.03"`` (or a
     mapping) asks it of every seat's win share per hand as well."""
     from fastmach.study import PRECISION_KEYS
@@ -451,7 +451,7 @@ def compare(rules: Sequence[str], players: Sequence[int] | int | None = None,
     clipped to every rule set's source range) and ``lineups`` (default ``expert`` and
     ``expert,beginner``) span the cells; seats are rotated. ``games``: deals per cell
     (default 500); or ``precision``: deals are added ``chunk`` at a time (the study's
-    precision, :mod:`fastmach.precision`) until every cell's turns per hand is known to
+    precision, :mod:`fastmach.study.precision`) until every cell's turns per hand is known to
     +- that many turns (a number), or also every seat's win share (``{"turns_per_hand":
     1.0, "win_share": 0.03}``), at most ``max_games`` deals per cell.
     ``workers``: 0 plays in this process, default all cores. ``out``: keep the results
@@ -489,13 +489,13 @@ def compare(rules: Sequence[str], players: Sequence[int] | int | None = None,
     results = root / "results"
     notes: list[str] = []
     try:
-        from fastmach.sweep import execute, format_summary
+        from fastmach.study.sweep import execute, format_summary
 
         run = dict(workers=workers, progress=progress, command=command)
         if wanted is None:
             summary = execute(study, results, **run)
         else:
-            from fastmach.precision import execute_to_precision
+            from fastmach.study.precision import execute_to_precision
 
             summary = execute_to_precision(study, results, **run)
             study = study.replace(games=summary["precision_games"])

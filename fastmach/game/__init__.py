@@ -5,7 +5,7 @@ matches), following the same model as the compiled engine (see ``fastmach.engine
 a strategy's *decision* comes from the engine (``State.strategy_action``), so a game
 played step by step with the seats' strategies is the engine's game for the same seed,
 and the tests compare the two. Legality checks (``State.check``) use the independent
-validator ``fastmach.validate``, never the solver; only "does a play exist" (needed when
+validator ``fastmach.core.validate``, never the solver; only "does a play exist" (needed when
 ``may_draw_when_able`` is false) asks the solver.
 
 Actions: ``Play(melds, placed, taken)`` (the whole table after the play, the hand cards
@@ -22,18 +22,17 @@ from __future__ import annotations
 import copy
 from collections import Counter
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from fastmach import validate
-from fastmach.cards import JOKER, NCARD, card_points, card_str, check_copies, parse_cards
-from fastmach.engine import _check_seed, deck_of, make_engine
+from fastmach.core import validate
+from fastmach.core.cards import JOKER, NCARD, card_points, card_str, check_copies, parse_cards
 from fastmach.errors import FastmachError
+from fastmach.game.deal import check_seed, deck_of
 from fastmach.rules import Rules, resolve_rules
 from fastmach.solver import opening, solve
-from fastmach.strategies import Strategy
-from fastmach.actions import (Action, Draw, Fail, Pass, Play, check_action, meld_points,
+from fastmach.game.actions import (Action, Draw, Fail, Pass, Play, check_action, meld_points,
                               meld_stands, rearranges)
 
 __all__ = ["Game", "State", "Play", "Draw", "Pass", "Fail", "TurnRecord", "HandResult",
@@ -77,13 +76,21 @@ class HandResult:
     stats: tuple[tuple[str, int], ...] = ()  # per hand: stock_exhausted_turn, cards_drawn, ...
 
 
+#: ``(rules, seats) -> (Rules, [Strategy], compiled engine)``: the engine's ``make_engine``,
+#: registered by ``fastmach.engine`` when it is imported (the State is below the engine and
+#: the strategies: it asks the engine for the seats' decisions, it does not import them).
+engine_factory: Callable | None = None
+
+
 class Game:
     """Rules and one strategy per seat; ``new_initial_state`` deals a replicate."""
 
-    def __init__(self, rules: Rules | str, seats: Sequence[str | Strategy] | None = None):
+    def __init__(self, rules: Rules | str, seats: Sequence[Any] | None = None):
         self.rules = resolve_rules(rules)
         seats = list(seats) if seats is not None else ["expert"] * self.rules.players
-        self.rules, self.seats, self._engine = make_engine(self.rules, seats)
+        if engine_factory is None:  # pragma: no cover - `import fastmach` imports the engine
+            raise FastmachError("the engine is not loaded: import fastmach.engine first")
+        self.rules, self.seats, self._engine = engine_factory(self.rules, seats)
         self._expert = None
         self.deck = deck_of(self.rules)
         self.hand_points = card_points(self.rules.hand_points)
@@ -94,7 +101,7 @@ class Game:
 
     def expert_engine(self):
         if self._expert is None:
-            self._expert = make_engine(self.rules, ["expert"] * self.players)[2]
+            self._expert = engine_factory(self.rules, ["expert"] * self.players)[2]
         return self._expert
 
     def new_initial_state(self, root_seed: int = 0, replicate: int = 0) -> "State":
@@ -110,7 +117,7 @@ class State:
     def __init__(self, game: Game, root_seed: int, replicate: int):
         self.game = game
         self.rules = game.rules
-        self.root_seed = _check_seed(root_seed)
+        self.root_seed = check_seed(root_seed)
         if isinstance(replicate, bool) or not isinstance(replicate, (int, np.integer)) or replicate < 0:
             raise FastmachError(f"replicate must be a non-negative integer, got {replicate!r}")
         self.replicate = int(replicate)
@@ -274,10 +281,11 @@ class State:
         """Whether the current player can add a card (opening rule included).
 
         ``may_draw_when_able = false`` binds a player to the plays their skill level can
-        see: for a ``beginner`` or ``intermediate`` seat the question goes to that skill's
-        search (without patience or error); for every other seat to the exact solver."""
+        see: for a seat whose strategy declares ``limited_search`` (beginner, intermediate)
+        the question goes to that skill's search (without patience or error); for every
+        other seat to the exact solver."""
         seat = self.current_player
-        if self.game.seats[seat].name in ("beginner", "intermediate"):
+        if getattr(self.game.seats[seat], "limited_search", False):
             kind = self.game._engine.decide_position(
                 seat, [h for h in self._hands], self._melds, self._stands, self.opened,
                 len(self.stock), self.rng_state, self.failed_last, raw=True)[0]

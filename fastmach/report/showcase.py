@@ -182,7 +182,7 @@ def write_examples(examples: list[Example], hands: pd.DataFrame, study, results_
     (``fastmach.study.Study``), for each cell's rules and seats."""
     from fastmach.engine import play_games
     from fastmach.outputs import atomic_path, open_text
-    from fastmach.sweep import log_path
+    from fastmach.study.sweep import log_path
     from fastmach.view import game_page, read_games
 
     cells = {c.key: c for c in study.cells}
@@ -221,7 +221,7 @@ def write_examples(examples: list[Example], hands: pd.DataFrame, study, results_
 
 def logged_counts(study, results_dir: Path) -> dict[tuple[str, int], int]:
     """(cell, rotation) -> replicates in the study's stored log of that cell (``_logs``)."""
-    from fastmach.sweep import log_path
+    from fastmach.study.sweep import log_path
 
     out = {}
     for cell in study.cells:

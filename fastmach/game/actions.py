@@ -5,7 +5,7 @@ Python bots in the compiled engine (fastmach.strategies.bots).
 jokers taken back into the hand under ``joker_swap = "hand"``), ``Draw()``, ``Pass()``
 (empty stock, play-on), ``Fail()`` (a botched manipulation: the table is restored and
 ``failed_penalty`` cards are drawn). ``check_action`` says why an action is illegal in a
-position; it uses the independent validator ``fastmach.validate``, never the solver
+position; it uses the independent validator ``fastmach.core.validate``, never the solver
 (only "does a play exist", needed when ``may_draw_when_able`` is false, is the caller's).
 """
 from __future__ import annotations
@@ -14,8 +14,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
-from fastmach import validate
-from fastmach.cards import JOKER, NCARD, OPENING_POINTS, card_str
+from fastmach.core import validate
+from fastmach.core.cards import JOKER, NCARD, OPENING_POINTS, card_str
 from fastmach.errors import FastmachError
 from fastmach.rules import Rules
 

@@ -1,6 +1,6 @@
 """Independent validator for melds, partitions and plays.
 
-Self-contained on purpose: it shares no code with the solver or with ``fastmach.cards``
+Self-contained on purpose: it shares no code with the solver or with ``fastmach.core.cards``
 (its own card-id arithmetic, its own meld rules), so a bug there cannot hide here.
 
 Card ids: ``c = suit*13 + (rank-1)``, suits S H D C = 0..3, ranks A=1 .. K=13; joker = 52.

@@ -1,0 +1,1 @@
+"""Statistics of study results: per-configuration summaries, inference, tables (stats)."""
