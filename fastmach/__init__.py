@@ -117,7 +117,7 @@ def build_report(results_dir, out_dir=None):
 def tune(space, out, *, max_games, workers=0, scheduler=None, progress=False):
     """Search a rule space for targets (see fastmach.tools.tune.tune):
     ``fastmach.tune("simulations/tune-example.toml", "tune-out", max_games=3000).best``."""
-    from .tools.tune import tune as _tune  # optuna is imported only here
+    from fastmach.tools.tune import tune as _tune  # optuna is imported only here
 
     return _tune(space, out, max_games=max_games, workers=workers, scheduler=scheduler,
                  progress=progress)

@@ -111,7 +111,7 @@ class Evaluator:
         return study.games if manifest.get("finished") else 0
 
     def __call__(self, rules: str, deals: int) -> pd.DataFrame:
-        from fastmach import stats
+        from fastmach.analysis import stats
         from fastmach.study.sweep import execute, read_hands, read_results
 
         if (rules, deals) in self._cache:
