@@ -2,7 +2,7 @@
 
 Public API: cards (``parse_cards``, ``format_cards``), rules (``Rules``, ``PRESETS``),
 the exact solver (``solve``, ``solve_many``, ``partition``, ``opening``), games
-(``play_games``, ``Game``), Python bots (``Bot``: ``act(Observation) -> Play | Draw | Pass``),
+(``play_games``, ``Game``, ``State``), Python bots (``Bot``: ``act(Observation) -> Play | Draw | Pass``),
 studies (``Study``, ``read_hands``), comparisons (``compare``) and reports (``build_report``).
 """
 from __future__ import annotations
@@ -22,7 +22,7 @@ from .batch import SolveBatch, solve_many, to_counts
 from .cards import NCARD, card_str, format_cards, parse_cards, pretty
 from .engine import play_games
 from .errors import FastmachError
-from .game import Game
+from .game import Game, State
 from .rules import PRESETS, Rules
 from .solver import Solution, opening, partition, solve
 from .strategies import Bot, Observation
@@ -63,6 +63,7 @@ __all__ = [
     "PRESETS",
     "Rules",
     "Solution",
+    "State",
     "SolveBatch",
     "card_str",
     "format_cards",
