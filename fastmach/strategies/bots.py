@@ -27,6 +27,7 @@ import numpy as np
 from fastmach.actions import Action, Draw, Fail, Pass, Play, check_action, meld_stands
 from fastmach.cards import JOKER, NCARD
 from fastmach.errors import FastmachError
+from fastmach.history import PublicTurn, from_raw
 from fastmach.rules import Rules
 from fastmach.solver import opening, solve
 from fastmach.strategies._python import PyBot
@@ -51,6 +52,8 @@ class Observation:
     rules: Rules = field(repr=False)
     hand_index: int = 0                # the hand's index in the match
     turn: int = 1                      # this turn's number in the hand (1-based)
+    opened_seats: tuple[bool, ...] = ()  # every seat's opened flag (who has opened)
+    history: tuple[PublicTurn, ...] = ()  # this hand's turns so far (fastmach.history)
 
 
 @runtime_checkable
@@ -102,6 +105,20 @@ class BotSeat:
 
     def __init__(self, bot: Bot, name: str, seat: int, rules: Rules):
         self.bot, self.name, self.seat, self.rules = bot, name, seat, rules
+        # the hand's public turns, kept by whoever runs the game (the engine: its raw
+        # records, fastmach.history.from_raw; the State: PublicTurn records)
+        self.public_log: list = []
+        self._seen: tuple[list | None, list[PublicTurn]] = (None, [])
+
+    def history(self) -> tuple[PublicTurn, ...]:
+        """The public log as PublicTurn records (each raw record converted once)."""
+        src, done = self._seen
+        if src is not self.public_log or len(done) > len(src):
+            src, done = self.public_log, []
+            self._seen = (src, done)
+        for t in src[len(done):]:
+            done.append(t if isinstance(t, PublicTurn) else from_raw(t))
+        return tuple(done)
 
     def __call__(self, seat: int, pos: dict):
         r = self.rules
@@ -111,7 +128,8 @@ class BotSeat:
             seat=seat, hand=hand, table=pos["melds"], stands=pos["stands"],
             stock=pos["stock"], hand_sizes=tuple(sum(h) for h in pos["hands"]),
             scores=tuple(pos["scores"]), opened=pos["opened"][seat], rules=r,
-            hand_index=pos["hand"], turn=pos["turn"])
+            hand_index=pos["hand"], turn=pos["turn"],
+            opened_seats=tuple(pos["opened"]), history=self.history())
         action = self.bot.act(obs)
         where = f"bot {self.name!r} at seat {seat}, hand {pos['hand']}, turn {pos['turn']}"
         if not isinstance(action, (Play, Draw, Pass)) or isinstance(action, Fail):
