@@ -11,13 +11,12 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 from pettingzoo.test import api_test
+from test_observation import _permuted_hidden
 
 import fastmach.env as fe
 from fastmach import Draw, Game, Pass, Play
 from fastmach.cards import NCARD
 from fastmach.errors import FastmachError
-
-from test_observation import _permuted_hidden
 
 # presets, seat counts and the options that change what a seat may do
 RULES = ["classic", "jokers", "ace-low", "italian", "classic(players=2)",
@@ -268,6 +267,23 @@ def test_import_fastmach_needs_no_rl_package_and_env_names_the_extra():
     code = ("import sys; sys.modules['pettingzoo'] = None; sys.modules['gymnasium'] = None\n"
             "import fastmach\n"
             "try:\n    import fastmach.env\nexcept fastmach.FastmachError as e:\n    print(e)\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    out = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True,
+                         text=True)
     assert out.returncode == 0, out.stderr
     assert 'pip install "fastmach[rl]"' in out.stdout
+
+
+def test_the_training_example_runs_and_prints_its_learning_curve(capsys):
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).parent.parent / "examples" / "train_agent.py"
+    spec = importlib.util.spec_from_file_location("train_agent", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    assert mod.main(["--rules", "classic(players=2,match=single)", "--opponents", "expert",
+                     "--episodes", "4", "--every", "2", "--eval", "2"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].endswith("fair share 0.500")
+    assert [line.split()[0] for line in out[2:4]] == ["2", "4"]
+    assert out[4].startswith("held-out 2 deals: learned")

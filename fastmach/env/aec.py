@@ -8,8 +8,6 @@ match after that many turns (None: matches end by the rules alone).
 """
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
@@ -52,11 +50,9 @@ class raw_env(AECEnv):
         }) for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(N_ACTIONS) for a in self.possible_agents}
 
-    @functools.lru_cache(maxsize=None)
     def observation_space(self, agent):
         return self.observation_spaces[agent]
 
-    @functools.lru_cache(maxsize=None)
     def action_space(self, agent):
         return self.action_spaces[agent]
 
