@@ -92,9 +92,9 @@ def _parse_rules(rules: Sequence[str]) -> list:
     seen: dict[str, str] = {}
     for text, r in zip(rules, parsed):
         if str(r) in seen:
-            same = "" if seen[str(r)] == text else f" (as {seen[str(r)]!r})"
-            raise FastmachError(f"compare: rule set {text!r} is given twice{same}; each rule "
-                                f"set is compared with the first, so give distinct ones")
+            same = "" if seen[str(r)] == text else f" (the same rules as {seen[str(r)]!r})"
+            raise FastmachError(f"compare: duplicate rule set {text!r}{same}; each rule set "
+                                f"is compared with the first, so give distinct ones")
         seen[str(r)] = text
     return parsed
 

@@ -159,5 +159,5 @@ def test_play_with_rotate_says_how_many_games_it_plays(capsys, tmp_path):
 def test_compare_of_a_rule_set_with_itself_names_the_repeated_rule_set(capsys):
     code, _, err = run(capsys, "compare", "classic", "classic(players=4)", "--games", "2")
     assert code == 2
-    assert "'classic(players=4)' is given twice (as 'classic')" in err
+    assert "duplicate rule set 'classic(players=4)' (the same rules as 'classic')" in err
     assert "[grid]" not in err
