@@ -39,7 +39,8 @@ _BOT_PATH_RE = re.compile(r"^\s*[A-Za-z_][\w.]*:[A-Za-z_][\w.]*\s*$")
 
 @dataclass(frozen=True)
 class Observation:
-    """What a seat may know on its turn."""
+    """What a seat may know on its turn (``history``: this hand's public turns, see
+    fastmach.history; no other seat's card and no stock card is in it)."""
 
     seat: int
     hand: list[int]                    # its cards (sorted ids)
