@@ -40,8 +40,7 @@ class PublicTurn:
 
 def from_raw(raw: tuple) -> PublicTurn:
     """A PublicTurn from the compiled engine's record ``(turn, seat, action code, placed
-    counts as bytes, jokers taken, cards drawn, hand sizes, opened)``."""
+    card ids, jokers taken, cards drawn, hand sizes, opened)``."""
     turn, seat, code, placed, taken, drawn, sizes, opened = raw
-    cards = tuple(c for c, k in enumerate(placed) for _ in range(k))
-    return PublicTurn(turn, seat, _ACTIONS[code], cards, (JOKER,) * taken, drawn, sizes,
+    return PublicTurn(turn, seat, _ACTIONS[code], placed, (JOKER,) * taken, drawn, sizes,
                       bool(opened))

@@ -278,11 +278,14 @@ cdef class Engine:
 
     cdef void public_turn(self, int seat, const Decision* d, int stock_before,
                           int was_open) except *:
-        """The turn as every seat saw it, in the raw form of fastmach.history.from_raw."""
+        """The turn as every seat saw it, in the raw form of fastmach.history.from_raw
+        (converted only when a bot asks)."""
         cdef HState* st = &self.st
-        cdef int s, code
+        cdef int s, c, k, code
+        placed = ()
         if d.kind == A_PLAY:
             code = 0
+            placed = tuple([c for c in range(NCARD) for k in range(d.placed[c])])
         elif d.kind == A_FAIL:
             code = 3
         elif stock_before == st.stock_len and not self.R.ends_hand:
@@ -291,7 +294,7 @@ cdef class Engine:
             code = 1
         self.public.append((
             st.turn, seat, code,
-            (<const char*> d.placed)[:NCARD] if d.kind == A_PLAY else bytes(NCARD),
+            placed,
             d.taken if d.kind == A_PLAY else 0, st.stock_pos - stock_before,
             tuple([st.hand_n[s] for s in range(self.players)]),
             d.kind == A_PLAY and not was_open))
