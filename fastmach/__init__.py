@@ -2,7 +2,7 @@
 
 Public API: cards (``parse_cards``, ``format_cards``), rules (``Rules``, ``PRESETS``),
 the exact solver (``solve``, ``solve_many``, ``partition``, ``opening``), games
-(``play_games``, ``Game``), Python bots (``Bot``: ``act(Observation) -> Play | Draw | Pass``),
+(``play_games``, ``Game``, ``State``), Python bots (``Bot``: ``act(Observation) -> Play | Draw | Pass``),
 studies (``Study``, ``read_hands``), comparisons (``compare``), ratings (``rate``), rule
 searches (``tune``) and reports (``build_report``).
 """
@@ -86,7 +86,7 @@ from fastmach.solver.batch import SolveBatch, solve_many, to_counts
 from fastmach.core.cards import NCARD, card_str, format_cards, parse_cards, pretty
 from fastmach.engine import play_games
 from fastmach.errors import FastmachError
-from fastmach.game import Game
+from fastmach.game import Game, State
 from fastmach.rules import PRESETS, Rules
 from fastmach.solver import Solution, opening, partition, solve
 from fastmach.strategies import Bot, Observation
@@ -158,6 +158,7 @@ __all__ = [
     "PRESETS",
     "Rules",
     "Solution",
+    "State",
     "SolveBatch",
     "card_str",
     "format_cards",

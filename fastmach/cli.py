@@ -27,11 +27,11 @@ from fastmach.report import build_report
 from fastmach.rules import PRESETS, resolve_rules, source_warning
 from fastmach.rules.doc import describe as describe_preset, markdown as rules_markdown
 from fastmach.solver import solve
-from fastmach.strategies import describe as describe_strategies
+from fastmach.strategies import describe as describe_strategies, rotations_of, split_strategies
 from fastmach.study import Study, split_lineup
 from fastmach.study.sweep import SweepError, bench_driver, execute, format_bench, format_summary
 from fastmach.tools import rate as rating
-from fastmach.view import position_page, write_page, write_views
+from fastmach.view import position_page, split_melds, write_page, write_views
 
 
 # ------------------------------------------------------------------------------- solve
@@ -39,7 +39,8 @@ from fastmach.view import position_page, write_page, write_views
 def add_solve(sub) -> None:
     p = sub.add_parser("solve", help="the most hand cards that can join the table, and the melds")
     p.add_argument("--rules", default="classic", help="preset or canonical rules string (default classic)")
-    p.add_argument("--table", default="", help='table cards, e.g. "5C 6C 7C 8C"')
+    p.add_argument("--table", default="",
+                   help='table cards, e.g. "5C 6C 7C 8C", or melds "5C 6C 7C 8C | 8D 8H 8S"')
     p.add_argument("--hand", default=None, help='hand cards, e.g. "8D 8H"')
     p.add_argument("--objective", default="cards", choices=["cards", "points"])
     p.add_argument("--json", action="store_true", help='print {"placed": [...], "melds": [[...], ...]}')
@@ -58,7 +59,9 @@ def solve_command(args: argparse.Namespace) -> int:
         return _solve_batch(args)
     if args.hand is None:
         raise FastmachError("give --hand (and --table), or --batch FILE")
-    sol = solve(args.table or "", args.hand, args.rules, objective=args.objective)
+    table = split_melds(args.table or "", args.rules)
+    sol = solve(table if table is not None else args.table or "", args.hand, args.rules,
+                objective=args.objective)
     if args.json:
         print(json.dumps(sol.to_json()))
     else:
@@ -158,6 +161,10 @@ def play_command(args: argparse.Namespace) -> int:
         if Path(args.log).resolve() == out.resolve():
             raise FastmachError(f"--log {args.log!r} is the --out file")
         probe_file(args.log, "--log")
+    if args.rotate:
+        n = len(rotations_of(split_strategies(args.strategies), rules.players, True))
+        print(f"--rotate: {n} rotation(s) of the line-up x {args.games} deal(s) = "
+              f"{n * args.games} games", file=sys.stderr)
     t0 = time.perf_counter()
     try:
         df = run_play(rules, args.strategies, args.games, args.seed, rotate=args.rotate,

@@ -87,7 +87,7 @@ def test_old_names_are_resolved_only_when_asked_for():
 
 #: The layers, low to high (the contract in pyproject.toml, [tool.importlinter]): a module
 #: imports only from its own layer and the layers below it.
-LAYERS = ["errors", "outputs", "core", "rules", "solver", "game", "strategies", "engine",
+LAYERS = ["errors", "outputs", "core", "rules", "solver", "game", "strategies", "engine", "env",
           "analysis", "study", "view", "report", "tools", "cli"]
 
 

@@ -89,6 +89,9 @@ cdef class Engine:
     cdef list record                  # ... the hands of the current game
     cdef dict hand_rec                # ... the current hand (record_deal, _turn, _end)
     cdef readonly int violation       # the first broken invariant (see VIOLATIONS)
+    cdef readonly list observers      # Python bot seats that see the public history ...
+    cdef bint observing               # ... (any: each turn is recorded for them)
+    cdef list public                  # the current hand's public turns (fastmach.game.history)
 
     def __init__(self, dict cfg, Context ctx, strategies):
         """cfg (fastmach.engine.engine_config), the Context the strategies share, and one
@@ -106,6 +109,11 @@ cdef class Engine:
             self.seat[i] = <PyObject*>s
             if not getattr(s, "gil_free", True):
                 self.gil_free = False
+        # a seat whose callback takes a public log (fastmach.strategies.bots.BotSeat)
+        self.observers = [s.callback for s in self.strategies
+                          if hasattr(getattr(s, "callback", None), "public_log")]
+        self.observing = len(self.observers) > 0
+        self.public = []
         self.deck = np.asarray(cfg["deck"], dtype=np.uint8).copy()
         self.checked = bool(cfg.get("check", False))
         self.violation = 0
@@ -162,7 +170,7 @@ cdef class Engine:
         cdef const ERules* R = self.R
         cdef HState* st = &self.st
         cdef Decision* d = &self.dec
-        cdef int P = R.players, k, seat, cur, end, table_before, stock_before
+        cdef int P = R.players, k, seat, cur, end, table_before, stock_before, was_open
         cdef Flow f
         memset(st, 0, sizeof(HState))
         memset(res, 0, sizeof(HandResult))
@@ -183,11 +191,17 @@ cdef class Engine:
         if self.recording:
             with gil:
                 self.record_deal(dealer, cur)
+        if self.observing:
+            with gil:
+                self.public = []
+                for cb in self.observers:
+                    cb.public_log = self.public
         while True:
             if f.turns >= MAX_TURNS:
                 return -1
             table_before = st.table_n
             stock_before = st.stock_pos
+            was_open = st.opened[cur]
             (<Strategy>self.seat[cur]).decide(st, cur, rng, d)
             if self.ctx.rc:
                 return -3
@@ -198,6 +212,9 @@ cdef class Engine:
             if self.recording:
                 with gil:
                     self.record_turn(cur, d, stock_before)
+            if self.observing:
+                with gil:
+                    self.public_turn(cur, d, stock_before, was_open)
             if self.checked:
                 if d.kind != A_PLAY and st.table_n != table_before:
                     self.violation = 6
@@ -258,6 +275,29 @@ cdef class Engine:
             "table": [[st.wit.cards[i] for i in range(st.wit.start[m], st.wit.start[m + 1])]
                       for m in range(st.wit.n_melds)],
         })
+
+    cdef void public_turn(self, int seat, const Decision* d, int stock_before,
+                          int was_open) except *:
+        """The turn as every seat saw it, in the raw form of fastmach.game.history.from_raw
+        (converted only when a bot asks)."""
+        cdef HState* st = &self.st
+        cdef int s, c, k, code
+        placed = ()
+        if d.kind == A_PLAY:
+            code = 0
+            placed = tuple([c for c in range(NCARD) for k in range(d.placed[c])])
+        elif d.kind == A_FAIL:
+            code = 3
+        elif stock_before == st.stock_len and not self.R.ends_hand:
+            code = 2
+        else:
+            code = 1
+        self.public.append((
+            st.turn, seat, code,
+            placed,
+            d.taken if d.kind == A_PLAY else 0, st.stock_pos - stock_before,
+            tuple([st.hand_n[s] for s in range(self.players)]),
+            d.kind == A_PLAY and not was_open))
 
     cdef void record_end(self, HandResult* res) except *:
         cdef int s, k = 0

@@ -30,6 +30,8 @@ from fastmach.core import validate
 from fastmach.core.cards import JOKER, NCARD, card_points, card_str, check_copies, parse_cards
 from fastmach.errors import FastmachError
 from fastmach.game.deal import check_seed, deck_of
+from fastmach.game.history import PublicTurn
+from fastmach.game.observation import Observation
 from fastmach.rules import Rules, resolve_rules
 from fastmach.solver import opening, solve
 from fastmach.game.actions import (Action, Draw, Fail, Pass, Play, check_action, meld_points,
@@ -152,6 +154,7 @@ class State:
         self._stands: list[list[int]] = []
         self.opened = [False] * P
         self.failed_last = [False] * P  # the seat's previous turn (this hand) was a Fail
+        self._public: list[PublicTurn] = []  # this hand's turns as every seat saw them
         self.first_player = ((self.first_cut + self.hand_index) % P if self.first_cut is not None
                              else (self.dealer + 1) % P)
         self.current_player = self.first_player
@@ -166,7 +169,8 @@ class State:
     def set_position(self, hands, table=(), stock=(), *, current_player: int | None = None,
                      opened: Sequence[bool] | None = None, stands=None) -> "State":
         """Replace the current hand's position (tests, debugging, puzzles): hands and stock
-        as card lists (text or ids), table as melds. The table must be valid melds."""
+        as card lists (text or ids), table as melds. The table must be valid melds; the
+        public history of the hand so far is kept."""
         r = self.rules
         P = r.players
         if len(hands) != P:
@@ -221,6 +225,24 @@ class State:
     def dealt(self) -> tuple:
         """(hands as dealt, stock after the deal) of the current hand."""
         return self._dealt
+
+    @property
+    def public_history(self) -> tuple[PublicTurn, ...]:
+        """This hand's turns as every seat saw them (fastmach.game.history; no drawn card)."""
+        return tuple(self._public)
+
+    def observation(self, seat: int) -> Observation:
+        """What ``seat`` may know now (the ``Observation`` a Python bot is given): its
+        hand, the table, the public history, sizes, scores; no other hand, no stock card."""
+        P = self.rules.players
+        if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < P:
+            raise FastmachError(f"observation: seat must be 0..{P - 1}, got {seat!r}")
+        return Observation(
+            seat=int(seat), hand=self.hand_of(seat), table=self.table, stands=self.table_stands,
+            stock=len(self.stock), hand_sizes=tuple(int(h.sum()) for h in self._hands),
+            scores=tuple(self.scores), opened=self.opened[seat], rules=self.rules,
+            hand_index=self.hand_index, turn=self.turn + 1, opened_seats=tuple(self.opened),
+            history=tuple(self._public))
 
     def table_counts(self) -> np.ndarray:
         t = np.zeros(NCARD, dtype=np.int64)
@@ -364,6 +386,8 @@ class State:
 
     # -------------------------------------------------------------- strategies
     def _decide(self, engine) -> Action:
+        for seat in engine.observers:  # Python bots see this hand's public history
+            seat.public_log = self._public
         kind, placed, taken, melds, stands, rng = engine.decide_position(
             self.current_player, [h for h in self._hands], self._melds, self._stands,
             self.opened, len(self.stock), self.rng_state, self.failed_last,
@@ -408,6 +432,7 @@ class State:
         if getattr(action, "rng_after", None) is not None:
             self.rng_state = action.rng_after
         empty_at_start = not self.stock
+        was_open = self.opened[seat]
         self.turn += 1
         self.total_turns += 1
         drawn: list[int] = []
@@ -454,6 +479,9 @@ class State:
                          tuple(drawn), action.taken if kind == "play" else (),
                          tuple(tuple(m) for m in self._melds))
         self.history.append(rec)
+        self._public.append(PublicTurn(
+            self.turn, seat, kind, rec.placed, rec.taken, len(drawn),
+            tuple(int(h.sum()) for h in self._hands), kind == "play" and not was_open))
         if end is not None:
             self._end_hand(end, seat)
         else:

@@ -27,6 +27,8 @@ import numpy as np
 from fastmach.game.actions import Action, Draw, Fail, Pass, Play, check_action, meld_stands
 from fastmach.core.cards import JOKER, NCARD
 from fastmach.errors import FastmachError
+from fastmach.game.history import PublicTurn, from_raw
+from fastmach.game.observation import Observation
 from fastmach.rules import Rules
 from fastmach.solver import opening, solve
 from fastmach.strategies._python import PyBot
@@ -34,23 +36,6 @@ from fastmach.strategies._python import PyBot
 __all__ = ["Bot", "Observation", "BotStrategy", "load_bot", "bot_name"]
 
 _BOT_PATH_RE = re.compile(r"^\s*[A-Za-z_][\w.]*:[A-Za-z_][\w.]*\s*$")
-
-
-@dataclass(frozen=True)
-class Observation:
-    """What a seat may know on its turn."""
-
-    seat: int
-    hand: list[int]                    # its cards (sorted ids)
-    table: list[list[int]]             # the table's melds (card ids)
-    stands: list[list[int]]            # what each table card stands for (a joker: its card)
-    stock: int                         # cards left in the stock
-    hand_sizes: tuple[int, ...]        # every seat's hand size (its own included)
-    scores: tuple[int, ...]            # match scores before this hand (penalty points)
-    opened: bool                       # whether the seat has opened (opening_points)
-    rules: Rules = field(repr=False)
-    hand_index: int = 0                # the hand's index in the match
-    turn: int = 1                      # this turn's number in the hand (1-based)
 
 
 @runtime_checkable
@@ -102,6 +87,20 @@ class BotSeat:
 
     def __init__(self, bot: Bot, name: str, seat: int, rules: Rules):
         self.bot, self.name, self.seat, self.rules = bot, name, seat, rules
+        # the hand's public turns, kept by whoever runs the game (the engine: its raw
+        # records, fastmach.game.history.from_raw; the State: PublicTurn records)
+        self.public_log: list = []
+        self._seen: tuple[list | None, list[PublicTurn]] = (None, [])
+
+    def history(self) -> tuple[PublicTurn, ...]:
+        """The public log as PublicTurn records (each raw record converted once)."""
+        src, done = self._seen
+        if src is not self.public_log or len(done) > len(src):
+            src, done = self.public_log, []
+            self._seen = (src, done)
+        for t in src[len(done):]:
+            done.append(t if isinstance(t, PublicTurn) else from_raw(t))
+        return tuple(done)
 
     def __call__(self, seat: int, pos: dict):
         r = self.rules
@@ -111,7 +110,8 @@ class BotSeat:
             seat=seat, hand=hand, table=pos["melds"], stands=pos["stands"],
             stock=pos["stock"], hand_sizes=tuple(sum(h) for h in pos["hands"]),
             scores=tuple(pos["scores"]), opened=pos["opened"][seat], rules=r,
-            hand_index=pos["hand"], turn=pos["turn"])
+            hand_index=pos["hand"], turn=pos["turn"],
+            opened_seats=tuple(pos["opened"]), history=self.history())
         action = self.bot.act(obs)
         where = f"bot {self.name!r} at seat {seat}, hand {pos['hand']}, turn {pos['turn']}"
         if not isinstance(action, (Play, Draw, Pass)) or isinstance(action, Fail):

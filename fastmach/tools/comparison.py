@@ -89,6 +89,13 @@ def _parse_rules(rules: Sequence[str]) -> list:
         if not isinstance(r, str):
             raise FastmachError(f"compare: expected a preset or rules string, got {r!r}")
         parsed.append(Rules.parse(r))
+    seen: dict[str, str] = {}
+    for text, r in zip(rules, parsed):
+        if str(r) in seen:
+            same = "" if seen[str(r)] == text else f" (the same rules as {seen[str(r)]!r})"
+            raise FastmachError(f"compare: duplicate rule set {text!r}{same}; each rule set "
+                                f"is compared with the first, so give distinct ones")
+        seen[str(r)] = text
     return parsed
 
 

@@ -419,12 +419,20 @@ def solution_html(sol) -> str:
     return _position_html(None, table_cards, None, sol, ace_high=True)
 
 
-def _split_melds(text: str) -> list[list[int]] | None:
-    """Melds written ``"5C 6C 7C | 8D 8H 8S"`` (``|`` or ``/`` between melds), else None."""
+def split_melds(text: str, rules: Rules | str = "classic") -> list[list[int]] | None:
+    """Melds written ``"5C 6C 7C | 8D 8H 8S"`` (``|`` or ``/`` between melds), each checked
+    under ``rules`` (FastmachError naming a bad meld); None for flat cards (no separator)."""
+    from fastmach.rules import resolve_rules
+
     if "|" not in text and "/" not in text:
         return None
-    parts = [p for p in text.replace("/", "|").split("|") if p.strip()]
-    return [parse_cards(p) for p in parts]
+    r = resolve_rules(rules)
+    melds = [parse_cards(p) for p in text.replace("/", "|").split("|") if p.strip()]
+    for m in melds:
+        why = validate.meld_problem(m, ace_high=r.ace_high, jokers_per_meld=r.jokers_per_meld)
+        if why is not None:
+            raise FastmachError(f"table meld {' '.join(card_str(c) for c in m)}: {why}")
+    return melds
 
 
 def position_page(table: str, hand: str, rules: Rules | str = "classic",
@@ -434,12 +442,8 @@ def position_page(table: str, hand: str, rules: Rules | str = "classic",
     from fastmach.solver import partition, solve
 
     r = resolve_rules(rules)
-    melds = _split_melds(table)
+    melds = split_melds(table, r)
     if melds is not None:
-        for m in melds:
-            why = validate.meld_problem(m, ace_high=r.ace_high, jokers_per_meld=r.jokers_per_meld)
-            if why is not None:
-                raise FastmachError(f"table meld {' '.join(card_str(c) for c in m)}: {why}")
         flat = [c for m in melds for c in m]
     else:
         flat = parse_cards(table)
