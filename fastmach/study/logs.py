@@ -1,0 +1,37 @@
+"""Game logs of a study: the first ``log_games`` games of every cell and rotation."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+
+from fastmach.study import Study
+from fastmach.study.plan import LOGS
+from fastmach.study.worker import default_engine
+
+__all__ = ["log_path", "write_logs"]
+
+
+def log_path(study: Study, out: str | Path, cell: int, rotation: int) -> Path:
+    """The log of a cell's first ``log_games`` games under ``rotation``."""
+    return Path(out) / LOGS / f"{study.cells[cell].hash}-{rotation}.jsonl"
+
+
+def write_logs(study: Study, out: str | Path) -> list[Path]:
+    """Log the first ``study.log_games`` games of every cell and rotation (same seeds as the
+    chunks; written from the engine's record of the games) unless their log is already
+    there."""
+    n = min(study.log_games, study.games)
+    paths = []
+    for cell in study.cells:
+        for rot in cell.rotations:
+            path = log_path(study, out, cell.index, rot)
+            if not path.exists():
+                path.parent.mkdir(parents=True, exist_ok=True)
+                tmp = path.with_name("." + path.name)
+                tmp.unlink(missing_ok=True)
+                default_engine()(cell.rules, cell.seats(rot), study.seed, np.arange(n), log=tmp)
+                os.replace(tmp, path)
+            paths.append(path)
+    return paths
