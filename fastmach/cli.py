@@ -7,6 +7,7 @@ arguments; this module reads the arguments, calls them, and turns bad input
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import shlex
 import sys
@@ -155,6 +156,8 @@ def play_command(args: argparse.Namespace) -> int:
     if args.log is not None:
         if Path(args.log).resolve() == out.resolve():
             raise FastmachError(f"--log {args.log!r} is the --out file")
+        if args.hands is not None and Path(args.log).resolve() == Path(args.hands).resolve():
+            raise FastmachError(f"--log {args.log!r} is the --hands file")
         probe_file(args.log, "--log")
     t0 = time.perf_counter()
     try:
@@ -449,11 +452,34 @@ def _version() -> str:
     return f"fastmach {__version__}"
 
 
+class RunFailed(RuntimeError):
+    """A run that could not finish (exit status 1), with the message for stderr."""
+
+
+def os_message(e: OSError) -> str:
+    """A system error (a full disk, a lost mount) as one line: what, where, and that the
+    outputs are whole (written atomically: an old file or none, never half of one)."""
+    where = f" ({e.filename})" if e.filename else ""
+    hint = ("free some space and run the same command again" if e.errno in (
+        errno.ENOSPC, errno.EDQUOT) else "run the same command again when it is fixed")
+    return (f"{e.strerror or type(e).__name__}{where}: the run stopped; no output was left "
+            f"half-written; {hint}")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    import signal
+
+    import fastmach
+    if signal.getsignal(signal.SIGINT) is fastmach._interrupted_while_starting:
+        signal.signal(signal.SIGINT, signal.default_int_handler)  # Ctrl-C: KeyboardInterrupt
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
-        return int(args.func(args) or 0)
+        try:
+            return int(args.func(args) or 0)
+        except SystemExit as e:  # a bot (or other user code) called sys.exit in the run
+            raise RunFailed(f"the run called sys.exit({e.code!r}) (a bot or engine must "
+                            f"return or raise, not exit); nothing was written") from None
     except FastmachError as e:
         print(f"fastmach: error: {e}", file=sys.stderr)
         return 2
@@ -462,6 +488,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except (RunFailed, SweepError) as e:
+        print(f"fastmach: error: {e}", file=sys.stderr)
+        return 1
+    except OSError as e:  # a full disk, a lost mount: every output is written atomically
+        print(f"fastmach: error: {os_message(e)}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -98,18 +98,23 @@ def atomic_path(path: str | Path, *, keep_partial: bool = False) -> Iterator[Pat
     """
     p = Path(path)
     tmp = p.with_name(f".tmp{os.getpid()}-{p.name}")  # keeps the name's ending (.gz)
+    written = False
     try:
         yield tmp
-    except BaseException:
+        if tmp.exists():
+            os.replace(tmp, p)
+            written = True
+    except BaseException as e:
         if keep_partial and tmp.exists():
             with contextlib.suppress(OSError):
                 os.replace(tmp, partial_name(p))
         else:
             with contextlib.suppress(OSError):
                 tmp.unlink()
+        if isinstance(e, OSError) and e.filename is None and e.errno is not None:
+            raise OSError(e.errno, e.strerror, str(p)) from e  # name the file (a full disk)
         raise
-    if tmp.exists():
-        os.replace(tmp, p)
+    if written:
         stale = partial_name(p)
         with contextlib.suppress(OSError):
             stale.unlink()

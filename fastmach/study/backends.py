@@ -3,12 +3,18 @@ interface (submit, wait, broken, restart, close)."""
 from __future__ import annotations
 
 import concurrent.futures as cf
+import contextlib
+import logging
 import multiprocessing
 import os
+import signal
+import threading
 import time
+from concurrent.futures.process import BrokenProcessPool
 from typing import Callable, Iterable
 
 from fastmach.errors import FastmachError
+from fastmach.study.plan import SweepError
 from fastmach.study.worker import ChunkSpec, _version, _warm_up, _worker_init, play_chunk
 
 
@@ -27,11 +33,36 @@ class _Backend:
     def broken(self, exc: BaseException) -> bool:
         return False
 
+    def result(self, fut):
+        """A finished future's result (its exception raised)."""
+        return fut.result()
+
     def restart(self) -> None:  # pragma: no cover - only process pools break
         pass
 
     def close(self, cancel: bool = False) -> None:
         pass
+
+
+class WorkerStartError(SweepError):
+    """The workers could not start (a process died, or the Dask cluster went away)."""
+
+
+class SchedulerLost(SweepError):
+    """The Dask scheduler (or the connection to it) was lost during a run."""
+
+
+@contextlib.contextmanager
+def _sigint_held():
+    """Block SIGINT in this thread for the block (a Ctrl-C then arrives when it ends)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
 class _Processes(_Backend):
@@ -44,10 +75,22 @@ class _Processes(_Backend):
     def _start(self) -> None:
         ctx = multiprocessing.get_context("spawn")
         self._before = {p.pid for p in multiprocessing.active_children()}
-        self.pool = cf.ProcessPoolExecutor(self.workers, mp_context=ctx,
-                                           initializer=_worker_init, initargs=(os.getpid(),))
-        for f in [self.pool.submit(_warm_up, self.engine) for _ in range(self.workers)]:
-            f.result()
+        # Ctrl-C is held back while workers start (they inherit the mask, so none prints
+        # a traceback from its imports) and delivered to the driver right after
+        with _sigint_held():
+            self.pool = cf.ProcessPoolExecutor(self.workers, mp_context=ctx,
+                                               initializer=_worker_init,
+                                               initargs=(os.getpid(),))
+            try:
+                for f in [self.pool.submit(_warm_up, self.engine)
+                          for _ in range(self.workers)]:
+                    f.result()
+            except BrokenProcessPool as e:
+                self.close(cancel=True)
+                raise WorkerStartError(
+                    f"a worker process died while the pool of {self.workers} started "
+                    f"({e}); nothing was played in this attempt: check memory and the "
+                    f"engine's imports, then run again (finished chunks are kept)") from None
 
     def submit(self, spec):
         return self.pool.submit(play_chunk, spec)
@@ -85,7 +128,13 @@ class _Dask(_Backend):
             from distributed import Client, LocalCluster
         except ImportError as e:  # pragma: no cover - dask[distributed] is a dependency
             raise FastmachError(f"--scheduler needs dask.distributed: {e}") from None
+        # the client logs its reconnection attempts with tracebacks; a lost scheduler is
+        # reported once, by :meth:`lost`
+        self._log = logging.getLogger("distributed.client")
+        self._level = self._log.level
+        self._log.setLevel(logging.CRITICAL)
         self.cluster = None
+        self.address = "local" if scheduler == "local" else repr(scheduler)
         if scheduler == "local":
             self.cluster = LocalCluster(n_workers=workers, threads_per_worker=1,
                                         processes=True, dashboard_address=None)
@@ -128,21 +177,46 @@ class _Dask(_Backend):
             self._limit = max(2 * sum(self.client.nthreads().values()), 4)
         return self._limit
 
-    def submit(self, spec):
+    def _submit(self, spec):
         self._n += 1
         return self.client.submit(play_chunk, spec, pure=False,
                                   key=f"fastmach-chunk-{os.getpid()}-{self._n}")
 
     def wait(self, futures):
         from distributed import wait
-        return wait(list(futures), return_when="FIRST_COMPLETED").done
+        try:
+            return wait(list(futures), return_when="FIRST_COMPLETED").done
+        except Exception as e:  # CancelledError, CommClosedError, ...: the scheduler went
+            raise self.lost(e) from None
+
+    def submit(self, spec):
+        if self.client.status not in ("running", "connecting"):
+            raise self.lost(None)
+        return self._submit(spec)
+
+    def lost(self, e: BaseException | None) -> SchedulerLost:
+        first = str(e).strip().splitlines()[0] if e is not None and str(e).strip() else ""
+        why = f" ({type(e).__name__}: {first})" if e is not None else ""
+        return SchedulerLost(f"lost the Dask scheduler {self.address}{why}; the finished "
+                             f"chunks are saved: run the same command again to resume")
+
+    def result(self, fut):
+        """A finished future's bytes; a future cancelled because the scheduler went away is
+        the scheduler's loss, not the chunk's."""
+        from distributed.client import FutureCancelledError
+        try:
+            return fut.result()
+        except (FutureCancelledError, OSError) as e:
+            raise self.lost(e) from None
 
     def close(self, cancel=False):
         try:
-            self.client.close()
+            with contextlib.suppress(Exception):  # a lost scheduler cannot be told
+                self.client.close(timeout=10)
         finally:
             if self.cluster is not None:
                 self.cluster.close()
+            self._log.setLevel(self._level)
 
 
 def _cpu_count() -> int:

@@ -13,17 +13,14 @@ from typing import Any, Callable, Iterable
 
 from fastmach.errors import FastmachError
 from fastmach.study import Study
-from fastmach.study.backends import _Backend, _cpu_count, _Dask, _Processes
+from fastmach.study.backends import SchedulerLost, _Backend, _cpu_count, _Dask, _Processes
 from fastmach.study.logs import write_logs
-from fastmach.study.plan import Chunk, check_size, describe, iter_plan
+from fastmach.study.plan import Chunk, SweepError, check_size, describe, iter_plan
 from fastmach.study.results import Store, read_results
 from fastmach.study.worker import make_spec, play_chunk
 
 __all__ = ["SweepError", "run_study", "execute", "format_summary"]
 
-
-class SweepError(RuntimeError):
-    """Chunks that kept failing after their retries (the message names cell and seed)."""
 
 def run_study(study: Study, out: str | Path | None = None, *, workers: int | None = None,
               scheduler: str | None = None, engine: Callable | None = None,
@@ -225,7 +222,9 @@ def _run_pool(study, todo, store, engine, retries, failures, bar, backend: _Back
         for fut in (backend.wait(list(inflight)) if inflight else ()):
             c = inflight.pop(fut)
             try:
-                data = fut.result()
+                data = backend.result(fut)
+            except SchedulerLost:
+                raise
             except Exception as e:
                 if backend.broken(e):
                     restart = True

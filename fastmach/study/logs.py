@@ -1,6 +1,7 @@
 """Game logs of a study: the first ``log_games`` games of every cell and rotation."""
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -18,16 +19,28 @@ def log_path(study: Study, out: str | Path, cell: int, rotation: int) -> Path:
     return Path(out) / LOGS / f"{study.cells[cell].hash}-{rotation}.jsonl"
 
 
+def _logged_games(path: Path) -> int | None:
+    """The games a study log holds (its closing record's count), None if none or unreadable."""
+    try:
+        with open(path, "rb") as f:
+            f.seek(max(0, f.seek(0, os.SEEK_END) - 4096))
+            last = f.read().splitlines()[-1]
+        rec = json.loads(last)
+    except (OSError, ValueError, IndexError):
+        return None
+    return rec.get("games") if isinstance(rec, dict) and rec.get("type") == "close" else None
+
+
 def write_logs(study: Study, out: str | Path) -> list[Path]:
     """Log the first ``study.log_games`` games of every cell and rotation (same seeds as the
     chunks; written from the engine's record of the games) unless their log is already
-    there."""
+    there with that many games (a changed ``log_games`` writes it again)."""
     n = min(study.log_games, study.games)
     paths = []
     for cell in study.cells:
         for rot in cell.rotations:
             path = log_path(study, out, cell.index, rot)
-            if not path.exists():
+            if _logged_games(path) != n:  # none yet, or log_games changed: write it
                 path.parent.mkdir(parents=True, exist_ok=True)
                 tmp = path.with_name("." + path.name)
                 tmp.unlink(missing_ok=True)

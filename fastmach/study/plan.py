@@ -9,7 +9,7 @@ from typing import Iterator
 from fastmach.errors import FastmachError
 from fastmach.study import Study
 
-__all__ = ["Chunk", "MANIFEST", "CHUNKS", "HANDS", "LOGS", "MAX_CHUNKS", "MAX_GAMES",
+__all__ = ["Chunk", "SweepError", "MANIFEST", "CHUNKS", "HANDS", "LOGS", "MAX_CHUNKS", "MAX_GAMES",
            "MAX_CHUNK", "check_size", "iter_plan", "plan", "chunk_name", "parse_chunk_name",
            "describe"]
 
@@ -25,6 +25,11 @@ MAX_CHUNKS = 250_000
 MAX_GAMES = 10**10
 #: Most games in one chunk (a chunk's table is built in a worker's memory).
 MAX_CHUNK = 100_000
+
+
+class SweepError(RuntimeError):
+    """Chunks that kept failing after their retries (the message names cell and seed)."""
+
 
 # ----------------------------------------------------------------------------- planning
 

@@ -117,6 +117,7 @@ class Store:
         cells = {c.hash: c for c in self.study.cells}
         hands = set()
         for p in self.hands_dir.iterdir():
+            _not_a_directory(p)
             if p.name.startswith("."):
                 p.unlink(missing_ok=True)
             elif parse_chunk_name(self.study, p.name, cells) is None:
@@ -127,6 +128,7 @@ class Store:
         found = set()
         self.games_done = 0
         for p in sorted(self.dir.iterdir()):
+            _not_a_directory(p)
             if p.name.startswith("."):
                 p.unlink(missing_ok=True)  # a temporary file of an interrupted run
                 continue
@@ -137,10 +139,17 @@ class Store:
             rec = records.get(p.name)
             if legacy:  # written before checksums: trusted only if both files read whole
                 try:
-                    ok = (p.name in hands and pq.read_table(p).num_rows == c.games
+                    rows = pq.read_table(p)
+                    ok = (p.name in hands and rows.num_rows == c.games
                           and pq.read_table(self.hands_dir / p.name).num_rows > 0)
                 except Exception:
                     ok = False
+                if ok and _foreign_seed(rows.to_pandas(), self.study):
+                    raise FastmachError(
+                        f"{p}: a chunk of another study (root seed "
+                        f"{_foreign_seed(rows.to_pandas(), self.study)}, this study's is "
+                        f"{self.study.seed}), and {MANIFEST} records no chunks to tell; use "
+                        f"another directory")
                 rec = {f"{CHUNKS}/{p.name}": integrity.file_record(p),
                        f"{HANDS}/{p.name}": integrity.file_record(self.hands_dir / p.name)} \
                     if ok else None
@@ -201,6 +210,13 @@ class Store:
             self._lock = None
 
 
+def _not_a_directory(p: Path) -> None:
+    """A directory where only chunk files belong is refused, naming it (nothing removed)."""
+    if p.is_dir():
+        raise FastmachError(f"{p}: a directory where a chunk file belongs; move it away (its "
+                            f"chunk is then played again)")
+
+
 def _grown(stored: Any, study: Study) -> bool:
     """True when ``study`` has a ``precision`` and ``stored`` (a manifest's study text) is
     ``study`` with fewer deals ending on a chunk boundary: its chunks are then chunks of
@@ -236,7 +252,26 @@ def _read_rows(root: Path, study: Study | None, subdir: str, keys: list[str]):
     if not any((root / subdir).glob("*.parquet")):
         raise FastmachError(f"{root}: no finished chunk yet")
     df = integrity.read_table(root, manifest, subdir=None if subdir == CHUNKS else subdir)
+    if integrity.load_records(root, manifest) is None:  # no records: check what we can
+        cells = {c.hash: c for c in study.cells}
+        for rel in integrity.data_files(root, None if subdir == CHUNKS else subdir):
+            if parse_chunk_name(study, Path(rel).name, cells) is None:
+                raise FastmachError(f"{root / rel}: not a chunk of study {study.name!r} (and "
+                                    f"{MANIFEST} records no chunks)")
+        seed = _foreign_seed(df, study)
+        if seed is not None:
+            raise FastmachError(f"{root}: rows of root seed {seed}, not study {study.name!r}'s "
+                                f"{study.seed} ({MANIFEST} records no chunks to tell which "
+                                f"files are its own)")
     return _sorted(df, root, study, keys)
+
+
+def _foreign_seed(df, study: Study):
+    """A root seed in the rows that is not the study's, else None."""
+    if "seed" not in df.columns:
+        return None
+    other = set(df["seed"].unique().tolist()) - {study.seed}
+    return min(other) if other else None
 
 
 def _manifest(root: Path) -> dict:

@@ -131,8 +131,11 @@ def _parquet_bytes(table) -> bytes:
 def play_chunk(spec: ChunkSpec) -> tuple[bytes, bytes]:
     """Play one chunk (worker side): the parquet bytes of its game rows and hand rows."""
     engine = spec.engine or default_engine()
-    games, hands = engine(spec.rules, list(spec.seats), spec.seed,
-                          np.arange(spec.start, spec.stop, dtype=np.int64), hands=True)
+    try:
+        games, hands = engine(spec.rules, list(spec.seats), spec.seed,
+                              np.arange(spec.start, spec.stop, dtype=np.int64), hands=True)
+    except SystemExit as e:  # a bot's sys.exit: a failed chunk (retried, then named)
+        raise RuntimeError(f"the engine or a bot called sys.exit({e.code!r})") from None
     return (_parquet_bytes(tidy_table(games, spec)),
             _parquet_bytes(tidy_table(hands, spec, hands=True)))
 
@@ -150,8 +153,10 @@ def _worker_init(driver: int) -> None:
     everywhere a daemon thread checks every 0.5 s that the parent is still the driver (a
     dead parent's children are re-parented), for the moment the engine holds the GIL.
     """
+    import signal
     import threading
     _ignore_sigint()
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # blocked by the driver
     try:
         import ctypes
         import signal
