@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import errno
 import json
+import re
 import shlex
 import sys
 import time
@@ -29,6 +30,7 @@ from fastmach.rules import PRESETS, resolve_rules, source_warning
 from fastmach.rules.doc import describe as describe_preset, markdown as rules_markdown
 from fastmach.solver import solve
 from fastmach.strategies import describe as describe_strategies
+from fastmach.strategies.bots import BotError
 from fastmach.study import Study
 from fastmach.study.sweep import SweepError, bench_driver, execute, format_bench, format_summary
 from fastmach.view import position_page, write_page, write_views
@@ -246,7 +248,7 @@ def sweep_command(args: argparse.Namespace) -> int:
                        retries=args.retries, progress=not args.quiet,
                        command=shlex.join(sys.argv))
     except SweepError as e:
-        print(f"fastmach sweep: {e}", file=sys.stderr)
+        print(f"fastmach sweep: {as_flags(str(e))}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print(f"\nfastmach sweep: interrupted; finished chunks are saved in {args.out}; "
@@ -452,6 +454,12 @@ def _version() -> str:
     return f"fastmach {__version__}"
 
 
+def as_flags(message: str) -> str:
+    """A library message naming Python arguments (``out='x'``, ``workers=-1``) as the
+    command's flags (``--out 'x'``, ``--workers -1``)."""
+    return re.sub(r"\b(out|workers|retries|scheduler)=(?=['\"\d\-N])", r"--\1 ", message)
+
+
 class RunFailed(RuntimeError):
     """A run that could not finish (exit status 1), with the message for stderr."""
 
@@ -481,14 +489,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise RunFailed(f"the run called sys.exit({e.code!r}) (a bot or engine must "
                             f"return or raise, not exit); nothing was written") from None
     except FastmachError as e:
-        print(f"fastmach: error: {e}", file=sys.stderr)
+        print(f"fastmach: error: {as_flags(str(e))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("fastmach: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
         return 0
-    except (RunFailed, SweepError) as e:
+    except (RunFailed, SweepError, BotError) as e:
         print(f"fastmach: error: {e}", file=sys.stderr)
         return 1
     except OSError as e:  # a full disk, a lost mount: every output is written atomically

@@ -353,7 +353,7 @@ def test_bad_study_file_fails_before_any_game(tmp_path, capsys):
 
 
 def test_bad_scheduler_address_is_refused_before_any_game(study, tmp_path):
-    with pytest.raises(FastmachError, match="--scheduler 'host:8786'"):
+    with pytest.raises(FastmachError, match="scheduler='host:8786'"):
         run_study(study, tmp_path / "o", scheduler="host:8786", progress=False)
     assert not (tmp_path / "o").exists()
 

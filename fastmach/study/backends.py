@@ -127,7 +127,7 @@ class _Dask(_Backend):
         try:
             from distributed import Client, LocalCluster
         except ImportError as e:  # pragma: no cover - dask[distributed] is a dependency
-            raise FastmachError(f"--scheduler needs dask.distributed: {e}") from None
+            raise FastmachError(f"scheduler={scheduler!r}: needs dask.distributed: {e}") from None
         # the client logs its reconnection attempts with tracebacks; a lost scheduler is
         # reported once, by :meth:`lost`
         self._log = logging.getLogger("distributed.client")
@@ -144,26 +144,26 @@ class _Dask(_Backend):
             try:
                 self.client = Client(scheduler, timeout="20s")
             except (OSError, TimeoutError) as e:
-                raise FastmachError(f"--scheduler {scheduler!r}: cannot connect ({e})") from None
+                raise FastmachError(f"scheduler={scheduler!r}: cannot connect ({e})") from None
             self.where = f"the Dask cluster at {scheduler}"
         try:
             self.client.wait_for_workers(1, timeout=120)
         except TimeoutError:
             self.close()
-            raise FastmachError(f"--scheduler {scheduler!r}: no worker joined within 120 s; "
+            raise FastmachError(f"scheduler={scheduler!r}: no worker joined within 120 s; "
                                 f"start some with: dask worker {scheduler}") from None
         try:
             versions = self.client.run(_warm_up, engine)
         except Exception as e:
             self.close()
-            raise FastmachError(f"--scheduler {scheduler!r}: a worker cannot load fastmach's "
+            raise FastmachError(f"scheduler={scheduler!r}: a worker cannot load fastmach's "
                                 f"engine ({type(e).__name__}: {e}); install fastmach on "
                                 f"every worker host") from None
         mine = _version()
         other = {w: v for w, v in versions.items() if v != mine}
         if other:
             self.close()
-            raise FastmachError(f"--scheduler {scheduler!r}: workers run another fastmach "
+            raise FastmachError(f"scheduler={scheduler!r}: workers run another fastmach "
                                 f"version than this driver ({mine}): {other}")
         self._n = 0
         self._limit, self._checked = 4, 0.0

@@ -64,14 +64,14 @@ def execute(study: Study, out: str | Path, *, workers: int | None = None,
     if workers is None:
         workers = _cpu_count()
     if not isinstance(workers, int) or workers < 0:
-        raise FastmachError(f"--workers must be an integer >= 0, got {workers!r}")
+        raise FastmachError(f"workers={workers!r}: must be an integer >= 0")
     if scheduler is not None and workers == 0:
         workers = _cpu_count()
     if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
-        raise FastmachError(f"--retries must be an integer >= 0, got {retries!r}")
+        raise FastmachError(f"retries={retries!r}: must be an integer >= 0")
     if scheduler is not None and scheduler != "local" and not re.match(
             r"^(tcp|tls|ucx|inproc|ws|wss)://\S+$", scheduler):
-        raise FastmachError(f"--scheduler {scheduler!r}: expected 'local' or an address "
+        raise FastmachError(f"scheduler={scheduler!r}: expected 'local' or an address "
                             f"like tcp://host:8786")
     if command is None:
         command = shlex.join(sys.argv) if sys.argv and sys.argv[0] else "python"

@@ -37,7 +37,7 @@ def _lock(root: Path):
         fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
         f.close()
-        raise FastmachError(f"--out {str(root)!r}: another sweep is writing this directory "
+        raise FastmachError(f"out={str(root)!r}: another sweep is writing this directory "
                             f"(wait for it, or stop it and resume)") from None
     return f
 
@@ -77,18 +77,18 @@ class Store:
                     str(manifest.get("study", "")).splitlines(), text.splitlines(),
                     "in " + str(mpath), "requested", lineterm="", n=0))[2:12])
                 raise FastmachError(
-                    f"--out {str(self.root)!r} holds a different study "
+                    f"out={str(self.root)!r} holds a different study "
                     f"({manifest.get('name')!r}); use another directory or the same study "
                     f"file and --games:\n{diff}")
         elif self.root.is_dir() and any(self.root.iterdir()):
-            raise FastmachError(f"--out {str(self.root)!r} is not empty and holds no "
+            raise FastmachError(f"out={str(self.root)!r} is not empty and holds no "
                                 f"{MANIFEST}: not a fastmach study directory")
         else:
             manifest = {"name": study.name, "seed": study.seed, "study": text,
                         "fastmach_version": _version(), "started": _now(), "finished": None,
                         "command": None, "runs": [], "chunks": {}}
         manifest["study"] = text  # a grown study (precision) records its new size
-        probe_dir(self.root, "--out")
+        probe_dir(self.root, "out=")
         self.manifest = manifest
         self.dir.mkdir(parents=True, exist_ok=True)
         self.hands_dir.mkdir(exist_ok=True)
