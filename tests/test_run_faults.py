@@ -220,3 +220,28 @@ def test_study_errors_name_python_arguments_and_the_cli_names_its_flags(study, t
         execute(st, tmp_path / "file", workers=0, progress=False)
     assert main(["sweep", str(toml), "--out", str(tmp_path / "file"), "--workers", "0"]) == 2
     assert "--out '" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("forgery,message", [
+    ("a closing record counting 5 games of 2", "closing record counts 5 game(s), the log "
+                                               "holds 2"),
+    ("cut after one hand, then closed", "closing record but the last match is not over"),
+])
+def test_view_refuses_the_logs_replay_refuses(tmp_path, capsys, forgery, message):
+    log = tmp_path / "t.jsonl"
+    assert main(["play", "--rules", "ace-low", "--players", "2", "--strategies", "expert",
+                 "--games", "2", "--seed", "3", "--out", str(tmp_path / "t.parquet"), "--log",
+                 str(log)]) == 0
+    lines = log.read_text().splitlines()
+    if forgery.startswith("a closing"):
+        lines = lines[:-1] + [json.dumps({"type": "close", "games": 5})]
+    else:
+        end = next(i for i, x in enumerate(lines) if json.loads(x).get("type") == "end")
+        lines = lines[:end + 1] + [json.dumps({"type": "close", "games": 1})]
+    log.write_text("\n".join(lines) + "\n")
+    capsys.readouterr()
+    assert main(["replay", str(log)]) == 2
+    assert message in capsys.readouterr().err
+    assert main(["view", str(log), "--out", str(tmp_path / "v")]) == 2
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "v").exists() or not any((tmp_path / "v").iterdir())
