@@ -11,7 +11,27 @@ from __future__ import annotations
 from fastmach.core import __version__  # noqa: F401 (fastmach.__version__)
 
 import importlib
+import os
+import signal
 import sys
+
+
+def _interrupted_while_starting(signum, frame) -> None:  # pragma: no cover - timing
+    """Ctrl-C before the command runs (the package's imports): a message and 130."""
+    os.write(2, b"fastmach: interrupted\n")
+    os._exit(130)
+
+
+def _is_the_command() -> bool:
+    """True in the ``fastmach`` command (``python -m fastmach`` or the console script)."""
+    argv = list(getattr(sys, "orig_argv", []))
+    if "-m" in argv:
+        return argv[argv.index("-m") + 1: argv.index("-m") + 2] == ["fastmach"]
+    return os.path.basename(sys.argv[0] if sys.argv else "") == "fastmach"
+
+
+if _is_the_command() and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+    signal.signal(signal.SIGINT, _interrupted_while_starting)  # cli.main restores it
 
 #: Modules of the flat layout -> where they live now. ``import fastmach.stats`` (and
 #: ``fastmach.stats`` as an attribute) gives the module itself, the same object as
@@ -78,6 +98,11 @@ from fastmach.core._check_build import raise_build_error
 try:
     from fastmach.core import _solver  # noqa: F401  (compiled core)
 except ImportError as _err:  # pragma: no cover - exercised by hand, see README
+    _e: BaseException | None = _err
+    while _e is not None:  # Ctrl-C while numpy loads surfaces as an ImportError
+        if isinstance(_e, KeyboardInterrupt):
+            raise KeyboardInterrupt from None
+        _e = _e.__cause__ or _e.__context__
     raise_build_error(_err)
 
 from fastmach.core._cardset import CardSet

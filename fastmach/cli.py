@@ -7,7 +7,9 @@ arguments; this module reads the arguments, calls them, and turns bad input
 from __future__ import annotations
 
 import argparse
+import errno
 import json
+import re
 import shlex
 import sys
 import time
@@ -28,6 +30,7 @@ from fastmach.rules import PRESETS, resolve_rules, source_warning
 from fastmach.rules.doc import describe as describe_preset, markdown as rules_markdown
 from fastmach.solver import solve
 from fastmach.strategies import describe as describe_strategies, rotations_of, split_strategies
+from fastmach.strategies.bots import BotError
 from fastmach.study import Study, split_lineup
 from fastmach.study.sweep import SweepError, bench_driver, execute, format_bench, format_summary
 from fastmach.tools import rate as rating
@@ -160,6 +163,8 @@ def play_command(args: argparse.Namespace) -> int:
     if args.log is not None:
         if Path(args.log).resolve() == out.resolve():
             raise FastmachError(f"--log {args.log!r} is the --out file")
+        if args.hands is not None and Path(args.log).resolve() == Path(args.hands).resolve():
+            raise FastmachError(f"--log {args.log!r} is the --hands file")
         probe_file(args.log, "--log")
     if args.rotate:
         n = len(rotations_of(split_strategies(args.strategies), rules.players, True))
@@ -252,7 +257,7 @@ def sweep_command(args: argparse.Namespace) -> int:
                        retries=args.retries, progress=not args.quiet,
                        command=shlex.join(sys.argv))
     except SweepError as e:
-        print(f"fastmach sweep: {e}", file=sys.stderr)
+        print(f"fastmach sweep: {as_flags(str(e))}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print(f"\nfastmach sweep: interrupted; finished chunks are saved in {args.out}; "
@@ -588,19 +593,54 @@ def _version() -> str:
     return f"fastmach {__version__}"
 
 
+def as_flags(message: str) -> str:
+    """A library message naming Python arguments (``out='x'``, ``workers=-1``) as the
+    command's flags (``--out 'x'``, ``--workers -1``)."""
+    return re.sub(r"\b(out|workers|retries|scheduler)=(?=['\"\d\-N])", r"--\1 ", message)
+
+
+class RunFailed(RuntimeError):
+    """A run that could not finish (exit status 1), with the message for stderr."""
+
+
+def os_message(e: OSError) -> str:
+    """A system error (a full disk, a lost mount) as one line: what, where, and that the
+    outputs are whole (written atomically: an old file or none, never half of one)."""
+    where = f" ({e.filename})" if e.filename else ""
+    hint = ("free some space and run the same command again" if e.errno in (
+        errno.ENOSPC, errno.EDQUOT) else "run the same command again when it is fixed")
+    return (f"{e.strerror or type(e).__name__}{where}: the run stopped; no output was left "
+            f"half-written; {hint}")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    import signal
+
+    import fastmach
+    if signal.getsignal(signal.SIGINT) is fastmach._interrupted_while_starting:
+        signal.signal(signal.SIGINT, signal.default_int_handler)  # Ctrl-C: KeyboardInterrupt
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
-        return int(args.func(args) or 0)
+        try:
+            return int(args.func(args) or 0)
+        except SystemExit as e:  # a bot (or other user code) called sys.exit in the run
+            raise RunFailed(f"the run called sys.exit({e.code!r}) (a bot or engine must "
+                            f"return or raise, not exit); nothing was written") from None
     except FastmachError as e:
-        print(f"fastmach: error: {e}", file=sys.stderr)
+        print(f"fastmach: error: {as_flags(str(e))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("fastmach: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
         return 0
+    except (RunFailed, SweepError, BotError) as e:
+        print(f"fastmach: error: {e}", file=sys.stderr)
+        return 1
+    except OSError as e:  # a full disk, a lost mount: every output is written atomically
+        print(f"fastmach: error: {os_message(e)}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -23,6 +23,11 @@ __all__ = ["probe_file", "probe_dir", "atomic_path", "write_bytes_atomic", "open
            "read_text", "partial_name"]
 
 
+def _named(what: str, p: Path) -> str:
+    """``--out '/x'`` for a flag, ``out='/x'`` for a Python argument (``what`` ends in =)."""
+    return f"{what}{str(p)!r}" if what.endswith("=") else f"{what} {str(p)!r}"
+
+
 def _why(e: OSError) -> str:
     return e.strerror or type(e).__name__
 
@@ -35,7 +40,7 @@ def _probe_in(directory: Path, what: str, target: Path, name: str) -> None:
             f.flush()
             os.fsync(f.fileno())
     except OSError as e:
-        raise FastmachError(f"{what} {str(target)!r}: cannot write there ({_why(e)})") from None
+        raise FastmachError(f"{_named(what, target)}: cannot write there ({_why(e)})") from None
     finally:
         with contextlib.suppress(OSError):
             probe.unlink()
@@ -52,22 +57,22 @@ def _is_dir(p: Path) -> bool | None:
 def _make_dir(d: Path, what: str, target: Path) -> None:
     for parent in (d, *d.parents):
         if _is_dir(parent) is False:
-            raise FastmachError(f"{what} {str(target)!r}: {str(parent)!r} is a file, not a "
+            raise FastmachError(f"{_named(what, target)}: {str(parent)!r} is a file, not a "
                                 f"directory")
     try:
         d.mkdir(parents=True, exist_ok=True)
     except OSError as e:
-        raise FastmachError(f"{what} {str(target)!r}: cannot create the directory "
+        raise FastmachError(f"{_named(what, target)}: cannot create the directory "
                             f"{str(d)!r} ({_why(e)})") from None
     if not d.is_dir():
-        raise FastmachError(f"{what} {str(target)!r}: {str(d)!r} is not a directory")
+        raise FastmachError(f"{_named(what, target)}: {str(d)!r} is not a directory")
 
 
 def probe_file(path: str | Path, what: str = "--out") -> Path:
     """Check that ``path`` can be written as a file (its directory is created); return it."""
     p = Path(path)
     if _is_dir(p):
-        raise FastmachError(f"{what} {str(p)!r} is a directory; expected a file name")
+        raise FastmachError(f"{_named(what, p)} is a directory; expected a file name")
     _make_dir(p.parent, what, p)
     _probe_in(p.parent, what, p, p.name)
     return p
@@ -77,7 +82,7 @@ def probe_dir(path: str | Path, what: str = "--out") -> Path:
     """Check that ``path`` is (or can be created as) a directory that takes files."""
     p = Path(path)
     if _is_dir(p) is False:
-        raise FastmachError(f"{what} {str(p)!r} is a file; expected a directory")
+        raise FastmachError(f"{_named(what, p)} is a file; expected a directory")
     _make_dir(p, what, p)
     _probe_in(p, what, p, "fastmach")
     return p
@@ -98,18 +103,23 @@ def atomic_path(path: str | Path, *, keep_partial: bool = False) -> Iterator[Pat
     """
     p = Path(path)
     tmp = p.with_name(f".tmp{os.getpid()}-{p.name}")  # keeps the name's ending (.gz)
+    written = False
     try:
         yield tmp
-    except BaseException:
+        if tmp.exists():
+            os.replace(tmp, p)
+            written = True
+    except BaseException as e:
         if keep_partial and tmp.exists():
             with contextlib.suppress(OSError):
                 os.replace(tmp, partial_name(p))
         else:
             with contextlib.suppress(OSError):
                 tmp.unlink()
+        if isinstance(e, OSError) and e.filename is None and e.errno is not None:
+            raise OSError(e.errno, e.strerror, str(p)) from e  # name the file (a full disk)
         raise
-    if tmp.exists():
-        os.replace(tmp, p)
+    if written:
         stale = partial_name(p)
         with contextlib.suppress(OSError):
             stale.unlink()
@@ -146,9 +156,9 @@ def read_text(path: str | Path, what: str) -> str:
         with open_text(p) as f:
             return f.read()
     except UnicodeDecodeError as e:
-        raise FastmachError(f"{what} {str(p)!r} is not UTF-8 text (byte {e.start}: "
+        raise FastmachError(f"{_named(what, p)} is not UTF-8 text (byte {e.start}: "
                             f"{e.reason})") from None
     except (gzip.BadGzipFile, EOFError) as e:
-        raise FastmachError(f"{what} {str(p)!r}: damaged gzip data ({e})") from None
+        raise FastmachError(f"{_named(what, p)}: damaged gzip data ({e})") from None
     except OSError as e:
         raise FastmachError(f"cannot read {what} {str(p)!r}: {_why(e)}") from None

@@ -131,3 +131,206 @@ def test_sweep_survives_random_kills_and_damaged_chunks(tmp_path):
     pd.testing.assert_frame_equal(df, reference)
     print(f"\n{sum(faults.values())} faults injected: {faults}")
     assert faults["driver killed"] == ROUNDS and faults["worker killed"] >= ROUNDS // 2 - 1
+
+
+# ------------------------------------------------------------------------ more faults
+
+SMALL = STUDY.replace("games = 40", "games = 4")
+
+
+@pytest.fixture
+def small_disk(tmp_path, monkeypatch):
+    """``(directory, free)``: a directory on a tiny filesystem; ``free()`` makes room.
+
+    A real 8 MiB tmpfs with 96 KiB free, when this process may mount one; elsewhere every
+    atomic commit (``os.replace``) after the first few fails with ENOSPC, as a full disk
+    makes the write before it fail.
+    """
+    import errno
+
+    d = tmp_path / "disk"
+    d.mkdir()
+    mounted = (os.geteuid() == 0 and subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", str(d)],
+        capture_output=True).returncode == 0)
+    if mounted:
+        filler = d / "filler"
+        with open(filler, "wb") as f:
+            f.write(b"\0" * (8192 - 96) * 1024)
+
+        def free() -> None:
+            filler.unlink()
+    else:
+        real, calls = os.replace, {"n": 0, "full": True}
+
+        def replace(a, b, **kw):
+            calls["n"] += 1
+            if calls["full"] and calls["n"] > 3:
+                raise OSError(errno.ENOSPC, "No space left on device", str(a))
+            return real(a, b, **kw)
+        monkeypatch.setattr(os, "replace", replace)
+
+        def free() -> None:
+            calls["full"] = False
+    yield d, free
+    if mounted:
+        subprocess.run(["umount", "-l", str(d)], check=False)
+
+
+def _leftovers(root: Path) -> list[Path]:
+    return [p for p in root.rglob("*") if p.name.startswith(".tmp") or p.name.endswith(".tmp")]
+
+
+def test_a_full_disk_stops_a_sweep_with_a_message_and_resumes_to_the_same_table(
+        tmp_path, small_disk, capsys):
+    from fastmach.cli import main
+    disk, free = small_disk
+    toml = tmp_path / "s.toml"
+    toml.write_text(SMALL)
+    study = Study.from_toml(toml)
+    reference = run_study(study, tmp_path / "ref", workers=0, progress=False)
+    out = disk / "out"
+    assert main(["sweep", str(toml), "--out", str(out), "--workers", "0", "-q"]) == 1
+    err = capsys.readouterr().err
+    assert "No space left on device" in err and "half-written" in err and "Traceback" not in err
+    assert not _leftovers(disk)
+    free()
+    assert main(["sweep", str(toml), "--out", str(out), "--workers", "0", "-q"]) == 0
+    pd.testing.assert_frame_equal(read_results(out), reference)
+
+
+def test_a_full_disk_leaves_no_half_written_answers_play_table_or_report(
+        tmp_path, small_disk, capsys):
+    from fastmach.cli import main
+    disk, free = small_disk
+    batch = tmp_path / "b.jsonl"
+    batch.write_text("".join(f'{{"id": {i}, "hand": "AS 2S 3S 4S 5S 6S 7S 8S 9S 10S JS QS KS"}}\n'
+                             for i in range(3000)))
+    assert main(["solve", "--batch", str(batch), "--out", str(disk / "a.jsonl")]) == 1
+    err = capsys.readouterr().err
+    assert "No space left on device" in err and "Traceback" not in err
+    assert not (disk / "a.jsonl").exists() and not _leftovers(disk)
+    assert main(["play", "--rules", "ace-low(match=single)", "--players", "2", "--strategies",
+                 "expert", "--games", "300", "--out", str(disk / "p.parquet"), "--log",
+                 str(disk / "p.jsonl")]) == 1
+    assert "No space left on device" in capsys.readouterr().err
+    assert not (disk / "p.parquet").exists() and not _leftovers(disk)
+
+
+def _dask_cluster(tmp_path):
+    """A Dask scheduler and one worker as separate processes: (scheduler, worker, address)."""
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    address = f"tcp://127.0.0.1:{port}"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    sched = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler", "--host",
+                              "127.0.0.1", "--port", str(port), "--dashboard-address", ":0"],
+                             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    worker = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", address,
+                               "--nthreads", "1", "--nworkers", "1", "--no-dashboard"],
+                              env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                              cwd=tmp_path)
+    return sched, worker, address
+
+
+def test_a_lost_dask_scheduler_ends_the_sweep_with_exit_1_and_a_resume_is_identical(tmp_path):
+    toml = tmp_path / "s.toml"
+    toml.write_text(STUDY.replace("games = 40", "games = 12"))
+    study = Study.from_toml(toml)
+    reference = run_study(study, tmp_path / "ref", workers=0, progress=False)
+    sched, worker, address = _dask_cluster(tmp_path)
+    out = tmp_path / "out"
+    cmd = [sys.executable, "-m", "fastmach", "sweep", str(toml), "--out", str(out),
+           "--scheduler", address, "-q"]
+    try:
+        proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True)
+        _wait_for(proc, out, 3, time.time() + 120)
+        sched.kill()  # the scheduler dies mid-sweep
+        sched.wait()
+        _, err = proc.communicate(timeout=120)
+    finally:
+        for p in (sched, worker):
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+    assert proc.returncode == 1, err
+    assert "lost the Dask scheduler" in err and "Traceback" not in err, err
+    assert 0 < _count(out) < len(plan(study))
+    done = subprocess.run(cmd[:-3] + ["--workers", "0", "-q"], cwd=ROOT, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    pd.testing.assert_frame_equal(read_results(out), reference)
+
+
+class _DiesOnArrival:
+    """An engine whose unpickling kills the worker process: a worker dying as it starts."""
+
+    def __reduce__(self):
+        return (os._exit, (3,))
+
+
+def test_a_worker_dying_at_start_up_is_a_message_not_a_traceback(tmp_path):
+    from fastmach.study.backends import WorkerStartError
+    from fastmach.study.sweep import SweepError, execute
+    toml = tmp_path / "s.toml"
+    toml.write_text(SMALL)
+    study = Study.from_toml(toml)
+    with pytest.raises(WorkerStartError, match="died while the pool of 2 started") as e:
+        execute(study, tmp_path / "out", workers=2, engine=_DiesOnArrival(), progress=False)
+    assert isinstance(e.value, SweepError)  # the CLI's exit 1
+    assert _count(tmp_path / "out") == 0
+
+
+def test_reports_built_while_a_sweep_runs_never_refuse_a_valid_chunk(tmp_path):
+    from fastmach.report import build_report
+    toml = tmp_path / "s.toml"
+    toml.write_text(STUDY.replace("games = 40", "games = 10"))
+    study = Study.from_toml(toml)
+    out = tmp_path / "out"
+    cmd = [sys.executable, "-m", "fastmach", "sweep", str(toml), "--out", str(out),
+           "--workers", "2", "-q"]
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    reports = 0
+    try:
+        _wait_for(proc, out, 8, time.time() + 120)
+        while proc.poll() is None and reports < 6:
+            build_report(out, tmp_path / f"rep{reports}")
+            md = (tmp_path / f"rep{reports}" / "summary.md").read_text().splitlines()[0]
+            assert "unfinished" in md and f"of {len(study.cells) * study.games} deals" in md, md
+            reports += 1
+    finally:
+        proc.wait(timeout=300)
+    assert proc.returncode == 0, proc.stderr.read().decode()
+    assert reports >= 1
+    build_report(out, tmp_path / "final")
+    assert "unfinished" not in (tmp_path / "final" / "summary.md").read_text().splitlines()[0]
+
+
+def _mapped(pid: int, name: str) -> bool:
+    try:
+        return name in Path(f"/proc/{pid}/maps").read_text()
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")
+@pytest.mark.parametrize("moment", ["the package's imports", "the workers' start-up"])
+def test_ctrl_c_during_start_up_exits_130_without_a_traceback(tmp_path, moment):
+    toml = tmp_path / "s.toml"
+    toml.write_text(SMALL)
+    proc = subprocess.Popen([sys.executable, "-m", "fastmach", "sweep", str(toml), "--out",
+                             str(tmp_path / "out"), "--workers", "2", "-q"],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True)
+    deadline = time.time() + 60
+    while time.time() < deadline and proc.poll() is None and not (
+            _mapped(proc.pid, "_multiarray_umath") if moment == "the package's imports"
+            else _workers(proc.pid)):
+        time.sleep(0.005)
+    os.killpg(proc.pid, signal.SIGINT)  # a terminal's Ctrl-C reaches the whole group
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and "interrupted" in err, err

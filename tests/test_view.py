@@ -189,7 +189,7 @@ def test_gzip_logs_closing_records_and_extra_fields_are_read(tmp_path):
     for r in recs:
         if r["type"] == "end":
             r["win_share_0"] = 0.5  # a field this reader does not know
-    recs.append({"type": "close", "games": 2})
+    assert recs[-1] == {"type": "close", "games": 2}  # a second one would be refused
     gz = tmp_path / "g.jsonl.gz"
     with gzip.open(gz, "wt", encoding="utf-8") as f:
         f.write("\n".join(json.dumps(r) for r in recs) + "\n")

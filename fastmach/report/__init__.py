@@ -439,6 +439,21 @@ def _safe_name(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-.") or "study"
 
 
+def _unfinished(games: pd.DataFrame, manifest: dict) -> str:
+    """`` (unfinished: N of M deals)`` for a study whose run has not finished (a sweep still
+    running, or stopped), else ``""``: the report's first line says so."""
+    if manifest.get("finished"):
+        return ""
+    try:
+        from fastmach.study import Study
+        planned = Study.from_toml(str(manifest.get("study")))
+        total = f" of {len(planned.cells) * planned.games}"
+    except FastmachError:
+        total = ""
+    done = len(games[["cell", "replicate"]].drop_duplicates())
+    return f" (unfinished: {done}{total} deals played so far)"
+
+
 def default_out_dir(manifest: dict) -> Path:
     """``reports/<study name>`` (relative to the working directory)."""
     return Path("reports") / _safe_name(str(manifest.get("name", "study")))
@@ -517,6 +532,7 @@ def build_report(results_dir: Path | str, out_dir: Path | str | None = None, *,
         "hands": len(hands),
         "cells": int(games["cell"].nunique()),
         "replicates": int(games["replicate"].nunique()),
+        "unfinished": _unfinished(games, manifest),
         "findings": findings(a),
         "shown": shown,
         "front": _Table("Scorecard", _front_table(a),

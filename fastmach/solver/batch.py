@@ -8,6 +8,8 @@ its ``status`` is negative and ``errors[i]`` holds the message ``solve`` would r
 """
 from __future__ import annotations
 
+import contextlib
+import math
 from dataclasses import dataclass, field
 from typing import Sequence
 
@@ -16,6 +18,7 @@ import numpy as np
 from fastmach.core import _batch
 from fastmach.core.cards import NCARD, format_cards
 from fastmach.errors import FastmachError
+from fastmach.outputs import atomic_path, probe_file
 from fastmach.rules import Rules
 from fastmach.solver import (BAD_CARDS, SOLVED, STATUS, Solution, _all_valid_melds, _counts,
                      _flatten_table, _record, _status_message)
@@ -242,7 +245,11 @@ def _read_rows(path: str, fmt: str, rules: str, objective: str):
                     continue
                 if isinstance(obj, dict) and "id" in obj:
                     row["id"] = obj["id"]
-                if not isinstance(obj, dict):
+                if isinstance(row.get("id"), float) and not math.isfinite(row["id"]):
+                    del row["id"]  # 1e400: not a number JSON can hold
+                    row["error"] = ("id overflows a JSON number (beyond 1.8e308); give the "
+                                    "id as a string")
+                elif not isinstance(obj, dict):
                     row["error"] = "a position must be a JSON object"
                 elif set(obj) - _JSON_KEYS:
                     row["error"] = (f"unknown key(s) {sorted(set(obj) - _JSON_KEYS)}; "
@@ -255,6 +262,8 @@ def _read_rows(path: str, fmt: str, rules: str, objective: str):
                                objective=obj.get("objective", objective))
                 rows.append(row)
         return rows, None
+    if fmt == "csv":
+        _check_fields(path)
     try:
         frame = pd.read_csv(path, dtype=str, keep_default_na=False) if fmt == "csv" \
             else pd.read_parquet(path)
@@ -301,6 +310,25 @@ def _solve_rows(rows: list[dict], workers: int) -> None:
             rows[i].update(placed=sol.placed, melds=sol.melds, value=sol.points)
 
 
+def _check_fields(path: str) -> None:
+    """A CSV row with more fields than the header is refused (pandas would take the first
+    ones as an index and read the rest as the columns: a silent misread)."""
+    import csv
+
+    try:
+        with open(path, encoding="utf-8", newline="") as f:
+            reader = csv.reader(f)
+            header = next(reader, [])
+            for fields in reader:
+                if len(fields) > len(header):
+                    raise FastmachError(
+                        f"batch file {path!r}, line {reader.line_num}: {len(fields)} fields, "
+                        f"the header has {len(header)} ({', '.join(header)}); quote a field "
+                        f"that holds a comma")
+    except (OSError, UnicodeDecodeError, csv.Error):
+        return  # read_csv names these
+
+
 def solve_file(path: str, out: str | None, *, rules: str = "classic",
                objective: str = "cards", workers: int = 1) -> tuple[int, int]:
     """Solve every position of a batch file; write the answers; (rows, failed rows)."""
@@ -314,13 +342,19 @@ def solve_file(path: str, out: str | None, *, rules: str = "classic",
         raise FastmachError("a parquet batch needs --out FILE.parquet for its answers")
     if out and file_format(out) != fmt:
         raise FastmachError(f"--out {out!r} must have the input's format ({fmt})")
+    if out and out != "-":
+        probe_file(out, "--out")  # before the work: a bad path costs nothing
     rows, frame = _read_rows(path, fmt, rules, objective)
     _solve_rows(rows, workers)
     failed = sum("error" in r for r in rows)
     names = lambda cs: [card_str(c) for c in cs]  # noqa: E731
     if fmt == "jsonl":
-        fh = open(out, "w", encoding="utf-8") if out and out != "-" else sys.stdout
-        try:
+        with contextlib.ExitStack() as stack:
+            if out and out != "-":
+                tmp = stack.enter_context(atomic_path(out))
+                fh = stack.enter_context(open(tmp, "w", encoding="utf-8"))
+            else:
+                fh = sys.stdout
             for r in rows:
                 res = {"id": r["id"]} if "id" in r else {}
                 if "error" in r:
@@ -329,10 +363,7 @@ def solve_file(path: str, out: str | None, *, rules: str = "classic",
                 else:
                     res.update(placed=names(r["placed"]), melds=[names(m) for m in r["melds"]],
                                value=r["value"])
-                fh.write(json.dumps(res) + "\n")
-        finally:
-            if fh is not sys.stdout:
-                fh.close()
+                fh.write(json.dumps(res, allow_nan=False) + "\n")
         return len(rows), failed
     ok = ["error" not in r for r in rows]
     frame = frame.copy()
@@ -342,8 +373,12 @@ def solve_file(path: str, out: str | None, *, rules: str = "classic",
     frame["n_placed"] = [len(r["placed"]) if o else -1 for r, o in zip(rows, ok)]
     frame["value"] = [r["value"] if o else -1 for r, o in zip(rows, ok)]
     frame["error"] = [r.get("error") for r in rows]
-    if fmt == "csv":
-        frame.to_csv(out if out and out != "-" else sys.stdout, index=False)
-    else:
-        frame.to_parquet(out, index=False)
+    if fmt == "csv" and not (out and out != "-"):
+        frame.to_csv(sys.stdout, index=False)
+        return len(rows), failed
+    with atomic_path(out) as tmp:
+        if fmt == "csv":
+            frame.to_csv(tmp, index=False)
+        else:
+            frame.to_parquet(tmp, index=False)
     return len(rows), failed

@@ -45,6 +45,10 @@ class Bot(Protocol):
     def act(self, obs: Observation) -> Action: ...
 
 
+class BotError(RuntimeError):
+    """A bot's act() raised: the message names the bot, seat, hand and turn (a failed run)."""
+
+
 @dataclass(frozen=True)
 class BotStrategy:
     """A seat played by a Python bot: its name (an import path) and the object, if given."""
@@ -54,7 +58,14 @@ class BotStrategy:
 
     def make(self) -> Bot:
         """The bot object (a new one from the import path)."""
-        return self.bot if self.bot is not None else load_bot(self.name)()
+        if self.bot is not None:
+            return self.bot
+        cls = load_bot(self.name)
+        try:
+            return cls()
+        except TypeError as e:  # a class that needs constructor arguments
+            raise FastmachError(f"bot {self.name!r}: cannot be made without arguments ({e}); "
+                                f"give a class whose constructor takes none") from None
 
     def __str__(self) -> str:
         return self.name
@@ -112,7 +123,11 @@ class BotSeat:
             scores=tuple(pos["scores"]), opened=pos["opened"][seat], rules=r,
             hand_index=pos["hand"], turn=pos["turn"],
             opened_seats=tuple(pos["opened"]), history=self.history())
-        action = self.bot.act(obs)
+        try:
+            action = self.bot.act(obs)
+        except Exception as e:  # the bot's own fault, named where it happened
+            raise BotError(f"bot {self.name!r} at seat {seat}, hand {pos['hand']}, turn "
+                           f"{pos['turn']}: act() raised {type(e).__name__}: {e}") from e
         where = f"bot {self.name!r} at seat {seat}, hand {pos['hand']}, turn {pos['turn']}"
         if not isinstance(action, (Play, Draw, Pass)) or isinstance(action, Fail):
             raise FastmachError(f"{where}: act() returned {action!r}; expected "

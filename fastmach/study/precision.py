@@ -67,11 +67,13 @@ def execute_to_precision(study: Study, out: str | Path, **kwargs: Any) -> dict:
     widths for the cells that did not reach the precision by ``max_games``); prints them.
     """
     games = _resumed_games(study, out)
-    played = 0
+    played, wall, rounds = 0, 0.0, []
     while True:
         current = study.replace(games=games)
         summary = execute(current, out, **kwargs)
+        rounds.append(summary)
         played += summary.get("played", 0)
+        wall += summary.get("wall", 0.0)
         widths = half_widths(read_results(out, current), read_hands(out, current))
         missing = shortfall(widths, current)
         if missing.empty or games >= study.max_games:
@@ -86,7 +88,13 @@ def execute_to_precision(study: Study, out: str | Path, **kwargs: Any) -> dict:
         for cell, r in missing.iterrows():
             got = ", ".join(f"{k} +-{r[k]:.4g}" for k, _ in study.precision)
             print(f"  {cell}: {got}", file=sys.stderr)
+    # the run's figures, not the last round's: every round's play and time, and the chunks
+    # that were on disk before the first round
     summary["played"] = played
+    summary["wall"] = wall
+    summary["games_per_s"] = played / wall if wall > 0 else float("nan")
+    summary["resumed_chunks"] = rounds[0]["resumed_chunks"]
+    summary["rounds"] = len(rounds)
     summary["precision_games"] = games
     summary["precision_missed"] = {c: {k: float(r[k]) for k, _ in study.precision}
                                    for c, r in missing.iterrows()}

@@ -26,7 +26,7 @@ from typing import Mapping
 from fastmach.errors import FastmachError
 
 __all__ = ["JOURNAL", "file_record", "bytes_record", "check_record", "load_records",
-           "append_record", "read_table", "data_files"]
+           "append_record", "read_table", "data_files", "sweep_running"]
 
 JOURNAL = "_checksums.jsonl"
 
@@ -103,6 +103,25 @@ def load_records(root: Path, manifest: Mapping) -> dict[str, dict] | None:
     return out
 
 
+def sweep_running(root: Path) -> bool:
+    """True while a sweep holds ``root/.lock`` (it writes chunks whose records follow)."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX: no lock
+        return False
+    try:
+        f = open(Path(root) / ".lock", "rb")
+    except OSError:
+        return False
+    with f:
+        try:
+            fcntl.flock(f.fileno(), fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except OSError:
+            return True
+        fcntl.flock(f.fileno(), fcntl.LOCK_UN)
+        return False
+
+
 def data_files(root: Path, subdir: str | None = None) -> list[str]:
     """Paths (relative, sorted) of the parquet files ``pandas.read_parquet(root)`` reads,
     or with ``subdir`` those of that directory (e.g. ``_hands``)."""
@@ -134,6 +153,9 @@ def read_table(root: str | Path, manifest: Mapping, *, ignore_foreign: bool = Fa
     if records is not None:
         recorded = {rel for rec in records.values() for rel in rec}
         foreign = [rel for rel in files if rel not in recorded]
+        if foreign and sweep_running(root):  # chunks written this moment: not yet recorded
+            files = [rel for rel in files if rel in recorded]
+            foreign = []
         if foreign and not ignore_foreign:
             raise FastmachError(
                 f"{root / foreign[0]}: not a chunk of study {manifest.get('name')!r} (the "

@@ -239,10 +239,22 @@ def read_games(path: str | Path) -> list[ViewGame]:
     hand: dict = {}
     scores: list[int] = []
     closed = False  # the last record is a closing record
+    since, match_over = 0, True  # games since the last closing record; last match over
     for no, rec in log_records(path):
         try:
             kind = rec.get("type")
             closed = kind == "close"
+            if kind == "close":  # as `fastmach replay` checks it
+                if checker is not None:
+                    raise _Bad("closing record inside a hand (no end record)")
+                if not match_over:
+                    raise _Bad("closing record but the last match is not over (its last "
+                               "end record has match_over false)")
+                if rec.get("games") != since:
+                    raise _Bad(f"closing record counts {rec.get('games')!r} game(s), the "
+                               f"log holds {since} since the previous one")
+                since = 0
+                continue
             if kind not in _RECORDS:
                 if checker is not None:
                     raise _Bad(f"record type {kind!r} inside a hand (header, turn or end)")
@@ -253,6 +265,7 @@ def read_games(path: str | Path) -> list[ViewGame]:
                 checker = _HandChecker(rec)
                 r = checker.rules
                 if rec.get("hand", 0) == 0 or game is None:
+                    since += 1
                     game = ViewGame(len(games), str(r), rec.get("seed"), rec.get("replicate"),
                                     [str(s) for s in rec.get("strategies") or []], r.players)
                     games.append(game)
@@ -288,6 +301,7 @@ def read_games(path: str | Path) -> list[ViewGame]:
                             endrec={k: rec[k] for k in ("end", "winner", "points", "cards_left",
                                                          "scores", "match_winner") if k in rec})
                 checker = None
+                match_over = rec.get("match_over") is True
         except _Bad as e:
             raise FastmachError(f"{path.name} line {no}: {e}") from None
     if checker is not None:

@@ -1,0 +1,226 @@
+"""Where chunks run: local worker processes (spawn) or a Dask cluster, behind one small
+interface (submit, wait, broken, restart, close)."""
+from __future__ import annotations
+
+import concurrent.futures as cf
+import contextlib
+import logging
+import multiprocessing
+import os
+import signal
+import threading
+import time
+from concurrent.futures.process import BrokenProcessPool
+from typing import Callable, Iterable
+
+from fastmach.errors import FastmachError
+from fastmach.study.plan import SweepError
+from fastmach.study.worker import ChunkSpec, _version, _warm_up, _worker_init, play_chunk
+
+
+class _Backend:
+    """submit(spec) -> future; wait(futures) -> done futures; close()."""
+
+    where = ""
+    limit = 1
+
+    def submit(self, spec: ChunkSpec):  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def wait(self, futures) -> Iterable:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def broken(self, exc: BaseException) -> bool:
+        return False
+
+    def result(self, fut):
+        """A finished future's result (its exception raised)."""
+        return fut.result()
+
+    def restart(self) -> None:  # pragma: no cover - only process pools break
+        pass
+
+    def close(self, cancel: bool = False) -> None:
+        pass
+
+
+class WorkerStartError(SweepError):
+    """The workers could not start (a process died, or the Dask cluster went away)."""
+
+
+class SchedulerLost(SweepError):
+    """The Dask scheduler (or the connection to it) was lost during a run."""
+
+
+@contextlib.contextmanager
+def _sigint_held():
+    """Block SIGINT in this thread for the block (a Ctrl-C then arrives when it ends)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+class _Processes(_Backend):
+    def __init__(self, workers: int, engine: Callable | None):
+        self.workers, self.engine = workers, engine
+        self.limit = 2 * workers
+        self.where = f"{workers} local process{'es' if workers != 1 else ''}"
+        self._start()
+
+    def _start(self) -> None:
+        ctx = multiprocessing.get_context("spawn")
+        self._before = {p.pid for p in multiprocessing.active_children()}
+        # Ctrl-C is held back while workers start (they inherit the mask, so none prints
+        # a traceback from its imports) and delivered to the driver right after
+        with _sigint_held():
+            self.pool = cf.ProcessPoolExecutor(self.workers, mp_context=ctx,
+                                               initializer=_worker_init,
+                                               initargs=(os.getpid(),))
+            try:
+                for f in [self.pool.submit(_warm_up, self.engine)
+                          for _ in range(self.workers)]:
+                    f.result()
+            except BrokenProcessPool as e:
+                self.close(cancel=True)
+                raise WorkerStartError(
+                    f"a worker process died while the pool of {self.workers} started "
+                    f"({e}); nothing was played in this attempt: check memory and the "
+                    f"engine's imports, then run again (finished chunks are kept)") from None
+
+    def submit(self, spec):
+        return self.pool.submit(play_chunk, spec)
+
+    def wait(self, futures):
+        return cf.wait(futures, return_when=cf.FIRST_COMPLETED).done
+
+    def broken(self, exc):
+        from concurrent.futures.process import BrokenProcessPool
+        return isinstance(exc, BrokenProcessPool)
+
+    def restart(self):
+        self.close(cancel=True)
+        self._start()
+
+    def _workers(self) -> list:
+        """The pool's worker processes: the children this process started since the pool
+        began (``multiprocessing.active_children``; the pool starts its workers with its
+        context's Process, which registers them as our children)."""
+        return [p for p in multiprocessing.active_children() if p.pid not in self._before]
+
+    def close(self, cancel=False):
+        procs = self._workers() if cancel else []
+        self.pool.shutdown(wait=not cancel, cancel_futures=cancel)
+        for p in procs:  # our own workers, still busy with cancelled work
+            if p.is_alive():
+                p.terminate()
+        for p in procs:
+            p.join(5)
+
+
+class _Dask(_Backend):
+    def __init__(self, scheduler: str, workers: int, engine: Callable | None):
+        try:
+            from distributed import Client, LocalCluster
+        except ImportError as e:  # pragma: no cover - dask[distributed] is a dependency
+            raise FastmachError(f"scheduler={scheduler!r}: needs dask.distributed: {e}") from None
+        # the client logs its reconnection attempts with tracebacks; a lost scheduler is
+        # reported once, by :meth:`lost`
+        self._log = logging.getLogger("distributed.client")
+        self._level = self._log.level
+        self._log.setLevel(logging.CRITICAL)
+        self.cluster = None
+        self.address = "local" if scheduler == "local" else repr(scheduler)
+        if scheduler == "local":
+            self.cluster = LocalCluster(n_workers=workers, threads_per_worker=1,
+                                        processes=True, dashboard_address=None)
+            self.client = Client(self.cluster)
+            self.where = f"a Dask LocalCluster of {workers} workers"
+        else:
+            try:
+                self.client = Client(scheduler, timeout="20s")
+            except (OSError, TimeoutError) as e:
+                raise FastmachError(f"scheduler={scheduler!r}: cannot connect ({e})") from None
+            self.where = f"the Dask cluster at {scheduler}"
+        try:
+            self.client.wait_for_workers(1, timeout=120)
+        except TimeoutError:
+            self.close()
+            raise FastmachError(f"scheduler={scheduler!r}: no worker joined within 120 s; "
+                                f"start some with: dask worker {scheduler}") from None
+        try:
+            versions = self.client.run(_warm_up, engine)
+        except Exception as e:
+            self.close()
+            raise FastmachError(f"scheduler={scheduler!r}: a worker cannot load fastmach's "
+                                f"engine ({type(e).__name__}: {e}); install fastmach on "
+                                f"every worker host") from None
+        mine = _version()
+        other = {w: v for w, v in versions.items() if v != mine}
+        if other:
+            self.close()
+            raise FastmachError(f"scheduler={scheduler!r}: workers run another fastmach "
+                                f"version than this driver ({mine}): {other}")
+        self._n = 0
+        self._limit, self._checked = 4, 0.0
+
+    @property
+    def limit(self) -> int:
+        """Chunks in flight: twice the cluster's threads (re-read every 5 s as workers join)."""
+        now = time.monotonic()
+        if now - self._checked > 5.0:
+            self._checked = now
+            self._limit = max(2 * sum(self.client.nthreads().values()), 4)
+        return self._limit
+
+    def _submit(self, spec):
+        self._n += 1
+        return self.client.submit(play_chunk, spec, pure=False,
+                                  key=f"fastmach-chunk-{os.getpid()}-{self._n}")
+
+    def wait(self, futures):
+        from distributed import wait
+        try:
+            return wait(list(futures), return_when="FIRST_COMPLETED").done
+        except Exception as e:  # CancelledError, CommClosedError, ...: the scheduler went
+            raise self.lost(e) from None
+
+    def submit(self, spec):
+        if self.client.status not in ("running", "connecting"):
+            raise self.lost(None)
+        return self._submit(spec)
+
+    def lost(self, e: BaseException | None) -> SchedulerLost:
+        first = str(e).strip().splitlines()[0] if e is not None and str(e).strip() else ""
+        why = f" ({type(e).__name__}: {first})" if e is not None else ""
+        return SchedulerLost(f"lost the Dask scheduler {self.address}{why}; the finished "
+                             f"chunks are saved: run the same command again to resume")
+
+    def result(self, fut):
+        """A finished future's bytes; a future cancelled because the scheduler went away is
+        the scheduler's loss, not the chunk's."""
+        from distributed.client import FutureCancelledError
+        try:
+            return fut.result()
+        except (FutureCancelledError, OSError) as e:
+            raise self.lost(e) from None
+
+    def close(self, cancel=False):
+        try:
+            with contextlib.suppress(Exception):  # a lost scheduler cannot be told
+                self.client.close(timeout=10)
+        finally:
+            if self.cluster is not None:
+                self.cluster.close()
+            self._log.setLevel(self._level)
+
+
+def _cpu_count() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not Linux
+        return os.cpu_count() or 1
