@@ -64,6 +64,7 @@ from fastmach.strategies._beginner import Beginner
 from fastmach.strategies._expert import Expert
 from fastmach.strategies._intermediate import Intermediate
 from fastmach.strategies._lookahead import Lookahead
+from fastmach.strategies._strong import Strong
 from fastmach.strategies._tactics import (Fallible, KeepJokers, Opening, Patience,
                                           PointsObjective, Skilled)
 
@@ -144,6 +145,17 @@ KEEP_JOKERS = Param("keep_jokers", int, 0, 0, 1,
 PLAYOUTS = Param("playouts", int, 32, 1, 4096,
                  "Monte Carlo playouts per candidate play")
 TACTICS = (ERROR, MIN_CARDS, OBJECTIVE, KEEP_JOKERS)
+STRONG = (
+    Param("stock_low", int, 0, 0, 200,
+          "holding stops when the stock holds at most this many cards"),
+    Param("hand_cap", int, 0, 0, 150,
+          "... or when the hand holds at least this many cards (0 = no cap)"),
+    Param("rush", int, 0, 0, 20,
+          "... or when an opponent holds at most this many cards"),
+    Param("keep", int, 2, 0, 2,
+          "what a play outside holding keeps back: 0 (or none), 1 (or jokers), 2 (or faces: "
+          "jokers and J/Q/K)", ("none", "jokers", "faces")),
+)
 
 REGISTRY: dict[str, StrategyKind] = {
     "expert": StrategyKind(
@@ -176,6 +188,14 @@ REGISTRY: dict[str, StrategyKind] = {
         "outcome: win, then fewer cards left): all of the expert's maximum placement, "
         "some of it (keeping the jokers; placing the most points), or none (a draw)",
         build=lambda ctx, p, expert: Lookahead(ctx, *expert(), int(p["playouts"])),
+    ),
+    "strong": StrategyKind(
+        "strong", Strong, STRONG,
+        "holds: draws instead of any play that does not empty its hand (the others build "
+        "the table; it goes out in one play) until the stock runs low, its hand grows "
+        "large or an opponent nears going out; then plays the maximum placement keeping "
+        "cards back (jokers, J/Q/K); plays when it must; opens as the expert",
+        build=lambda ctx, p, expert: Strong(ctx, *expert(), *(int(p[q.name]) for q in STRONG)),
     ),
 }
 
