@@ -30,8 +30,11 @@ class HoldBack:
     def act(self, obs: Observation):
         r = obs.rules
         if r.opening_points > 0 and not obs.opened:
-            sol = opening(obs.hand, r)
-            return Play(sol.melds, sol.placed) if sol is not None else Draw()
+            sol = opening(obs.hand, r)   # new melds of hand cards, the table kept as it is
+            if sol is None:
+                return Draw()
+            return Play(list(obs.table) + sol.melds, sol.placed,
+                        stands=list(obs.stands) + sol.stands)
         full = solve(obs.table, obs.hand, r, trusted=True)
         if not full.placed or len(full.placed) == len(obs.hand):
             return Play(full.melds, full.placed) if full.placed else Draw()
