@@ -15,5 +15,7 @@ cdef class Strong(Strategy):
     cdef Skill expert                # its skill (plays from a restricted hand)
     cdef Decision alt                # the play with cards kept back
     cdef uint8_t kept[NCARD]         # the hand without the cards kept back
-    cdef uint8_t pool[NCARD]         # hand + table (the going-out bound)
+    cdef uint8_t pool[NCARD]         # hand + table (going out)
+    cdef uint8_t none[NCARD]         # an empty hand
     cdef bint may_go_out(self, HState* st, const uint8_t* hand) noexcept nogil
+    cdef void go_out(self, HState* st, const uint8_t* hand, int n, Decision* d) noexcept nogil
