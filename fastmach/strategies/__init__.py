@@ -82,6 +82,7 @@ from fastmach.strategies._expert import Expert
 from fastmach.strategies._intermediate import Intermediate
 from fastmach.strategies._lookahead import Lookahead
 from fastmach.strategies._search import POLICIES, Search, build_search
+from fastmach.strategies._strong import Strong
 from fastmach.strategies._tactics import (Fallible, KeepJokers, Opening, Patience,
                                           PointsObjective, Skilled)
 
@@ -171,6 +172,17 @@ BUDGET = Param("budget", int, 8, 1, 4096,
 POLICY = Param("policy", int, 0, 0, len(POLICIES) - 1,
                "every seat's play in the playouts: 0 (or expert), 1 (or holding: jokers "
                "and J/Q/K kept until the play empties the hand)", POLICIES)
+STRONG = (
+    Param("stock_low", int, 0, 0, 200,
+          "holding stops when the stock holds at most this many cards"),
+    Param("hand_cap", int, 0, 0, 150,
+          "... or when the hand holds at least this many cards (0 = no cap)"),
+    Param("rush", int, 0, 0, 20,
+          "... or when an opponent holds at most this many cards"),
+    Param("keep", int, 2, 0, 2,
+          "what a play outside holding keeps back: 0 (or none), 1 (or jokers), 2 (or faces: "
+          "jokers and J/Q/K)", ("none", "jokers", "faces")),
+)
 
 REGISTRY: dict[str, StrategyKind] = {
     "expert": StrategyKind(
@@ -223,6 +235,14 @@ REGISTRY: dict[str, StrategyKind] = {
         "hand and the stock order, no sampling)",
         build=lambda ctx, p, expert: build_search(ctx, p, expert, clairvoyant=True),
         fair=False,
+    ),
+    "strong": StrategyKind(
+        "strong", Strong, STRONG,
+        "holds: draws instead of any play that does not empty its hand (the others build "
+        "the table; it goes out in one play) until the stock runs low, its hand grows "
+        "large or an opponent nears going out; then plays the maximum placement keeping "
+        "cards back (jokers, J/Q/K); plays when it must; opens as the expert",
+        build=lambda ctx, p, expert: Strong(ctx, *expert(), *(int(p[q.name]) for q in STRONG)),
     ),
 }
 

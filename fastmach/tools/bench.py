@@ -278,6 +278,11 @@ def bench_strategies(games: int = 500, seed: int = 0, repeats: int = 1) -> list[
             continue
         best = max(runs, key=lambda r: r["games_per_s"])
         rows.append({"rules": "classic", "seats": f"4 x {name}", **best})
+    # strong at a table of experts (four strong players all hold until the stock is out)
+    runs = [engine_bench("classic", ["strong"] + ["expert"] * 3, games=games, seed=seed,
+                         detail=True) for _ in range(max(1, repeats))]
+    rows.append({"rules": "classic", "seats": "strong + 3 x expert",
+                 **max(runs, key=lambda r: r["games_per_s"])})
     return rows
 
 

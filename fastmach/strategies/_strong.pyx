@@ -1,0 +1,115 @@
+# The strong player: holds its cards and goes out in one play (see Strong.decide).
+#
+# What self-play on the engine taught it (4 players, common deals, seats rotated, one
+# candidate against three experts, three HoldBack bots or three default strong players;
+# 100 deals per candidate, the final confirmed at 300; fastmach/strategies/examples.py):
+# - holding pays more the more of the hand is held. Keeping back J/Q/K and the jokers
+#   (HoldBack) wins 38% of classic single hands against three experts; holding 8-K too
+#   51%, 6-K 60%, 4-K 73%, every card 85%. Each play the others make grows the table the
+#   holder will go out onto; each card a greedy player places leaves it with the cards
+#   nothing fits. The rank held matters less than how many (A-7 held: 61%, 6-K: 60%).
+# - every way found to stop holding early lost: playing the maximum placement when an
+#   opponent holds <= 2 (or 4) cards, or when it leaves <= 2 cards (24-26% against
+#   experts, from 38%); a cap on the hand (22 cards: 18% against HoldBack, 30: 23%, none:
+#   27-31%); playing once the stock falls to 20 cards (13% against HoldBack); rush=1
+#   (27%, no different from none). Hence the defaults: hold until the stock is empty.
+# - where a player must play when able (italian) it cannot hold; playing the smallest
+#   play (one card) instead of the maximum placement gained nothing (24.8%).
+from libc.stdint cimport uint8_t, uint32_t, int64_t, uint64_t
+from libc.string cimport memcpy, memset
+
+from fastmach.core._solver cimport NCARD, JOKER
+from fastmach.game._turn cimport ERules, HState, Decision, A_PLAY, set_draw
+from fastmach.strategies._base cimport Context, meld_cards
+
+
+cdef class Strong(Strategy):
+
+    def __init__(self, Context ctx, Strategy expert_strategy, Skill expert, int stock_low,
+                 int hand_cap, int rush, int keep):
+        Strategy.__init__(self, ctx)
+        self.xstrat = expert_strategy
+        self.expert = expert
+        self.stock_low = stock_low
+        self.hand_cap = hand_cap
+        self.rush = rush
+        self.keep = keep
+
+    cdef void decide(self, HState* st, int seat, uint64_t* rng, Decision* d) noexcept nogil:
+        """Hold, or play keeping cards back.
+
+        Holding (where the rules let a player who can play draw instead, or pass on an
+        empty stock): a play that does not empty the hand is not made, the player draws,
+        while the stock holds more than stock_low cards, the hand fewer than hand_cap
+        cards and every opponent more than rush cards. A play that empties the hand is
+        always made. Otherwise (or where the player must play) it plays the maximum
+        placement of its hand without the cards it keeps back (keep: 1 the jokers, 2 the
+        jokers and J/Q/K), or the whole maximum placement when that places nothing. Before
+        opening (opening_points) it opens as the expert does."""
+        cdef const ERules* R = self.R
+        cdef const uint8_t* hand = st.hands[seat]
+        cdef int n = st.hand_n[seat], s, c, opp = 1 << 30
+        cdef int left = st.stock_len - st.stock_pos
+        cdef bint may_hold = R.may_draw if left > 0 else R.may_pass
+        set_draw(d)
+        if n == 0:
+            return
+        for s in range(R.players):
+            if s != seat and st.hand_n[s] < opp:
+                opp = st.hand_n[s]
+        if R.opening > 0 and not st.opened[seat]:
+            self.xstrat.decide(st, seat, rng, d)
+            return
+        if may_hold and left > self.stock_low and opp > self.rush and \
+                (self.hand_cap == 0 or n < self.hand_cap):
+            if self.may_go_out(st, hand):
+                self.go_out(st, hand, n, d)
+            return
+        self.xstrat.decide(st, seat, rng, d)
+        if self.ctx.rc or d.kind != A_PLAY or d.n_placed - d.taken >= n or self.keep == 0:
+            return
+        memcpy(self.kept, hand, NCARD)
+        self.kept[JOKER] = 0
+        if self.keep >= 2:
+            for c in range(JOKER):
+                if c % 13 >= 10:
+                    self.kept[c] = 0
+        self.expert.play(st, self.kept, R.ones, R.ones_j, &self.alt)
+        if self.ctx.rc:
+            return
+        if self.alt.kind == A_PLAY:
+            memcpy(d, &self.alt, sizeof(Decision))
+
+    cdef void go_out(self, HState* st, const uint8_t* hand, int n, Decision* d) noexcept nogil:
+        """Play the whole hand when table and hand split into melds (the solver on their
+        union as the table, no hand: a partition, cheaper than a maximum placement with
+        a large hand); else d stays a draw."""
+        cdef int64_t v
+        cdef int c
+        for c in range(NCARD):
+            self.pool[c] = hand[c] + st.table[c]
+        memset(self.none, 0, NCARD)
+        v = self.ctx.solver.solve(self.pool, self.none, &self.R.srules, self.R.ones,
+                                  self.R.ones_j, self.kept, &d.wit)
+        if v < -1:
+            self.ctx.rc = <int>v
+        elif v >= 0:
+            memcpy(d.placed, hand, NCARD)
+            d.n_placed = n
+            d.kind = A_PLAY
+
+    cdef bint may_go_out(self, HState* st, const uint8_t* hand) noexcept nogil:
+        """False when no play can empty the hand: without jokers (in the hand or on the
+        table), a hand card that no meld of hand and table cards could hold (meld_cards
+        of their union). True otherwise (the solver decides)."""
+        cdef uint32_t ps[4]
+        cdef int c
+        if hand[JOKER] or st.table[JOKER]:
+            return True
+        for c in range(NCARD):
+            self.pool[c] = hand[c] + st.table[c]
+        meld_cards(self.pool, self.R.srules.ace_high, ps)
+        for c in range(JOKER):
+            if hand[c] and not (ps[c // 13] >> (c % 13 + 1)) & 1:
+                return False
+        return True

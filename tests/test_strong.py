@@ -1,0 +1,158 @@
+"""The strong player: holding and keeping back (checked against a Python reference on the
+exact solver), legal plays under every preset (logged games replayed), and decisions that
+do not depend on the cards its seat cannot see."""
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from fastmach.core.cards import JOKER, NCARD
+from fastmach.engine import make_engine, play_games
+from fastmach.game.gamelog import replay, replay_states
+from fastmach.rules import PRESETS, Rules
+from fastmach.solver import solve
+from fastmach.strategies import parse_strategy
+from tests.positions import game_positions, listing
+
+HOLDBACK = "fastmach.strategies.examples:HoldBack"
+
+
+def _engine(rules: Rules, strategy: str):
+    return make_engine(rules, [strategy] * rules.players)[2]
+
+
+def _decide(eng, st, hands=None, rng=12345):
+    return eng.decide_position(st.current_player, hands if hands is not None else st._hands,
+                               st._melds, st._stands, st.opened, len(st.stock), rng)
+
+
+def _reference(st, rules: Rules, p: dict) -> tuple[str, int, str]:
+    """strong's decision by its docstring, on the Python solver: (kind, cards placed,
+    why: nothing to play, out, held, kept back)."""
+    seat = st.current_player
+    hand = listing(st._hands[seat])
+    n = len(hand)
+    left = len(st.stock)
+    opp = min(int(h.sum()) for s, h in enumerate(st._hands) if s != seat)
+    may_hold = (rules.may_draw_when_able if left else
+                rules.may_pass_when_able or rules.stock_empty != "play-on")
+    full = solve(st._melds, hand, rules, trusted=True) if hand else None
+    if full is None or not full.placed:
+        return "draw", 0, "nothing"
+    if len(full.placed) == n:
+        return "play", n, "out"
+    if may_hold and left > p["stock_low"] and opp > p["rush"] and \
+            (p["hand_cap"] == 0 or n < p["hand_cap"]):
+        return "draw", 0, "held"
+    if p["keep"] == 0:
+        return "play", len(full.placed), "kept"
+    kept = [c for c in hand if c != JOKER and (p["keep"] < 2 or c % 13 < 10)]
+    part = solve(st._melds, kept, rules, trusted=True) if kept else None
+    return "play", len(part.placed) if part is not None and part.placed else len(full.placed), "kept"
+
+
+@pytest.mark.parametrize("rules,strategy", [
+    ("classic(match=single)", "strong"),
+    ("classic(match=single)", "strong(stock_low=30,keep=jokers)"),
+    ("jokers", "strong"),
+    ("jokers", "strong(rush=3,hand_cap=18,keep=none)"),
+    ("italian(jokers=2)", "strong"),
+    ("ace-low(match=single)", "strong(stock_low=20)"),
+])
+def test_strong_holds_until_it_can_go_out_then_keeps_cards_back(rules, strategy):
+    r, positions = game_positions(rules, [strategy, "expert", HOLDBACK, "expert"], 8, 5)
+    eng = _engine(r, strategy)
+    p = parse_strategy(strategy).params
+    why = {"nothing": 0, "out": 0, "held": 0, "kept": 0}
+    for st in positions[::2][:150]:
+        kind, placed, taken, melds, _, rng = _decide(eng, st)
+        net = int(placed.sum()) - taken if kind == "play" else 0
+        *ref, tag = _reference(st, r, p)
+        assert (kind, net) == tuple(ref)
+        assert rng == 12345  # no chance in its decisions
+        why[tag] += 1
+    # it held a play it could have made (or, where it must play, kept cards back)
+    assert why["held" if r.may_draw_when_able else "kept"] > 0, why
+
+
+def test_strong_must_play_where_drawing_when_able_is_forbidden():
+    # italian: a player able to play must; strong plays (keeping cards back when it can)
+    r, positions = game_positions("italian", ["strong", "expert"], 3, 8)
+    eng, expert = _engine(r, "strong"), _engine(r, "expert")
+    played = 0
+    for st in positions[::2][:150]:
+        a, b = _decide(eng, st), _decide(expert, st)
+        assert (a[0] == "play") == (b[0] == "play")
+        assert a[1].sum() <= b[1].sum()
+        played += a[0] == "play"
+    assert played > 10
+
+
+# ----------------------------------------------------------------- legal under every preset
+PRESET_RULES = [p if Rules.parse(p).match_kind == "single" else f"{p}(match=single)"
+                for p in PRESETS] + [
+    "classic(jokers=2,opening_points=30,match=single)",
+    "jokers(may_draw_when_able=false)",
+    "ace-low(jokers=2,opening_points=36,match=single)",   # joker_swap = hand
+    "italian(jokers=4)",
+    "classic(players=3,stock_empty=ends-hand,blocked_winner=lowest,match=single)",
+    "ace-low",                                             # a match of hands to 100
+]
+
+
+@pytest.mark.parametrize("rules", PRESET_RULES)
+def test_strong_plays_are_legal_under_every_preset(rules, tmp_path):
+    log = tmp_path / "games.jsonl"
+    r = Rules.parse(rules)
+    lineups = [["strong"] + ["expert"] * (r.players - 1), ["strong"] * r.players,
+               ["strong(stock_low=15,rush=2,hand_cap=20,keep=jokers)", HOLDBACK] * 4]
+    games = 0
+    for i, seats in enumerate(lineups):
+        df = play_games(r, seats[:r.players], 31 + i, range(4), check=True, log=log)
+        games += len(df)
+        assert (df["turns"] > 0).all()
+    hands = replay(log)                  # every turn re-checked without the solver
+    assert len(hands) >= games
+    states = replay_states(log)          # and replayed through the State API's checks
+    assert len(states) == games and all(s.is_terminal() for s in states)
+
+
+# ----------------------------------------------------------------- only what its seat sees
+@pytest.mark.parametrize("rules,strategy", [
+    ("classic(match=single)", "strong"),
+    ("jokers", "strong(stock_low=20,rush=2)"),
+    ("italian(jokers=2)", "strong"),
+    ("ace-low(jokers=2,opening_points=36,match=single)", "strong(hand_cap=16)"),
+])
+def test_strong_decisions_do_not_depend_on_cards_it_cannot_see(rules, strategy):
+    r, positions = game_positions(rules, [strategy, "expert"], 6, 9)
+    eng = _engine(r, strategy)
+    rnd = random.Random(3)
+    deck = Rules.parse(rules)
+    changed = 0
+    for st in positions[::4][:80]:
+        seat = st.current_player
+        # redeal every card the seat cannot see (the other hands and the stock) at random,
+        # keeping every hand size
+        seen = st._hands[seat].astype(int) + np.bincount(
+            [c for m in st._melds for c in m], minlength=NCARD)
+        unseen = [c for c in range(NCARD) for _ in range(_copies(deck, c) - int(seen[c]))]
+        rnd.shuffle(unseen)
+        hands = [h.copy() for h in st._hands]
+        k = 0
+        for s in range(r.players):
+            if s == seat:
+                continue
+            size = int(hands[s].sum())
+            hands[s] = np.bincount(unseen[k:k + size], minlength=NCARD).astype(np.uint8)
+            k += size
+        changed += any((a != b).any() for a, b in zip(hands, st._hands))
+        a, b = _decide(eng, st), _decide(eng, st, hands)
+        assert a[0] == b[0] and (a[1] == b[1]).all() and a[2] == b[2] and a[3] == b[3]
+    assert changed >= 10
+
+
+def _copies(r: Rules, c: int) -> int:
+    return r.jokers if c == JOKER else r.decks
