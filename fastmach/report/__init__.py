@@ -26,7 +26,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from markupsafe import Markup
 
-from fastmach.analysis import stats
+from fastmach.analysis import metrics, stats
 from fastmach.report import plots
 from fastmach.errors import FastmachError
 from fastmach.study.sweep import MANIFEST
@@ -121,24 +121,8 @@ def _nan(x) -> bool:
     return x is None or (isinstance(x, float) and math.isnan(x))
 
 
-def _num(m, lo=None, hi=None, scale: float = 1.0, digits: int = 1, unit: str = "",
-         signed: bool = False) -> str:
-    """``12.3 [11.9, 12.7] unit`` (``+`` signs when ``signed``)."""
-    if _nan(m):
-        return "n/a"
-    f = f"{{:{'+' if signed else ''}.{digits}f}}"
-    text = f.format(scale * m)
-    if lo is not None and not _nan(lo) and not _nan(hi):
-        text += f" [{f.format(scale * lo)}, {f.format(scale * hi)}]"
-    if not unit:
-        return text
-    return text + (unit if unit.startswith("%") else f" {unit}")
-
-
-def _p(p: float) -> str:
-    if _nan(p):
-        return "n/a"
-    return "< 0.0001" if p < 1e-4 else f"{p:.4f}"
+_num = metrics.number
+_p = metrics.p_text
 
 
 def _ordinal(n: int) -> str:

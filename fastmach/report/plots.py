@@ -23,7 +23,8 @@ import pandas as pd  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
 
-from fastmach.analysis.stats import parse_rules  # noqa: E402
+from fastmach.analysis.metrics import METRICS  # noqa: E402
+from fastmach.analysis.variants import parse_rules  # noqa: E402
 
 __all__ = [
     "PRESET_COLOURS", "preset_colour", "short_labels", "plot_length_survival",
@@ -235,9 +236,9 @@ def plot_strategy_matrix(matrix: pd.DataFrame) -> Figure:
     return fig
 
 
-_EFFECT_PANELS = [("turns_per_hand", "turns per hand", 1.0),
-                  ("stock_out_per_hand", "stock ran out (pp of hands)", 100.0),
-                  ("first_seat_edge", "first-seat edge (pp per hand)", 100.0)]
+_EFFECT_PANELS = [(m, f"{METRICS[m].label} ({METRICS[m].diff_unit} per hand)"
+                   if METRICS[m].unit == "share" else METRICS[m].label, METRICS[m].scale)
+                  for m in ("turns_per_hand", "stock_out_per_hand", "first_seat_edge")]
 
 
 def plot_effects(effects: pd.DataFrame, labels: dict[str, str]) -> Figure:
