@@ -19,11 +19,13 @@ import pandas as pd
 
 from fastmach.analysis.hands import (ID_COLUMNS as _ID, SKILL_PAIR, check_hands, deal_key,
                                      groups as _groups, hand_metrics, match_cols,
-                                     plain_strategies, require, strategy_share)
+                                     plain_strategies, require, seat_shares,
+                                     strategy_share)
 from fastmach.analysis.inference import (Estimate, combine, holm, newcombe_paired,
                                          ratio_estimate, share_interval)
 from fastmach.analysis.metrics import BINARY_METRICS, EFFECT_METRICS_HANDS, SCORECARD_METRICS
-from fastmach.analysis.seats import seat_estimates, simultaneous, spread_bounds
+from fastmach.analysis.seats import (SEAT_RESAMPLES, deal_excess, detectable_edge, fair_variance,
+                                     seat_estimates, seat_intervals, seat_test, spread_bounds)
 from fastmach.analysis.variants import default_pairs
 from fastmach.errors import FastmachError
 
@@ -100,48 +102,65 @@ def scorecard(games: pd.DataFrame, hands: pd.DataFrame, by: Sequence[str] = ("ce
     return out.reset_index(drop=True)
 
 
-def seat_table(hands: pd.DataFrame, by: Sequence[str] = ("cell",), alpha: float = 0.05
-               ) -> pd.DataFrame:
+def seat_table(hands: pd.DataFrame, by: Sequence[str] = ("cell",), alpha: float = 0.05,
+               resamples: int = SEAT_RESAMPLES, seed: int = 0) -> pd.DataFrame:
     """Win share of each seat per hand, seat 0 being the hand's first player.
 
     One row per group (``by``; cells by default) and seat (``seats.csv``): ``cell, rules,
     players, lineup`` (or the group keys), ``seat``, ``hands``, ``deals``, ``win_share``
     (shared ties split, hands nobody won count 0 for everyone), ``fair`` (the mean share a
     seat would get if seats were equal: total share per hand / players), ``se``
-    (deal-clustered, of ``win_share - fair``), ``p_value`` (t test of ``win_share == fair``),
-    ``p_adjusted`` (Holm over every row of the table: family-wise error control), ``lo,
-    hi`` (simultaneous Bonferroni interval at level ``1 - alpha / m`` for the m rows) and
-    ``named`` (1 when ``[lo, hi]`` excludes ``fair``: a seat is named only then; it implies
-    ``p_adjusted < alpha``).
+    (deal-clustered, of ``win_share - fair``), ``p_value`` (deal-level randomisation test of
+    equal seats, :func:`fastmach.analysis.seats.seat_test`), ``p_adjusted`` (step-down max-T
+    over every row of the table: family-wise error control at any number of deals, seats
+    rotated or not), ``lo, hi`` (score intervals simultaneous with the test, inside [0, 1]),
+    ``testable`` (0 when the group has too few deals with a winner for any outcome to reach
+    ``alpha``), ``detectable`` (the smallest edge over ``fair`` found with 80% power) and
+    ``named`` (1 when ``p_adjusted < alpha``: a seat is named only then).
     """
     check_hands(hands, "seat_table")
     keys = list(by)
-    rows = []
-    for key, g in _groups(hands, keys + ([] if "players" in keys else ["players"])):
-        share, se, pv, deals, fair = seat_estimates(g)
+    deal_all = deal_key(hands).to_numpy()
+    heads, parts, excess = [], [], []
+    for key, g in _groups(hands.assign(_deal=deal_all),
+                          keys + ([] if "players" in keys else ["players"])):
+        players = int(g["players"].iloc[0])
+        share, se, _, deals, fair = seat_estimates(g)
+        universe = np.unique(deal_all[hands["players"].to_numpy() == players])
+        rel = seat_shares(g, players)
+        d = deal_excess(rel, g["_deal"].to_numpy(), universe)
+        fvar = fair_variance(rel, g["_deal"].to_numpy())
         head = dict(zip(keys + ["players"], key))
         if keys == ["cell"]:
             head.update({c: g[c].iloc[0] for c in _ID[1:]})
+        live = int((np.abs(d).sum(axis=1) > 0).sum())
+        heads.append(head)
+        parts.append((share, se, deals, fair, len(g), players, live, fvar))
+        excess.append(d)
+    cols = _ID + ["seat", "hands", "deals", "win_share", "fair", "se", "p_value",
+                  "p_adjusted", "lo", "hi", "testable", "detectable", "named"]
+    if not heads:
+        return pd.DataFrame(columns=cols)
+    test = seat_test(excess, alpha, resamples, seed)
+    rows = []
+    for i, (head, (share, se, deals, fair, n, players, live, fvar)) in enumerate(zip(heads, parts)):
+        crit = float(test["critical"][i][0])
+        sd = test["sd"][i]
+        lo, hi = seat_intervals(share, fair, sd, n, crit, fvar)
+        testable = int(live > 1 and (live - 1) * math.log(players) >= math.log(1 / alpha))
+        edge = detectable_edge(float(sd[0]), n, crit)
         for s in range(len(share)):
-            rows.append(head | {"seat": s, "hands": len(g), "deals": deals,
+            rows.append(head | {"seat": s, "hands": n, "deals": deals,
                                 "win_share": share[s], "fair": fair, "se": se[s],
-                                "p_value": pv[s]})
+                                "p_value": test["p_value"][i][s],
+                                "p_adjusted": test["p_adjusted"][i][s],
+                                "lo": lo[s], "hi": hi[s], "testable": testable,
+                                "detectable": edge})
     out = pd.DataFrame(rows)
-    if out.empty:
-        return pd.DataFrame(columns=_ID + ["seat", "hands", "deals", "win_share", "fair",
-                                           "se", "p_value", "p_adjusted", "lo", "hi",
-                                           "named"])
-    m = int(out["p_value"].notna().sum())
-    out["p_adjusted"] = holm(out["p_value"])
-    lo, hi = simultaneous(out["win_share"].to_numpy(), out["se"].to_numpy(),
-                           out["deals"].to_numpy(), alpha, m)
-    out["lo"], out["hi"] = lo, hi
-    out["named"] = ((out["lo"] > out["fair"]) | (out["hi"] < out["fair"])).astype(int)
+    out["named"] = ((out["p_adjusted"] < alpha) & (out["testable"] == 1)).astype(int)
     if keys == ["cell"]:
         out = out[_ID + [c for c in out.columns if c not in _ID]]
     return out.reset_index(drop=True)
-
-
 
 
 _EFFECT_COLUMNS = ["variant", "baseline", "players", "lineup", "metric", "diff", "lo", "hi",
