@@ -182,8 +182,8 @@ def _analyse(games: pd.DataFrame, hands: pd.DataFrame, pairs=None) -> _Analysis:
 
 
 def _rules_name(labels: dict[str, str], rules: str) -> str:
-    """A rules string as the findings name it: ``R1 (classic(ace=low-only))``."""
-    return rules if labels.get(rules, rules) == rules else f"{labels[rules]} ({rules})"
+    """A rules string as the findings name it: by what it changes."""
+    return labels.get(rules, rules)
 
 
 def findings(a: _Analysis) -> dict[str, list[str]]:

@@ -52,10 +52,17 @@ def preset_colour(preset: str) -> str:
 
 
 def _rules_order(rules) -> list[str]:
-    """Presets in their fixed order, each followed by its variants."""
+    """Presets in their fixed order, each followed by its variants in parameter order
+    (numeric parameters by value: hand_size=9 before hand_size=11)."""
+    from fastmach.rules import Rules
+
     def key(r: str):
         p, over = parse_rules(r)
-        return (_PRESET_ORDER.index(p) if p in _PRESET_ORDER else 99, p, len(over) > 0, r)
+        typed = Rules.parse(r)
+        values = tuple((k, (0, getattr(typed, k), "") if isinstance(getattr(typed, k), (int, float))
+                        else (1, 0, str(getattr(typed, k)))) for k in sorted(over))
+        return (_PRESET_ORDER.index(p) if p in _PRESET_ORDER else 99, p, len(over) > 0,
+                len(over), values)
     return sorted(set(rules), key=key)
 
 
@@ -71,14 +78,16 @@ def _panels(n: int, width: float = 4.2, height: float = 3.6, sharey: bool = True
 
 
 def short_labels(rules) -> dict[str, str]:
-    """``{rules string: short label}``: presets keep their name, variants get R1, R2, ..."""
-    out, n = {}, 0
-    for r in _rules_order(rules):
-        if r == parse_rules(r)[0]:
-            out[r] = r
-        else:
-            n += 1
-            out[r] = f"R{n}"
+    """``{rules string: name}``: presets keep their name, a variant is named by what it
+    changes (``hand_size=9, opening_points=24``; ``classic with jokers=2`` when the study
+    holds several presets)."""
+    order = _rules_order(rules)
+    several = len({parse_rules(r)[0] for r in order}) > 1
+    out = {}
+    for r in order:
+        preset, over = parse_rules(r)
+        change = ", ".join(f"{k}={v}" for k, v in over.items())
+        out[r] = preset if not over else (f"{preset} with {change}" if several else change)
     return out
 
 
