@@ -52,7 +52,7 @@ def test_report_opens_on_the_scorecard_and_holds_findings_and_provenance(built):
     for text in ("turns per hand", "hands per match", "stock ran out (% of hands)",
                  "first-seat edge (pp per hand)", "skill gap (pp per seat)",
                  "Monte Carlo error", "deals to halve it", "Named seats",
-                 "R1 (classic(ace=low-only)) vs classic", "Holm", "expert against beginner"):
+                 "ace=low-only vs classic", "Holm", "expert against beginner"):
         assert text in html, text
     assert "fastmach sweep simulations/synthetic.toml --out results/synthetic" in html
     assert "name = &#34;synthetic&#34;" in html or 'name = "synthetic"' in html  # study TOML
@@ -217,6 +217,17 @@ def test_findings_name_the_lineups_an_effect_is_confined_to(tmp_path):
                          show_games=False)
     html = index.read_text()
     sentence = next(s for s in html.split("<li>")
-                    if s.startswith("R1 (classic(ace=low-only)) vs classic"))
+                    if s.startswith("ace=low-only vs classic"))
     assert "turns per hand" in sentence
     assert "confined to line-up expert,beginner (3, 4 players" in sentence
+
+
+def test_variants_are_named_by_what_they_change_never_by_a_code(built):
+    import re as _re
+
+    _, index = built
+    texts = [index.read_text(), (index.parent / "summary.md").read_text()]
+    texts += [p.read_text() for p in (index.parent / "tables").glob("*.csv")]
+    for text in texts:
+        assert not _re.search(r"\bR\d{1,2}\b", text)
+    assert "ace=low-only" in texts[0]

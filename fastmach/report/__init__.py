@@ -26,7 +26,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from markupsafe import Markup
 
-from fastmach.analysis import stats
+from fastmach.analysis import metrics, stats
 from fastmach.report import plots
 from fastmach.errors import FastmachError
 from fastmach.study.sweep import MANIFEST
@@ -48,8 +48,8 @@ FIGURES = {
     "seat_edges": ("Seat edges",
                    "Each seat's win share per hand minus the fair share (total share per "
                    "hand / players), line-ups pooled, seat 1 = the hand's first player. Bars: "
-                   "simultaneous (Bonferroni) 95% intervals over every seat of the report, "
-                   "clustered by deal; filled dots are the seats named in the findings."),
+                   "score intervals simultaneous with the seat test (deal-level randomisation, "
+                   "step-down max-T over every seat of the report, 95%); filled dots are the seats named in the findings."),
     "strategy_matrix": ("Strategy against strategy",
                         "Per-seat win share of a strategy in hands that seat it with the "
                         "opponent, against the fair share, deal-clustered 95% intervals."),
@@ -121,24 +121,8 @@ def _nan(x) -> bool:
     return x is None or (isinstance(x, float) and math.isnan(x))
 
 
-def _num(m, lo=None, hi=None, scale: float = 1.0, digits: int = 1, unit: str = "",
-         signed: bool = False) -> str:
-    """``12.3 [11.9, 12.7] unit`` (``+`` signs when ``signed``)."""
-    if _nan(m):
-        return "n/a"
-    f = f"{{:{'+' if signed else ''}.{digits}f}}"
-    text = f.format(scale * m)
-    if lo is not None and not _nan(lo) and not _nan(hi):
-        text += f" [{f.format(scale * lo)}, {f.format(scale * hi)}]"
-    if not unit:
-        return text
-    return text + (unit if unit.startswith("%") else f" {unit}")
-
-
-def _p(p: float) -> str:
-    if _nan(p):
-        return "n/a"
-    return "< 0.0001" if p < 1e-4 else f"{p:.4f}"
+_num = metrics.number
+_p = metrics.p_text
 
 
 def _ordinal(n: int) -> str:
@@ -198,8 +182,8 @@ def _analyse(games: pd.DataFrame, hands: pd.DataFrame, pairs=None) -> _Analysis:
 
 
 def _rules_name(labels: dict[str, str], rules: str) -> str:
-    """A rules string as the findings name it: ``R1 (classic(ace=low-only))``."""
-    return rules if labels.get(rules, rules) == rules else f"{labels[rules]} ({rules})"
+    """A rules string as the findings name it: by what it changes."""
+    return labels.get(rules, rules)
 
 
 def findings(a: _Analysis) -> dict[str, list[str]]:
@@ -221,15 +205,26 @@ def findings(a: _Analysis) -> dict[str, list[str]]:
         out["seats"].append(
             f"{name(r['rules'])}, {int(r['players'])} players: {who} wins {side} than its "
             f"share: {_num(r['win_share'], r['lo'], r['hi'], 100, unit='% of hands')} "
-            f"(adjusted interval) against a fair {_num(r['fair'], scale=100)}% "
-            f"(Holm-adjusted p = {_p(r['p_adjusted'])}, {int(r['deals'])} deals).")
+            f"(interval simultaneous with the test) against a fair "
+            f"{_num(r['fair'], scale=100)}% at {int(r['players'])} players "
+            f"(adjusted p = {_p(r['p_adjusted'])}, {int(r['deals'])} deals).")
     groups = s.groupby(["rules", "players"]).ngroups
+    small = s[s["testable"] == 0].groupby(["rules", "players"]).ngroups
     quiet = groups - named.groupby(["rules", "players"]).ngroups
-    if groups:
+    if groups and small == groups:
         out["seats"].append(
-            f"{quiet} of {groups} rules x player-count groups have no seat whose adjusted "
-            f"interval excludes the fair share ({len(s)} seat tests, Holm family-wise "
-            f"control at {ALPHA:.0%}, intervals clustered by deal).")
+            "This study is too small to test the seats: no group has enough deals with a "
+            "winner for any outcome to be significant.")
+    elif groups:
+        edge = s.loc[s["testable"] == 1, "detectable"].dropna()
+        see = ("" if edge.empty else
+               f": the smallest edge this study could see (80% power) is "
+               f"{_num(edge.min(), scale=100)} to {_num(edge.max(), scale=100)} pp of hands")
+        out["seats"].append(
+            f"{quiet} of {groups} rules x player-count groups have no seat with an edge large "
+            f"enough to detect{see} ({len(s)} seat tests: a deal-level randomisation test, "
+            f"family-wise control at {ALPHA:.0%} by step-down max-T"
+            + (f"; {small} groups too small to test" if small else "") + ").")
 
     f = a.front
     for rules, g in f.groupby("rules", sort=False):
@@ -239,10 +234,14 @@ def findings(a: _Analysis) -> dict[str, list[str]]:
                      f"{_num(lo_r['hands_per_game'], digits=2)} to "
                      f"{_num(hi_r['hands_per_game'], digits=2)} hands per match")
         out["players"].append(
-            f"{name(rules)}: from {int(lo_r['players'])} to {int(hi_r['players'])} players, "
-            f"{_num(lo_r['turns_per_hand'], lo_r['turns_per_hand_lo'], lo_r['turns_per_hand_hi'])}"
-            f" to {_num(hi_r['turns_per_hand'], hi_r['turns_per_hand_lo'], hi_r['turns_per_hand_hi'])}"
-            f" turns per hand ({per_match}); the stock runs out in "
+            f"{name(rules)}: "
+            + (f"at {int(lo_r['players'])} players, "
+               f"{_num(lo_r['turns_per_hand'], lo_r['turns_per_hand_lo'], lo_r['turns_per_hand_hi'])}"
+               if len(g) == 1 else
+               f"from {int(lo_r['players'])} to {int(hi_r['players'])} players, "
+               f"{_num(lo_r['turns_per_hand'], lo_r['turns_per_hand_lo'], lo_r['turns_per_hand_hi'])}"
+               f" to {_num(hi_r['turns_per_hand'], hi_r['turns_per_hand_lo'], hi_r['turns_per_hand_hi'])}")
+            + f" turns per hand ({per_match}); the stock runs out in "
             f"{_num(lo_r['stock_out_per_hand'], lo_r['stock_out_per_hand_lo'], lo_r['stock_out_per_hand_hi'], 100, unit='%')}"
             f" vs {_num(hi_r['stock_out_per_hand'], hi_r['stock_out_per_hand_lo'], hi_r['stock_out_per_hand_hi'], 100, unit='%')}"
             f" of hands.")
@@ -344,14 +343,15 @@ def _named_seat_table(a: _Analysis) -> pd.DataFrame:
         "win share (% of hands, adjusted interval)": [
             _num(r["win_share"], r["lo"], r["hi"], 100) for _, r in s.iterrows()],
         "fair (%)": [_num(x, scale=100) for x in s["fair"]],
-        "Holm-adjusted p": [_p(x) for x in s["p_adjusted"]]})
+        "adjusted p (max-T)": [_p(x) for x in s["p_adjusted"]]})
 
 
 def _tables(a: _Analysis) -> list[_Table]:
     return [
         _Table("Rule labels", _legend_table(a), "Short labels used in tables and figures."),
         _Table("Named seats", _named_seat_table(a),
-               "Seats whose simultaneous (Bonferroni) 95% interval excludes the fair share, "
+               "Seats the deal-level randomisation test names (adjusted p below 0.05, max-T "
+               "over every seat), with intervals simultaneous with the test, "
                "line-ups pooled per rules and player count; tables/seats_by_players.csv "
                "lists every seat, tables/seats.csv every cell."),
     ]

@@ -23,7 +23,8 @@ import pandas as pd  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
 
-from fastmach.analysis.stats import parse_rules  # noqa: E402
+from fastmach.analysis.metrics import METRICS  # noqa: E402
+from fastmach.analysis.variants import parse_rules  # noqa: E402
 
 __all__ = [
     "PRESET_COLOURS", "preset_colour", "short_labels", "plot_length_survival",
@@ -51,10 +52,17 @@ def preset_colour(preset: str) -> str:
 
 
 def _rules_order(rules) -> list[str]:
-    """Presets in their fixed order, each followed by its variants."""
+    """Presets in their fixed order, each followed by its variants in parameter order
+    (numeric parameters by value: hand_size=9 before hand_size=11)."""
+    from fastmach.rules import Rules
+
     def key(r: str):
         p, over = parse_rules(r)
-        return (_PRESET_ORDER.index(p) if p in _PRESET_ORDER else 99, p, len(over) > 0, r)
+        typed = Rules.parse(r)
+        values = tuple((k, (0, getattr(typed, k), "") if isinstance(getattr(typed, k), (int, float))
+                        else (1, 0, str(getattr(typed, k)))) for k in sorted(over))
+        return (_PRESET_ORDER.index(p) if p in _PRESET_ORDER else 99, p, len(over) > 0,
+                len(over), values)
     return sorted(set(rules), key=key)
 
 
@@ -70,14 +78,16 @@ def _panels(n: int, width: float = 4.2, height: float = 3.6, sharey: bool = True
 
 
 def short_labels(rules) -> dict[str, str]:
-    """``{rules string: short label}``: presets keep their name, variants get R1, R2, ..."""
-    out, n = {}, 0
-    for r in _rules_order(rules):
-        if r == parse_rules(r)[0]:
-            out[r] = r
-        else:
-            n += 1
-            out[r] = f"R{n}"
+    """``{rules string: name}``: presets keep their name, a variant is named by what it
+    changes (``hand_size=9, opening_points=24``; ``classic with jokers=2`` when the study
+    holds several presets)."""
+    order = _rules_order(rules)
+    several = len({parse_rules(r)[0] for r in order}) > 1
+    out = {}
+    for r in order:
+        preset, over = parse_rules(r)
+        change = ", ".join(f"{k}={v}" for k, v in over.items())
+        out[r] = preset if not over else (f"{preset} with {change}" if several else change)
     return out
 
 
@@ -235,9 +245,9 @@ def plot_strategy_matrix(matrix: pd.DataFrame) -> Figure:
     return fig
 
 
-_EFFECT_PANELS = [("turns_per_hand", "turns per hand", 1.0),
-                  ("stock_out_per_hand", "stock ran out (pp of hands)", 100.0),
-                  ("first_seat_edge", "first-seat edge (pp per hand)", 100.0)]
+_EFFECT_PANELS = [(m, f"{METRICS[m].label} ({METRICS[m].diff_unit} per hand)"
+                   if METRICS[m].unit == "share" else METRICS[m].label, METRICS[m].scale)
+                  for m in ("turns_per_hand", "stock_out_per_hand", "first_seat_edge")]
 
 
 def plot_effects(effects: pd.DataFrame, labels: dict[str, str]) -> Figure:

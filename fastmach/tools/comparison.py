@@ -30,6 +30,7 @@ from typing import Any, Mapping, Sequence
 
 import pandas as pd
 
+from fastmach.analysis.metrics import METRICS as CATALOGUE, Metric, p_text
 from fastmach.errors import FastmachError
 from fastmach.study import Study, split_lineup
 
@@ -46,26 +47,10 @@ DEFAULT_CHUNK = 100
 ALPHA = 0.05
 
 
-@dataclass(frozen=True)
-class Metric:
-    """How a metric of ``effects.csv`` reads: label, unit, and the words of a change."""
+#: The metrics of the comparison, in the order of the table (names of ``effects.csv``):
+#: the catalogue of :mod:`fastmach.analysis.metrics`.
+METRICS: dict[str, Metric] = dict(CATALOGUE)
 
-    label: str
-    unit: str  # "turns", "hands" or "share" (shown in percent, differences in points)
-    up: str
-    down: str
-
-
-#: The metrics of the comparison, in the order of the table (names of ``effects.csv``).
-METRICS: dict[str, Metric] = {
-    "turns_per_hand": Metric("turns per hand", "turns", "longer", "shorter"),
-    "hands_per_game": Metric("hands per match", "hands", "more", "fewer"),
-    "stock_out_per_hand": Metric("stock exhaustion per hand", "share", "more", "fewer"),
-    "blocked": Metric("blocked hands", "share", "more", "fewer"),
-    "first_seat_edge": Metric("first-seat edge", "share", "larger", "smaller"),
-    "seat_spread": Metric("seat spread", "share", "wider", "narrower"),
-    "skill_gap": Metric("skill gap", "share", "larger", "smaller"),
-}
 
 #: The figure a bare ``precision`` number is the half-width of (in every cell).
 HEADLINE = "turns_per_hand"
@@ -205,7 +190,7 @@ def word(metric: str, diff: float, lo: float, hi: float, p_adjusted: float,
     """The word of a paired difference: ``no clear change`` unless the adjusted test
     rejects (``p_adjusted < alpha``) and the interval ``[lo, hi]`` excludes 0; then the
     metric's word for the direction (``longer``/``shorter``, ``more``/``fewer``, ...)."""
-    m = METRICS.get(metric, Metric(metric, "", "higher", "lower"))
+    m = METRICS.get(metric, Metric(metric, metric, "", "higher", "lower", metric))
     vals = (diff, lo, hi, p_adjusted)
     if any(v is None or (isinstance(v, float) and math.isnan(v)) for v in vals):
         return NO_CHANGE
@@ -298,7 +283,7 @@ def _fmt_diff(metric: str, d: float, lo: float, hi: float) -> str:
     if any(_empty(v) for v in (d, lo, hi)):
         return "n/a"
     k = _digits(metric, hi - lo)
-    if METRICS.get(metric, Metric("", "", "", "")).unit == "share":
+    if (METRICS[metric].unit if metric in METRICS else "") == "share":
         return f"{100 * d:+.{k}f} pp [{100 * lo:+.{k}f}, {100 * hi:+.{k}f}]"
     return f"{d:+.{k}f} [{lo:+.{k}f}, {hi:+.{k}f}]"
 
@@ -310,9 +295,7 @@ def _where(row) -> str:
 
 
 def _fmt_p(p: float) -> str:
-    if _empty(p):
-        return ""
-    return "<0.001" if p < 0.001 else f"{p:.3f}"
+    return "" if _empty(p) else p_text(p)
 
 
 #: Headers of the printed columns.

@@ -1,0 +1,130 @@
+"""Which rules a cell changes against its baseline (rules strings read by ``Rules.parse``)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pandas as pd
+
+from fastmach.analysis.hands import require
+from fastmach.errors import FastmachError
+from fastmach.rules import PARAMETERS, PRESETS, Rules, format_value
+
+__all__ = ["RULE_PARAMETERS", "DEAL_PARAMETERS", "parse_rules", "is_base_rules",
+           "rule_differences", "default_pairs"]
+
+#: Rules parameters stored as columns of the result table: every field of ``Rules`` but the
+#: player count (a column of its own) and the preset name.
+RULE_PARAMETERS = tuple(f.name for f in dataclasses.fields(Rules)
+                        if f.name not in ("players", "preset"))
+
+
+def parse_rules(text: str) -> tuple[str, dict[str, str]]:
+    """Split a rules string ``preset(key=value,...)`` into preset and overrides.
+
+    The string is read by :meth:`Rules.parse` (validated); the overrides are the
+    parameters that differ from the preset, their values in canonical text.
+
+    >>> parse_rules("classic(ace=low-only,opening_points=36)")
+    ('classic', {'ace': 'low-only', 'opening_points': '36'})
+    """
+    try:
+        rules = Rules.parse(str(text))
+    except FastmachError as exc:
+        raise FastmachError(f"cannot parse rules string {text!r}: {exc}") from None
+    base = PRESETS[rules.preset]
+    return rules.preset, {k: format_value(k, getattr(rules, k)) for k in PARAMETERS
+                          if getattr(rules, k) != base[k]}
+
+
+#: Overrides that only size the deal (three decks, 15 cards for 5-6 players): a preset
+#: with only these overrides still counts as the bare tradition (:func:`is_base_rules`).
+DEAL_PARAMETERS = ("decks", "hand_size")
+
+
+def is_base_rules(rules: str) -> bool:
+    """True for a bare preset, or a preset whose only overrides size the deal."""
+    return set(parse_rules(rules)[1]) <= set(DEAL_PARAMETERS)
+
+
+def _context(cell: str, rules: str) -> str:
+    """The part of a cell string that is not its rules (players, line-up, rotation)."""
+    return cell[len(rules):] if cell.startswith(rules) else cell.split("|", 1)[-1]
+
+
+def _parent(ctx: str, rules: str, cells: dict) -> str | None:
+    """Rules string of the nearest baseline of ``rules`` in context ``ctx``.
+
+    Among the cells of the same context and preset whose overrides are a strict subset of
+    this cell's overrides, the one with the most overrides (``classic(decks=3)`` is the
+    baseline of ``classic(ace=low-only,decks=3)``; ``classic`` that of
+    ``classic(ace=low-only)``).
+    """
+    preset, over = parse_rules(rules)
+    items = set(over.items())
+    best, best_n = None, -1
+    for (c, other) in cells:
+        if c != ctx or other == rules:
+            continue
+        p, o = parse_rules(other)
+        if p == preset and set(o.items()) < items and len(o) > best_n:
+            best, best_n = other, len(o)
+    return best
+
+
+def rule_differences(df: pd.DataFrame, baseline: str | None = None) -> pd.DataFrame:
+    """Pair every cell with its baseline cell and name what differs.
+
+    The baseline of a cell is the cell with the same players, line-up and rotation whose
+    rules string is ``baseline`` if given; else the nearest cell of the same preset whose
+    overrides are a strict subset of this cell's (usually the bare preset: ``classic`` for
+    ``classic(ace=low-only)``; ``classic(decks=3,hand_size=15)`` for
+    ``classic(ace=low-only,decks=3,hand_size=15)``). Cells without a baseline are left out.
+    Columns: ``cell, baseline_cell, rules, baseline_rules, preset, players, lineup,
+    n_changes, change`` (``ace=low-only``, or the rules string when presets differ),
+    ``label`` (``ace=low-only vs classic``), ``pool`` (the label with the baseline named by
+    its preset only, so that contexts with extra common overrides pool together) and
+    ``changed_params`` (every parameter column that differs, ``name: base -> variant``).
+    """
+    require(df, ("cell", "rules"), "rule_differences")
+    info = df.drop_duplicates("cell")
+    cells = {}
+    for _, r in info.iterrows():
+        cells[(_context(r["cell"], r["rules"]), r["rules"])] = r
+    rows = []
+    for (ctx, rules), r in sorted(cells.items(), key=lambda kv: kv[0]):
+        preset, over = parse_rules(rules)
+        base_rules = baseline if baseline is not None else _parent(ctx, rules, cells)
+        if base_rules is None or base_rules == rules or (ctx, base_rules) not in cells:
+            continue
+        b = cells[(ctx, base_rules)]
+        bpreset, bover = parse_rules(base_rules)
+        if bpreset == preset:
+            diff = {k: v for k, v in over.items() if bover.get(k) != v}
+            diff.update({k: "(preset)" for k in bover if k not in over})
+            change = ",".join(f"{k}={v}" for k, v in sorted(diff.items()))
+            n = len(diff)
+            pool = f"{change} vs {preset}"
+        else:
+            change, n = rules, -1
+            pool = f"{rules} vs {base_rules}"
+        params = [f"{p}: {b[p]} -> {r[p]}" for p in RULE_PARAMETERS
+                  if p in info.columns and str(b[p]) != str(r[p])]
+        rows.append({"cell": r["cell"], "baseline_cell": b["cell"], "rules": rules,
+                     "baseline_rules": base_rules, "preset": preset,
+                     "players": r.get("players", np.nan), "lineup": r.get("lineup", None),
+                     "n_changes": n, "change": change,
+                     "label": f"{change} vs {base_rules}", "pool": pool,
+                     "changed_params": "; ".join(params)})
+    cols = ["cell", "baseline_cell", "rules", "baseline_rules", "preset", "players",
+            "lineup", "n_changes", "change", "label", "pool", "changed_params"]
+    return pd.DataFrame(rows, columns=cols)
+
+
+
+def default_pairs(games: pd.DataFrame) -> list[tuple[str, str]]:
+    """``(variant, baseline)`` rules pairs of a study (see :func:`rule_differences`)."""
+    d = rule_differences(games)
+    return list(dict.fromkeys(zip(d["rules"], d["baseline_rules"])))
+
