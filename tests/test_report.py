@@ -217,7 +217,7 @@ def test_findings_name_the_lineups_an_effect_is_confined_to(tmp_path):
                          show_games=False)
     html = index.read_text()
     sentence = next(s for s in html.split("<li>")
-                    if s.startswith("ace=low-only vs classic"))
+                    if s.startswith("classic with ace=low-only vs classic"))
     assert "turns per hand" in sentence
     assert "confined to line-up expert,beginner (3, 4 players" in sentence
 
