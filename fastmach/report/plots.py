@@ -195,7 +195,7 @@ def plot_seat_dots(seats: pd.DataFrame, labels: dict[str, str]) -> Figure:
                 d = 100 * (row["win_share"] - row["fair"])
                 lo, hi = 100 * (row["lo"] - row["fair"]), 100 * (row["hi"] - row["fair"])
                 c = preset_colour(parse_rules(r)[0])
-                ax.errorbar([d], [y], xerr=[[d - lo], [hi - d]], fmt="o", capsize=2, ms=4,
+                ax.errorbar([d], [y], xerr=[[max(d - lo, 0.0)], [max(hi - d, 0.0)]], fmt="o", capsize=2, ms=4,
                             color=c, mfc=c if row["named"] else "white")
                 ticks.append(y)
                 names.append(f"{labels[r]} s{int(row['seat']) + 1}")
