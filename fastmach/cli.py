@@ -19,7 +19,7 @@ from fastmach.tools import bench
 from fastmach.solver.batch import solve_file
 from fastmach.tools.comparison import DEFAULT_GAMES, DEFAULT_MAX_GAMES, DEFAULT_SEED, compare, plan_study
 from fastmach.engine import run_play, summary
-from fastmach.errors import FastmachError
+from fastmach.errors import BotError, FastmachError
 from fastmach.game.gamelog import replay
 from fastmach.outputs import atomic_path, partial_name, probe_file
 from fastmach.study.precision import execute_to_precision
@@ -596,6 +596,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except FastmachError as e:
         print(f"fastmach: error: {e}", file=sys.stderr)
         return 2
+    except BotError as e:  # a bot raised or went over its time limit during a game
+        print(f"fastmach: error: {e}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print("fastmach: interrupted", file=sys.stderr)
         return 130
