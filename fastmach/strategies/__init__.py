@@ -10,8 +10,9 @@ objective, keep_jokers, opening, patience, error), or a strategy of its own
 
 A Python bot (``Bot``: ``act(obs) -> Play | Draw | Pass``) takes a seat like any
 compiled strategy: pass the object itself, or its import path ``"package.module:Class"``
-(a class built with no arguments; sweeps import it in every worker). See
-``fastmach.strategies.bots``.
+with the constructor's arguments, ``"package.module:Class(k=v,...)"``, and the seat's
+``time_limit=`` seconds per move; sweeps rebuild it in every worker). See
+``fastmach.strategies.bots`` and ``fastmach.strategies.botspec``.
 
 Skill (what a player can see), for the maximum placement it looks for:
 
@@ -73,7 +74,8 @@ from dataclasses import dataclass
 from typing import Callable, Iterable, Sequence
 
 from fastmach.strategies.bots import (Bot, BotStrategy, Observation, bot_name, bot_seat,
-                                      load_bot, _BOT_PATH_RE)
+                                      load_bot)
+from fastmach.strategies.botspec import BOT_PATH_RE as _BOT_PATH_RE, parse_bot_spec
 
 from fastmach.errors import FastmachError
 from fastmach.strategies._base import Context, Skill, Strategy as CompiledStrategy
@@ -294,10 +296,8 @@ def parse_strategy(text: "str | Strategy | BotStrategy | Bot") -> "Strategy | Bo
         return BotStrategy(bot_name(text), text)
     if not isinstance(text, str):
         raise FastmachError(f"strategy must be a string or a bot (an object with act(obs)), got {text!r}")
-    if _BOT_PATH_RE.match(text):
-        path = text.strip()
-        load_bot(path)  # fails now, naming the path, rather than in the first game
-        return BotStrategy(path)
+    if _BOT_PATH_RE.match(text):  # fails now, naming the bot, rather than in the first game
+        return BotStrategy.of_spec(parse_bot_spec(text))
     m = _STRATEGY_RE.match(text)
     if not m:
         raise FastmachError(f"bad strategy {text!r}: expected name or name(param=value,...)")
@@ -437,8 +437,9 @@ def describe() -> Iterable[str]:
                 f"    {p.name} ({p.kind.__name__}, default {_fmt(p.default)}, "
                 f"range {_fmt(p.lo)}..{_fmt(p.hi)}): {p.doc}"
             )
-    yield ("package.module:Class: a Python bot (act(obs) -> Play | Draw | Pass), e.g. "
-           "fastmach.strategies.examples:MaxPlacement")
+    yield ("package.module:Class(k=v,...): a Python bot (act(obs) -> Play | Draw | Pass), "
+           "built with the constructor's keyword arguments (int, float, bool, str); "
+           "time_limit=SECONDS limits each move; e.g. fastmach.strategies.examples:MaxPlacement")
 
 
 def _fmt(v: float) -> str:
