@@ -437,7 +437,8 @@ def position_page(table: str, hand: str, rules: Rules | str = "classic",
     melds = _split_melds(table)
     if melds is not None:
         for m in melds:
-            why = validate.meld_problem(m, ace_high=r.ace_high, jokers_per_meld=r.jokers_per_meld)
+            why = validate.meld_problem(m, ace_high=r.ace_high, jokers_per_meld=r.jokers_per_meld,
+                                        ace_both_ends=r.ace_both_ends)
             if why is not None:
                 raise FastmachError(f"table meld {' '.join(card_str(c) for c in m)}: {why}")
         flat = [c for m in melds for c in m]

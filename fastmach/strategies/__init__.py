@@ -43,10 +43,14 @@ placing fewer cards (net) while the stock holds at least ``PATIENCE_STOCK`` card
 the play empties the hand, and never where ``may_draw_when_able`` is false.
 
 Fallible (``error=p``): a play fails with chance 1-(1-p)^d, d = the table melds it
-dissolves; for ``beginner`` and ``intermediate`` each intact meld they lay off onto counts
-too (their own manipulations; the expert's extensions count as kept melds). Fallback so
-that a hand cannot stall: under ``failed_penalty=0`` a player who failed on their
-previous turn does not fail this turn.
+dissolves plus the new melds it lays of hand cards alone (000: "Cette annulation pénalise
+aussi une nouvelle combinaison tentée sans succès": a new meld tried without success is
+penalised too; the reading chosen: each new hand meld is one more chance to botch, like a
+dissolved meld, the opening included); for ``beginner`` and ``intermediate`` each intact
+meld they lay off onto counts too (their own manipulations; the expert's extensions count
+as kept melds). A new meld holding a dissolved meld's cards counts once, as the dissolved
+meld. Fallback so that a hand cannot stall: under ``failed_penalty=0`` a player who failed
+on their previous turn does not fail this turn.
 """
 from __future__ import annotations
 

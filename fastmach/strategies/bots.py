@@ -9,6 +9,10 @@ bot object is called for every game of the batch it was given to: keep it statel
 derive what it needs from the observation, so games stay reproducible on any number of
 workers.
 
+The observation is the bot's own copy, immutable (tuples, a frozen record, its own copy of
+the rules): nothing a bot does to it reaches the game, and its answer is checked against
+the engine's position, never against what the bot was handed.
+
 The engine asks the bot on its seat's turn and applies the answer with the same game flow
 as every other strategy. The answer is checked first (``fastmach.actions.check_action``):
 an illegal action stops the game with a FastmachError naming the seat, the hand, the turn
@@ -17,6 +21,7 @@ pass the engine makes of any draw there.
 """
 from __future__ import annotations
 
+import copy
 import importlib
 import re
 from dataclasses import dataclass, field
@@ -41,9 +46,9 @@ class Observation:
     """What a seat may know on its turn."""
 
     seat: int
-    hand: list[int]                    # its cards (sorted ids)
-    table: list[list[int]]             # the table's melds (card ids)
-    stands: list[list[int]]            # what each table card stands for (a joker: its card)
+    hand: tuple[int, ...]              # its cards (sorted ids)
+    table: tuple[tuple[int, ...], ...]   # the table's melds (card ids)
+    stands: tuple[tuple[int, ...], ...]  # what each table card stands for (a joker: its card)
     stock: int                         # cards left in the stock
     hand_sizes: tuple[int, ...]        # every seat's hand size (its own included)
     scores: tuple[int, ...]            # match scores before this hand (penalty points)
@@ -104,13 +109,16 @@ class BotSeat:
         self.bot, self.name, self.seat, self.rules = bot, name, seat, rules
 
     def __call__(self, seat: int, pos: dict):
+        # pos is the engine's position, fresh for this call and never shown to the bot:
+        # the bot sees immutable copies, and its answer is checked against pos
         r = self.rules
         counts = pos["hands"][seat]
         hand = np.repeat(np.arange(NCARD), counts).tolist()
         obs = Observation(
-            seat=seat, hand=hand, table=pos["melds"], stands=pos["stands"],
+            seat=seat, hand=tuple(hand), table=tuple(tuple(m) for m in pos["melds"]),
+            stands=tuple(tuple(m) for m in pos["stands"]),
             stock=pos["stock"], hand_sizes=tuple(sum(h) for h in pos["hands"]),
-            scores=tuple(pos["scores"]), opened=pos["opened"][seat], rules=r,
+            scores=tuple(pos["scores"]), opened=pos["opened"][seat], rules=copy.copy(r),
             hand_index=pos["hand"], turn=pos["turn"])
         action = self.bot.act(obs)
         where = f"bot {self.name!r} at seat {seat}, hand {pos['hand']}, turn {pos['turn']}"
