@@ -411,9 +411,10 @@ TABLE: tuple[Parameter, ...] = (
         "failed_penalty", int, (0, None), 3,
         "Cards drawn after a failed manipulation (the table is restored exactly and the "
         "placed cards return to the hand; this draw replaces the normal one; an exhausted "
-        "stock gives only what it holds). A failure is legal only where a play that "
-        "rearranges table melds is legal: a botched manipulation, not a free action. Perfect "
-        "players never fail; fallible strategies do.",
+        "stock gives only what it holds). A failure is legal only where a play is legal: a "
+        "botched play (a manipulation, or a new meld of hand cards: 000 \"Cette annulation "
+        "pénalise aussi une nouvelle combinaison tentée sans succès\"), not a free action. "
+        "Perfect players never fail; fallible strategies do.",
         {"N": "N penalty cards"},
         {
             "classic": _q("Si toutes les cartes ne finissent pas dans des combinaisons légales, "
@@ -503,7 +504,9 @@ TABLE: tuple[Parameter, ...] = (
         "blocked or stock-out hand's winner is not charged either.",
         {"penalties": "each other player adds their hand points; lower totals are better",
          "winner-takes": "003's single deal (match = single only): the winners score the sum "
-                         "of the other players' hand points, the others 0; higher is better"},
+                         "of the other players' hand points, the others 0; higher is better; "
+                         "k tied winners split it, sum // k each (003 speaks of one winner; "
+                         "points stay whole numbers)"},
         {
             "classic": _q("Les autres marquent 1 pénalité par carte restante",
                           "The others score 1 penalty per remaining card"),
