@@ -116,7 +116,7 @@ def test_001_engine_blocks_a_hand_only_when_no_seat_can_play(tmp_path):
     blocked hand of the engine ends where no seat can play (the exact solver) or at the
     bound, and the reference State replays the log to the same ends."""
     log = tmp_path / "j.jsonl"
-    games, hands = run_play("jokers", "beginner(error=0.3),expert(error=0.2)", 40, 7,
+    games, hands = run_play("jokers", "beginner(error=0.3),expert(error=0.2)", 20, 7,
                             log=log, hands=True, progress=False)
     replay(log)
     blocked = 0
