@@ -179,6 +179,25 @@ def test_001_the_solver_lays_a_14_card_run_as_two_runs(rules, hand):
     assert ref[0] == 14 and all(len(m) < 14 for m in ref[2])
 
 
+def test_001_solver_agrees_with_the_reference_when_an_ace_is_never_both():
+    """Random hands on a full A..K run: the solver places as many cards as the brute-force
+    reference that never builds A 2 ... K A, and its melds pass the validator."""
+    rng = np.random.default_rng(21)
+    r = Rules.preset("jokers", jokers=0)
+    for _ in range(25):
+        suit = int(rng.integers(4))
+        table = [suit * 13 + k for k in range(13)]
+        hand = sorted(int(c) for c in rng.choice(52, size=4, replace=False))
+        if rng.random() < 0.7 and suit * 13 not in hand:
+            hand[0] = suit * 13   # the ace that would close the run at the top
+        sol = solve([table], hand, r)
+        ref = brute.solve(table, hand, decks=2, ace_high=True, jokers_per_meld=1,
+                          ace_both_ends=False)
+        assert len(sol.placed) == ref[0], (table, hand)
+        validate.check_partition(sol.melds, table + list(sol.placed), decks=2, ace_high=True,
+                                 jokers_per_meld=1, ace_both_ends=False)
+
+
 def test_001_a_lay_off_that_would_make_a_to_a_is_laid_as_two_runs():
     """A beginner lays the second ace on A..K: the table holds two valid runs, never the
     14-card run (the engine and the reference State alike)."""
