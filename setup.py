@@ -1,4 +1,4 @@
-"""Build the compiled core (fastmach._*.pyx).
+"""Build the compiled modules (fastmach/core/_*.pyx, fastmach/strategies/_*.pyx, the engine).
 
 Compiler directives are set once here for every module. Set FASTMACH_DEBUG=1 to turn
 bounds/wraparound checks back on and write Cython's HTML annotation next to each module.
@@ -14,7 +14,7 @@ DEBUG = os.environ.get("FASTMACH_DEBUG", "") not in ("", "0")
 # the core, the batch solver, every compiled strategy module (fastmach/strategies/_*.pyx: a
 # new strategy family is picked up by its file alone), then the engine
 MODULES = (
-    ["_cardset", "_solver", "_batch"]
+    ["core/_cardset", "core/_solver", "core/_batch"]
     + sorted(f"strategies/{os.path.basename(p)[:-4]}"
              for p in glob.glob("fastmach/strategies/_*.pyx"))
     + ["engine/_engine"]

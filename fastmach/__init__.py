@@ -2,48 +2,142 @@
 
 Public API: cards (``parse_cards``, ``format_cards``), rules (``Rules``, ``PRESETS``),
 the exact solver (``solve``, ``solve_many``, ``partition``, ``opening``), games
-(``play_games``, ``Game``), Python bots (``Bot``: ``act(Observation) -> Play | Draw | Pass``),
-studies (``Study``, ``read_hands``), comparisons (``compare``) and reports (``build_report``).
+(``play_games``, ``Game``, ``State``), Python bots (``Bot``: ``act(Observation) -> Play | Draw | Pass``),
+studies (``Study``, ``read_hands``), comparisons (``compare``), ratings (``rate``), rule
+searches (``tune``) and reports (``build_report``).
 """
 from __future__ import annotations
 
-__version__ = "0.1.0"
+from fastmach.core import __version__  # noqa: F401 (fastmach.__version__)
 
-from ._check_build import raise_build_error
+import importlib
+import sys
+
+#: Modules of the flat layout -> where they live now. ``import fastmach.stats`` (and
+#: ``fastmach.stats`` as an attribute) gives the module itself, the same object as
+#: ``fastmach.analysis.stats``; nothing is imported before it is asked for.
+MOVED = {
+    "fastmach.cards": "fastmach.core.cards",
+    "fastmach._cardset": "fastmach.core._cardset",
+    "fastmach._solver": "fastmach.core._solver",
+    "fastmach._batch": "fastmach.core._batch",
+    "fastmach._check_build": "fastmach.core._check_build",
+    "fastmach.validate": "fastmach.core.validate",
+    "fastmach.batch": "fastmach.solver.batch",
+    "fastmach.rules_doc": "fastmach.rules.doc",
+    "fastmach.actions": "fastmach.game.actions",
+    "fastmach.gamelog": "fastmach.game.gamelog",
+    "fastmach.engine.log": "fastmach.game.log",
+    "fastmach.sweep": "fastmach.study.sweep",
+    "fastmach.store": "fastmach.study.store",
+    "fastmach.precision": "fastmach.study.precision",
+    "fastmach.stats": "fastmach.analysis.stats",
+    "fastmach.plots": "fastmach.report.plots",
+    "fastmach.showcase": "fastmach.report.showcase",
+    "fastmach.bench": "fastmach.tools.bench",
+    "fastmach.comparison": "fastmach.tools.comparison",
+}
+
+
+class _Moved:
+    """Import hook (finder and loader) for the old names: the import of an old name puts
+    the module of its new name in ``sys.modules`` under the old one too, so both names
+    are one module object (its ``__name__`` and ``__spec__`` stay the new name's)."""
+
+    @staticmethod
+    def find_spec(name, path=None, target=None):
+        if name not in MOVED:
+            return None
+        from importlib.machinery import ModuleSpec
+
+        return ModuleSpec(name, _Moved)
+
+    @staticmethod
+    def create_module(spec):
+        return None  # a placeholder module, replaced in exec_module
+
+    @staticmethod
+    def exec_module(module):
+        sys.modules[module.__name__] = importlib.import_module(MOVED[module.__name__])
+
+
+if _Moved not in sys.meta_path:
+    # first: it answers only for the old names, before a finder of an installed copy would
+    sys.meta_path.insert(0, _Moved)
+
+
+def __getattr__(name: str):
+    """``fastmach.stats`` and the other old module names, imported on first use."""
+    if f"fastmach.{name}" in MOVED:
+        return importlib.import_module(f"fastmach.{name}")
+    raise AttributeError(f"module 'fastmach' has no attribute {name!r}")
+
+
+from fastmach.core._check_build import raise_build_error
 
 try:
-    from . import _solver  # noqa: F401  (compiled core)
+    from fastmach.core import _solver  # noqa: F401  (compiled core)
 except ImportError as _err:  # pragma: no cover - exercised by hand, see README
     raise_build_error(_err)
 
-from ._cardset import CardSet
-from .actions import Draw, Pass, Play
-from .batch import SolveBatch, solve_many, to_counts
-from .cards import NCARD, card_str, format_cards, parse_cards, pretty
-from .engine import play_games
-from .errors import FastmachError
-from .game import Game
-from .rules import PRESETS, Rules
-from .solver import Solution, opening, partition, solve
-from .strategies import Bot, Observation
-from .study import Study
-from .sweep import read_hands, run_study
+from fastmach.core._cardset import CardSet
+from fastmach.game.actions import Draw, Pass, Play
+from fastmach.solver.batch import SolveBatch, solve_many, to_counts
+from fastmach.core.cards import NCARD, card_str, format_cards, parse_cards, pretty
+from fastmach.engine import play_games
+from fastmach.errors import FastmachError
+from fastmach.game import Game, State
+from fastmach.rules import PRESETS, Rules
+from fastmach.solver import Solution, opening, partition, solve
+from fastmach.strategies import Bot, Observation
+from fastmach.study import Study
+from fastmach.study.sweep import read_hands, run_study
+
+
+def _solution_html(solution: Solution) -> str:
+    """Jupyter's HTML of a Solution, by the viewer (imported on first use)."""
+    from fastmach.view import solution_html
+
+    return solution_html(solution)
+
+
+# the solver's HTML hook, filled here so that the solver does not import the viewer above it
+import fastmach.solver as _solver_api  # noqa: E402
+
+_solver_api.html_renderer = _solution_html
 
 
 def build_report(results_dir, out_dir=None):
     """Build the balance report of a study's results (see fastmach.report)."""
-    from .report import build_report as _build  # matplotlib is imported only here
+    from fastmach.report import build_report as _build  # matplotlib is imported only here
 
     return _build(results_dir, out_dir)
 
 
+def tune(space, out, *, max_games, workers=0, scheduler=None, progress=False):
+    """Search a rule space for targets (see fastmach.tools.tune.tune):
+    ``fastmach.tune("simulations/tune-example.toml", "tune-out", max_games=3000).best``."""
+    from fastmach.tools.tune import tune as _tune  # optuna is imported only here
+
+    return _tune(space, out, max_games=max_games, workers=workers, scheduler=scheduler,
+                 progress=progress)
+
+
 def compare(rules, players=None, lineups=None, **kwargs):
     """Play rule sets on the same deals and compare each with the first (see
-    fastmach.comparison.compare): ``fastmach.compare(["classic", "classic(jokers=2)"],
+    fastmach.tools.comparison.compare): ``fastmach.compare(["classic", "classic(jokers=2)"],
     players=[4], games=2000).effects``."""
-    from .comparison import compare as _compare  # the statistics are imported only here
+    from fastmach.tools.comparison import compare as _compare  # the statistics are imported only here
 
     return _compare(rules, players, lineups, **kwargs)
+
+
+def rate(strategies, rules="classic", players=4, **kwargs):
+    """Rate strategies by a round-robin on common deals (see fastmach.tools.rate.rate):
+    ``fastmach.rate(["beginner", "expert", "patient"], players=4, games=100).ratings``."""
+    from .tools.rate import rate as _rate  # the statistics are imported only here
+
+    return _rate(strategies, rules, players, **kwargs)
 
 
 __all__ = [
@@ -60,9 +154,11 @@ __all__ = [
     "build_report",
     "compare",
     "play_games",
+    "rate",
     "PRESETS",
     "Rules",
     "Solution",
+    "State",
     "SolveBatch",
     "card_str",
     "format_cards",
@@ -75,4 +171,5 @@ __all__ = [
     "solve",
     "solve_many",
     "to_counts",
+    "tune",
 ]

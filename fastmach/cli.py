@@ -1,6 +1,6 @@
 """The ``fastmach`` command: every subcommand's parser and command function, one section
 each in the order of ``fastmach --help`` (solve, bench, play, replay, strategies, sweep,
-compare, report, view, rules). The library modules keep plain functions with typed
+compare, rate, tune, report, view, rules). The library modules keep plain functions with typed
 arguments; this module reads the arguments, calls them, and turns bad input
 (FastmachError) into a message on stderr and exit status 2.
 """
@@ -14,22 +14,24 @@ import time
 from pathlib import Path
 from typing import Sequence
 
-from . import __version__, bench
-from .batch import solve_file
-from .comparison import DEFAULT_GAMES, DEFAULT_MAX_GAMES, DEFAULT_SEED, compare, plan_study
-from .engine import run_play, summary
-from .errors import FastmachError
-from .gamelog import replay
-from .outputs import atomic_path, partial_name, probe_file
-from .precision import execute_to_precision
-from .report import build_report
-from .rules import PRESETS, resolve_rules, source_warning
-from .rules_doc import describe as describe_preset, markdown as rules_markdown
-from .solver import solve
-from .strategies import describe as describe_strategies
-from .study import Study
-from .sweep import SweepError, bench_driver, execute, format_bench, format_summary
-from .view import position_page, write_page, write_views
+from fastmach.core import __version__
+from fastmach.tools import bench
+from fastmach.solver.batch import solve_file
+from fastmach.tools.comparison import DEFAULT_GAMES, DEFAULT_MAX_GAMES, DEFAULT_SEED, compare, plan_study
+from fastmach.engine import run_play, summary
+from fastmach.errors import FastmachError
+from fastmach.game.gamelog import replay
+from fastmach.outputs import atomic_path, partial_name, probe_file
+from fastmach.study.precision import execute_to_precision
+from fastmach.report import build_report
+from fastmach.rules import PRESETS, resolve_rules, source_warning
+from fastmach.rules.doc import describe as describe_preset, markdown as rules_markdown
+from fastmach.solver import solve
+from fastmach.strategies import describe as describe_strategies, rotations_of, split_strategies
+from fastmach.study import Study, split_lineup
+from fastmach.study.sweep import SweepError, bench_driver, execute, format_bench, format_summary
+from fastmach.tools import rate as rating
+from fastmach.view import position_page, split_melds, write_page, write_views
 
 
 # ------------------------------------------------------------------------------- solve
@@ -37,7 +39,8 @@ from .view import position_page, write_page, write_views
 def add_solve(sub) -> None:
     p = sub.add_parser("solve", help="the most hand cards that can join the table, and the melds")
     p.add_argument("--rules", default="classic", help="preset or canonical rules string (default classic)")
-    p.add_argument("--table", default="", help='table cards, e.g. "5C 6C 7C 8C"')
+    p.add_argument("--table", default="",
+                   help='table cards, e.g. "5C 6C 7C 8C", or melds "5C 6C 7C 8C | 8D 8H 8S"')
     p.add_argument("--hand", default=None, help='hand cards, e.g. "8D 8H"')
     p.add_argument("--objective", default="cards", choices=["cards", "points"])
     p.add_argument("--json", action="store_true", help='print {"placed": [...], "melds": [[...], ...]}')
@@ -56,7 +59,9 @@ def solve_command(args: argparse.Namespace) -> int:
         return _solve_batch(args)
     if args.hand is None:
         raise FastmachError("give --hand (and --table), or --batch FILE")
-    sol = solve(args.table or "", args.hand, args.rules, objective=args.objective)
+    table = split_melds(args.table or "", args.rules)
+    sol = solve(table if table is not None else args.table or "", args.hand, args.rules,
+                objective=args.objective)
     if args.json:
         print(json.dumps(sol.to_json()))
     else:
@@ -108,6 +113,7 @@ def bench_command(args: argparse.Namespace) -> int:
     if what in ("strategies", "all"):
         print(bench.format_games(bench.bench_strategies(games=args.games or 500)))
         print(bench.format_lookahead(bench.bench_lookahead()))
+        print(bench.format_search(bench.bench_search()))
     if what in ("sweep", "all"):
         print(format_bench(bench_driver(games=args.games or 2000)))
     if what in ("cardset", "all"):
@@ -155,6 +161,10 @@ def play_command(args: argparse.Namespace) -> int:
         if Path(args.log).resolve() == out.resolve():
             raise FastmachError(f"--log {args.log!r} is the --out file")
         probe_file(args.log, "--log")
+    if args.rotate:
+        n = len(rotations_of(split_strategies(args.strategies), rules.players, True))
+        print(f"--rotate: {n} rotation(s) of the line-up x {args.games} deal(s) = "
+              f"{n * args.games} games", file=sys.stderr)
     t0 = time.perf_counter()
     try:
         df = run_play(rules, args.strategies, args.games, args.seed, rotate=args.rotate,
@@ -343,6 +353,136 @@ def compare_command(args: argparse.Namespace) -> int:
     return 0
 
 
+# -------------------------------------------------------------------------------- tune
+
+def add_tune(sub) -> None:
+    p = sub.add_parser(
+        "tune", help="find the rules: search the rule space for a designer's targets",
+        description="Search the rule sets of SPACE.toml (a base preset, ranges or choices "
+                    "of rules parameters, player counts, line-ups) for its targets on "
+                    "scorecard metrics: Optuna's TPE proposes, a race on common deals gives "
+                    "good candidates more deals, the finalists are re-played on fresh deals. "
+                    "Writes DIR/candidates.csv, DIR/answer.txt and figures; the same command "
+                    "resumes a killed tune.")
+    p.add_argument("space", metavar="SPACE.toml", help="the search space and targets")
+    p.add_argument("--out", required=True, metavar="DIR", help="the tune's directory")
+    p.add_argument("--max-games", type=int, required=True, metavar="N",
+                   help="budget in games, the fresh-deal check included")
+    p.add_argument("--workers", type=int, default=0, metavar="N",
+                   help="worker processes for an evaluation of several chunks (default 0: "
+                        "this process)")
+    p.add_argument("--scheduler", default=None, metavar="ADDR",
+                   help="play the games on a Dask cluster: 'local' or tcp://host:8786")
+    p.add_argument("-q", "--quiet", action="store_true", help="no line per trial")
+    p.set_defaults(func=tune_command)
+
+
+def tune_command(args: argparse.Namespace) -> int:
+    """``fastmach tune``: a bad space or budget exits 2 before any game."""
+    from .tools.tune import load_space, tune
+
+    space = load_space(args.space)
+    words = ["fastmach", "tune", args.space, "--out", args.out, "--max-games",
+             str(args.max_games)]
+    t0 = time.perf_counter()
+    try:
+        answer = tune(space, args.out, max_games=args.max_games, workers=args.workers,
+                      scheduler=args.scheduler, progress=not args.quiet,
+                      command=shlex.join(words))
+    except SweepError as e:
+        print(f"fastmach tune: {e}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(f"\nfastmach tune: interrupted; the trials and games are kept in {args.out}: "
+              f"run the same command again to resume", file=sys.stderr)
+        return 130
+    print(answer)
+    print(f"({time.perf_counter() - t0:.0f} s; written to {args.out}: "
+          + ", ".join(p.name for p in answer.files.values()) + ")")
+# -------------------------------------------------------------------------------- rate
+
+def add_rate(sub) -> None:
+    p = sub.add_parser(
+        "rate", help="how strong is each player? a round-robin on common deals, rated",
+        description="Play every line-up of N strategies drawn from --strategies (with "
+                    "repetition; a balanced design beyond --max-lineups) in every seat "
+                    "rotation on the same deals, then print Plackett-Luce ratings from "
+                    "the hands' winners (ties shared; natural-log strength, expert = 0) "
+                    "with 95%% intervals from a bootstrap of the deals, the head-to-head "
+                    "matrix and each strategy's win share against a table of experts.")
+    p.add_argument("--strategies", required=True, metavar="S,S,...",
+                   help="two or more strategies, e.g. beginner,expert(error=0.1),patient "
+                        "or a Python bot package.module:Class")
+    p.add_argument("--rules", action="append", default=None, metavar="RULES",
+                   help="a preset or rules string, repeatable or comma-separated "
+                        "(default classic)")
+    p.add_argument("--players", default="4", metavar="N,N",
+                   help="table sizes, e.g. 3,4 (default 4)")
+    p.add_argument("--games", type=int, default=rating.DEFAULT_GAMES, metavar="N",
+                   help=f"deals per line-up (default {rating.DEFAULT_GAMES}); every deal "
+                        f"is played by every line-up in every rotation")
+    p.add_argument("--seed", type=int, default=rating.DEFAULT_SEED, help="root seed")
+    p.add_argument("--rank", choices=("winner", "points"), default="winner",
+                   help="what a hand ranks: its winner(s) (default) or everyone, the "
+                        "others by hand points")
+    p.add_argument("--bootstrap", type=int, default=rating.DEFAULT_BOOTSTRAP, metavar="B",
+                   help=f"deal resamples of the intervals (default "
+                        f"{rating.DEFAULT_BOOTSTRAP}; 0 = none)")
+    p.add_argument("--max-lineups", type=int, default=rating.DEFAULT_MAX_LINEUPS,
+                   metavar="N", help="beyond this many line-ups per table size, a "
+                                     f"balanced design of N (default "
+                                     f"{rating.DEFAULT_MAX_LINEUPS})")
+    p.add_argument("--workers", type=int, default=None, metavar="N",
+                   help="worker processes (default: all cores; 0 = in this process)")
+    p.add_argument("--scheduler", default=None, metavar="ADDR",
+                   help="Dask scheduler address (tcp://host:8786) or 'local'")
+    p.add_argument("--out", default=None, metavar="DIR",
+                   help="keep DIR/results (study stores; rerun to resume) and write "
+                        "ratings.csv/.parquet, head_to_head.csv, ratings.svg/.png")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress")
+    p.set_defaults(func=rate_command)
+
+
+def _rules_list(values: list[str] | None) -> list[str]:
+    out: list[str] = []
+    for v in values or ["classic"]:
+        try:
+            out += split_lineup(v)
+        except FastmachError:
+            raise FastmachError(f"--rules {v!r}: empty rules string in the list") from None
+    return out
+
+
+def rate_command(args: argparse.Namespace) -> int:
+    """``fastmach rate``: FastmachError propagates (exit 2); failed chunks exit 1."""
+    rules = _rules_list(args.rules)
+    players = _int_list(args.players, "--players")
+    plan = rating.plan_rate(args.strategies, rules, players, games=args.games,
+                            seed=args.seed, max_lineups=args.max_lineups)
+    for w in dict.fromkeys(filter(None, (source_warning(c.rules)
+                                         for s in plan.studies for c in s.cells))):
+        print(f"warning: {w}", file=sys.stderr)
+    try:
+        r = rating.rate(plan.strategies, rules, players, games=args.games, seed=args.seed,
+                        workers=args.workers, scheduler=args.scheduler, out=args.out,
+                        bootstrap=args.bootstrap, rank=args.rank,
+                        max_lineups=args.max_lineups, progress=not args.quiet,
+                        command=shlex.join(sys.argv))
+    except SweepError as e:
+        print(f"fastmach rate: {e}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        where = (f"finished chunks are saved in {args.out}; run the same command again "
+                 "to play only the missing ones" if args.out else
+                 "nothing was kept (use --out DIR to keep and resume)")
+        print(f"\nfastmach rate: interrupted; {where}", file=sys.stderr)
+        return 130
+    print(r, end="")
+    if args.out:
+        print(f"tables and figure written to {args.out}")
+    return 0
+
+
 # ------------------------------------------------------------------------------ report
 
 def add_report(sub) -> None:
@@ -430,7 +570,7 @@ def rules_command(args: argparse.Namespace) -> int:
 
 #: the subcommands in the order of ``fastmach --help``
 SUBCOMMANDS = (add_solve, add_bench, add_play, add_replay, add_strategies, add_sweep,
-               add_compare, add_report, add_view, add_rules)
+               add_compare, add_rate, add_tune, add_report, add_view, add_rules)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -14,8 +14,8 @@ from typing import Sequence
 
 import numpy as np
 
-from fastmach import _solver
-from fastmach.validate import check_partition, is_valid_meld
+from fastmach.core import _solver
+from fastmach.core.validate import check_partition, is_valid_meld
 
 JOKER = 52
 NCARD = 53
@@ -23,7 +23,7 @@ SUITS = "SHDC"
 
 
 def C(text: str) -> int:
-    """Test-local card notation ("10H", "AS", "JK"), independent of fastmach.cards."""
+    """Test-local card notation ("10H", "AS", "JK"), independent of fastmach.core.cards."""
     if text == "JK":
         return JOKER
     rank = {"A": 1, "J": 11, "Q": 12, "K": 13}.get(text[:-1]) or int(text[:-1])

@@ -50,7 +50,8 @@ def test_bench_refuses_a_non_positive_game_count(capsys, games):
 
 
 def test_partition_limit_message_counts_the_cards_it_was_given(monkeypatch):
-    from fastmach import _solver, solver
+    from fastmach import solver
+    from fastmach.core import _solver
 
     def too_big(table, hand, *a):
         raise _solver.SolverLimitError(
@@ -107,7 +108,7 @@ def test_readme_says_which_python_and_the_declared_version_matches():
     low = tuple(int(x) for x in re.fullmatch(r">=\s*(\d+)\.(\d+)", declared).groups())
     # every standard-library module fastmach imports exists in the lowest declared version
     needs = {"tomllib": (3, 11)}
-    for py in (ROOT / "fastmach").glob("*.py"):
+    for py in (ROOT / "fastmach").rglob("*.py"):
         for node in ast.walk(ast.parse(py.read_text())):
             names = ([a.name for a in node.names] if isinstance(node, ast.Import) else
                      [node.module] if isinstance(node, ast.ImportFrom) and node.module else [])

@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fastmach.cards import (
+from fastmach.core.cards import (
     JOKER,
     NCARD,
     OPENING_POINTS,

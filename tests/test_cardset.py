@@ -1,4 +1,4 @@
-"""Bitset card multisets (fastmach._cardset) against a plain collections.Counter model."""
+"""Bitset card multisets (fastmach.core._cardset) against a plain collections.Counter model."""
 import pickle
 from collections import Counter
 
@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fastmach._cardset import HW_POPCNT, CardSet, bench_cardset
-from fastmach.cards import JOKER, NCARD, OPENING_POINTS, POINT_SCHEMES, format_cards
+from fastmach.core._cardset import HW_POPCNT, CardSet, bench_cardset
+from fastmach.core.cards import JOKER, NCARD, OPENING_POINTS, POINT_SCHEMES, format_cards
 from fastmach.errors import FastmachError
 
 SETTINGS = settings(derandomize=True, max_examples=300, deadline=None)

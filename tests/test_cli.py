@@ -113,8 +113,8 @@ def test_batch_parquet_in_parquet_out_and_exit_0_when_all_solved(capsys, tmp_pat
 
 
 def test_batch_jsonl_answers_do_not_depend_on_workers(capsys, tmp_path):
-    from fastmach.bench import game_positions
-    from fastmach.cards import format_cards
+    from fastmach.tools.bench import game_positions
+    from fastmach.core.cards import format_cards
 
     tables, hands = game_positions("classic", games=2, seed=3)
     f = tmp_path / "pos.jsonl"
@@ -130,3 +130,34 @@ def test_batch_jsonl_answers_do_not_depend_on_workers(capsys, tmp_path):
     code, one, _ = run(capsys, "solve", "--table", format_cards(tables[1]), "--hand",
                        format_cards(hands[1]), "--json")
     assert {k: first[k] for k in ("placed", "melds")} == json.loads(one)
+
+
+def test_solve_reads_a_table_written_as_melds_with_bars(capsys):
+    code, out, err = run(capsys, "solve", "--table", "5C 6C 7C 8C | 8D 8H 8S",
+                         "--hand", "9C 8C", "--json")
+    assert code == 0 and err == ""
+    res = json.loads(out)
+    assert sorted(res["placed"]) == ["8C", "9C"]
+    assert sorted(map(sorted, res["melds"])) == sorted(
+        map(sorted, [["5C", "6C", "7C", "8C", "9C"], ["8S", "8H", "8D", "8C"]]))
+
+
+def test_solve_names_the_bad_meld_of_a_table_written_with_bars(capsys):
+    code, _, err = run(capsys, "solve", "--table", "5C 6C 7D | 8D 8H 8S", "--hand", "9C")
+    assert code == 2 and "table meld 5C 6C 7D" in err
+
+
+def test_play_with_rotate_says_how_many_games_it_plays(capsys, tmp_path):
+    code, out, err = run(capsys, "play", "--rules", "classic(players=2)", "--strategies",
+                         "expert,beginner", "--games", "3", "--rotate",
+                         "--out", str(tmp_path / "g.parquet"))
+    assert code == 0
+    assert "2 rotation(s) of the line-up x 3 deal(s) = 6 games" in err
+    assert out.startswith("6 games")
+
+
+def test_compare_of_a_rule_set_with_itself_names_the_repeated_rule_set(capsys):
+    code, _, err = run(capsys, "compare", "classic", "classic(players=4)", "--games", "2")
+    assert code == 2
+    assert "duplicate rule set 'classic(players=4)' (the same rules as 'classic')" in err
+    assert "[grid]" not in err

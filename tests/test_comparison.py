@@ -1,7 +1,7 @@
 """`fastmach compare`: the study it plans, the words it prints, resuming and sample size.
 
 The games are real (small counts of fast cells). The tables of effects and scorecards are
-those of fastmach.stats; the tests of the words and of the printed table feed them rows of
+those of fastmach.analysis.stats; the tests of the words and of the printed table feed them rows of
 the effects.csv schema built by hand, so that every branch of the wording is reached.
 """
 from __future__ import annotations
@@ -13,12 +13,12 @@ import pandas as pd
 import pytest
 
 from fastmach import cli
-from fastmach.comparison import (
+from fastmach.tools.comparison import (
     METRICS, NO_CHANGE, comparison_table, compare, format_table, pairs_of, parse_precision,
     plan_study, rules_columns, word,
 )
 from fastmach.errors import FastmachError
-from fastmach.sweep import read_results, run_study
+from fastmach.study.sweep import read_results, run_study
 
 
 # ----------------------------------------------------------------------------- the study
@@ -83,7 +83,7 @@ def test_bad_input_names_what_is_wrong(rules, players, lineups, message):
 def test_replicate_r_is_the_same_deal_in_every_cell(tmp_path):
     """Common random numbers: same seed and replicates everywhere, and the deal (the
     first player, drawn with the deck) is the same for the two rule sets."""
-    from fastmach.sweep import execute
+    from fastmach.study.sweep import execute
     s = plan_study(["classic", "classic(ace=low-only)"], [3], ["expert", "expert,beginner"],
                    games=6)
     execute(s, tmp_path / "r", workers=0, progress=False)
@@ -202,10 +202,10 @@ PREC = dict(players=[2], lineups=["expert"], chunk=20, workers=0, report=False)
 
 
 def test_precision_grows_to_the_study_precision_matches_a_fixed_run_and_resumes(tmp_path):
-    """The study-level precision of fastmach.precision: deals are added a chunk at a time
+    """The study-level precision of fastmach.study.precision: deals are added a chunk at a time
     until every cell's turns per hand is known to +-2 turns; a rerun resumes."""
-    from fastmach import precision
-    from fastmach.sweep import execute, read_hands
+    from fastmach.study import precision
+    from fastmach.study.sweep import execute, read_hands
     rules = ["classic", "classic(ace=low-only)"]
     c = compare(rules, precision=2.0, max_games=400, out=tmp_path / "p", **PREC)
     n = c.study.games
@@ -443,7 +443,7 @@ def test_a_rerun_with_other_settings_is_refused(run, capsys):
 
 def test_python_api_returns_effects_scorecard_html_and_the_study(tmp_path):
     import fastmach
-    from fastmach import stats
+    from fastmach.analysis import stats
     c = fastmach.compare(["classic", "classic(ace=low-only)"], players=[2],
                          lineups=["expert,beginner"], games=30, workers=0)
     assert isinstance(c.study, fastmach.Study) and c.study.games == 30

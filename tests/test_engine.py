@@ -250,7 +250,7 @@ def test_thousands_of_games_keep_the_invariants(rules, seats, games):
 
 
 def test_fallible_count_of_dissolved_melds():
-    from fastmach.cards import parse_cards as p
+    from fastmach.core.cards import parse_cards as p
     old = [p("3H 4H 5H"), p("6H 7H 8H"), p("8S 8D 8C")]
     # extending and merging keep melds; splitting or borrowing breaks them
     assert _engine.dissolved(old, old) == 0

@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 from fastmach.study import Study
-from fastmach.sweep import plan, read_results, run_study
+from fastmach.study.sweep import plan, read_results, run_study
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -7,8 +7,8 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from fastmach import validate
-from fastmach.cards import JOKER, NCARD, parse_cards
+from fastmach.core import validate
+from fastmach.core.cards import JOKER, NCARD, parse_cards
 from fastmach.engine import deck_of, play_games
 from fastmach.errors import FastmachError
 from fastmach.game import Draw, Fail, Game, Pass, Play, meld_points, meld_stands

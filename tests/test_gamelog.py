@@ -9,7 +9,7 @@ import pytest
 from fastmach.engine import play_games
 from fastmach.errors import FastmachError
 from fastmach.cli import add_replay as register_cli
-from fastmach.gamelog import replay, replay_states
+from fastmach.game.gamelog import replay, replay_states
 
 
 @pytest.fixture(scope="module")
@@ -156,7 +156,7 @@ def test_every_game_replays_from_its_seed_and_action_list(log_path):
 
 # A golden playthrough (jokers, 2 players, 7 cards, seed 2026, replicate 240): the deal,
 # then each turn as "seat action [placed | table after]" and the drawn cards. Replayed
-# through the State API (checked with fastmach.validate), independent of the solver.
+# through the State API (checked with fastmach.core.validate), independent of the solver.
 GOLDEN_HANDS = ["10S AH 10H 5D 7C JK JK", "3H 8D 5C 10C JC KC JK"]
 GOLDEN_TURNS = [
     "1 play 10C JC KC JK | 10C JC JK KC",
@@ -177,7 +177,7 @@ GOLDEN_TURNS = [
 
 
 def test_golden_playthrough():
-    from fastmach.cards import parse_cards
+    from fastmach.core.cards import parse_cards
     from fastmach.game import Draw, Game, Play
 
     st = Game("jokers(players=2,hand_size=7)").new_initial_state(2026, 240)

@@ -13,7 +13,7 @@ from fastmach.errors import FastmachError
 from fastmach.game import Game
 from fastmach.rules import Rules
 from fastmach.study import Study
-from fastmach.sweep import HANDS, read_hands, run_study
+from fastmach.study.sweep import HANDS, read_hands, run_study
 
 HAND_COLUMNS = [
     "seed", "replicate", "hand", "dealer", "first_player", "turns", "rounds", "end",
@@ -88,7 +88,7 @@ def test_state_hand_rows_and_shares_match_the_engine(rules):
 def test_log_end_lines_carry_the_shares(tmp_path):
     import json
 
-    from fastmach.gamelog import replay
+    from fastmach.game.gamelog import replay
 
     log = tmp_path / "g.jsonl"
     games = play_games("classic(players=3)", ["expert"] * 3, 2, range(3), log=log)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from fastmach.cards import card_points
+from fastmach.core.cards import card_points
 from fastmach.engine import make_engine
 from fastmach.rules import Rules
 from fastmach.solver import _POINT_SCALE
@@ -86,7 +86,7 @@ def test_small_mixed_search_equals_the_solver(preset):
     # against the exact solver, both objectives, many random positions
     import random
 
-    from fastmach import _solver
+    from fastmach.core import _solver
     from positions import counts, rand_hand, rand_table
 
     r = Rules.parse(preset)
@@ -117,7 +117,7 @@ def test_small_mixed_search_equals_the_solver(preset):
 
 
 def test_bench_reports_turns_and_time_per_decision():
-    from fastmach.bench import format_games
+    from fastmach.tools.bench import format_games
     from fastmach.engine import bench, play_games
 
     row = bench("classic(match=single)", ["intermediate"] * 4, games=6, detail=True)
@@ -193,7 +193,7 @@ def test_no_meld_shortcut_agrees_with_the_solver(ace_high):
     # hand) against the exact solver on random hands: "no" must mean nothing is placed
     import random
 
-    from fastmach import _solver
+    from fastmach.core import _solver
     from fastmach.strategies._base import hand_may_meld
 
     rng = random.Random(8 + ace_high)
@@ -224,11 +224,11 @@ def test_small_regroup_equals_the_solver(rules):
     # regroup without the solver (small_regroup: no meld in the hand alone, no jokers)
     # against regroup with it: the same value for every set of 1-3 melds of real
     # positions, and its new melds are valid melds of the dissolved cards + hand cards
-    # (checked by fastmach.validate, which shares no code with the engine)
+    # (checked by fastmach.core.validate, which shares no code with the engine)
     import random
     from collections import Counter
 
-    from fastmach.validate import is_valid_meld
+    from fastmach.core.validate import is_valid_meld
 
     r, positions = game_positions(rules, ("intermediate", "beginner", "expert"), 6, 17)
     small = _skills(make_engine(r, ["intermediate"] * r.players)[2])[0]

@@ -4,9 +4,9 @@ import pandas as pd
 import pytest
 
 from fastmach.errors import FastmachError
-from fastmach.precision import execute_to_precision, half_widths
+from fastmach.study.precision import execute_to_precision, half_widths
 from fastmach.study import Study
-from fastmach.sweep import execute, read_hands, read_results
+from fastmach.study.sweep import execute, read_hands, read_results
 
 BASE = """[study]
 name = "prec"

@@ -1,6 +1,6 @@
 """The independent references agree, and the validator enforces each meld rule clause.
 
-The references (tests/refs/brute.py, tests/refs/milp.py) and fastmach/validate.py are what
+The references (tests/refs/brute.py, tests/refs/milp.py) and fastmach/core/validate.py are what
 the compiled solver is tested against, so they are themselves checked here: against each
 other on seeded random and adversarial positions, against blind enumeration, and clause by
 clause of docs/rules.md ("Melds").
@@ -14,7 +14,7 @@ from collections import Counter
 import pytest
 
 from fastmach.errors import FastmachError
-from fastmach.validate import (ValidationError, check_partition, check_play, is_valid_meld,
+from fastmach.core.validate import (ValidationError, check_partition, check_play, is_valid_meld,
                                meld_kind)
 from tests.refs import brute, milp
 
@@ -23,7 +23,7 @@ JK = JOKER
 
 
 def C(text: str) -> int:
-    """Test-local card notation ("10H", "AS", "JK"), independent of fastmach.cards."""
+    """Test-local card notation ("10H", "AS", "JK"), independent of fastmach.core.cards."""
     if text == "JK":
         return JOKER
     rank = {"A": 1, "J": 11, "Q": 12, "K": 13}.get(text[:-1]) or int(text[:-1])

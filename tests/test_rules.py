@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fastmach.cards import card_points
+from fastmach.core.cards import card_points
 from fastmach.errors import FastmachError
 from fastmach.rules import PARAMETERS, PRESETS, Rules, format_value, parse_value, resolve_rules
 

@@ -8,7 +8,7 @@ import pytest
 
 from fastmach.cli import main
 from fastmach.rules import PARAMETERS, PRESETS, TABLE, Rules, format_value
-from fastmach.rules_doc import PARAMS, SOURCES, describe, markdown
+from fastmach.rules.doc import PARAMS, SOURCES, describe, markdown
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "rules.md"

@@ -16,11 +16,11 @@ import pytest
 import fastmach
 from fastmach.errors import FastmachError
 from fastmach.engine import play_games
-from fastmach.gamelog import replay
+from fastmach.game.gamelog import replay
 from fastmach.report import build_report
 from fastmach.rules import Rules
 from fastmach.study import Study
-from fastmach.sweep import log_path, run_study
+from fastmach.study.sweep import log_path, run_study
 
 STUDY = """[study]
 name = "show"

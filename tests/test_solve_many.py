@@ -6,7 +6,7 @@ position solved. fastmach.solve, solve_many (count arrays and sequences, 1-3 wor
 tables as melds, trusted tables) must give the same placed cards, value and error on the
 suite's reference positions (tests/positions.py), invalid and over-full rows mid-batch
 included, for every rule family and both objectives. The compiled meld check is compared
-with fastmach.validate.
+with fastmach.core.validate.
 """
 from __future__ import annotations
 
@@ -18,9 +18,9 @@ import pytest
 
 import fastmach
 from fastmach import FastmachError, Rules, _batch, _solver
-from fastmach.cards import check_copies, parse_cards
+from fastmach.core.cards import check_copies, parse_cards
 from fastmach.solver import _weights
-from fastmach.validate import check_partition, is_valid_meld
+from fastmach.core.validate import check_partition, is_valid_meld
 from tests.positions import (ADVERSARIAL, JOKER, NCARD, counts, game_positions, listing,
                              rand_hand, rand_meld, rand_table, text)
 
@@ -272,7 +272,7 @@ def test_every_input_form_of_solve_gives_the_same_answer():
 def test_bench_reports_api_batch_and_c_program_side_by_side(tmp_path):
     """The solver bench puts the API, solve_many (1, 2 workers) and a C program in one
     table; a C program whose total disagrees is flagged (a stand-in program here)."""
-    from fastmach.bench import bench_solver_api, format_solver_api
+    from fastmach.tools.bench import bench_solver_api, format_solver_api
 
     fake = tmp_path / "rummy_dp"
     fake.write_text("#!/bin/sh\ntest \"$1\" = bench && test -s \"$2\" && "

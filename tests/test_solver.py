@@ -1,7 +1,7 @@
 """The exact solver on the worked examples of the rule texts and on each rule clause.
 
 Each test is named after the clause of docs/rules.md ("Melds", "A turn") it defends;
-every partition the solver returns is checked by ``fastmach.validate`` (which shares no
+every partition the solver returns is checked by ``fastmach.core.validate`` (which shares no
 code with the solver). Comparisons with the references are in ``test_solver_refs.py``.
 """
 from __future__ import annotations
@@ -12,7 +12,7 @@ import pytest
 
 import fastmach
 from fastmach import FastmachError, Rules
-from fastmach.validate import check_partition, meld_kind
+from fastmach.core.validate import check_partition, meld_kind
 from tests.positions import C, cards, check_stands, text
 
 CLASSIC = Rules.parse("classic")

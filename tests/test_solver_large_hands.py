@@ -12,11 +12,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from fastmach import _solver
+from fastmach.core import _solver
 from fastmach.game import Game
 from fastmach.rules import Rules
 from fastmach.solver import _weights
-from fastmach.validate import check_partition
+from fastmach.core.validate import check_partition
 from tests.refs import milp
 
 CASES = [

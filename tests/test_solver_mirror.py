@@ -13,8 +13,8 @@ import random
 import numpy as np
 import pytest
 
-from fastmach import _solver
-from fastmach.validate import check_partition
+from fastmach.core import _solver
+from fastmach.core.validate import check_partition
 from tests.positions import JOKER, NCARD, counts, listing, rand_hand, rand_table, text
 
 RULES = [dict(decks=d, ace_high=ah, jokers_per_meld=lim)

@@ -6,7 +6,7 @@
 * integer programming (``tests/refs/milp.py``, HiGHS with presolve off) on real positions
   of greedy 4-player games under every preset (jokers added where a preset has none), up
   to 90-card tables, and on synthetic 80-card tables;
-* every partition the solver returns is checked by ``fastmach.validate.check_partition``
+* every partition the solver returns is checked by ``fastmach.core.validate.check_partition``
   (table + placed, exactly), and every joker's "stands for" card is checked too.
 
 All generators are seeded (``random.Random(<text>)``, hypothesis ``derandomize=True``).
@@ -23,8 +23,8 @@ from hypothesis import strategies as st
 
 import fastmach
 from fastmach import FastmachError, Rules
-from fastmach.bench import game_positions
-from fastmach.validate import check_partition, check_play, is_valid_meld
+from fastmach.tools.bench import game_positions
+from fastmach.core.validate import check_partition, check_play, is_valid_meld
 from tests.positions import (ADVERSARIAL, JOKER, NCARD, check_fast, fast, listing, rand_hand,
                              rand_table, rand_weights, text)
 from tests.refs import brute, milp

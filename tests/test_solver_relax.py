@@ -9,7 +9,7 @@ import random
 import numpy as np
 import pytest
 
-from fastmach import _solver
+from fastmach.core import _solver
 from tests.positions import JOKER, NCARD, cards, check_fast, counts, fast, rand_hand, rand_table
 
 

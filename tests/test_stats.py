@@ -1,4 +1,4 @@
-"""fastmach.stats against hand-computed values on small synthetic tables (and scipy)."""
+"""fastmach.analysis.stats against hand-computed values on small synthetic tables (and scipy)."""
 
 import math
 
@@ -8,7 +8,7 @@ import pytest
 from scipy import stats as sps
 
 from conftest_report_data import game_rows, random_study, row_template
-from fastmach import stats as S
+from fastmach.analysis import stats as S
 from fastmach.errors import FastmachError
 
 
@@ -113,7 +113,7 @@ def test_is_base_rules_allows_only_deal_size_overrides():
 
 def test_rule_parameters_are_every_rules_column_a_study_writes():
     """A rule change the report compares must be named: RULE_PARAMETERS follows Rules."""
-    from fastmach.stats import RULE_PARAMETERS
+    from fastmach.analysis.stats import RULE_PARAMETERS
     from fastmach.study import Study
 
     study = Study.from_toml('[study]\nname = "t"\nseed = 1\ngames = 1\n'

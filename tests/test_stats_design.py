@@ -8,7 +8,7 @@ import pytest
 from scipy import stats as sps
 
 from conftest_report_data import random_hand_study
-from fastmach import stats as S
+from fastmach.analysis import stats as S
 from fastmach.errors import FastmachError
 
 T975_1 = 12.706204736174707  # t quantile 0.975, 1 degree of freedom

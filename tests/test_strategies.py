@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from fastmach.engine import _engine
-from fastmach.cards import JOKER, NCARD, card_points, parse_cards
+from fastmach.core.cards import JOKER, NCARD, card_points, parse_cards
 from fastmach.engine import make_engine, play_games
 from fastmach.errors import FastmachError
 from fastmach.game import Game
@@ -88,15 +88,17 @@ def test_every_strategy_under_every_preset_keeps_the_invariants(preset):
     r = Rules.parse(preset)
     if r.match_kind != "single":
         r = r.replace(match="single")
+    searchers = {"lookahead": "lookahead(playouts=2)", "search": "search(budget=1)",
+                 "clairvoyant": "clairvoyant"}
     for name in REGISTRY:
-        if name == "lookahead":  # playouts are whole hands: one seat, a small budget
-            seats, games = ["lookahead(playouts=2)"] + ["expert"] * (r.players - 1), 3
+        if name in searchers:  # playouts are whole hands: one seat, a small budget
+            seats, games = [searchers[name]] + ["expert"] * (r.players - 1), 3
         else:
             seats, games = [name] * r.players, 12
         df = play_games(r, seats, 7, range(games), check=True)
         assert len(df) == games and (df["turns"] > 0).all()
     # a mixed table too, the fallible versions included
-    seats = [f"{n}(error=0.2)" for n in REGISTRY if n != "lookahead"]
+    seats = [f"{n}(error=0.2)" for n in REGISTRY if n not in searchers]
     seats = [seats[i % len(seats)] for i in range(r.players)]
     df = play_games(r, seats, 8, range(12), check=True)
     assert len(df) == 12
@@ -356,7 +358,7 @@ def test_lookahead_plays_one_of_its_candidates_or_waits():
 
 
 def test_bench_lookahead_reports_cost_per_decision_by_budget():
-    from fastmach.bench import bench_lookahead, format_lookahead
+    from fastmach.tools.bench import bench_lookahead, format_lookahead
     rows = bench_lookahead(budgets=(1, 2), positions=5)
     assert [r["playouts"] for r in rows] == [1, 2]
     for r in rows:

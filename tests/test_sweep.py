@@ -25,7 +25,7 @@ import pytest
 from fastmach.engine import play_games
 from fastmach.errors import FastmachError
 from fastmach.study import Study, seating, split_lineup
-from fastmach.sweep import (
+from fastmach.study.sweep import (
     MANIFEST, Store, SweepError, bench_driver, format_bench, plan, read_results,
     run_study,
 )

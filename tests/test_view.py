@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from fastmach.cards import parse_cards
+from fastmach.core.cards import parse_cards
 from fastmach.cli import main
 from fastmach.errors import FastmachError
 from fastmach.engine import play_games
@@ -148,7 +148,7 @@ def test_the_log_features_are_covered(tmp_path):
 # ----------------------------------------------------------------------- card faces
 
 def _faces(text: str, ace_high=True) -> list[str]:
-    from fastmach.cards import card_str
+    from fastmach.core.cards import card_str
     return [card_str(c) if c == f else f"JK={card_str(f)}" for c, f in meld_faces(parse_cards(text), ace_high)]
 
 
@@ -298,7 +298,7 @@ def test_a_winner_of_a_stock_out_hand_scores_nothing_in_the_running_scores(tmp_p
 
 def test_a_sweeps_log_games_are_its_first_games(tmp_path):
     from fastmach.study import Study
-    from fastmach.sweep import log_path, run_study
+    from fastmach.study.sweep import log_path, run_study
 
     study = Study.from_toml('[study]\nname = "t"\nseed = 5\ngames = 3\nlog_games = 2\nchunk = 2\n'
                             '[grid]\nrules = ["jokers", "classic(players=2)"]\n'

@@ -86,8 +86,10 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from fastmach.cards import JOKER, NCARD, card_points
-from fastmach.engine.log import write_log
+from fastmach.core.cards import JOKER, NCARD, card_points
+import fastmach.game as _game
+from fastmach.game.deal import check_seed as _check_seed, deck_of
+from fastmach.game.log import write_log
 from fastmach.errors import FastmachError
 from fastmach.rules import Rules, resolve_rules
 from fastmach.solver import _POINT_SCALE, opening_weights
@@ -99,7 +101,7 @@ __all__ = ["play_games", "hand_frame", "hand_shares", "game_shares", "engine_con
 try:
     from fastmach.engine import _engine
 except ImportError as _err:  # pragma: no cover
-    from fastmach._check_build import raise_build_error
+    from fastmach.core._check_build import raise_build_error
 
     raise_build_error(_err)
 
@@ -111,17 +113,9 @@ _MATCH_CODES = {"single": 0, "rotations": 1, "threshold": 2}
 MAX_PLAY_GAMES = 10**7
 
 
-def deck_of(rules: Rules) -> np.ndarray:
-    """Sorted card ids of the deck: each of the 52 types ``decks`` times, then jokers."""
-    return np.concatenate([
-        np.repeat(np.arange(JOKER, dtype=np.uint8), rules.decks),
-        np.full(rules.jokers, JOKER, dtype=np.uint8),
-    ])
-
-
 def engine_config(rules: Rules, check: bool = False) -> dict:
     """The rules for the compiled core: ``rules`` holds exactly the fields of the C struct
-    ``ERules`` (fastmach/_turn.pxd, converted field by field by Cython: a field missing
+    ``ERules`` (fastmach/game/_turn.pxd, converted field by field by Cython: a field missing
     here is an error, not a silent zero), the rest is the engine's (deck, match)."""
     ow, ojw = opening_weights()
     hp = card_points(rules.hand_points).astype(np.int64)
@@ -181,6 +175,10 @@ def make_engine(rules: Rules | str, seats: Sequence[str | Strategy], check: bool
     return rules, strategies, _engine.Engine(cfg, ctx, compiled)
 
 
+# the reference State asks the engine for the seats' decisions (it does not import it)
+_game.engine_factory = make_engine
+
+
 def _replicates(replicates) -> np.ndarray:
     reps = np.asarray(replicates)
     if reps.ndim != 1:
@@ -191,14 +189,6 @@ def _replicates(replicates) -> np.ndarray:
     if reps.size and reps.min() < 0:
         raise FastmachError(f"replicates must be >= 0, got {int(reps.min())}")
     return reps
-
-
-def _check_seed(root_seed) -> int:
-    if isinstance(root_seed, bool) or not isinstance(root_seed, (int, np.integer)) or root_seed < 0:
-        raise FastmachError(f"seed must be a non-negative integer, got {root_seed!r}")
-    if root_seed >= 2**63:
-        raise FastmachError(f"seed must be below 2**63, got {root_seed}")
-    return int(root_seed)
 
 
 def play_games(
@@ -217,7 +207,7 @@ def play_games(
     string, a Python bot or a bot's import path (``fastmach.strategies.bots``).
     ``hands``: return ``(games, hands)``, the second with one row per hand played
     (:func:`hand_frame`). ``log``: also write every game as JSON lines, as the engine
-    played it (see ``fastmach.gamelog``), appended to the file. ``check``: verify the
+    played it (see ``fastmach.game.gamelog``), appended to the file. ``check``: verify the
     engine's invariants after every turn (slower; for tests).
     """
     rules, strategies, eng = make_engine(rules, seats, check)

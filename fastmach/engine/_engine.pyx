@@ -4,7 +4,7 @@
 # (unless a Python bot sits at the table): C arrays for hands, table and stock, one
 # strategy object per seat (fastmach.strategies: compiled classes behind one interface,
 # Strategy.decide), a splitmix64 PRNG per game. A turn's effect and the end of a hand are
-# the shared game flow (fastmach._turn.apply_turn, hand_end), the same code the lookahead
+# the shared game flow (fastmach.game._turn.apply_turn, hand_end), the same code the lookahead
 # playouts run. Python (fastmach/engine/__init__.py) validates rules and strategies and
 # builds the Engine; the deal of each hand comes from NumPy's Generator (so it is
 # reproducible from (replicate, root_seed) on any machine), drawn with the GIL between
@@ -17,11 +17,11 @@ import numpy as np
 cimport numpy as cnp
 cimport cython
 
-from fastmach._solver cimport NCARD, JOKER, wit_split_wraps
-from fastmach._turn cimport (ERules, HState, Decision, Flow, A_PLAY, A_DRAW, A_PASS, A_FAIL,
-                             E_EMPTIED, MAX_PLAYERS, MAX_DECK, MAX_TURNS, RC_PYTHON, T_ASK,
-                             wit_clear, flow_start, apply_turn, blocked_end, hand_end,
-                             next_uniform, seat_can_play, any_seat_can_play, BLOCK_ROUNDS)
+from fastmach.core._solver cimport NCARD, JOKER, wit_split_wraps
+from fastmach.game._turn cimport (ERules, HState, Decision, Flow, A_PLAY, A_DRAW, A_PASS, A_FAIL,
+                                  E_EMPTIED, MAX_PLAYERS, MAX_DECK, MAX_TURNS, RC_PYTHON, T_ASK,
+                                  wit_clear, flow_start, apply_turn, blocked_end, hand_end,
+                                  next_uniform, seat_can_play, any_seat_can_play, BLOCK_ROUNDS)
 from fastmach.strategies._base cimport Context, Strategy
 from fastmach.strategies._tactics import dissolved   # noqa: F401 (tests)
 from fastmach.strategies._base import hand_may_meld   # noqa: F401 (tests)
@@ -94,6 +94,9 @@ cdef class Engine:
     cdef list record                  # ... the hands of the current game
     cdef dict hand_rec                # ... the current hand (record_deal, _turn, _end)
     cdef readonly int violation       # the first broken invariant (see VIOLATIONS)
+    cdef readonly list observers      # Python bot seats that see the public history ...
+    cdef bint observing               # ... (any: each turn is recorded for them)
+    cdef list public                  # the current hand's public turns (fastmach.game.history)
 
     def __init__(self, dict cfg, Context ctx, strategies):
         """cfg (fastmach.engine.engine_config), the Context the strategies share, and one
@@ -111,6 +114,11 @@ cdef class Engine:
             self.seat[i] = <PyObject*>s
             if not getattr(s, "gil_free", True):
                 self.gil_free = False
+        # a seat whose callback takes a public log (fastmach.strategies.bots.BotSeat)
+        self.observers = [s.callback for s in self.strategies
+                          if hasattr(getattr(s, "callback", None), "public_log")]
+        self.observing = len(self.observers) > 0
+        self.public = []
         self.deck = np.asarray(cfg["deck"], dtype=np.uint8).copy()
         self.checked = bool(cfg.get("check", False))
         self.violation = 0
@@ -168,7 +176,7 @@ cdef class Engine:
         cdef const ERules* R = self.R
         cdef HState* st = &self.st
         cdef Decision* d = &self.dec
-        cdef int P = R.players, k, seat, cur, end, table_before, stock_before, able
+        cdef int P = R.players, k, seat, cur, end, table_before, stock_before, able, was_open
         cdef int can[MAX_PLAYERS]   # seat_can_play while the position stands still (-1 unknown)
         cdef Flow f
         memset(st, 0, sizeof(HState))
@@ -192,11 +200,17 @@ cdef class Engine:
         if self.recording:
             with gil:
                 self.record_deal(dealer, cur)
+        if self.observing:
+            with gil:
+                self.public = []
+                for cb in self.observers:
+                    cb.public_log = self.public
         while True:
             if f.turns >= MAX_TURNS:
                 return -1
             table_before = st.table_n
             stock_before = st.stock_pos
+            was_open = st.opened[cur]
             (<Strategy>self.seat[cur]).decide(st, cur, rng, d)
             if self.ctx.rc:
                 return -3
@@ -230,6 +244,9 @@ cdef class Engine:
             if self.recording:
                 with gil:
                     self.record_turn(cur, d, stock_before)
+            if self.observing:
+                with gil:
+                    self.public_turn(cur, d, stock_before, was_open)
             if self.checked:
                 if d.kind != A_PLAY and st.table_n != table_before:
                     self.violation = 6
@@ -290,6 +307,29 @@ cdef class Engine:
             "table": [[st.wit.cards[i] for i in range(st.wit.start[m], st.wit.start[m + 1])]
                       for m in range(st.wit.n_melds)],
         })
+
+    cdef void public_turn(self, int seat, const Decision* d, int stock_before,
+                          int was_open) except *:
+        """The turn as every seat saw it, in the raw form of fastmach.game.history.from_raw
+        (converted only when a bot asks)."""
+        cdef HState* st = &self.st
+        cdef int s, c, k, code
+        placed = ()
+        if d.kind == A_PLAY:
+            code = 0
+            placed = tuple([c for c in range(NCARD) for k in range(d.placed[c])])
+        elif d.kind == A_FAIL:
+            code = 3
+        elif stock_before == st.stock_len and not self.R.ends_hand:
+            code = 2
+        else:
+            code = 1
+        self.public.append((
+            st.turn, seat, code,
+            placed,
+            d.taken if d.kind == A_PLAY else 0, st.stock_pos - stock_before,
+            tuple([st.hand_n[s] for s in range(self.players)]),
+            d.kind == A_PLAY and not was_open))
 
     cdef void record_end(self, HandResult* res) except *:
         cdef int s, k = 0
@@ -474,14 +514,15 @@ cdef class Engine:
     # ------------------------------------------------------------ one decision (State API)
     def decide_position(self, int seat, hands, table_melds, table_stands, opened,
                         int stock_left, uint64_t rng_state, failed_last=None, raw=False,
-                        int turn=0, int hand_no=0, scores=None):
+                        int turn=0, int hand_no=0, scores=None, stock=None):
         """The seat's strategy decision in a position given as Python data.
 
         hands: P x 53 counts; table_melds / table_stands: the current meld list (card ids,
         and what each stands for); opened: per-seat flags. Returns (action, placed counts,
         taken jokers, melds after, stands after, new rng state); action in ACTIONS[:4].
         failed_last: per-seat flags, the seat's previous turn was a failure. raw: the skill
-        level's play alone, without patience or error (the must-play check).
+        level's play alone, without patience or error (the must-play check). stock: the
+        stock's cards, next first (read only by a player that sees hidden cards).
         """
         cdef HState* st = &self.st
         cdef Decision* d = &self.dec
@@ -506,6 +547,11 @@ cdef class Engine:
         st.wit.n_melds = len(table_melds)
         st.table_n = i
         st.stock_len = stock_left
+        if stock is not None:
+            if len(stock) != stock_left:
+                raise ValueError("decide_position: stock must hold stock_left cards")
+            for i in range(stock_left):
+                st.stock[i] = stock[i]
         st.turn = turn
         st.hand_no = hand_no
         for s in range(P):

@@ -42,6 +42,23 @@ only in a play that empties the hand; ``min_cards`` (patience) = draw instead of
 placing fewer cards (net) while the stock holds at least ``PATIENCE_STOCK`` cards, unless
 the play empties the hand, and never where ``may_draw_when_able`` is false.
 
+Search (``search(budget, policy)``, ``_search``): candidates are the playout policy's own
+play, the expert's maximum placement and that placement restricted to parts of the hand
+(without its jokers; without J/Q/K; without both; without the placed cards that could
+share a meld with a card kept in hand, the pieces of future melds; without pieces and
+jokers), the most points placed, and a draw (where holding is allowed); a play that
+empties the hand is made at once. Each of ``budget`` rounds deals the cards the seat
+cannot see (other hands' contents, the stock order) at random from the cards not in its
+hand or on the table, sizes kept, and plays every candidate out from that deal with the
+same PRNG, every seat played by the policy (``expert``, or ``holding``: jokers and J/Q/K
+kept until the play empties the hand). Outcome: the share of the hand's win, then fewer
+cards left; a candidate replaces the policy's play only where its mean paired difference
+from it exceeds one standard error (budget 1 plays the policy's play), the best such
+mean wins. ``clairvoyant`` is the same search over the true
+position (every hand, the stock order): not a fair player but the ceiling's measuring
+stick (the best mean, no sampling error), ``fair=False`` in its registry entry
+(``fair_names`` leaves it out).
+
 Fallible (``error=p``): a play fails with chance 1-(1-p)^d, d = the table melds it
 dissolves plus the new melds it lays of hand cards alone (000: "Cette annulation pénalise
 aussi une nouvelle combinaison tentée sans succès": a new meld tried without success is
@@ -68,6 +85,7 @@ from fastmach.strategies._beginner import Beginner
 from fastmach.strategies._expert import Expert
 from fastmach.strategies._intermediate import Intermediate
 from fastmach.strategies._lookahead import Lookahead
+from fastmach.strategies._search import POLICIES, Search, build_search
 from fastmach.strategies._tactics import (Fallible, KeepJokers, Opening, Patience,
                                           PointsObjective, Skilled)
 
@@ -122,6 +140,10 @@ class StrategyKind:
     doc: str
     skill_params: tuple[str, ...] = ()
     build: Callable | None = None
+    #: the skill sees fewer plays than the exact solver: under may_draw_when_able = false
+    #: the reference State asks this skill's search whether a play exists
+    limited_search: bool = False
+    fair: bool = True  # False: sees hidden cards (kept out of line-ups unless named)
 
 
 PATIENCE_STOCK = 10  # "a large stock" for patient players: at least this many cards
@@ -148,6 +170,11 @@ KEEP_JOKERS = Param("keep_jokers", int, 0, 0, 1,
 PLAYOUTS = Param("playouts", int, 32, 1, 4096,
                  "Monte Carlo playouts per candidate play")
 TACTICS = (ERROR, MIN_CARDS, OBJECTIVE, KEEP_JOKERS)
+BUDGET = Param("budget", int, 8, 1, 4096,
+               "sampled deals per decision, each candidate played out on every one")
+POLICY = Param("policy", int, 0, 0, len(POLICIES) - 1,
+               "every seat's play in the playouts: 0 (or expert), 1 (or holding: jokers "
+               "and J/Q/K kept until the play empties the hand)", POLICIES)
 
 REGISTRY: dict[str, StrategyKind] = {
     "expert": StrategyKind(
@@ -160,12 +187,13 @@ REGISTRY: dict[str, StrategyKind] = {
         "beginner", Beginner, TACTICS,
         "new melds from the hand alone (exact), then lay-offs onto the ends of runs and "
         "groups of three, one card at a time while any fits; never rearranges the table",
+        limited_search=True,
     ),
     "intermediate": StrategyKind(
         "intermediate", Intermediate, (K,) + TACTICS,
         "may dissolve up to k table melds and regroup their cards with the hand (exact "
         "over every such set), other melds intact, plus lay-offs onto the intact melds",
-        skill_params=("k",),
+        skill_params=("k",), limited_search=True,
     ),
     "patient": StrategyKind(
         "patient", Expert,
@@ -181,7 +209,33 @@ REGISTRY: dict[str, StrategyKind] = {
         "some of it (keeping the jokers; placing the most points), or none (a draw)",
         build=lambda ctx, p, expert: Lookahead(ctx, *expert(), int(p["playouts"])),
     ),
+    "search": StrategyKind(
+        "search", Search, (BUDGET, POLICY),
+        "the best of its candidates by playouts of `budget` sampled deals of the hidden "
+        "cards (the same deals for every candidate; win share, then fewer cards left): the "
+        "policy's play, the maximum placement and its holding variants (keeping the "
+        "jokers, J/Q/K, both, the pieces of future melds, pieces and jokers; the most "
+        "points), a draw; it leaves the policy's play only for a candidate better by more "
+        "than one standard error",
+        build=lambda ctx, p, expert: build_search(ctx, p, expert),
+    ),
+    "clairvoyant": StrategyKind(
+        "clairvoyant", Search, (Param("budget", int, 1, 1, 4096,
+                                      "playouts per candidate (the true deal each time)"),
+                                POLICY),
+        "a measuring stick, not a fair player: the search over the true position (every "
+        "hand and the stock order, no sampling)",
+        build=lambda ctx, p, expert: build_search(ctx, p, expert, clairvoyant=True),
+        fair=False,
+    ),
 }
+
+
+def fair_names() -> list[str]:
+    """The registered strategies that see only what their seat sees (every name but the
+    measuring sticks such as ``clairvoyant``): the ones a line-up built from the registry
+    takes unless a strategy is named."""
+    return [name for name, kind in REGISTRY.items() if kind.fair]
 
 
 @dataclass(frozen=True)
@@ -194,6 +248,10 @@ class Strategy:
     @property
     def kind(self) -> StrategyKind:
         return REGISTRY[self.name]
+
+    @property
+    def limited_search(self) -> bool:
+        return self.kind.limited_search
 
     @property
     def params(self) -> dict[str, float]:
@@ -356,7 +414,8 @@ def rotations_of(lineup: Sequence[str], players: int, rotate: bool) -> tuple[int
 def describe() -> Iterable[str]:
     """Lines listing every registered strategy with its parameters."""
     for kind in REGISTRY.values():
-        yield f"{kind.name}: {kind.doc}"
+        unfair = "" if kind.fair else " [not fair: sees hidden cards; only in line-ups that name it]"
+        yield f"{kind.name}: {kind.doc}{unfair}"
         for p in kind.params:
             yield (
                 f"    {p.name} ({p.kind.__name__}, default {_fmt(p.default)}, "

@@ -3,7 +3,7 @@
 # A Strategy decides a seat's turn: decide(st, seat, rng, d) reads the position (st: hands,
 # table counts and meld list, stock left, opened flags), may draw from the game's PRNG
 # (rng), and fills d with PLAY (d.placed, d.taken, d.wit), DRAW or FAIL; the engine applies
-# d the same way for every strategy (fastmach._turn.apply_turn). A Skill finds the largest
+# d the same way for every strategy (fastmach.game._turn.apply_turn). A Skill finds the largest
 # play it can see: play(st, hand, w, jw, d) from `hand`, by the objective w/jw. Skills are
 # the families (expert, beginner, intermediate); the tactics (fastmach.strategies._tactics)
 # wrap any skill or strategy. Every object of one engine shares a Context: the rules, the
@@ -11,8 +11,8 @@
 from libc.string cimport memset
 from libc.stdint cimport uint8_t, int32_t, int64_t, uint32_t, uint64_t
 
-from fastmach._solver cimport Solver, Witness, NCARD, JOKER
-from fastmach._turn cimport ERules, HState, Decision, A_PLAY, A_DRAW
+from fastmach.core._solver cimport Solver, Witness, NCARD, JOKER
+from fastmach.game._turn cimport ERules, HState, Decision, A_PLAY, A_DRAW
 
 
 cdef class Context:

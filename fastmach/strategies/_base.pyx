@@ -1,6 +1,6 @@
 # The compiled strategy interface: see _base.pxd.
-from fastmach._solver cimport Solver, NCARD, JOKER
-from fastmach._turn cimport ERules, HState, Decision, A_DRAW, MAX_DECK, MAX_PLAYERS
+from fastmach.core._solver cimport Solver, NCARD, JOKER
+from fastmach.game._turn cimport ERules, HState, Decision, A_DRAW, MAX_DECK, MAX_PLAYERS
 
 
 cdef class Context:

@@ -7,8 +7,8 @@ from libc.string cimport memset, memcpy
 from libc.stdlib cimport malloc, free
 cimport cython
 
-from fastmach._solver cimport Solver, Witness, NCARD, JOKER, MAX_MELDS
-from fastmach._turn cimport (ERules, HState, Decision, wit_clear, wit_push, wit_append,
+from fastmach.core._solver cimport Solver, Witness, NCARD, JOKER, MAX_MELDS
+from fastmach.game._turn cimport (ERules, HState, Decision, wit_clear, wit_push, wit_append,
                              wit_insert, placed_weight, set_draw, total)
 from fastmach.strategies._base cimport (Context, finish_play, Masks, masks_add, may_meld,
                                         meld_cards, seg_closure, seg_of, first_card,

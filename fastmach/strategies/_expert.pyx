@@ -3,8 +3,8 @@ from libc.stdint cimport uint8_t, int32_t, int64_t
 from libc.string cimport memset, memcpy
 cimport cython
 
-from fastmach._solver cimport NCARD, JOKER
-from fastmach._turn cimport (ERules, HState, Decision, A_PLAY, set_draw, total, wit_copy)
+from fastmach.core._solver cimport NCARD, JOKER
+from fastmach.game._turn cimport (ERules, HState, Decision, A_PLAY, set_draw, total, wit_copy)
 
 
 cdef class Expert(Skill):

@@ -1,8 +1,8 @@
 from libc.stdint cimport uint8_t, int32_t, int64_t, uint32_t, uint64_t
 cimport cython
 
-from fastmach._solver cimport Witness, NCARD, MAX_MELDS
-from fastmach._turn cimport HState, Decision
+from fastmach.core._solver cimport Witness, NCARD, MAX_MELDS
+from fastmach.game._turn cimport HState, Decision
 from fastmach.strategies._beginner cimport Beginner
 from fastmach.strategies._base cimport Masks
 

@@ -4,9 +4,9 @@ from libc.stdint cimport uint8_t, int32_t, int64_t, uint32_t, uint64_t
 from libc.string cimport memset, memcpy
 cimport cython
 
-from fastmach._cardset cimport cs_popcount, cs_ctz
-from fastmach._solver cimport Witness, NCARD, JOKER, MAX_MELDS
-from fastmach._turn cimport ERules, HState, Decision, placed_weight, set_draw, total
+from fastmach.core._cardset cimport cs_popcount, cs_ctz
+from fastmach.core._solver cimport Witness, NCARD, JOKER, MAX_MELDS
+from fastmach.game._turn cimport ERules, HState, Decision, placed_weight, set_draw, total
 from fastmach.strategies._base cimport (Context, finish_play, Masks, masks_add, related,
                                         can_share, seg_closure, seg_of, meld_cards)
 from fastmach.strategies._beginner cimport SMALL_R

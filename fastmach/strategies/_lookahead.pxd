@@ -1,6 +1,6 @@
 from libc.stdint cimport uint8_t, uint64_t
-from fastmach._solver cimport NCARD
-from fastmach._turn cimport HState, Decision, MAX_DECK
+from fastmach.core._solver cimport NCARD
+from fastmach.game._turn cimport HState, Decision, MAX_DECK
 from fastmach.strategies._base cimport Strategy, Skill
 
 

@@ -1,12 +1,12 @@
 # Lookahead: the best candidate play by Monte Carlo playouts (expert players, common
-# random numbers), the playouts running through the game's own turn flow (fastmach._turn).
+# random numbers), the playouts running through the game's own turn flow (fastmach.game._turn).
 from libc.stdint cimport uint8_t, int64_t, uint64_t
 from libc.string cimport memset, memcpy
 
-from fastmach._solver cimport NCARD, JOKER
-from fastmach._turn cimport (ERules, HState, Decision, Flow, A_PLAY, A_DRAW, MAX_PLAYERS,
-                             T_ASK, next_u64, next_uniform, same_play, apply_turn,
-                             blocked_end, any_seat_can_play, hand_end)
+from fastmach.core._solver cimport NCARD, JOKER
+from fastmach.game._turn cimport (ERules, HState, Decision, Flow, A_PLAY, A_DRAW, MAX_PLAYERS,
+                                  T_ASK, next_u64, next_uniform, same_play, apply_turn,
+                                  blocked_end, any_seat_can_play, hand_end)
 from fastmach.strategies._base cimport Context
 
 cdef enum:

@@ -6,8 +6,8 @@ import numpy as np
 from libc.stdint cimport uint8_t, int32_t, int64_t
 from libc.string cimport memset, memcpy
 
-from fastmach._solver cimport NCARD, JOKER
-from fastmach._turn cimport ERules, HState, Decision, placed_weight, set_draw, wit_clear
+from fastmach.core._solver cimport NCARD, JOKER
+from fastmach.game._turn cimport ERules, HState, Decision, placed_weight, set_draw, wit_clear
 from fastmach.strategies._base cimport Masks, masks_add, finish_play
 from fastmach.strategies._intermediate cimport Intermediate
 

@@ -5,8 +5,8 @@
 from libc.stdint cimport uint8_t, uint64_t
 from libc.string cimport memset
 
-from fastmach._solver cimport NCARD, Witness
-from fastmach._turn cimport (HState, Decision, A_PLAY, A_DRAW, A_PASS, RC_PYTHON, set_draw,
+from fastmach.core._solver cimport NCARD, Witness
+from fastmach.game._turn cimport (HState, Decision, A_PLAY, A_DRAW, A_PASS, RC_PYTHON, set_draw,
                              MAX_PLAYERS)
 from fastmach.strategies._base cimport Context, Strategy
 

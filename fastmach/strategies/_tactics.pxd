@@ -1,6 +1,6 @@
 from libc.stdint cimport uint8_t, int32_t, uint64_t
-from fastmach._solver cimport Witness, NCARD
-from fastmach._turn cimport HState, Decision
+from fastmach.core._solver cimport Witness, NCARD
+from fastmach.game._turn cimport HState, Decision
 from fastmach.strategies._base cimport Skill, Strategy
 
 

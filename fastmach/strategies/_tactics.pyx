@@ -6,8 +6,8 @@ from libc.stdint cimport uint8_t, int32_t, int64_t, uint64_t
 from libc.string cimport memset, memcpy
 from libc.math cimport pow
 
-from fastmach._solver cimport Witness, NCARD, JOKER, MAX_TABLE
-from fastmach._turn cimport (ERules, HState, Decision, A_PLAY, A_DRAW, A_FAIL, PATIENCE_STOCK,
+from fastmach.core._solver cimport Witness, NCARD, JOKER, MAX_TABLE
+from fastmach.game._turn cimport (ERules, HState, Decision, A_PLAY, A_DRAW, A_FAIL, PATIENCE_STOCK,
                              next_uniform, set_draw, total, wit_copy, wit_append)
 from fastmach.strategies._base cimport Context, may_meld
 

@@ -14,7 +14,7 @@ the rules): nothing a bot does to it reaches the game, and its answer is checked
 the engine's position, never against what the bot was handed.
 
 The engine asks the bot on its seat's turn and applies the answer with the same game flow
-as every other strategy. The answer is checked first (``fastmach.actions.check_action``):
+as every other strategy. The answer is checked first (``fastmach.game.actions.check_action``):
 an illegal action stops the game with a FastmachError naming the seat, the hand, the turn
 and the rule broken. A ``Draw`` from an empty stock under ``stock_empty = "play-on"`` is the
 pass the engine makes of any draw there.
@@ -29,9 +29,11 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from fastmach.actions import Action, Draw, Fail, Pass, Play, check_action, meld_stands
-from fastmach.cards import JOKER, NCARD
+from fastmach.game.actions import Action, Draw, Fail, Pass, Play, check_action, meld_stands
+from fastmach.core.cards import JOKER, NCARD
 from fastmach.errors import FastmachError
+from fastmach.game.history import PublicTurn, from_raw
+from fastmach.game.observation import Observation
 from fastmach.rules import Rules
 from fastmach.solver import opening, solve
 from fastmach.strategies._python import PyBot
@@ -39,23 +41,6 @@ from fastmach.strategies._python import PyBot
 __all__ = ["Bot", "Observation", "BotStrategy", "load_bot", "bot_name"]
 
 _BOT_PATH_RE = re.compile(r"^\s*[A-Za-z_][\w.]*:[A-Za-z_][\w.]*\s*$")
-
-
-@dataclass(frozen=True)
-class Observation:
-    """What a seat may know on its turn."""
-
-    seat: int
-    hand: tuple[int, ...]              # its cards (sorted ids)
-    table: tuple[tuple[int, ...], ...]   # the table's melds (card ids)
-    stands: tuple[tuple[int, ...], ...]  # what each table card stands for (a joker: its card)
-    stock: int                         # cards left in the stock
-    hand_sizes: tuple[int, ...]        # every seat's hand size (its own included)
-    scores: tuple[int, ...]            # match scores before this hand (penalty points)
-    opened: bool                       # whether the seat has opened (opening_points)
-    rules: Rules = field(repr=False)
-    hand_index: int = 0                # the hand's index in the match
-    turn: int = 1                      # this turn's number in the hand (1-based)
 
 
 @runtime_checkable
@@ -107,6 +92,20 @@ class BotSeat:
 
     def __init__(self, bot: Bot, name: str, seat: int, rules: Rules):
         self.bot, self.name, self.seat, self.rules = bot, name, seat, rules
+        # the hand's public turns, kept by whoever runs the game (the engine: its raw
+        # records, fastmach.game.history.from_raw; the State: PublicTurn records)
+        self.public_log: list = []
+        self._seen: tuple[list | None, list[PublicTurn]] = (None, [])
+
+    def history(self) -> tuple[PublicTurn, ...]:
+        """The public log as PublicTurn records (each raw record converted once)."""
+        src, done = self._seen
+        if src is not self.public_log or len(done) > len(src):
+            src, done = self.public_log, []
+            self._seen = (src, done)
+        for t in src[len(done):]:
+            done.append(t if isinstance(t, PublicTurn) else from_raw(t))
+        return tuple(done)
 
     def __call__(self, seat: int, pos: dict):
         # pos is the engine's position, fresh for this call and never shown to the bot:
@@ -119,7 +118,8 @@ class BotSeat:
             stands=tuple(tuple(m) for m in pos["stands"]),
             stock=pos["stock"], hand_sizes=tuple(sum(h) for h in pos["hands"]),
             scores=tuple(pos["scores"]), opened=pos["opened"][seat], rules=copy.copy(r),
-            hand_index=pos["hand"], turn=pos["turn"])
+            hand_index=pos["hand"], turn=pos["turn"],
+            opened_seats=tuple(pos["opened"]), history=self.history())
         action = self.bot.act(obs)
         where = f"bot {self.name!r} at seat {seat}, hand {pos['hand']}, turn {pos['turn']}"
         if not isinstance(action, (Play, Draw, Pass)) or isinstance(action, Fail):

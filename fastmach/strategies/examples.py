@@ -2,7 +2,7 @@
 ``fastmach.strategies.examples:MaxPlacement`` work in ``--strategies`` and study line-ups."""
 from __future__ import annotations
 
-from fastmach.actions import Draw, Play
+from fastmach.game.actions import Draw, Play
 from fastmach.solver import solve
 from fastmach.strategies.bots import Observation
 

@@ -2,6 +2,6 @@
 
 ``brute``: exhaustive pure-Python search, for small positions.
 ``milp``: integer-programming model solved by scipy's HiGHS, a second opinion that scales.
-Both share no code with fastmach's solver; they use only ``fastmach.validate``'s meld
+Both share no code with fastmach's solver; they use only ``fastmach.core.validate``'s meld
 predicate and partition check.
 """

@@ -5,7 +5,7 @@ from the remaining multiset, recurse; memoised on the remaining multiset.
 ``solve``: try the sub-multisets of the hand, heaviest first; the first one whose union with
 the table can be partitioned is optimal. Meant for tables of ~12 cards and hands of ~6.
 
-Every candidate meld is confirmed by ``fastmach.validate.is_valid_meld`` (the single
+Every candidate meld is confirmed by ``fastmach.core.validate.is_valid_meld`` (the single
 statement of the meld rules); the generator only has to be complete, and
 ``tests/test_refs.py`` checks it against blind subset enumeration.
 """
@@ -16,7 +16,7 @@ from collections import Counter
 from typing import Sequence
 
 from fastmach.errors import FastmachError
-from fastmach.validate import is_valid_meld
+from fastmach.core.validate import is_valid_meld
 
 JOKER = 52
 NCARD = 53

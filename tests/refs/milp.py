@@ -40,7 +40,7 @@ from scipy.optimize import Bounds, LinearConstraint, milp
 from scipy.sparse import coo_matrix
 
 from fastmach.errors import FastmachError
-from fastmach.validate import ValidationError, check_partition
+from fastmach.core.validate import ValidationError, check_partition
 
 JOKER = 52
 NCARD = 53

@@ -1,0 +1,2 @@
+"""Statistics of study results (pure functions, pandas in, pandas out): summaries,
+inference and tables (stats), ratings from hand outcomes (ratings)."""

@@ -1,0 +1,123 @@
+"""The PettingZoo AEC environment: every seat an agent (``player_0`` .. ``player_{P-1}``).
+
+``observe(agent)`` is ``{"observation": int16 vector, "action_mask": int8 mask}`` (the
+vector: fastmach.env.encoding; the actions: fastmach.env.moves); the mask is all zeros
+for an agent whose turn it is not. ``step(k)`` plays macro-action k for the agent to move;
+a masked action raises FastmachError naming the legal ones. ``max_turns`` truncates a
+match after that many turns (None: matches end by the rules alone).
+"""
+from __future__ import annotations
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from fastmach.errors import FastmachError
+from fastmach.rules import Rules
+
+from .moves import N_ACTIONS
+from .table import Table, rules_of
+
+__all__ = ["raw_env", "env"]
+
+
+class raw_env(AECEnv):
+    """Machiavelli under ``rules`` with ``players`` seats, every seat an agent."""
+
+    metadata = {"render_modes": ["human", "ansi"], "name": "machiavelli_v0",
+                "is_parallelizable": False}
+
+    def __init__(self, rules: Rules | str = "classic", players: int | None = None,
+                 reward: str = "match", max_turns: int | None = None,
+                 render_mode: str | None = None):
+        super().__init__()
+        r = rules_of(rules, players)
+        if render_mode not in (None, *self.metadata["render_modes"]):
+            raise FastmachError(f"render_mode must be None, 'human' or 'ansi', got {render_mode!r}")
+        if max_turns is not None and (not isinstance(max_turns, int) or max_turns < 1):
+            raise FastmachError(f"max_turns must be a positive integer or None, got {max_turns!r}")
+        self.table = Table(r, ["expert"] * r.players, reward)
+        self.rules = self.table.rules
+        self.max_turns = max_turns
+        self.render_mode = render_mode
+        self.possible_agents = [f"player_{i}" for i in range(r.players)]
+        self._seat = {a: i for i, a in enumerate(self.possible_agents)}
+        lay = self.table.layout
+        self.observation_spaces = {a: spaces.Dict({
+            "observation": spaces.Box(lay.low, lay.high, dtype=np.int16),
+            "action_mask": spaces.Box(0, 1, (N_ACTIONS,), dtype=np.int8),
+        }) for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(N_ACTIONS) for a in self.possible_agents}
+
+    def observation_space(self, agent):
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent):
+        return self.action_spaces[agent]
+
+    @property
+    def game_state(self):
+        """The reference State of the game (fastmach.State: every card; not an agent's view)."""
+        return self.table.state
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        st = self.table.reset(seed)
+        self.agents = list(self.possible_agents)
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        self.agent_selection = self.possible_agents[st.current_player]
+
+    def observe(self, agent):
+        return self.table.observe(self._seat[agent])
+
+    def action(self, agent, k: int):
+        """The exact action (Play, Draw or Pass) behind macro-action k of ``agent`` now."""
+        if self._seat[agent] != self.table.state.current_player:
+            raise FastmachError(f"{agent} is not the agent to move")
+        return self.table.moves.action(k)
+
+    def step(self, action) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        exact = self.table.moves.action(action)
+        self._cumulative_rewards[agent] = 0.0
+        rewards = self.table.apply(exact)
+        st = self.table.state
+        for a in self.agents:
+            self.rewards[a] = rewards[self._seat[a]]
+        if st.is_terminal():
+            self.terminations = {a: True for a in self.agents}
+        elif self.max_turns is not None and st.total_turns >= self.max_turns:
+            self.truncations = {a: True for a in self.agents}
+        if not st.is_terminal():
+            self.agent_selection = self.possible_agents[st.current_player]
+        else:
+            self.agent_selection = self.possible_agents[(self._seat[agent] + 1) % len(self.possible_agents)]
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def render(self):
+        if self.render_mode is None:
+            return None
+        text = self.table.render()
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        pass
+
+
+def env(rules: Rules | str = "classic", players: int | None = None, **kwargs) -> AECEnv:
+    """``raw_env`` with PettingZoo's order-enforcing and out-of-bounds wrappers."""
+    e = raw_env(rules, players, **kwargs)
+    e = wrappers.AssertOutOfBoundsWrapper(e)
+    return wrappers.OrderEnforcingWrapper(e)

@@ -1,0 +1,129 @@
+"""One game for the environments: the reference State, the mover's macro-actions, the
+observation vectors and the rewards (shared by the AEC and the single-agent environment).
+
+Seeds: ``reset(seed)`` deals replicate 0 of root seed ``seed`` (``Game.new_initial_state``:
+the same deals as ``fastmach play --seed``); a reset without a seed deals the next
+replicate of the same root, so a seeded sequence of episodes is reproducible. Before the
+first seed the root comes from the operating system.
+
+Rewards (``reward=``): ``"match"`` each seat's win share of the match when it ends (1 a
+sole winner, 1/k each of k tied winners under ``ties = "shared"``, 0 otherwise);
+``"hand"`` each seat's win share of every hand when that hand ends (a single-hand match
+gives the same as ``"match"``).
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from fastmach.game.actions import Action
+from fastmach.core.cards import card_str
+from fastmach.game.deal import check_seed as _check_seed
+from fastmach.errors import FastmachError
+from fastmach.game import Game, State
+from fastmach.rules import Rules, resolve_rules
+
+from .encoding import Layout
+from .moves import ACTIONS, N_ACTIONS, Moves, moves
+
+__all__ = ["Table", "REWARDS", "rules_of"]
+
+REWARDS = ("match", "hand")
+
+
+def rules_of(rules: Rules | str, players: int | None) -> Rules:
+    """The rules with ``players`` seats (FastmachError naming a bad value)."""
+    r = resolve_rules(rules)
+    if players is not None:
+        if isinstance(players, bool) or not isinstance(players, (int, np.integer)):
+            raise FastmachError(f"players must be an integer, got {players!r}")
+        r = r.replace(players=int(players))
+    return r
+
+
+class Table:
+    """A game in progress for the environments (seats are 0..P-1)."""
+
+    def __init__(self, rules: Rules, seats: Sequence, reward: str = "match"):
+        if reward not in REWARDS:
+            raise FastmachError(f"reward must be one of {', '.join(REWARDS)}, got {reward!r}")
+        self.game = Game(rules, seats)
+        self.rules = self.game.rules
+        self.reward = reward
+        self.layout = Layout(self.rules)
+        self.root = int(np.random.SeedSequence().entropy % 2**63)
+        self.replicate = -1
+        self.state: State | None = None
+        self._moves: Moves | None = None
+
+    def reset(self, seed: int | None = None) -> State:
+        if seed is not None:
+            self.root, self.replicate = _check_seed(seed), 0
+        else:
+            self.replicate += 1
+        self.state = self.game.new_initial_state(self.root, self.replicate)
+        self._moves = None
+        return self.state
+
+    @property
+    def moves(self) -> Moves:
+        """The current seat's macro-actions (computed once per turn)."""
+        if self._moves is None:
+            self._moves = moves(self.state)
+        return self._moves
+
+    def mask(self, seat: int) -> np.ndarray:
+        """The action mask of ``seat``: all zeros when it is not its turn."""
+        st = self.state
+        if st.is_terminal() or seat != st.current_player:
+            return np.zeros(N_ACTIONS, dtype=np.int8)
+        return self.moves.mask.copy()
+
+    def observe(self, seat: int) -> dict[str, np.ndarray]:
+        st = self.state
+        mover = not st.is_terminal() and seat == st.current_player
+        vec = self.layout.encode(st.observation(seat), self.moves.actions if mover else ())
+        return {"observation": vec, "action_mask": self.mask(seat)}
+
+    def apply(self, action: Action | None = None) -> list[float]:
+        """Apply ``action`` (None: the seat's own strategy decides) for the current seat;
+        returns every seat's reward from this turn."""
+        st = self.state
+        hands = len(st.hand_results)
+        if action is None:
+            st.step()
+        else:
+            st.apply_action(action)
+        self._moves = None
+        out = [0.0] * self.rules.players
+        if self.reward == "hand" and len(st.hand_results) > hands:
+            out = [float(x) for x in st.hand_results[-1].shares]
+        elif self.reward == "match" and st.is_terminal():
+            out = [float(x) for x in st.win_shares()]
+        return out
+
+    def render(self, seat: int | None = None) -> str:
+        """The table as text: melds, stock, hand sizes, scores, the last turns, and the
+        hand of ``seat`` (default the seat to play)."""
+        st = self.state
+        if st is None:
+            return "(not dealt: call reset)"
+        P = self.rules.players
+        seat = st.current_player if seat is None else seat
+        lines = [f"{self.rules} | hand {st.hand_index}, turn {st.turn + 1} | stock "
+                 f"{len(st.stock)} | scores {st.scores}"
+                 + (" | over" if st.is_terminal() else f" | seat {st.current_player} to play")]
+        for m in st.table:
+            lines.append("  " + " ".join(card_str(c) for c in m))
+        sizes = ", ".join(f"{s}: {n}" for s, n in enumerate(len(h) for h in st.hands))
+        lines.append(f"  hand sizes {sizes}; opened {[s for s in range(P) if st.opened[s]]}")
+        for t in st.public_history[-P:]:
+            what = " ".join(card_str(c) for c in t.placed) if t.placed else f"{t.drawn} card(s)"
+            lines.append(f"  turn {t.turn}: seat {t.seat} {t.action} {what}")
+        if not st.is_terminal():
+            lines.append(f"  seat {seat} holds " + " ".join(card_str(c) for c in st.hand_of(seat)))
+            if seat == st.current_player:
+                legal = [ACTIONS[k] for k in np.flatnonzero(self.moves.mask)]
+                lines.append(f"  legal: {', '.join(legal)}")
+        return "\n".join(lines)

@@ -1,0 +1,634 @@
+"""Step-by-step games (OpenSpiel style): ``Game`` -> ``State`` -> actions -> records.
+
+The game flow here is written in Python on its own (deal, turn order, end rules, scoring,
+matches), following the same model as the compiled engine (see ``fastmach.engine``); only
+a strategy's *decision* comes from the engine (``State.strategy_action``), so a game
+played step by step with the seats' strategies is the engine's game for the same seed,
+and the tests compare the two. Legality checks (``State.check``) use the independent
+validator ``fastmach.core.validate``, never the solver; only "does a play exist" (needed when
+``may_draw_when_able`` is false) asks the solver.
+
+Actions: ``Play(melds, placed, taken)`` (the whole table after the play, the hand cards
+added, the jokers taken back into the hand under ``joker_swap = "hand"``), ``Draw()``,
+``Pass()`` (empty stock, play-on; a player able to play may pass only under
+``may_pass_when_able``), ``Fail()`` (a botched play, a manipulation or a new meld: the
+table is restored and ``failed_penalty`` cards are drawn; legal only where a play is
+legal). A full round without an added card on an empty stock blocks the hand only when no
+seat can play (the exact solver), or after ``BLOCK_ROUNDS`` such rounds. The rules are in docs/rules.md. ``apply_action`` returns a frozen
+``TurnRecord`` and appends it to ``state.history``. ``returns()`` gives each seat minus
+its penalty score (higher is better).
+"""
+from __future__ import annotations
+
+import copy
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from fastmach.core import validate
+from fastmach.core.cards import JOKER, NCARD, card_points, card_str, check_copies, parse_cards
+from fastmach.errors import FastmachError
+from fastmach.game.deal import check_seed, deck_of
+from fastmach.game.history import PublicTurn
+from fastmach.game.observation import Observation
+from fastmach.rules import BLOCK_ROUNDS, Rules, resolve_rules
+from fastmach.solver import opening, solve
+from fastmach.game.actions import (Action, Draw, Fail, Pass, Play, check_action, meld_points,
+                              meld_stands, rearranges)
+
+__all__ = ["Game", "State", "Play", "Draw", "Pass", "Fail", "TurnRecord", "HandResult",
+           "meld_points", "meld_stands"]
+
+Meld = tuple[int, ...]
+
+
+
+
+@dataclass(frozen=True)
+class TurnRecord:
+    """What one turn did; ``table`` is the whole table after it."""
+
+    hand: int
+    turn: int
+    seat: int
+    action: str  # play | draw | pass | fail
+    placed: tuple[int, ...]
+    drawn: tuple[int, ...]
+    taken: tuple[int, ...]
+    table: tuple[Meld, ...]
+
+
+@dataclass(frozen=True)
+class HandResult:
+    """The end of one hand."""
+
+    hand: int
+    dealer: int
+    first_player: int
+    end: str  # emptied | blocked | stock-out
+    winner: int
+    turns: int
+    cards_left: tuple[int, ...]
+    points: tuple[int, ...]
+    hands: tuple[tuple[int, ...], ...]  # the dealt hands
+    stock: tuple[int, ...]  # the stock after the deal, next card first
+    shares: tuple[float, ...] = ()  # each seat's win share of the hand
+    scores: tuple[int, ...] = ()  # each seat's match score after the hand
+    stats: tuple[tuple[str, int], ...] = ()  # per hand: stock_exhausted_turn, cards_drawn, ...
+    # per seat: draws, and passes, made while the seat could add a card (the exact solver)
+    draws_when_able: tuple[int, ...] = ()
+    passes_when_able: tuple[int, ...] = ()
+
+
+#: ``(rules, seats) -> (Rules, [Strategy], compiled engine)``: the engine's ``make_engine``,
+#: registered by ``fastmach.engine`` when it is imported (the State is below the engine and
+#: the strategies: it asks the engine for the seats' decisions, it does not import them).
+engine_factory: Callable | None = None
+
+
+class Game:
+    """Rules and one strategy per seat; ``new_initial_state`` deals a replicate."""
+
+    def __init__(self, rules: Rules | str, seats: Sequence[Any] | None = None):
+        self.rules = resolve_rules(rules)
+        seats = list(seats) if seats is not None else ["expert"] * self.rules.players
+        if engine_factory is None:  # pragma: no cover - `import fastmach` imports the engine
+            raise FastmachError("the engine is not loaded: import fastmach.engine first")
+        self.rules, self.seats, self._engine = engine_factory(self.rules, seats)
+        self._expert = None
+        self.deck = deck_of(self.rules)
+        self.hand_points = card_points(self.rules.hand_points)
+
+    @property
+    def players(self) -> int:
+        return self.rules.players
+
+    def expert_engine(self):
+        if self._expert is None:
+            self._expert = engine_factory(self.rules, ["expert"] * self.players)[2]
+        return self._expert
+
+    def new_initial_state(self, root_seed: int = 0, replicate: int = 0) -> "State":
+        return State(self, root_seed, replicate)
+
+    def __repr__(self) -> str:
+        return f"Game({str(self.rules)!r}, {[str(s) for s in self.seats]!r})"
+
+
+class State:
+    """A game (a hand, or a whole match) in progress."""
+
+    def __init__(self, game: Game, root_seed: int, replicate: int):
+        self.game = game
+        self.rules = game.rules
+        self.root_seed = check_seed(root_seed)
+        if isinstance(replicate, bool) or not isinstance(replicate, (int, np.integer)) or replicate < 0:
+            raise FastmachError(f"replicate must be a non-negative integer, got {replicate!r}")
+        self.replicate = int(replicate)
+        P = self.rules.players
+        self._rng = np.random.default_rng(np.random.SeedSequence([self.replicate, self.root_seed]))
+        perm = self._rng.permutation(game.deck)
+        self.first_dealer = int(self._rng.integers(P))
+        self.rng_state = int(self._rng.integers(0, 2**64, dtype=np.uint64))
+        # first_player_by = cut: the seat that cuts highest starts the first hand (a uniform
+        # seat), the next seat clockwise the next hand (drawn as the engine does)
+        self.first_cut = int(self._rng.integers(P)) if self.rules.first_player_by == "cut" else None
+        self.scores = [0] * P
+        self.history: list[TurnRecord] = []
+        self.hand_results: list[HandResult] = []
+        self.hand_index = 0
+        self.total_turns = 0
+        self.stock_exhausted_turn = -1  # counted from the start of the match
+        self.stats = Counter()  # plays, failed, cards_drawn, max_table (whole match)
+        self._terminal = False
+        self._deal(perm)
+
+    # -------------------------------------------------------------- dealing
+    def _deal(self, perm: np.ndarray) -> None:
+        P, n = self.rules.players, self.rules.hand_size
+        self.dealer = (self.first_dealer + self.hand_index) % P
+        self._hands = [np.zeros(NCARD, dtype=np.int64) for _ in range(P)]
+        for k in range(P * n):
+            self._hands[(self.dealer + 1 + k) % P][int(perm[k])] += 1
+        self._stock = [int(c) for c in perm[P * n:]]
+        self._stock_pos = 0
+        self._melds: list[list[int]] = []
+        self._stands: list[list[int]] = []
+        self.opened = [False] * P
+        self.failed_last = [False] * P  # the seat's previous turn (this hand) was a Fail
+        self._public: list[PublicTurn] = []  # this hand's turns as every seat saw them
+        self.first_player = ((self.first_cut + self.hand_index) % P if self.first_cut is not None
+                             else (self.dealer + 1) % P)
+        self.current_player = self.first_player
+        self.turn = 0  # turns played in this hand
+        self._noadd = 0
+        self._playable: bool | None = None  # after a round without additions: can a seat play
+        self._able = {"draws": [0] * P, "passes": [0] * P}
+        self.hand_stats = Counter()  # plays, failed, cards_drawn, max_table (this hand)
+        self.hand_exhausted_turn = -1 if self._stock else 0
+        self._dealt = (tuple(tuple(self.hand_of(s)) for s in range(P)), tuple(self._stock))
+        if not self._stock and self.stock_exhausted_turn < 0:
+            self.stock_exhausted_turn = self.total_turns
+
+    def set_position(self, hands, table=(), stock=(), *, current_player: int | None = None,
+                     opened: Sequence[bool] | None = None, stands=None) -> "State":
+        """Replace the current hand's position (tests, debugging, puzzles): hands and stock
+        as card lists (text or ids), table as melds. The table must be valid melds; the
+        public history of the hand so far is kept."""
+        r = self.rules
+        P = r.players
+        if len(hands) != P:
+            raise FastmachError(f"set_position: {len(hands)} hands for {P} players")
+        hs = [np.bincount(parse_cards(h), minlength=NCARD).astype(np.int64) for h in hands]
+        melds = [parse_cards(list(m) if not isinstance(m, str) else m) for m in table]
+        st = parse_cards(list(stock) if not isinstance(stock, str) else stock)
+        allc = np.bincount([c for m in melds for c in m] + st, minlength=NCARD) + sum(hs)
+        check_copies(allc, r.decks, r.jokers)
+        try:
+            validate.check_partition(melds, [c for m in melds for c in m], decks=r.decks,
+                                     ace_high=r.ace_high, jokers_per_meld=r.jokers_per_meld,
+                                     ace_both_ends=r.ace_both_ends)
+        except validate.ValidationError as e:
+            raise FastmachError(f"set_position: {e}") from None
+        self._hands = hs
+        self._melds = melds
+        self._stands = ([list(s) for s in stands] if stands is not None
+                        else [meld_stands(m, r.ace_high) for m in melds])
+        self._stock, self._stock_pos = st, 0
+        if current_player is not None:
+            self.current_player = current_player
+        self.opened = [bool(x) for x in opened] if opened is not None else [True] * P
+        self.failed_last = [False] * P
+        self._noadd = 0
+        self._playable = None
+        return self
+
+    # -------------------------------------------------------------- views
+    def hand_of(self, seat: int) -> list[int]:
+        return np.repeat(np.arange(NCARD), self._hands[seat]).tolist()
+
+    @property
+    def hands(self) -> list[list[int]]:
+        """Each seat's hand, sorted card ids."""
+        return [self.hand_of(s) for s in range(self.rules.players)]
+
+    @property
+    def table(self) -> list[list[int]]:
+        """The table's melds (card ids)."""
+        return [list(m) for m in self._melds]
+
+    @property
+    def table_stands(self) -> list[list[int]]:
+        """What each table card stands for (itself, or the card a joker replaces)."""
+        return [list(m) for m in self._stands]
+
+    @property
+    def stock(self) -> list[int]:
+        """The stock, next card first."""
+        return self._stock[self._stock_pos:]
+
+    @property
+    def dealt(self) -> tuple:
+        """(hands as dealt, stock after the deal) of the current hand."""
+        return self._dealt
+
+    @property
+    def public_history(self) -> tuple[PublicTurn, ...]:
+        """This hand's turns as every seat saw them (fastmach.game.history; no drawn card)."""
+        return tuple(self._public)
+
+    def observation(self, seat: int) -> Observation:
+        """What ``seat`` may know now (the ``Observation`` a Python bot is given): its
+        hand, the table, the public history, sizes, scores; no other hand, no stock card.
+        The seat's own immutable copy (tuples, its own Rules): nothing done to it reaches
+        the game."""
+        P = self.rules.players
+        if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < P:
+            raise FastmachError(f"observation: seat must be 0..{P - 1}, got {seat!r}")
+        return Observation(
+            seat=int(seat), hand=tuple(self.hand_of(seat)),
+            table=tuple(tuple(m) for m in self._melds),
+            stands=tuple(tuple(m) for m in self._stands),
+            stock=len(self.stock), hand_sizes=tuple(int(h.sum()) for h in self._hands),
+            scores=tuple(self.scores), opened=self.opened[seat], rules=copy.copy(self.rules),
+            hand_index=self.hand_index, turn=self.turn + 1, opened_seats=tuple(self.opened),
+            history=tuple(self._public))
+
+    def table_counts(self) -> np.ndarray:
+        t = np.zeros(NCARD, dtype=np.int64)
+        for m in self._melds:
+            for c in m:
+                t[c] += 1
+        return t
+
+    def is_terminal(self) -> bool:
+        return self._terminal
+
+    def returns(self) -> list[int]:
+        """Minus each seat's penalty score (higher is better; final once terminal)."""
+        return [-s for s in self.scores]
+
+    def winner(self) -> int:
+        """The match winner (single hand: the hand's winner); -1 none / tie / not over."""
+        if not self._terminal:
+            return -1
+        if self.rules.match_kind == "single":
+            return self.hand_results[-1].winner
+        best = min(self.scores)
+        return self.scores.index(best) if self.scores.count(best) == 1 else -1
+
+    def win_shares(self) -> list[float]:
+        """Each seat's share of the win: 1 for a sole winner, 1/k for each of k tied
+        winners under ``ties = "shared"``, 0 for all when nobody wins (or not over)."""
+        P = self.rules.players
+        if not self._terminal:
+            return [0.0] * P
+        if self.rules.match_kind == "single":
+            return list(self.hand_results[-1].shares)
+        return _lowest_shares(self.scores, self.rules.ties == "shared")
+
+    def clone(self) -> "State":
+        return copy.deepcopy(self)
+
+    def __deepcopy__(self, memo):
+        new = object.__new__(State)
+        for k, v in self.__dict__.items():
+            if k in ("game", "rules"):
+                setattr(new, k, v)  # immutable, shared
+            else:
+                setattr(new, k, copy.deepcopy(v, memo))
+        return new
+
+    def __str__(self) -> str:
+        lines = [f"hand {self.hand_index}, turn {self.turn}, seat {self.current_player} to play, "
+                 f"stock {len(self.stock)}, scores {self.scores}"]
+        for s in range(self.rules.players):
+            lines.append(f"  seat {s}: " + " ".join(card_str(c) for c in self.hand_of(s)))
+        for m in self._melds:
+            lines.append("  table: " + " ".join(card_str(c) for c in m))
+        return "\n".join(lines)
+
+    # -------------------------------------------------------------- legality
+    def _play_exists(self) -> bool:
+        """Whether the current player can add a card (opening rule included).
+
+        ``may_draw_when_able = false`` binds a player to the plays their skill level can
+        see: for a seat whose strategy declares ``limited_search`` (beginner, intermediate)
+        the question goes to that skill's search (without patience or error); for every
+        other seat to the exact solver."""
+        seat = self.current_player
+        if getattr(self.game.seats[seat], "limited_search", False):
+            kind = self.game._engine.decide_position(
+                seat, [h for h in self._hands], self._melds, self._stands, self.opened,
+                len(self.stock), self.rng_state, self.failed_last, raw=True)[0]
+            return kind == "play"
+        return self.can_play(seat)
+
+    def can_play(self, seat: int) -> bool:
+        """Whether ``seat`` can add a card, as a fact of the position (the exact solver;
+        the opening rule and joker swaps included)."""
+        hand = self.hand_of(seat)
+        if not hand:
+            return False
+        r = self.rules
+        if r.opening_points > 0 and not self.opened[seat]:
+            return opening(hand, r, r.opening_points) is not None
+        if r.joker_swap == "hand" and any(
+            c == JOKER and self._hands[seat][s] > 0
+            for m, st in zip(self._melds, self._stands) for c, s in zip(m, st)
+        ):
+            return True
+        return solve(self._melds, hand, r).n_placed > 0
+
+    def legal_actions(self) -> list[Action]:
+        """Draw/Pass/Fail as allowed, plus one Play: the maximum placement (the set of
+        plays is exponential; any other play is checked by ``is_legal``)."""
+        if self._terminal:
+            return []
+        r = self.rules
+        out: list[Action] = []
+        exp = self._decide(self.game.expert_engine())
+        if isinstance(exp, Play):
+            out.append(exp)
+        passing = not self.stock and r.stock_empty == "play-on"
+        if (r.may_pass_when_able if passing else r.may_draw_when_able) or not out:
+            out.append(Pass() if passing else Draw())
+        if out and isinstance(out[0], Play):
+            out.append(Fail())
+        return out
+
+    def is_legal(self, action: Action) -> bool:
+        try:
+            self.check(action)
+        except FastmachError:
+            return False
+        return True
+
+    def check(self, action: Action) -> None:
+        """Raise FastmachError saying why ``action`` is illegal now."""
+        if self._terminal:
+            raise FastmachError("the game is over")
+        seat = self.current_player
+        check_action(self.rules, action, seat=seat, hand=self._hands[seat], melds=self._melds,
+                     stands=self._stands, opened=self.opened[seat], stock_left=len(self.stock),
+                     play_exists=(lambda: self.can_play(seat)) if isinstance(action, Fail)
+                     else self._play_exists)
+
+    def _rearranges(self, melds) -> bool:
+        """Whether a table of ``melds`` changed at least one current table meld."""
+        return rearranges(self._melds, melds)
+
+    def can_rearrange(self) -> bool:
+        """Whether the current player has a legal play that rearranges table melds. Looked
+        for in this order: the maximum
+        placement's melds, one hand card joining the table, two hand cards joining it
+        (one or two cards cannot form a meld alone, so such a play changes a table meld);
+        a play that needs three or more hand cards for its first change of the table and
+        that the maximum placement does not show is not found."""
+        seat = self.current_player
+        hand = self.hand_of(seat)
+        r = self.rules
+        if not hand or not self._melds or (r.opening_points > 0 and not self.opened[seat]):
+            return False
+        sol = solve(self._melds, hand, r)
+        if sol.n_placed and self._rearranges(sol.melds):
+            return True
+        kinds = sorted(set(hand))
+        if any(solve(self._melds, [c], r).n_placed for c in kinds):
+            return True
+        return any(solve(self._melds, [a, b], r).n_placed == 2
+                   for i, a in enumerate(kinds) for b in kinds[i:]
+                   if a != b or hand.count(a) > 1)
+
+    # -------------------------------------------------------------- strategies
+    def _decide(self, engine) -> Action:
+        for seat in engine.observers:  # Python bots see this hand's public history
+            seat.public_log = self._public
+        kind, placed, taken, melds, stands, rng = engine.decide_position(
+            self.current_player, [h for h in self._hands], self._melds, self._stands,
+            self.opened, len(self.stock), self.rng_state, self.failed_last,
+            turn=self.turn, hand_no=self.hand_index, scores=self.scores, stock=self.stock)
+        if kind == "play":
+            cards = np.repeat(np.arange(NCARD), placed).tolist()
+            return Play(melds, cards, (JOKER,) * taken, stands=stands, rng_after=rng)
+        if kind == "fail":  # the botched play: the same skill's decision without error
+            _, placed, taken, melds, stands, _ = engine.decide_position(
+                self.current_player, [h for h in self._hands], self._melds, self._stands,
+                self.opened, len(self.stock), self.rng_state, self.failed_last, raw=True)
+            cards = np.repeat(np.arange(NCARD), placed).tolist()
+            attempt = Play(melds, cards, (JOKER,) * taken, stands=stands)
+            return Fail(attempt, rng_after=rng)
+        if not self.stock and self.rules.stock_empty == "play-on":
+            return Pass(rng_after=rng)
+        return Draw(rng_after=rng)
+
+    def strategy_action(self) -> Action:
+        """The current seat's strategy decision (the engine's code path)."""
+        if self._terminal:
+            raise FastmachError("the game is over")
+        return self._decide(self.game._engine)
+
+    def expert_action(self) -> Action:
+        """What the ``expert`` strategy would do now."""
+        if self._terminal:
+            raise FastmachError("the game is over")
+        return self._decide(self.game.expert_engine())
+
+    def step(self) -> TurnRecord:
+        """Apply the current seat's strategy decision."""
+        return self.apply_action(self.strategy_action())
+
+    # -------------------------------------------------------------- applying
+    def apply_action(self, action: Action) -> TurnRecord:
+        """Check and apply ``action``; returns (and appends to history) its record."""
+        self.check(action)
+        r = self.rules
+        P = r.players
+        seat = self.current_player
+        if getattr(action, "rng_after", None) is not None:
+            self.rng_state = action.rng_after
+        empty_at_start = not self.stock
+        was_open = self.opened[seat]
+        self.turn += 1
+        self.total_turns += 1
+        drawn: list[int] = []
+        end = None
+        kind = "play"
+        if isinstance(action, Play):
+            for c in action.placed:
+                self._hands[seat][c] -= 1
+            self._hands[seat][JOKER] += len(action.taken)
+            self._melds = [list(m) for m in action.melds]
+            self._stands = ([list(s) for s in action.stands] if action.stands is not None
+                            else [meld_stands(m, r.ace_high) for m in action.melds])
+            self.opened[seat] = True
+            self.stats["plays"] += 1
+            self.hand_stats["plays"] += 1
+            self._noadd = 0
+            self._playable = None
+            n = sum(len(m) for m in self._melds)
+            self.stats["max_table"] = max(self.stats["max_table"], n)
+            self.hand_stats["max_table"] = max(self.hand_stats["max_table"], n)
+            if self._hands[seat].sum() == 0:
+                end = "emptied"
+        elif isinstance(action, (Draw, Pass)):
+            kind = "pass" if isinstance(action, Pass) else "draw"
+            if self.can_play(seat):  # a draw or pass while a play existed (counted)
+                passing = not self.stock and r.stock_empty == "play-on"
+                self._able["passes" if passing else "draws"][seat] += 1
+            if self.stock:
+                drawn = self._draw(1)
+            elif r.stock_empty == "ends-hand":
+                end = "stock-out"
+        else:
+            kind = "fail"
+            self.stats["failed"] += 1
+            self.hand_stats["failed"] += 1
+            if not self.stock and r.stock_empty == "ends-hand":
+                end = "stock-out"
+            else:
+                drawn = self._draw(r.failed_penalty)
+        if drawn and not self.stock and r.stock_empty == "ends-hand":
+            end = "stock-out"  # 003: the turn that draws the stock's last card ends the hand
+        self.failed_last[seat] = kind == "fail"
+        if end is None and kind != "play" and empty_at_start:
+            self._noadd += 1
+            if self._noadd >= P:  # a full round added no card: blocked if nobody can play
+                if self._playable is None:
+                    self._playable = any(self.can_play(s) for s in range(P))
+                if not self._playable or self._noadd >= P * BLOCK_ROUNDS:
+                    end = "blocked"
+        rec = TurnRecord(self.hand_index, self.turn, seat, kind, action.placed if kind == "play" else (),
+                         tuple(drawn), action.taken if kind == "play" else (),
+                         tuple(tuple(m) for m in self._melds))
+        self.history.append(rec)
+        self._public.append(PublicTurn(
+            self.turn, seat, kind, rec.placed, rec.taken, len(drawn),
+            tuple(int(h.sum()) for h in self._hands), kind == "play" and not was_open))
+        if end is not None:
+            self._end_hand(end, seat)
+        else:
+            self.current_player = (seat + 1) % P
+        return rec
+
+    def _draw(self, k: int) -> list[int]:
+        take = self._stock[self._stock_pos:self._stock_pos + k]
+        self._stock_pos += len(take)
+        for c in take:
+            self._hands[self.current_player][c] += 1
+        self.stats["cards_drawn"] += len(take)
+        self.hand_stats["cards_drawn"] += len(take)
+        if take and not self.stock:
+            self.hand_exhausted_turn = self.turn
+            if self.stock_exhausted_turn < 0:
+                self.stock_exhausted_turn = self.total_turns
+        return take
+
+    def _end_hand(self, end: str, seat: int) -> None:
+        r = self.rules
+        P = r.players
+        pts = [int((h * self.game.hand_points).sum()) for h in self._hands]
+        if end == "emptied":
+            winner = seat
+            shares = [1.0 if s == seat else 0.0 for s in range(P)]
+        elif r.blocked_winner == "lowest":
+            best = min(pts)
+            winner = pts.index(best) if pts.count(best) == 1 else -1
+            shares = _lowest_shares(pts, r.ties == "shared")
+        else:
+            winner = -1
+            shares = [0.0] * P
+        # a hand's winners pay nothing (003: "chaque autre joueur compte les cartes encore en
+        # main"); winner-takes (003's single deal): they score the others' points instead
+        # (k tied winners split the sum, rounded down)
+        lost = sum(p for p, x in zip(pts, shares) if x == 0)
+        k = sum(1 for x in shares if x > 0)
+        for s in range(P):
+            if shares[s] == 0 and r.scoring == "penalties":
+                self.scores[s] += pts[s]
+            elif shares[s] > 0 and r.scoring == "winner-takes":
+                self.scores[s] += lost // k
+        stats = (("stock_exhausted_turn", self.hand_exhausted_turn),
+                 ("cards_drawn", self.hand_stats["cards_drawn"]),
+                 ("plays", self.hand_stats["plays"]), ("failed", self.hand_stats["failed"]),
+                 ("max_table", self.hand_stats["max_table"]))
+        self.hand_results.append(HandResult(
+            self.hand_index, self.dealer, self.first_player, end, winner, self.turn,
+            tuple(int(h.sum()) for h in self._hands), tuple(pts), *self._dealt,
+            shares=tuple(shares), scores=tuple(self.scores), stats=stats,
+            draws_when_able=tuple(self._able["draws"]),
+            passes_when_able=tuple(self._able["passes"])))
+        self.hand_index += 1
+        kind, value = r.match_kind, r.match_value
+        over = (kind == "single" or (kind == "rotations" and self.hand_index >= value * P)
+                or (kind == "threshold" and max(self.scores) >= value))
+        if over:
+            self._terminal = True
+        else:
+            self._deal(self._rng.permutation(self.game.deck))
+
+    def play_out(self) -> "State":
+        """Step with the seats' strategies until the game is over; returns self."""
+        while not self._terminal:
+            self.step()
+        return self
+
+    def row(self) -> dict:
+        """The engine's row for this (finished) game, for comparisons."""
+        P = self.rules.players
+        last = self.hand_results[-1]
+        out = {
+            "seed": self.root_seed, "replicate": self.replicate,
+            "first_player": self.hand_results[0].first_player, "winner": self.winner(),
+            "end": last.end, "turns": self.total_turns,
+            "rounds": sum((h.turns + P - 1) // P for h in self.hand_results),
+            "stock_exhausted": self.stock_exhausted_turn >= 0,
+            "stock_exhausted_turn": self.stock_exhausted_turn,
+            "cards_drawn": self.stats["cards_drawn"], "plays": self.stats["plays"],
+            "failed": self.stats["failed"], "max_table": self.stats["max_table"],
+            "hands": len(self.hand_results), "dealer": self.first_dealer,
+        }
+        for i in range(P):
+            out[f"strategy_{i}"] = str(self.game.seats[i])
+        for i in range(P):
+            out[f"cards_left_{i}"] = last.cards_left[i]
+        for i in range(P):
+            out[f"hand_points_{i}"] = last.points[i]
+        for i in range(P):
+            out[f"score_{i}"] = self.scores[i]
+        for i, x in enumerate(self.win_shares()):
+            out[f"win_share_{i}"] = x
+        return out
+
+    def hand_rows(self) -> list[dict]:
+        """The engine's hand rows for the hands played so far, for comparisons."""
+        P = self.rules.players
+        rows = []
+        for h in self.hand_results:
+            st = dict(h.stats)
+            row = {
+                "seed": self.root_seed, "replicate": self.replicate, "hand": h.hand,
+                "dealer": h.dealer, "first_player": h.first_player, "turns": h.turns,
+                "rounds": (h.turns + P - 1) // P, "end": h.end,
+                "stock_exhausted": st["stock_exhausted_turn"] >= 0, **st, "winner": h.winner,
+            }
+            for name, vals in (("strategy", [str(s) for s in self.game.seats]),
+                               ("cards_left", h.cards_left), ("hand_points", h.points),
+                               ("win_share", h.shares), ("score", h.scores),
+                               ("draws_when_able", h.draws_when_able),
+                               ("passes_when_able", h.passes_when_able)):
+                for i in range(P):
+                    row[f"{name}_{i}"] = vals[i]
+            rows.append(row)
+        return rows
+
+
+def _lowest_shares(values: Sequence[int], shared: bool) -> list[float]:
+    """1/k for each of the k seats with the lowest value; 0 for all on a tie unless shared."""
+    best = min(values)
+    k = list(values).count(best)
+    if k > 1 and not shared:
+        return [0.0] * len(values)
+    return [1.0 / k if v == best else 0.0 for v in values]

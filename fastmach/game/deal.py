@@ -1,0 +1,25 @@
+"""The deck of a rule set and the seed check, shared by the engine and the reference State."""
+from __future__ import annotations
+
+import numpy as np
+
+from fastmach.core.cards import JOKER
+from fastmach.errors import FastmachError
+from fastmach.rules import Rules
+
+
+def deck_of(rules: Rules) -> np.ndarray:
+    """Sorted card ids of the deck: each of the 52 types ``decks`` times, then jokers."""
+    return np.concatenate([
+        np.repeat(np.arange(JOKER, dtype=np.uint8), rules.decks),
+        np.full(rules.jokers, JOKER, dtype=np.uint8),
+    ])
+
+
+def check_seed(root_seed) -> int:
+    """``root_seed`` as an int: a non-negative integer below 2**63, else an error naming it."""
+    if isinstance(root_seed, bool) or not isinstance(root_seed, (int, np.integer)) or root_seed < 0:
+        raise FastmachError(f"seed must be a non-negative integer, got {root_seed!r}")
+    if root_seed >= 2**63:
+        raise FastmachError(f"seed must be below 2**63, got {root_seed}")
+    return int(root_seed)

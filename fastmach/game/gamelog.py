@@ -1,0 +1,399 @@
+"""``replay``: re-check the JSON-lines game logs (written by the engine, see
+``fastmach.game.log``) without the solver.
+
+The format (header, turn and end records) is described in ``fastmach.game.log``.
+
+``replay`` checks every turn without the engine or the solver (a play by the rules of
+``fastmach.game.actions``, which checks melds with ``fastmach.core.validate``): the seat order, that
+placed cards come from the hand, that the table after a play is exactly the table before plus
+the placed cards (minus taken jokers) in valid melds, the opening rule, that drawn cards
+are the next stock cards, passes only on an empty stock, the end of the hand (emptied
+hand, blocked round, stock-out), the points and the winner. It cannot judge whether a
+player who drew could have played (that needs the solver); ``may_draw_when_able`` is not
+re-checked. Likewise a blocked end: after a full round of turns, begun with an empty
+stock, that added no card the hand may end blocked (when no seat could play, which only
+the solver knows) or go on, and it must end after ``BLOCK_ROUNDS`` such rounds.
+"""
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Iterator
+
+import numpy as np
+
+from fastmach.game.actions import Draw, Fail, Pass, Play, check_action
+from fastmach.core.cards import JOKER, card_points, card_str, parse_card
+from fastmach.errors import FastmachError
+from fastmach.game import Game
+from fastmach.outputs import read_text
+from fastmach.rules import BLOCK_ROUNDS, Rules
+
+__all__ = ["log_records", "replay", "replay_states", "to_action", "ReplayedHand"]
+
+
+def _txt(cards: Iterable[int]) -> list[str]:
+    return [card_str(c) for c in cards]
+
+
+# ---------------------------------------------------------------------------------------
+# replay
+
+@dataclass
+class ReplayedHand:
+    """One re-checked hand of a log, with its readable text."""
+
+    rules: str
+    seed: int
+    replicate: int
+    hand: int
+    end: str
+    winner: int
+    turns: int
+    points: list[int]
+    lines: list[str] = field(default_factory=list)
+
+    @property
+    def text(self) -> str:
+        return "\n".join(self.lines)
+
+
+class _Bad(Exception):
+    pass
+
+
+def _cards(rec: dict, key: str) -> list[int]:
+    v = rec.get(key)
+    if not isinstance(v, list):
+        raise _Bad(f"field {key!r} must be a list of cards")
+    try:
+        return [parse_card(c) for c in v]
+    except FastmachError as e:
+        raise _Bad(f"field {key!r}: {e}") from None
+
+
+def _melds(rec: dict) -> list[list[int]]:
+    v = rec.get("table")
+    if not isinstance(v, list) or not all(isinstance(m, list) for m in v):
+        raise _Bad("field 'table' must be a list of melds (lists of cards)")
+    try:
+        return [[parse_card(c) for c in m] for m in v]
+    except FastmachError as e:
+        raise _Bad(f"field 'table': {e}") from None
+
+
+def _int(rec: dict, key: str) -> int:
+    v = rec.get(key)
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise _Bad(f"field {key!r} must be an integer, got {v!r}")
+    return v
+
+
+def _show_table(melds) -> str:
+    return " ".join("[" + " ".join(_txt(m)) + "]" for m in melds) or "(empty)"
+
+
+class _HandChecker:
+    """Re-checks one hand from its header, turn by turn."""
+
+    def __init__(self, header: dict):
+        try:
+            self.rules = Rules.parse(header.get("rules"))
+        except FastmachError as e:
+            raise _Bad(f"header: {e}") from None
+        r = self.rules
+        P = r.players
+        self.P = P
+        hands = header.get("hands")
+        if not isinstance(hands, list) or len(hands) != P:
+            raise _Bad(f"header: 'hands' must list {P} hands (players={P})")
+        self.hands = [Counter(_cards({"h": h}, "h")) for h in hands]
+        for s, h in enumerate(self.hands):
+            if sum(h.values()) != r.hand_size:
+                raise _Bad(f"header: seat {s} holds {sum(h.values())} cards, hand_size={r.hand_size}")
+        self.stock = _cards(header, "stock")
+        deck = Counter({c: r.decks for c in range(JOKER)})
+        if r.jokers:
+            deck[JOKER] = r.jokers
+        have = sum(self.hands, Counter()) + Counter(self.stock)
+        if have != deck:
+            diff = (deck - have) + (have - deck)
+            raise _Bad("header: hands + stock are not the deck (" +
+                       ", ".join(f"{card_str(c)}" for c in sorted(diff)) + " differ)")
+        self.first = _int(header, "first_player")
+        if ("dealer" in header and r.first_player_by == "left-of-dealer"
+                and (_int(header, "dealer") + 1) % P != self.first):
+            raise _Bad("header: first_player is not the seat left of the dealer")
+        if not 0 <= self.first < P:
+            raise _Bad(f"header: first_player {self.first} outside 0..{P - 1}")
+        self.cur = self.first
+        self.table: list[list[int]] = []
+        self.opened = [False] * P
+        self.noadd = 0
+        self.turns = 0
+        self.ended: str | None = None  # the end the next line must announce
+        self.pts = card_points(r.hand_points)
+        self.lines = [
+            f"== {r} seed {header.get('seed')} replicate {header.get('replicate')} "
+            f"hand {header.get('hand', 0)}: dealer {header.get('dealer', '?')}, "
+            f"seat {self.first} starts, stock {len(self.stock)}"
+        ]
+        for s in range(P):
+            self.lines.append(f"   seat {s}: " + " ".join(_txt(sorted(self.hands[s].elements()))))
+
+    def turn(self, rec: dict) -> None:
+        r = self.rules
+        if self.ended is not None:
+            raise _Bad(f"turn after the hand ended ({self.ended}); expected the end record")
+        seat = _int(rec, "seat")
+        if seat != self.cur:
+            raise _Bad(f"seat {seat} plays but it is seat {self.cur}'s turn")
+        action = rec.get("action")
+        placed, drawn = _cards(rec, "placed"), _cards(rec, "drawn")
+        taken = _cards(rec, "taken") if "taken" in rec else []
+        table = _melds(rec)
+        hand = self.hands[seat]
+        empty_at_start = not self.stock
+        self.turns += 1
+        desc = ""
+        if action == "play":
+            if drawn:
+                raise _Bad("a play draws no card")
+            # the play rules of fastmach.game.actions (validate only; the log holds no joker
+            # readings, so any table joker may be the one taken back)
+            try:
+                check_action(r, Play(table, placed, taken), seat=seat, hand=hand,
+                             melds=self.table, stands=None, opened=self.opened[seat],
+                             stock_left=len(self.stock), play_exists=lambda: False)
+            except FastmachError as e:
+                raise _Bad(str(e)) from None
+            hand.subtract(Counter(placed))
+            hand[JOKER] += len(taken)
+            self.table = table
+            self.opened[seat] = True
+            self.noadd = 0
+            desc = f"plays {' '.join(_txt(sorted(placed)))}"
+            if taken:
+                desc += f", takes back {len(taken)} joker(s)"
+            desc += f" -> {_show_table(table)}"
+            if sum(hand.values()) == 0:
+                self.ended = "emptied"
+        elif action in ("draw", "pass", "fail"):
+            if placed or taken:
+                raise _Bad(f"a {action} places no card")
+            if table != self.table:
+                raise _Bad(f"a {action} must leave the table unchanged")
+            if action == "pass":
+                if self.stock or r.stock_empty != "play-on":
+                    raise _Bad("pass: only with an empty stock under stock_empty=play-on")
+                want: list[int] = []
+            elif action == "draw":
+                if not self.stock and r.stock_empty == "play-on":
+                    raise _Bad("draw from an empty stock: under stock_empty=play-on the player passes")
+                want = self.stock[:1]
+                if not self.stock:
+                    self.ended = "stock-out"
+            else:
+                if not self.stock and r.stock_empty == "ends-hand":
+                    self.ended = "stock-out"
+                want = self.stock[:r.failed_penalty]
+            if drawn != want:
+                raise _Bad(f"drawn {' '.join(_txt(drawn)) or 'nothing'} but the stock gives "
+                           f"{' '.join(_txt(want)) or 'nothing'}")
+            self.stock = self.stock[len(drawn):]
+            hand.update(drawn)
+            desc = {"draw": "draws", "pass": "passes", "fail": "fails a manipulation, draws"}[action]
+            if drawn:
+                desc += " " + " ".join(_txt(drawn))
+                if not self.stock and r.stock_empty == "ends-hand":
+                    self.ended = "stock-out"  # the turn that empties the stock ends the hand
+                    desc += ", the last card: the hand ends"
+            elif action == "draw":
+                desc += " from the empty stock: the hand ends"
+            if self.ended is None and empty_at_start:
+                self.noadd += 1
+                if self.noadd >= self.P * BLOCK_ROUNDS:
+                    self.ended = "blocked"   # (from P turns on, it may end blocked: see end)
+        else:
+            raise _Bad(f"unknown action {action!r} (play, draw, pass or fail)")
+        self.lines.append(f"   {self.turns:4d} seat {seat} {desc}")
+        self.cur = (seat + 1) % self.P
+
+    def end(self, rec: dict) -> tuple[str, int, list[int]]:
+        r = self.rules
+        end = rec.get("end")
+        if self.ended is None and end == "blocked" and self.noadd >= self.P:
+            self.ended = "blocked"   # a full round added no card: nobody could play
+        if self.ended is None:
+            raise _Bad(f"end record '{end}' but the hand is not over")
+        if end != self.ended:
+            raise _Bad(f"end is {end!r} but the turns say {self.ended!r}")
+        points = [sum(int(self.pts[c]) * k for c, k in h.items()) for h in self.hands]
+        if rec.get("points") != points:
+            raise _Bad(f"points {rec.get('points')} but the hands left give {points}")
+        if end == "emptied":
+            winner = (self.cur - 1) % self.P
+        elif r.blocked_winner == "lowest":
+            best = min(points)
+            winner = points.index(best) if points.count(best) == 1 else -1
+        else:
+            winner = -1
+        if rec.get("winner") != winner:
+            raise _Bad(f"winner {rec.get('winner')} but the rules give {winner}")
+        best = min(points)
+        k = points.count(best)
+        if end == "emptied":
+            shares = [1.0 if s == winner else 0.0 for s in range(self.P)]
+        elif r.blocked_winner != "lowest" or (k > 1 and r.ties != "shared"):
+            shares = [0.0] * self.P
+        else:
+            shares = [1.0 / k if p == best else 0.0 for p in points]
+        if "shares" in rec and not np.allclose(rec["shares"], shares):
+            raise _Bad(f"shares {rec['shares']} but the rules give {shares}")
+        # the hand's score: winners pay nothing; winner-takes: they score the others' points
+        lost = sum(p for p, x in zip(points, shares) if x == 0)
+        if r.scoring == "winner-takes":   # k tied winners split the sum (rounded down)
+            won = sum(1 for x in shares if x > 0)
+            self.scored = [lost // won if x > 0 else 0 for x in shares]
+        else:
+            self.scored = [p if x == 0 else 0 for p, x in zip(points, shares)]
+        self.lines.append(f"   end: {end}, winner {winner if winner >= 0 else 'none'}, points {points}")
+        return end, winner, points
+
+
+def log_records(path: str | Path) -> Iterator[tuple[int, dict]]:
+    """``(line number, record)`` of every non-blank line of a log (plain or gzip); a line
+    that is not a JSON object is a FastmachError naming the file and the line."""
+    path = Path(path)
+    for no, line in enumerate(read_text(path, "log").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError as e:
+            raise FastmachError(f"{path.name} line {no}: not JSON ({e.msg})") from None
+        if not isinstance(rec, dict):
+            raise FastmachError(f"{path.name} line {no}: expected a JSON object")
+        yield no, rec
+
+
+def replay(path: str | Path, *, out=None) -> list[ReplayedHand]:
+    """Re-check every game of a JSONL log; returns the hands (``.text`` is readable).
+
+    ``out``: a file to print the readable games to. A bad log raises FastmachError naming
+    the line.
+    """
+    path = Path(path)
+    hands: list[ReplayedHand] = []
+    checker: _HandChecker | None = None
+    head: dict = {}
+    scores: list[int] | None = None
+    games = 0  # games since the last closing record
+    match_over = True  # the last end record closed its match
+    closed = False  # the last record is a closing record
+    for no, rec in log_records(path):
+        try:
+            kind = rec.get("type")
+            closed = False
+            if kind == "header":
+                if checker is not None:
+                    raise _Bad("header before the previous hand's end record")
+                first = rec.get("hand", 0) == 0
+                if first and not match_over:
+                    raise _Bad("a new game starts but the previous match is not over "
+                               "(its last end record has match_over false)")
+                if not first and match_over:
+                    raise _Bad(f"hand {rec.get('hand')} of a match that is over")
+                games += first
+                checker = _HandChecker(rec)
+                if rec.get("hand", 0) == 0:
+                    scores = [0] * checker.P
+                head = rec
+            elif kind == "turn":
+                if checker is None:
+                    raise _Bad("turn before any header")
+                checker.turn(rec)
+            elif kind == "end":
+                if checker is None:
+                    raise _Bad("end before any header")
+                end, winner, points = checker.end(rec)
+                if scores is not None and len(scores) == len(points):
+                    scores = [a + b for a, b in zip(scores, checker.scored)]
+                    if "scores" in rec and rec["scores"] != scores:
+                        raise _Bad(f"scores {rec['scores']} but the hands give {scores}")
+                hands.append(ReplayedHand(
+                    str(checker.rules), head.get("seed"), head.get("replicate"),
+                    head.get("hand", 0), end, winner, checker.turns, points, checker.lines))
+                if out is not None:
+                    print(hands[-1].text, file=out)
+                checker = None
+                match_over = rec.get("match_over") is True
+            elif kind == "close":
+                if checker is not None:
+                    raise _Bad("closing record inside a hand (no end record)")
+                if not match_over:
+                    raise _Bad("closing record but the last match is not over (its last "
+                               "end record has match_over false)")
+                if rec.get("games") != games:
+                    raise _Bad(f"closing record counts {rec.get('games')!r} game(s), the log "
+                               f"holds {games} since the previous one")
+                games, closed = 0, True
+            else:
+                raise _Bad(f"unknown record type {kind!r} (header, turn, end or close)")
+        except _Bad as e:
+            raise FastmachError(f"{path.name} line {no}: {e}") from None
+    if checker is not None:
+        raise FastmachError(f"{path.name}: the last game has no end record (truncated log?)")
+    if not closed:
+        raise FastmachError(f"{path.name}: no closing record after the last game: the log is "
+                            f"incomplete (an interrupted run?)")
+    return hands
+
+
+def to_action(rec: dict):
+    """The ``fastmach.game`` action of a turn record."""
+    kind = rec.get("action")
+    if kind == "play":
+        return Play(_melds(rec), _cards(rec, "placed"), _cards(rec, "taken") if "taken" in rec else ())
+    if kind in ("draw", "pass", "fail"):
+        return {"draw": Draw, "pass": Pass, "fail": Fail}[kind]()
+    raise _Bad(f"unknown action {kind!r} (play, draw, pass or fail)")
+
+
+def replay_states(path: str | Path) -> list:
+    """Rebuild every game of a log from its seed and action list with the State API.
+
+    Each game (header with ``hand`` 0, then its hands) is dealt again from (rules, seed,
+    replicate); the dealt cards must equal the header's, each logged action is applied
+    (and checked) and must draw the logged cards. Returns the final ``State`` of each game.
+    """
+    path = Path(path)
+    states: list = []
+    state = None
+    for no, rec in log_records(path):
+        try:
+            kind = rec.get("type")
+            if kind == "header":
+                if rec.get("hand", 0) == 0:
+                    game = Game(rec["rules"], rec.get("strategies"))
+                    state = game.new_initial_state(_int(rec, "seed"), _int(rec, "replicate"))
+                    states.append(state)
+                if state is None or state.is_terminal():
+                    raise _Bad("header of a hand the game does not have")
+                hands, stock = state.dealt
+                if [list(h) for h in hands] != [sorted(_cards({"h": h}, "h")) for h in rec["hands"]] \
+                        or list(stock) != _cards(rec, "stock"):
+                    raise _Bad("the seed deals other cards than the header lists")
+            elif kind == "turn":
+                if state is None:
+                    raise _Bad("turn before any header")
+                done = state.apply_action(to_action(rec))
+                if list(done.drawn) != _cards(rec, "drawn"):
+                    raise _Bad("the action draws other cards than the log lists")
+            elif kind not in ("end", "close"):
+                raise _Bad(f"unknown record type {kind!r}")
+        except (_Bad, FastmachError, KeyError) as e:
+            raise FastmachError(f"{path.name} line {no}: {e}") from None
+    return states

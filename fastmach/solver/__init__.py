@@ -1,0 +1,254 @@
+"""Python face of the exact partition solver (the search itself is in ``_solver.pyx``).
+
+``solve`` answers the question asked on every turn: which hand cards can join the table so
+that all of it splits into valid melds, and how. ``partition`` splits a given set of cards;
+``opening`` finds the best melds made of hand cards only (the opening-points rule).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+import numpy as np
+
+from fastmach.core import _batch, _solver
+from fastmach.core.cards import JOKER, NCARD, OPENING_POINTS, card_points, card_str, cards_to_counts, check_copies, parse_cards
+from fastmach.errors import FastmachError
+from fastmach.rules import Rules, resolve_rules
+
+#: weight multiplier making points the first criterion and cards the tie-break
+_POINT_SCALE = 256
+
+OBJECTIVES = ("cards", "points")
+
+
+@dataclass(frozen=True)
+class Solution:
+    """A solved position: the hand cards placed and the melds of the final table."""
+
+    placed: list[int]
+    melds: list[list[int]]
+    stands: list[list[int]]  # per meld card: itself, or the card a joker stands for
+    points: int  # points of the placed cards under the objective's scale (cards: count)
+
+    @property
+    def n_placed(self) -> int:
+        return len(self.placed)
+
+    def to_json(self) -> dict:
+        return {
+            "placed": [card_str(c) for c in self.placed],
+            "melds": [[card_str(c) for c in m] for m in self.melds],
+        }
+
+    def __str__(self) -> str:
+        lines = [f"placed {len(self.placed)}: " + " ".join(card_str(c) for c in self.placed)]
+        for m, st in zip(self.melds, self.stands):
+            lines.append("  " + " ".join(_show(c, s) for c, s in zip(m, st)))
+        return "\n".join(lines)
+
+    def _repr_html_(self) -> str | None:
+        """Jupyter: the table's cards before, the melds after, placed cards marked (by
+        ``html_renderer``, which ``fastmach`` sets to the viewer's ``solution_html``: the
+        solver does not import the viewer, a layer above it); None (plain repr) when unset."""
+        return None if html_renderer is None else html_renderer(self)
+
+
+#: Renders a Solution as HTML (Solution._repr_html_); set by the package to the viewer's.
+html_renderer: Callable[[Solution], str] | None = None
+
+
+def _show(c: int, stands: int) -> str:
+    return f"JK({card_str(stands)})" if c == JOKER else card_str(c)
+
+
+def _flatten_table(table) -> list[int]:
+    """A table given as text, a flat card list, a count array, or a list of melds."""
+    if isinstance(table, (list, tuple)) and table and all(
+        isinstance(m, (list, tuple)) for m in table
+    ):
+        return [c for m in table for c in parse_cards(list(m))]
+    return parse_cards(table) if table is not None else []
+
+
+def _weights(rules: Rules, objective: str) -> tuple[np.ndarray, np.ndarray]:
+    if objective == "cards":
+        w = np.ones(NCARD, dtype=np.int32)
+    elif objective == "points":
+        w = card_points(rules.hand_points).astype(np.int32) * _POINT_SCALE + 1
+    else:
+        raise FastmachError(f"unknown objective {objective!r}; expected one of {OBJECTIVES}")
+    jw = np.full(16, int(w[JOKER]), dtype=np.int32)
+    return np.ascontiguousarray(w), jw
+
+
+def _counts(cards: Sequence[int]) -> np.ndarray:
+    return np.ascontiguousarray(cards_to_counts(cards), dtype=np.uint8)
+
+
+def _check_position(t: np.ndarray, h: np.ndarray, rules: Rules) -> None:
+    check_copies(t.astype(np.int64) + h, rules.decks, rules.jokers)
+
+
+def _run(t, h, rules: Rules, w, jw, witness=True, what: str | None = None):
+    try:
+        return _solver.solve_counts(
+            t, h, rules.decks, rules.ace_code, rules.jokers_per_meld, w, jw, witness
+        )
+    except _solver.SolverLimitError as e:
+        text = str(e) if what is None else f"{str(e).split(' (')[0]} ({what})"
+        raise FastmachError(f"position too large for the exact solver: {text}") from e
+
+
+# ---------------------------------------------------------------- compiled records
+# A Rules object and an objective become one compiled record, made once and reused (the
+# rules were validated when the Rules was built); rules strings are parsed once.
+_RULES_BY_TEXT: dict[str, Rules] = {}
+_RECORDS: dict[tuple[int, str], tuple[Rules, _batch.Record]] = {}
+_CACHE_MAX = 512
+
+
+def _resolve(rules: Rules | str) -> Rules:
+    if type(rules) is str:
+        r = _RULES_BY_TEXT.get(rules)
+        if r is None:
+            if len(_RULES_BY_TEXT) >= _CACHE_MAX:
+                _RULES_BY_TEXT.clear()
+            r = _RULES_BY_TEXT[rules] = resolve_rules(rules)
+        return r
+    return resolve_rules(rules)
+
+
+def _record(rules: Rules | str, objective: str) -> tuple[Rules, _batch.Record]:
+    """(Rules, compiled record) for these rules and objective, cached by identity."""
+    r = _resolve(rules)
+    if type(objective) is not str:
+        raise FastmachError(f"unknown objective {objective!r}; expected one of {OBJECTIVES}")
+    hit = _RECORDS.get((id(r), objective))
+    if hit is not None and hit[0] is r:
+        return hit
+    w, jw = _weights(r, objective)
+    rec = _batch.Record(r.decks, r.ace_code, r.jokers_per_meld, r.jokers, w, jw,
+                        _POINT_SCALE if objective == "points" else 1)
+    if len(_RECORDS) >= _CACHE_MAX:
+        _RECORDS.clear()
+    hit = _RECORDS[(id(r), objective)] = (r, rec)  # the Rules is kept: its id stays its own
+    return hit
+
+
+# ---------------------------------------------------------------- failed positions
+_MAX_STATES = 1 << 23  # the solver's state limit (MAX_STATES in _solver.pyx)
+
+# status codes of a position (SolveBatch.status; solve raises with the same messages)
+SOLVED, INVALID_TABLE, TOO_MANY_COPIES = 0, -1, -2
+BAD_CARDS, STATE_LIMIT, INTERNAL_ERROR = -3, -4, -5
+STATUS = {
+    SOLVED: "solved",
+    INVALID_TABLE: "invalid table",
+    TOO_MANY_COPIES: "too many copies",
+    BAD_CARDS: "bad cards",
+    STATE_LIMIT: "state limit",
+    INTERNAL_ERROR: "internal error",
+}
+
+
+def _status_message(status: int, t: np.ndarray, h: np.ndarray, rules: Rules) -> str:
+    """The FastmachError message of a position that failed with this status."""
+    if status == INVALID_TABLE:
+        return "the table does not split into valid melds: " + " ".join(
+            card_str(c) for c in range(NCARD) for _ in range(int(t[c])))
+    if status == TOO_MANY_COPIES:
+        try:
+            _check_position(t, h, rules)
+        except FastmachError as e:
+            return str(e)
+    if status == STATE_LIMIT:
+        return ("position too large for the exact solver: the position needs more than "
+                f"{_MAX_STATES} solver states ({int(t.sum())} table cards, "
+                f"{int(h.sum())} hand cards)")
+    return f"solver internal error {status} (please report this position)"
+
+
+def solve(table, hand, rules: Rules | str = "classic", objective: str = "cards", *,
+          trusted: bool = False) -> Solution:
+    """The maximum set of hand cards that can join the table, with a partition.
+
+    ``objective="cards"`` maximises the number of cards placed; ``"points"`` maximises
+    their points under ``rules.hand_points`` (ties: more cards). A table that is not
+    itself a valid set of melds raises FastmachError.
+
+    The fast call: the hand as a list of card ids, the table as a list of melds (each
+    checked on its own, which is enough when all are valid), a ``Rules`` object. Text and
+    count arrays are parsed first. ``trusted=True`` skips the table's check: for a table
+    known to be valid (from the engine, an observation of a game).
+    """
+    r, rec = _record(rules, objective)
+    out = _batch.solve_position(table, hand, rec, trusted)
+    if out is not None and out[0] == SOLVED:
+        # Solution(*out[1:]) without the frozen dataclass's __init__ (a third of the
+        # call's overhead): the fields are already the right types
+        sol = _new(Solution)
+        d = sol.__dict__
+        d["placed"], d["melds"], d["stands"], d["points"] = out[1], out[2], out[3], out[4]
+        return sol
+    # text, arrays, or a failed position: parse with the full checks and messages
+    t, h = _counts(_flatten_table(table)), _counts(parse_cards(hand))
+    known = trusted or _all_valid_melds(table, r)
+    out = _batch.solve_counts_one(t, h, rec, known)
+    if out[0] != SOLVED:
+        raise FastmachError(_status_message(out[0], t, h, r))
+    return Solution(out[1], out[2], out[3], out[4])
+
+
+_new = object.__new__
+
+
+def _all_valid_melds(table, rules: Rules) -> bool:
+    """Whether the table is given as melds and every one of them is valid on its own."""
+    if not (isinstance(table, (list, tuple)) and table
+            and all(isinstance(m, (list, tuple)) for m in table)):
+        return False
+    return all(_batch.meld_ok(parse_cards(list(m)), rules.ace_code, rules.jokers_per_meld)
+               for m in table)
+
+
+def partition(cards, rules: Rules | str = "classic") -> list[list[int]] | None:
+    """A partition of exactly these cards into valid melds, or None if there is none."""
+    rules = resolve_rules(rules)
+    t = _counts(parse_cards(cards))
+    h = np.zeros(NCARD, dtype=np.uint8)
+    _check_position(t, h, rules)
+    w, jw = _weights(rules, "cards")
+    total, _, melds, _ = _run(t, h, rules, w, jw, what=f"partition of {int(t.sum())} cards")
+    return None if total < 0 else melds
+
+
+def opening(hand, rules: Rules | str = "classic", threshold: int | None = None) -> Solution | None:
+    """The melds of hand cards only with the most opening points (A 1, J/Q/K 10).
+
+    A joker counts as the card it stands for; ties go to more cards. Returns None when the
+    best is below ``threshold`` (default: ``rules.opening_points``) or nothing can be laid.
+    """
+    rules = resolve_rules(rules)
+    threshold = rules.opening_points if threshold is None else threshold
+    h = _counts(parse_cards(hand))
+    t = np.zeros(NCARD, dtype=np.uint8)
+    _check_position(t, h, rules)
+    w, jw = opening_weights()
+    total, placed, melds, stands = _run(t, h, rules, w, jw)
+    placed_cards = [c for c in range(NCARD) for _ in range(int(placed[c]))]
+    points = int(total) // _POINT_SCALE
+    if not placed_cards or points < threshold:
+        return None
+    return Solution(placed_cards, melds, stands, points)
+
+
+def opening_weights() -> tuple[np.ndarray, np.ndarray]:
+    """Card and joker-by-value weights for the opening objective (points, then cards)."""
+    w = np.asarray(OPENING_POINTS, dtype=np.int32) * _POINT_SCALE + 1
+    w[JOKER] = 0
+    jw = np.zeros(16, dtype=np.int32)
+    for v in range(1, 15):
+        rank = 1 if v == 14 else v
+        jw[v] = int(OPENING_POINTS[rank - 1]) * _POINT_SCALE + 1
+    return np.ascontiguousarray(w, dtype=np.int32), jw

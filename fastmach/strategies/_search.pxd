@@ -1,0 +1,40 @@
+from libc.stdint cimport uint8_t, int32_t, uint64_t
+from fastmach.core._solver cimport NCARD, Witness
+from fastmach.game._turn cimport HState, Decision, MAX_DECK
+from fastmach.strategies._base cimport Strategy, Skill
+
+cdef enum:
+    MAX_CANDS = 9       # the policy's play, 6 holding variants, most points, a draw
+
+
+cdef class Holding(Skill):
+    """Jokers and J/Q/K held back until a play that empties the hand (a playout policy)."""
+    cdef readonly Skill inner
+    cdef uint8_t hk[NCARD]
+    cdef Decision full
+
+
+cdef class Search(Strategy):
+    """The best of its candidates (holding variants) by playouts of sampled deals."""
+    cdef readonly int budget         # sampled deals per decision
+    cdef readonly bint clairvoyant   # play out the true position (sees every hand, the stock)
+    cdef readonly Strategy policy    # every seat's play in the playouts
+    cdef Skill expert                # the candidates' solver
+    cdef HState deal                 # the position of one round of playouts
+    cdef HState ps                   # a playout's position
+    cdef Decision pdec               # its decisions
+    cdef Decision full               # the maximum placement
+    cdef Decision cand[MAX_CANDS]
+    cdef double value[MAX_CANDS]     # sums of the playout values (k > 0: minus the policy's)
+    cdef double win[MAX_CANDS]       # sums of the win shares (k > 0: minus the policy's)
+    cdef double sq[MAX_CANDS]        # sums of the squared paired win differences
+    cdef int cards_left              # the seat's cards at the end of the last playout
+    cdef uint8_t unknown[MAX_DECK]
+    cdef uint8_t hk[NCARD]
+    cdef uint8_t empty[NCARD]
+    cdef Witness tmpwit
+    cdef int candidates(self, HState* st, int seat, uint64_t* rng) noexcept nogil
+    cdef void restricted(self, HState* st, int seat, const uint8_t* hand, const int32_t* w,
+                         const int32_t* jw, Decision* d) noexcept nogil
+    cdef void sample(self, HState* st, int seat, uint64_t* prng) noexcept nogil
+    cdef double playout(self, int seat, Decision* cand, uint64_t* prng) noexcept nogil

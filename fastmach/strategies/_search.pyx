@@ -1,0 +1,360 @@
+# The search level: the best of a set of candidate plays (the policy's own, holding
+# variants of the maximum placement, a draw) by playouts of sampled deals, every seat
+# played by a policy (expert, holding; any compiled Strategy) through the game's own turn
+# flow (fastmach.game._turn); common random numbers across candidates. Clairvoyant: the same
+# search over the true position (every hand, the stock order), no sampling.
+from libc.stdint cimport uint8_t, int32_t, int64_t, uint64_t
+from libc.string cimport memset, memcpy, memcmp
+from libc.math cimport sqrt
+
+from fastmach.core._solver cimport NCARD, JOKER
+from fastmach.game._turn cimport (ERules, HState, Decision, Flow, A_PLAY, A_DRAW, MAX_PLAYERS,
+                                  T_ASK, next_u64, next_uniform, same_play, set_draw, total,
+                                  apply_turn, blocked_end, any_seat_can_play, hand_end,
+                                  wit_copy, wit_append)
+from fastmach.strategies._base cimport Context, may_meld
+from fastmach.strategies._tactics cimport Opening, Skilled
+
+cdef enum:
+    PLAYOUT_TURNS = 400   # a playout longer than this is scored as it stands
+
+cdef double DEVIATE_Z = 1.0   # standard errors a candidate must beat the policy's play by
+
+# the holding variants: which hand cards the maximum placement is restricted from
+cdef enum:
+    H_JOKERS = 1          # the jokers
+    H_FACES = 2           # J, Q, K
+    H_PIECES = 4          # placed cards that would join a meld with a card kept in hand
+
+
+
+cdef inline int is_face(int c) noexcept nogil:
+    return c < JOKER and c % 13 >= 10
+
+
+cdef inline int is_piece(int c, const uint8_t* left, int ace_high) noexcept nogil:
+    """Whether card c (no joker) could share a meld with a card of `left`: the same rank
+    in another suit, or the same suit one or two ranks away (an ace next to the king
+    where the ace is high)."""
+    cdef int s = c // 13, r = c % 13, t, q, dr
+    for t in range(4):
+        if t != s and left[t * 13 + r]:
+            return 1
+    for q in range(13):
+        if q == r or not left[s * 13 + q]:
+            continue
+        dr = q - r if q > r else r - q
+        if ace_high and (q == 0 or r == 0) and 13 - dr < dr:
+            dr = 13 - dr
+        if dr <= 2:
+            return 1
+    return 0
+
+
+cdef class Holding(Skill):
+
+    def __init__(self, Context ctx, Skill inner):
+        Skill.__init__(self, ctx)
+        self.inner = inner
+
+    cdef void play(self, HState* st, const uint8_t* hand, const int32_t* w,
+                   const int32_t* jw, Decision* d) noexcept nogil:
+        """The inner skill's play from the hand without its jokers and J/Q/K, unless the
+        whole hand's play empties it (or nothing else plays where holding is not
+        allowed: drawing when able, or passing on an empty stock)."""
+        cdef int c, n, held = 0
+        memcpy(self.hk, hand, NCARD)
+        for c in range(NCARD):
+            if self.hk[c] and (c == JOKER or is_face(c)):
+                self.hk[c] = 0
+                held = 1
+        if not held:
+            self.inner.play(st, hand, w, jw, d)
+            return
+        self.inner.play(st, self.hk, w, jw, d)
+        if self.ctx.rc:
+            return
+        n = total(hand)
+        self.inner.play(st, hand, w, jw, &self.full)
+        if self.ctx.rc:
+            return
+        if self.full.kind == A_PLAY and (
+                self.full.n_placed - self.full.taken == n
+                or (not (self.R.may_draw if st.stock_pos < st.stock_len else self.R.may_pass)
+                    and d.kind != A_PLAY)):
+            memcpy(d, &self.full, sizeof(Decision))
+
+
+cdef class Search(Strategy):
+
+    def __init__(self, Context ctx, Strategy policy, Skill expert, int budget,
+                 bint clairvoyant=False):
+        Strategy.__init__(self, ctx)
+        self.policy = policy
+        self.expert = expert
+        self.budget = budget
+        self.clairvoyant = clairvoyant
+        memset(self.empty, 0, NCARD)
+
+    cdef void decide(self, HState* st, int seat, uint64_t* rng, Decision* d) noexcept nogil:
+        """The best of its candidates by playouts.
+
+        Candidates (``candidates``): the policy's play, the maximum placement and its
+        holding variants, a draw. With one candidate it is played at once (no PRNG draw).
+        Otherwise ``budget`` rounds: each samples one deal of the cards the seat cannot
+        see (``sample``: none under clairvoyant) and plays every candidate out from it
+        with the same PRNG (common random numbers). Value: the share of the hand's win
+        (1 alone, 1/k of a k-way tie) minus 0.001 per card left in the seat's hand.
+        A candidate replaces the policy's play only where its mean paired difference
+        in win share from it exceeds DEVIATE_Z standard errors (so budget 1 plays the
+        policy's play: the winner's curse of many noisy candidates, and the card term of
+        lost playouts, cost more than they won); among those, the highest mean win share,
+        then value, ties to the earlier candidate. Clairvoyant (no sampling error): the
+        highest mean value. The PRNG is the game's: one draw per round, so games stay
+        reproducible."""
+        cdef int n, i, k, best = 0, b = self.budget
+        cdef uint64_t prng, p0
+        cdef double v0, w0, x, w, mean, var
+        n = self.candidates(st, seat, rng)
+        if self.ctx.rc:
+            return
+        if n > 1:
+            for k in range(n):
+                self.value[k] = 0.0
+                self.win[k] = 0.0
+                self.sq[k] = 0.0
+            for i in range(b):
+                prng = next_u64(rng)
+                self.sample(st, seat, &prng)
+                p0 = prng
+                v0 = w0 = 0.0
+                for k in range(n):
+                    prng = p0
+                    w = self.playout(seat, &self.cand[k], &prng)
+                    if self.ctx.rc:
+                        return
+                    x = w - 0.001 * self.cards_left
+                    if k == 0:
+                        v0 = x
+                        w0 = w
+                    else:   # the paired differences from the policy's play
+                        x -= v0
+                        w -= w0
+                        self.sq[k] += w * w
+                    self.value[k] += x
+                    self.win[k] += w
+            for k in range(1, n):
+                if self.clairvoyant:   # the true deal: no sampling error
+                    if self.value[k] > (self.value[best] if best else 0.0):
+                        best = k
+                    continue
+                if b < 2:
+                    break
+                mean = self.win[k] / b
+                var = (self.sq[k] / b - mean * mean) * b / (b - 1)
+                if var < 0.0:
+                    var = 0.0
+                if mean - DEVIATE_Z * sqrt(var / b) > 0.0 and (
+                        best == 0 or self.win[k] > self.win[best]
+                        or (self.win[k] == self.win[best] and self.value[k] > self.value[best])):
+                    best = k
+        memcpy(d, &self.cand[best], sizeof(Decision))
+
+    cdef void restricted(self, HState* st, int seat, const uint8_t* hand, const int32_t* w,
+                         const int32_t* jw, Decision* d) noexcept nogil:
+        """The largest play from `hand` (a part of the seat's hand): the expert's by w/jw
+        once the seat has opened; before, the best hand-only melds if they reach the
+        opening (the opening tactic's rule, on that part)."""
+        cdef const ERules* R = self.R
+        cdef int64_t best
+        cdef int n
+        if R.opening == 0 or st.opened[seat]:
+            self.expert.play(st, hand, w, jw, d)
+            return
+        set_draw(d)
+        if hand[JOKER] == 0 and not may_meld(hand, R.srules.ace_high):
+            return
+        best = self.ctx.solver.solve(self.empty, hand, &R.srules, R.open_w, R.open_jw,
+                                     d.placed, &self.tmpwit)
+        if best < -1:
+            self.ctx.rc = <int>best
+            return
+        n = total(d.placed) if best >= 0 else 0
+        if n > 0 and best // R.open_scale >= R.opening:
+            d.kind = A_PLAY
+            d.n_placed = n
+            wit_copy(&d.wit, &st.wit)
+            wit_append(&d.wit, &self.tmpwit)
+        else:
+            memset(d.placed, 0, NCARD)
+
+    cdef int candidates(self, HState* st, int seat, uint64_t* rng) noexcept nogil:
+        """self.cand[0..n), n returned: the policy's decision; then, when the maximum
+        placement exists and does not empty the hand, that placement and the same search
+        restricted to the hand without (1) its jokers, (2) its J/Q/K, (3) both, (4) the
+        placed cards that could join a meld with a card it keeps (pieces of future
+        melds), (5) pieces and jokers; the play placing the most points (once opened);
+        a draw (where holding is allowed: drawing when able, or passing on an empty
+        stock). Duplicates and variants that place nothing are left out. Every
+        candidate reads only the seat's hand, the table and the public counts."""
+        cdef const ERules* R = self.R
+        cdef const uint8_t* hand = st.hands[seat]
+        cdef Decision* full
+        cdef Decision* c
+        cdef int n = 1, j, k, v, x, dup, held, hold_ok, opened
+        cdef uint8_t left[NCARD]
+        cdef int variants[6]
+        variants[0] = H_JOKERS
+        variants[1] = H_FACES
+        variants[2] = H_JOKERS | H_FACES
+        variants[3] = H_PIECES
+        variants[4] = H_PIECES | H_JOKERS
+        variants[5] = 0
+        self.policy.decide(st, seat, rng, &self.cand[0])
+        if self.ctx.rc:
+            return 0
+        full = &self.full
+        self.restricted(st, seat, hand, R.ones, R.ones_j, full)
+        if self.ctx.rc:
+            return 0
+        if full.kind != A_PLAY:
+            return 1
+        if full.n_placed - full.taken >= st.hand_n[seat]:
+            memcpy(&self.cand[0], full, sizeof(Decision))   # empties the hand: nothing beats it
+            return 1
+        if not (self.cand[0].kind == A_PLAY and same_play(&self.cand[0], full)):
+            memcpy(&self.cand[1], full, sizeof(Decision))
+            n = 2
+        for x in range(NCARD):
+            left[x] = hand[x] - full.placed[x]
+        opened = R.opening == 0 or st.opened[seat]
+        for k in range(6):
+            v = variants[k]
+            if v == 0 and not opened:
+                continue
+            memcpy(self.hk, hand, NCARD)
+            held = 0
+            for x in range(NCARD):
+                if self.hk[x] == 0:
+                    continue
+                if (v & H_JOKERS and x == JOKER) or (v & H_FACES and is_face(x)) or \
+                        (v & H_PIECES and x < JOKER and full.placed[x]
+                         and is_piece(x, left, R.srules.ace_high)):
+                    self.hk[x] = 0
+                    held = 1
+            if v != 0 and not held:
+                continue
+            c = &self.cand[n]
+            if v == 0:   # the most points placed, from the whole hand
+                self.restricted(st, seat, hand, R.pw, R.pw_j, c)
+            else:
+                self.restricted(st, seat, self.hk, R.ones, R.ones_j, c)
+            if self.ctx.rc:
+                return 0
+            if c.kind != A_PLAY:
+                continue
+            dup = 0
+            for j in range(n):
+                if self.cand[j].kind == A_PLAY and same_play(&self.cand[j], c):
+                    dup = 1
+                    break
+            if not dup:
+                n += 1
+        hold_ok = R.may_draw if st.stock_pos < st.stock_len else R.may_pass
+        if hold_ok and self.cand[0].kind != A_DRAW:
+            set_draw(&self.cand[n])
+            n += 1
+        return n
+
+    cdef void sample(self, HState* st, int seat, uint64_t* prng) noexcept nogil:
+        """self.deal: the position with the cards the seat cannot see (the other hands,
+        the stock) dealt at random from what is not in its hand or on the table, every
+        hand size and the stock size kept; under clairvoyant the true position."""
+        cdef HState* ds = &self.deal
+        cdef const ERules* R = self.R
+        cdef int s, c, k, j, nu = 0
+        cdef uint8_t x
+        memcpy(ds, st, sizeof(HState))
+        if self.clairvoyant:
+            return
+        for c in range(NCARD):
+            k = R.deck_counts[c] - st.hands[seat][c] - st.table[c]
+            for j in range(k):
+                self.unknown[nu] = c
+                nu += 1
+        for j in range(nu - 1, 0, -1):   # Fisher-Yates with the round's PRNG
+            k = <int>(next_uniform(prng) * (j + 1))
+            x = self.unknown[j]
+            self.unknown[j] = self.unknown[k]
+            self.unknown[k] = x
+        k = 0
+        for s in range(R.players):
+            if s == seat:
+                continue
+            memset(ds.hands[s], 0, NCARD)
+            for j in range(st.hand_n[s]):
+                ds.hands[s][self.unknown[k]] += 1
+                k += 1
+        ds.stock_pos = 0
+        ds.stock_len = st.stock_len - st.stock_pos
+        for j in range(ds.stock_len):
+            ds.stock[j] = self.unknown[k + j]
+
+    cdef double playout(self, int seat, Decision* cand, uint64_t* prng) noexcept nogil:
+        """One playout of self.deal: `cand` for the seat, then the policy for every seat,
+        through the game's own turn flow (apply_turn, hand_end). Returns the seat's share
+        of the hand's win; its cards left in self.cards_left."""
+        cdef HState* ps = &self.ps
+        cdef const ERules* R = self.R
+        cdef int s, cur = seat, end = -1, nw = 0
+        cdef Flow f
+        cdef int points[MAX_PLAYERS]
+        cdef int won[MAX_PLAYERS]
+        memcpy(ps, &self.deal, sizeof(HState))
+        memset(&f, 0, sizeof(Flow))
+        f.playable = -1
+        end = apply_turn(R, ps, cur, cand, &f)
+        while f.turns < PLAYOUT_TURNS:
+            if end == T_ASK:   # a full round added no card: blocked only if nobody can play
+                f.playable = any_seat_can_play(self.ctx.solver, R, ps)
+                if f.playable < -1:
+                    self.ctx.rc = f.playable
+                    return 0.0
+                end = blocked_end(R, &f)
+            if end >= 0:
+                break
+            cur = (cur + 1) % R.players
+            self.policy.decide(ps, cur, prng, &self.pdec)
+            if self.ctx.rc:
+                return 0.0
+            end = apply_turn(R, ps, cur, &self.pdec, &f)
+        hand_end(R, ps, end, cur, points, won)
+        for s in range(R.players):
+            nw += won[s]
+        self.cards_left = ps.hand_n[seat]
+        return won[seat] / <double>nw if nw else 0.0
+
+
+def _holding_policy(Context ctx, expert_seat, Skill expert):
+    return Opening(ctx, Skilled(ctx, Holding(ctx, expert)))
+
+
+# The playout policies, by name (the words of the registry's ``policy`` parameter, in
+# order): a factory (ctx, expert seat, expert skill) -> the compiled Strategy every seat
+# plays in the playouts. A new policy (a compiled strong player) is one entry here.
+PLAYOUT_POLICIES = {
+    "expert": lambda ctx, seat, skill: seat,
+    "holding": _holding_policy,
+}
+POLICIES = tuple(PLAYOUT_POLICIES)
+
+
+def build_search(Context ctx, params, expert_seat, bint clairvoyant=False):
+    """The Search seat of registry parameters ``budget`` and ``policy`` (an index into
+    POLICIES); ``expert_seat()`` gives an expert seat and its skill (the registry's)."""
+    xs, sk = expert_seat()
+    policy = int(params.get("policy", 0))
+    if not 0 <= policy < len(POLICIES):
+        raise ValueError(f"search: unknown playout policy {policy}")
+    pol = PLAYOUT_POLICIES[POLICIES[policy]](ctx, xs, sk)
+    return Search(ctx, pol, sk, int(params.get("budget", 1)), clairvoyant)

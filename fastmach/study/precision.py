@@ -1,0 +1,93 @@
+"""Sample size on purpose: grow a study chunk by chunk until its intervals are narrow enough.
+
+A study with ``precision = { turns_per_hand = H1, win_share = H2 }`` and ``max_games = N``
+is played ``games`` deals per cell first, then ``chunk`` more at a time (the same seeds as a
+fixed-size run, so the result directory is identical to one of that many deals) until every
+cell's 95% deal-clustered half-width of turns per hand, and of every seat's win share per
+hand, is at most the one asked for, or ``N`` deals are played. The cells that did not get
+there are named.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from fastmach.analysis import stats
+from fastmach.errors import FastmachError
+from fastmach.study import Study
+from fastmach.study.sweep import MANIFEST, execute, read_hands, read_results
+
+__all__ = ["half_widths", "shortfall", "execute_to_precision"]
+
+
+def half_widths(games: pd.DataFrame, hands: pd.DataFrame) -> pd.DataFrame:
+    """Per cell: ``deals``, ``turns_per_hand`` and ``win_share`` 95% half-widths.
+
+    ``win_share`` is the widest of the cell's seats (unadjusted 95%, deal-clustered).
+    """
+    card = stats.scorecard(games, hands).set_index("cell")
+    seats = stats.seat_table(hands)
+    q = seats["deals"].map(lambda d: stats.t_quantile(0.975, d - 1) if d > 1 else float("nan"))
+    seat_hw = (q * seats["se"]).groupby(seats["cell"]).max()
+    return pd.DataFrame({"deals": card["deals"],
+                         "turns_per_hand": (card["turns_per_hand_hi"]
+                                            - card["turns_per_hand_lo"]) / 2,
+                         "win_share": seat_hw.reindex(card.index)})
+
+
+def shortfall(widths: pd.DataFrame, study: Study) -> pd.DataFrame:
+    """The cells (rows of :func:`half_widths`) whose half-width exceeds the study's wish."""
+    bad = pd.Series(False, index=widths.index)
+    for key, target in study.precision:
+        bad |= ~(widths[key] <= target)  # NaN (too few deals) counts as not there yet
+    return widths[bad]
+
+
+def _resumed_games(study: Study, out: str | Path) -> int:
+    """Deals per cell that an earlier run of this growing study reached in ``out`` (a
+    rerun starts there, so that it resumes instead of being refused); else ``games``."""
+    try:
+        old = Study.from_toml(json.loads((Path(out) / MANIFEST).read_text())["study"])
+    except (OSError, ValueError, KeyError, FastmachError):
+        return study.games
+    same = old.replace(games=study.games).to_toml() == study.to_toml()
+    return old.games if same and study.games < old.games <= study.max_games else study.games
+
+
+def execute_to_precision(study: Study, out: str | Path, **kwargs: Any) -> dict:
+    """Run ``study`` into ``out``, growing it by ``chunk`` deals until precise enough.
+
+    ``kwargs`` go to :func:`fastmach.study.sweep.execute`. Returns the last run summary with
+    ``precision_games`` (deals per cell reached) and ``precision_missed`` (cell -> half-
+    widths for the cells that did not reach the precision by ``max_games``); prints them.
+    """
+    games = _resumed_games(study, out)
+    played = 0
+    while True:
+        current = study.replace(games=games)
+        summary = execute(current, out, **kwargs)
+        played += summary.get("played", 0)
+        widths = half_widths(read_results(out, current), read_hands(out, current))
+        missing = shortfall(widths, current)
+        if missing.empty or games >= study.max_games:
+            break
+        games = min(games + study.chunk, study.max_games)
+    want = ", ".join(f"{k} +-{v:g}" for k, v in study.precision)
+    if missing.empty:
+        print(f"precision reached ({want}) with {games} deals per cell", file=sys.stderr)
+    else:
+        print(f"precision ({want}) not reached by max_games = {study.max_games} in "
+              f"{len(missing)} of {len(widths)} cells:", file=sys.stderr)
+        for cell, r in missing.iterrows():
+            got = ", ".join(f"{k} +-{r[k]:.4g}" for k, _ in study.precision)
+            print(f"  {cell}: {got}", file=sys.stderr)
+    summary["played"] = played
+    summary["precision_games"] = games
+    summary["precision_missed"] = {c: {k: float(r[k]) for k, _ in study.precision}
+                                   for c, r in missing.iterrows()}
+    return summary

@@ -1,0 +1,530 @@
+"""What does a rule change? Rule sets played on the same deals: ``fastmach compare``.
+
+``compare(["classic", "classic(jokers=2)"])`` builds an ordinary
+:class:`~fastmach.study.Study` whose cells are the rule sets x player counts x line-ups,
+seats rotated, so that replicate ``r`` is the same deal in every cell (common random
+numbers). The first rule set is the baseline A; every other one is compared with A deal
+by deal. The statistics (intervals clustered by deal, multiplicity control, the
+scorecard and effects tables) are those of :mod:`fastmach.analysis.stats`; this module plans and
+runs the study, picks the rows of the comparison and words them.
+
+With ``out=DIR`` everything is kept: ``DIR/results`` is a normal study store (resumable,
+read by ``pandas.read_parquet`` and ``fastmach.read_hands``) and ``DIR/report`` the
+report and ``tables/*.csv`` that ``fastmach report`` writes, on the compared pairs.
+Running the same comparison again resumes it.
+
+A sample size can be asked for instead of a number of deals: with ``precision`` the
+study is the study-level precision of :mod:`fastmach.study.precision` (deals added a chunk at a
+time, the same seeds as a fixed-size run, until every cell's turns per hand, and if asked
+every seat's win share, is known that well, or ``max_games`` deals per cell).
+"""
+from __future__ import annotations
+
+import html
+import math
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+import pandas as pd
+
+from fastmach.errors import FastmachError
+from fastmach.study import Study, split_lineup
+
+__all__ = ["compare", "Comparison", "METRICS", "plan_study", "parse_precision", "word",
+           "comparison_table", "format_table"]
+
+DEFAULT_PLAYERS = (2, 3, 4, 5)
+DEFAULT_LINEUPS = (("expert",), ("expert", "beginner"))
+DEFAULT_GAMES = 500
+DEFAULT_MAX_GAMES = 10_000
+DEFAULT_SEED = 20261201
+DEFAULT_CHUNK = 100
+#: Family-wise level of the words: a word only where the adjusted interval excludes 0.
+ALPHA = 0.05
+
+
+@dataclass(frozen=True)
+class Metric:
+    """How a metric of ``effects.csv`` reads: label, unit, and the words of a change."""
+
+    label: str
+    unit: str  # "turns", "hands" or "share" (shown in percent, differences in points)
+    up: str
+    down: str
+
+
+#: The metrics of the comparison, in the order of the table (names of ``effects.csv``).
+METRICS: dict[str, Metric] = {
+    "turns_per_hand": Metric("turns per hand", "turns", "longer", "shorter"),
+    "hands_per_game": Metric("hands per match", "hands", "more", "fewer"),
+    "stock_out_per_hand": Metric("stock exhaustion per hand", "share", "more", "fewer"),
+    "blocked": Metric("blocked hands", "share", "more", "fewer"),
+    "first_seat_edge": Metric("first-seat edge", "share", "larger", "smaller"),
+    "seat_spread": Metric("seat spread", "share", "wider", "narrower"),
+    "skill_gap": Metric("skill gap", "share", "larger", "smaller"),
+}
+
+#: The figure a bare ``precision`` number is the half-width of (in every cell).
+HEADLINE = "turns_per_hand"
+
+NO_CHANGE = "no clear change"
+
+
+# ----------------------------------------------------------------------------- the study
+
+def _parse_rules(rules: Sequence[str]) -> list:
+    from fastmach.rules import Rules
+
+    if isinstance(rules, str) or not isinstance(rules, Sequence):
+        raise FastmachError(f"compare: expected a list of two or more rule sets, got "
+                            f"{rules!r}")
+    if len(rules) < 2:
+        raise FastmachError(f"compare: give two or more rule sets (the first is the "
+                            f"baseline), got {list(rules)!r}")
+    parsed = []
+    for r in rules:
+        if not isinstance(r, str):
+            raise FastmachError(f"compare: expected a preset or rules string, got {r!r}")
+        parsed.append(Rules.parse(r))
+    seen: dict[str, str] = {}
+    for text, r in zip(rules, parsed):
+        if str(r) in seen:
+            same = "" if seen[str(r)] == text else f" (the same rules as {seen[str(r)]!r})"
+            raise FastmachError(f"compare: duplicate rule set {text!r}{same}; each rule set "
+                                f"is compared with the first, so give distinct ones")
+        seen[str(r)] = text
+    return parsed
+
+
+def _players_of(parsed: list, players: Sequence[int] | None, least: int = 2
+                ) -> tuple[int, ...]:
+    """Player counts: the ones asked for (each one every rule set can deal), or the default
+    2-5 clipped to the range of every rule set's source (``rules.SOURCE_PLAYERS``) and to
+    ``least`` (the longest line-up) or more."""
+    from fastmach.rules import SOURCE_PLAYERS
+
+    def fits(p: int) -> str | None:
+        for r in parsed:
+            try:
+                r.replace(players=p)
+            except FastmachError as e:
+                return f"{r}: {e}"
+        return None
+
+    def in_source(p: int) -> bool:
+        return all(lo <= p and (hi is None or p <= hi)
+                   for lo, hi in (SOURCE_PLAYERS[r.preset] for r in parsed))
+
+    if players is None:
+        kept = tuple(p for p in DEFAULT_PLAYERS
+                     if p >= least and in_source(p) and fits(p) is None)
+        if not kept:
+            raise FastmachError(f"compare: no player count of {DEFAULT_PLAYERS} suits every "
+                                f"rule set and its source; give --players")
+        return kept
+    if isinstance(players, int):
+        players = [players]
+    out = []
+    for p in players:
+        if isinstance(p, bool) or not isinstance(p, int) or not 2 <= p <= 8:
+            raise FastmachError(f"--players: expected integers 2..8, got {p!r}")
+        why = fits(p)
+        if why is not None:
+            raise FastmachError(f"--players {p}: impossible under {why}")
+        if p not in out:
+            out.append(p)
+    if not out:
+        raise FastmachError("--players: empty list")
+    return tuple(out)
+
+
+def _lineups_of(lineups: Sequence[str | Sequence[str]] | None) -> tuple[tuple[str, ...], ...]:
+    if lineups is None:
+        return DEFAULT_LINEUPS
+    if isinstance(lineups, str):
+        lineups = [lineups]
+    out = []
+    for lu in lineups:
+        if isinstance(lu, str):
+            try:
+                out.append(tuple(split_lineup(lu)))
+            except FastmachError:
+                raise FastmachError(f"--lineup {lu!r}: empty strategy in the line-up"
+                                    ) from None
+        elif isinstance(lu, (list, tuple)) and lu:
+            out.append(tuple(lu))
+        else:
+            raise FastmachError(f"--lineup: expected 'a,b' or a list of strategies, got "
+                                f"{lu!r}")
+    if not out:
+        raise FastmachError("--lineup: no line-up given")
+    return tuple(out)
+
+
+def plan_study(rules: Sequence[str], players: Sequence[int] | None = None,
+               lineups: Sequence[str | Sequence[str]] | None = None,
+               games: int = DEFAULT_GAMES, seed: int = DEFAULT_SEED,
+               chunk: int = DEFAULT_CHUNK, precision: Mapping[str, float] | None = None,
+               max_games: int | None = None) -> Study:
+    """The study of a comparison: cells rules x players x line-ups, seats rotated.
+
+    ``players`` default to 2-5, clipped to every rule set's source range (``jokers``:
+    2-4), to the counts its deck can deal and to the longest line-up or more;
+    ``lineups`` (strings ``"expert,beginner"`` or lists) default to an expert line-up and
+    an expert/beginner one. ``precision`` and ``max_games`` are the study's (see
+    :mod:`fastmach.study.precision`). Every error is a FastmachError naming the bad input.
+    """
+    parsed = _parse_rules(rules)
+    lus = _lineups_of(lineups)
+    return Study(name="compare", seed=seed, games=games, chunk=chunk,
+                 rules=tuple(str(r) for r in parsed),
+                 players=_players_of(parsed, players, max(len(lu) for lu in lus)),
+                 lineup=lus, rotate=True,
+                 precision=tuple((precision or {}).items()), max_games=max_games)
+
+
+def rules_columns(study: Study) -> list[str]:
+    """The ``rules`` column value of each rule set of the study, in order (A first)."""
+    per = len(study.cells) // len(study.rules)
+    return [study.cells[i * per].rules_text for i in range(len(study.rules))]
+
+
+def pairs_of(study: Study) -> list[tuple[str, str]]:
+    """``(variant, baseline)`` rules strings: every rule set against the first."""
+    cols = rules_columns(study)
+    return [(v, cols[0]) for v in cols[1:]]
+
+
+# ----------------------------------------------------------------------------- words
+
+def word(metric: str, diff: float, lo: float, hi: float, p_adjusted: float,
+         alpha: float = ALPHA) -> str:
+    """The word of a paired difference: ``no clear change`` unless the adjusted test
+    rejects (``p_adjusted < alpha``) and the interval ``[lo, hi]`` excludes 0; then the
+    metric's word for the direction (``longer``/``shorter``, ``more``/``fewer``, ...)."""
+    m = METRICS.get(metric, Metric(metric, "", "higher", "lower"))
+    vals = (diff, lo, hi, p_adjusted)
+    if any(v is None or (isinstance(v, float) and math.isnan(v)) for v in vals):
+        return NO_CHANGE
+    if p_adjusted >= alpha or lo <= 0.0 <= hi:
+        return NO_CHANGE
+    return m.up if diff > 0 else m.down
+
+
+def _empty(v: Any) -> bool:
+    return v is None or (isinstance(v, float) and math.isnan(v)) or v == ""
+
+
+def comparison_table(effects: pd.DataFrame, pairs: Sequence[tuple[str, str]],
+                     alpha: float = ALPHA) -> pd.DataFrame:
+    """The printed table as numbers: one row per pair x metric (pooled) and, where the
+    words of the player-count x line-up rows differ between them, those rows too.
+
+    Columns: ``variant, baseline, players, lineup, metric, label, baseline_value,
+    variant_value, diff, lo, hi, p_adjusted, pairs, word``, all from the rows of
+    ``effects`` (:func:`fastmach.analysis.stats.effects`); ``players``/``lineup`` are empty on
+    pooled rows. A metric with no pooled row (the seat spread does not pool across player
+    counts) shows its rows by player count and line-up when any of them has a word, else
+    one row that says so.
+    """
+    rows = []
+    for variant, baseline in pairs:
+        eff = effects[(effects["variant"] == variant) & (effects["baseline"] == baseline)]
+        present = set(eff["metric"])
+        for metric in [m for m in METRICS if m in present] + sorted(present - set(METRICS)):
+            em = eff[eff["metric"] == metric]
+            is_pooled = em["players"].map(_empty) & em["lineup"].map(_empty)
+            out = [_row(variant, baseline, metric, r, alpha)
+                   for _, r in pd.concat([em[is_pooled], em[~is_pooled]]).iterrows()]
+            pooled = [o for o in out if o["players"] is None]
+            strata = [o for o in out if o["players"] is not None]
+            words = {o["word"] for o in strata}
+            if pooled:
+                rows.extend(pooled + (strata if len(words) > 1 else []))
+            elif words - {NO_CHANGE}:
+                rows.extend(strata)
+            elif strata:
+                rows.append(_row(variant, baseline, metric, None, alpha)
+                            | {"pairs": sum(o["pairs"] for o in strata)})
+    return pd.DataFrame(rows, columns=_TABLE_COLUMNS)
+
+
+_TABLE_COLUMNS = ["variant", "baseline", "players", "lineup", "metric", "label",
+                  "baseline_value", "variant_value", "diff", "lo", "hi", "p_adjusted",
+                  "pairs", "word"]
+
+
+def _row(variant: str, baseline: str, metric: str, r, alpha: float) -> dict:
+    """A table row from an effects row (``r``; None: a metric with no pooled row)."""
+    label = METRICS[metric].label if metric in METRICS else metric
+    if r is None:
+        return dict.fromkeys(_TABLE_COLUMNS, math.nan) | {
+            "variant": variant, "baseline": baseline, "players": None, "lineup": None,
+            "metric": metric, "label": label, "word": NO_CHANGE}
+    num = {k: float(r[k]) if k in r.index and not _empty(r[k]) else math.nan
+           for k in ("baseline_value", "variant_value", "diff", "lo", "hi", "p_adjusted")}
+    return {"variant": variant, "baseline": baseline,
+            "players": None if _empty(r["players"]) else int(r["players"]),
+            "lineup": None if _empty(r["lineup"]) else str(r["lineup"]),
+            "metric": metric, "label": label, **num, "pairs": int(r["pairs"]),
+            "word": word(metric, num["diff"], num["lo"], num["hi"], num["p_adjusted"],
+                         alpha)}
+
+
+# ----------------------------------------------------------------------------- printing
+
+def _digits(metric: str, width: float | None = None) -> int:
+    """Decimals of a metric: 1 (2 for hands per match), more for a share whose interval
+    is narrower than a point, so that a small difference does not print as 0.0."""
+    unit = METRICS[metric].unit if metric in METRICS else ""
+    base = 2 if unit == "hands" else 1
+    if unit != "share" or width is None or not width > 0 or math.isnan(width):
+        return base
+    return max(base, min(3, 1 - math.floor(math.log10(100 * width))))
+
+
+def _fmt_value(metric: str, v: float, digits: int | None = None) -> str:
+    if _empty(v):
+        return "n/a"
+    unit = METRICS[metric].unit if metric in METRICS else ""
+    d = _digits(metric) if digits is None else digits
+    return f"{100 * v:.{d}f}%" if unit == "share" else f"{v:.{d}f}"
+
+
+def _fmt_diff(metric: str, d: float, lo: float, hi: float) -> str:
+    if any(_empty(v) for v in (d, lo, hi)):
+        return "n/a"
+    k = _digits(metric, hi - lo)
+    if METRICS.get(metric, Metric("", "", "", "")).unit == "share":
+        return f"{100 * d:+.{k}f} pp [{100 * lo:+.{k}f}, {100 * hi:+.{k}f}]"
+    return f"{d:+.{k}f} [{lo:+.{k}f}, {hi:+.{k}f}]"
+
+
+def _where(row) -> str:
+    if _empty(row["players"]):
+        return "all" if not _empty(row["diff"]) else "each"
+    return f"{int(row['players'])}p {row['lineup']}"
+
+
+def _fmt_p(p: float) -> str:
+    if _empty(p):
+        return ""
+    return "<0.001" if p < 0.001 else f"{p:.3f}"
+
+
+#: Headers of the printed columns.
+_HEAD = ["metric", "where", "A", "B", "B - A [95% interval]", "adj. p", ""]
+
+
+def _cells(r) -> list[str]:
+    """The printed cells of a table row (blank values on a metric's summary row)."""
+    m = r["metric"]
+    head = [r["label"] if _empty(r["players"]) else "  " + r["label"], _where(r)]
+    if _empty(r["players"]) and _empty(r["diff"]):
+        return head + ["", "", "", "", r["word"]]
+    k = _digits(m, r["hi"] - r["lo"])
+    return head + [_fmt_value(m, r["baseline_value"], k), _fmt_value(m, r["variant_value"], k),
+                   _fmt_diff(m, r["diff"], r["lo"], r["hi"]), _fmt_p(r["p_adjusted"]),
+                   r["word"]]
+
+
+_FOOTNOTE = ("Differences are paired by deal (the same deals under A and B), with 95% "
+             "intervals clustered by deal; adj. p is Holm-adjusted over every row of "
+             "effects.csv, and a word appears only where it is below 0.05 and the interval "
+             "excludes 0. Rows by player count and line-up ('3p expert') appear where the "
+             "words differ between them ('each': the metric has no pooled value).")
+
+
+def format_table(table: pd.DataFrame, header: str = "") -> str:
+    """The compact text table of :func:`comparison_table` (one block per pair)."""
+    import textwrap
+
+    lines = [header] if header else []
+    for (variant, baseline), t in table.groupby(["variant", "baseline"], sort=False):
+        cells = [_HEAD] + [_cells(r) for _, r in t.iterrows()]
+        widths = [max(len(c[i]) for c in cells) for i in range(len(_HEAD))]
+        lines += ["", f"B: {variant}  vs  A: {baseline}"]
+        for c in cells:
+            lines.append("  ".join(x.rjust(w) if i in (2, 3, 5) else x.ljust(w)
+                                   for i, (x, w) in enumerate(zip(c, widths))).rstrip())
+    return "\n".join(lines + [""] + textwrap.wrap(_FOOTNOTE, 92))
+
+
+# ----------------------------------------------------------------------------- result
+
+@dataclass
+class Comparison:
+    """The answer of :func:`compare`.
+
+    ``effects``: the rows of ``effects.csv`` for the compared pairs (``variant,
+    baseline, players, lineup, metric, diff, lo, hi, rel_diff, p_value, p_adjusted,
+    pairs, baseline_value, variant_value``, from :func:`fastmach.analysis.stats.effects`);
+    ``scorecard``: one row per cell; ``table``: the printed table as numbers
+    (:func:`comparison_table`); ``study``: the Study it ran (its ``games`` the deals
+    played); ``out``: the directory kept, if any.
+    """
+
+    rules: tuple[str, ...]
+    study: Study
+    effects: pd.DataFrame
+    scorecard: pd.DataFrame
+    table: pd.DataFrame
+    out: Path | None = None
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def pairs(self) -> list[tuple[str, str]]:
+        return pairs_of(self.study)
+
+    def header(self) -> str:
+        s = self.study
+        return (f"{len(s.rules)} rule sets on the same {s.games} deals per cell: players "
+                f"{', '.join(map(str, s.players))}; line-ups "
+                f"{' | '.join(','.join(lu) for lu in s.lineup)}; seats rotated; seed "
+                f"{s.seed}")
+
+    def __str__(self) -> str:
+        return format_table(self.table, self.header())
+
+    def _repr_html_(self) -> str:
+        t = self.table
+        rows = [_cells(r) for _, r in t.iterrows()]
+        shown = pd.DataFrame(rows, columns=_HEAD[:-1] + ["word"]).assign(
+            **{"B vs A": [f"{v} vs {b}" for v, b in zip(t["variant"], t["baseline"])]})
+        shown = shown[["B vs A"] + _HEAD[:-1] + ["word"]]
+        return (f"<div><p>{html.escape(self.header())}</p>"
+                + shown.to_html(index=False, border=0, escape=True)
+                + f"<p>{html.escape(_FOOTNOTE)}</p></div>")
+
+
+# ----------------------------------------------------------------------------- running
+
+def _analyse(results: Path, study: Study, pairs: list[tuple[str, str]]
+             ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """``(effects, scorecard)`` of a result store, from :mod:`fastmach.analysis.stats`."""
+    from fastmach.analysis import stats
+    from fastmach.study.sweep import read_hands, read_results
+
+    games, hands = read_results(results, study), read_hands(results, study)
+    return stats.effects(games, hands, pairs), stats.scorecard(games, hands)
+
+
+def parse_precision(value: float | str | Mapping[str, float] | Sequence[str]
+                    ) -> dict[str, float]:
+    """``precision`` as the study's ``{figure: half-width}`` (:mod:`fastmach.study.precision`):
+    a number is the half-width of every cell's turns per hand; ``"win_share=0.03"`` (or a
+    mapping) asks it of every seat's win share per hand as well."""
+    from fastmach.study import PRECISION_KEYS
+
+    items: list = []
+    if isinstance(value, Mapping):
+        items = list(value.items())
+    elif isinstance(value, (int, float)) and not isinstance(value, bool):
+        items = [(HEADLINE, value)]
+    else:
+        for text in ([value] if isinstance(value, str) else list(value)):
+            name, sep, x = str(text).partition("=")
+            items.append((name.strip(), x) if sep else (HEADLINE, name))
+    out = {}
+    for name, x in items:
+        if name not in PRECISION_KEYS:
+            raise FastmachError(f"--precision: unknown figure {name!r}; known: "
+                                f"{', '.join(PRECISION_KEYS)}")
+        try:
+            x = float(x)
+        except (TypeError, ValueError):
+            raise FastmachError(f"--precision {name}: expected a number, got {x!r}") from None
+        if not x > 0 or math.isinf(x):
+            raise FastmachError(f"--precision {name}: expected a half-width > 0, got {x!r}")
+        out[name] = x
+    if not out:
+        raise FastmachError("--precision: no value given")
+    return out
+
+
+def compare(rules: Sequence[str], players: Sequence[int] | int | None = None,
+            lineups: Sequence[str | Sequence[str]] | None = None, *,
+            games: int | None = None, precision: Any = None,
+            max_games: int = DEFAULT_MAX_GAMES, seed: int = DEFAULT_SEED,
+            chunk: int = DEFAULT_CHUNK, workers: int | None = None,
+            out: str | Path | None = None, report: bool = True, progress: bool = False,
+            command: str | None = None) -> Comparison:
+    """Play every rule set on the same deals and compare each with the first.
+
+    ``rules``: two or more presets or rules strings (A first). ``players`` (default 2-5,
+    clipped to every rule set's source range) and ``lineups`` (default ``expert`` and
+    ``expert,beginner``) span the cells; seats are rotated. ``games``: deals per cell
+    (default 500); or ``precision``: deals are added ``chunk`` at a time (the study's
+    precision, :mod:`fastmach.study.precision`) until every cell's turns per hand is known to
+    +- that many turns (a number), or also every seat's win share (``{"turns_per_hand":
+    1.0, "win_share": 0.03}``), at most ``max_games`` deals per cell.
+    ``workers``: 0 plays in this process, default all cores. ``out``: keep the results
+    (``out/results``) and the report (``out/report``); the same call resumes there.
+    ``report=False`` skips ``out/report``. ``progress``: progress on stderr.
+    """
+    if games is not None and precision is not None:
+        raise FastmachError("compare: give games or precision, not both")
+    if games is not None and (isinstance(games, bool) or not isinstance(games, int)
+                              or games < 1):
+        raise FastmachError(f"--games: expected an integer >= 1, got {games!r}")
+    wanted = parse_precision(precision) if precision is not None else None
+    if wanted is not None and (isinstance(max_games, bool) or not isinstance(max_games, int)
+                               or max_games < chunk or max_games % chunk):
+        raise FastmachError(f"--max-games: expected a multiple of {chunk} (the deals added "
+                            f"at a time), got {max_games!r}")
+    if wanted is None:
+        study = plan_study(rules, players, lineups, games=games or DEFAULT_GAMES, seed=seed,
+                           chunk=chunk)
+    else:
+        study = plan_study(rules, players, lineups, games=chunk, seed=seed, chunk=chunk,
+                           precision=wanted, max_games=max_games)
+    pairs = pairs_of(study)
+    log = (lambda s: print(s, file=sys.stderr, flush=True)) if progress else (lambda s: None)
+    if command is None:
+        command = "python: fastmach.compare(" + repr(list(study.rules)) + ", ...)"
+    tmp = None
+    if out is None:
+        tmp = tempfile.TemporaryDirectory(prefix="fastmach-compare-")
+        root = Path(tmp.name)
+    else:
+        root = Path(out)
+        if root.exists() and not root.is_dir():
+            raise FastmachError(f"--out {str(root)!r} is a file, not a directory")
+    results = root / "results"
+    notes: list[str] = []
+    try:
+        from fastmach.study.sweep import execute, format_summary
+
+        run = dict(workers=workers, progress=progress, command=command)
+        if wanted is None:
+            summary = execute(study, results, **run)
+        else:
+            from fastmach.study.precision import execute_to_precision
+
+            summary = execute_to_precision(study, results, **run)
+            study = study.replace(games=summary["precision_games"])
+            missed = summary["precision_missed"]
+            if missed:
+                notes.append(f"the precision was not reached by max_games = {max_games} "
+                             f"deals in {len(missed)} of {len(study.cells)} cells")
+        log(format_summary(summary))
+        effects, scorecard = _analyse(results, study, pairs)
+        table = comparison_table(effects, pairs)
+        if out is not None and report:
+            _write_report(results, root / "report", pairs, log)
+        return Comparison(tuple(study.rules), study, effects, scorecard, table,
+                          None if out is None else root, notes)
+    finally:
+        if tmp is not None:
+            tmp.cleanup()
+
+
+def _write_report(results: Path, report: Path, pairs, log) -> None:
+    """The report and ``tables/*.csv`` of the store, on the compared pairs."""
+    from fastmach.report import build_report
+
+    index = build_report(results, report, pairs=pairs)
+    log(f"report written to {index}")

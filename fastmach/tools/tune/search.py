@@ -1,0 +1,259 @@
+"""The search of ``fastmach tune``: Optuna's TPE proposes rule sets, a race spends deals.
+
+Why Optuna: its TPE sampler handles integer and categorical parameters together, needs no
+grid, is maintained, and its storage (a journal file, :class:`optuna.storages.JournalStorage`)
+keeps every trial, its parameters and its intermediate values on disk, so a killed tune is
+resumed from ``DIR/trials.journal`` with the same trials. Its successive-halving pruner
+(asynchronous successive halving) is the race: every candidate is played on
+``deals`` deals (rung 0); a candidate whose loss is among the best ``1/eta`` of those seen
+at a rung is promoted to ``eta`` times the deals, the others stop there.
+
+Common random numbers: every candidate's study has the same root seed, so replicate ``r``
+is the same shuffle for every candidate (the same deal whenever the candidates' decks
+agree), and a promoted candidate keeps its first deals and adds the next ones (its result
+directory grows; :func:`fastmach.study.sweep.execute` plays only the missing chunks).
+
+Determinism: the sampler of trial ``n`` is seeded from ``(seed, n)`` and sees only the
+stored trials, so the trials are the same for a seed on any machine, after a kill, and
+whatever the worker count (the games are; see :mod:`fastmach.study.sweep`). A resumed tune first
+finishes the trial the kill interrupted (its parameters are stored; its deals resume);
+a trial killed before its parameters were stored is marked failed and not counted
+(``n`` counts the trials that did not fail), so the sequence of trials is unchanged.
+
+The loss of a candidate is the mean over its cells (player count x line-up) of
+``sum_t weight_t * loss_t``, ``loss_t`` being the target's violation in tolerances plus a
+small pull towards a band's centre (:class:`~fastmach.tools.tune.space.Target`).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import pandas as pd
+
+from fastmach.errors import FastmachError
+from fastmach.study import Study
+from fastmach.tools.tune.space import Axis, Space
+
+__all__ = ["Evaluator", "Search", "run_search", "loss_of", "cost_floor", "IDLE_LIMIT"]
+
+#: Consecutive proposals of rule sets already played (no new game) after which the search
+#: stops (or the space's size, if smaller): the optimiser has nothing new to try.
+IDLE_LIMIT = 25
+JOURNAL = "trials.journal"
+
+
+def _hash(rules: str) -> str:
+    return hashlib.sha256(rules.encode()).hexdigest()[:12]
+
+
+def loss_of(space: Space, card: pd.DataFrame) -> float:
+    """Mean over the scorecard's cells of the weighted losses of the targets that apply."""
+    weights = space.weights()
+    per_cell = []
+    for _, row in card.iterrows():
+        total, used = 0.0, False
+        for t in space.targets:
+            if not t.applies(int(row["players"])) or not _has_metric(t.metric, row):
+                continue
+            total += weights[t.metric] * t.loss(float(row[t.metric]))
+            used = True
+        if used:
+            per_cell.append(total)
+    return float(sum(per_cell) / len(per_cell)) if per_cell else math.inf
+
+
+def _has_metric(metric: str, row: pd.Series) -> bool:
+    """skill_gap exists only in cells whose line-up seats both strategies of the pair."""
+    if metric != "skill_gap":
+        return True
+    from fastmach.analysis.stats import SKILL_PAIR
+
+    return set(SKILL_PAIR) <= set(str(row["lineup"]).split(","))
+
+
+def cost_floor(space: Space) -> tuple[int, int]:
+    """(games of one candidate at the first rung, games of the fresh-deal check)."""
+    g = space.games_per_deal
+    return space.deals * g, space.finalists * space.fresh_deals * g
+
+
+@dataclass
+class Evaluator:
+    """Plays a candidate on a number of deals into ``root/<hash>`` (a study store) and
+    returns its scorecard; ``played`` counts the games this evaluator played."""
+
+    space: Space
+    root: Path
+    seed: int | None = None
+    chunk: int | None = None
+    workers: int = 0
+    scheduler: str | None = None
+    command: str | None = None
+    played: int = 0
+    _cache: dict = field(default_factory=dict, repr=False)
+
+    def stored(self, rules: str) -> int:
+        """Deals a candidate's store holds complete (0 when none)."""
+        m = self.root / _hash(rules) / "_study.json"
+        if not m.exists():
+            return 0
+        try:
+            manifest = json.loads(m.read_text(encoding="utf-8"))
+            study = Study.from_toml(manifest["study"])
+        except (OSError, ValueError, KeyError, FastmachError):
+            return 0
+        return study.games if manifest.get("finished") else 0
+
+    def __call__(self, rules: str, deals: int) -> pd.DataFrame:
+        from fastmach.analysis import stats
+        from fastmach.study.sweep import execute, read_hands, read_results
+
+        if (rules, deals) in self._cache:
+            return self._cache[rules, deals]
+        where = self.root / _hash(rules)
+        have = self.stored(rules)
+        study = self.space.study(rules, max(deals, have), seed=self.seed, chunk=self.chunk)
+        if have < deals:
+            self.root.mkdir(parents=True, exist_ok=True)
+            per_deal = sum(len(c.rotations) for c in study.cells)
+            todo = -(-(deals - have) // study.chunk) * per_deal
+            w = min(self.workers, todo)
+            if self.scheduler is None:  # one chunk: a pool's start-up would not pay
+                w = w if w > 1 else 0
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                summary = execute(study, where, workers=w, scheduler=self.scheduler,
+                                  progress=False, command=self.command)
+            self.played += summary["played"]
+        games = read_results(where, study)
+        hands = read_hands(where, study)
+        games = games[games["replicate"] < deals]
+        hands = hands[hands["replicate"] < deals]
+        card = self._cache[rules, deals] = stats.scorecard(games, hands)
+        return card
+
+
+@dataclass
+class Search:
+    """What the search knows: every distinct candidate's scorecard at its largest rung."""
+
+    cards: dict[str, pd.DataFrame] = field(default_factory=dict)
+    deals: dict[str, int] = field(default_factory=dict)
+    params: dict[str, dict[str, Any]] = field(default_factory=dict)
+    losses: dict[str, float] = field(default_factory=dict)
+    trials: int = 0
+    games: int = 0
+    stopped: str = ""
+
+    def ranked(self) -> list[str]:
+        """Candidates by largest rung reached, then loss."""
+        return sorted(self.cards, key=lambda r: (-self.deals[r], self.losses[r], r))
+
+
+def _suggest(trial, axis: Axis):
+    if axis.choices:
+        return trial.suggest_categorical(axis.name, list(axis.choices))
+    return trial.suggest_int(axis.name, axis.low, axis.high)
+
+
+def _sampler(space: Space, n: int):
+    import optuna
+
+    seed = int.from_bytes(hashlib.sha256(f"fastmach-tune:{space.seed}:{n}".encode())
+                          .digest()[:4], "big")
+    return optuna.samplers.TPESampler(seed=seed, n_startup_trials=min(10, space.grid_size))
+
+
+def _open(space: Space, out: Path):
+    import optuna
+
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    from optuna.storages import JournalStorage
+    from optuna.storages.journal import JournalFileBackend
+
+    storage = JournalStorage(JournalFileBackend(str(out / JOURNAL)))
+    pruner = optuna.pruners.SuccessiveHalvingPruner(
+        min_resource=space.deals, reduction_factor=space.eta, min_early_stopping_rate=0)
+    return optuna.create_study(study_name=space.name, storage=storage, direction="minimize",
+                               pruner=pruner, sampler=_sampler(space, 0), load_if_exists=True)
+
+
+def run_search(space: Space, out: Path, budget: int, evaluate: Evaluator,
+               log: Callable[[str], None] = lambda s: None) -> Search:
+    """Ask, race and tell until the search budget (games) or the space is spent."""
+    import optuna
+    from optuna.trial import TrialState
+
+    study = _open(space, out)
+    per_deal = space.games_per_deal
+    known = Search()
+    for t in study.get_trials(deepcopy=False):
+        rules = t.user_attrs.get("rules")
+        if rules is not None and t.intermediate_values:
+            d = max(t.intermediate_values)
+            if d > known.deals.get(rules, 0):
+                known.deals[rules], known.params[rules] = d, dict(t.params)
+    spent = lambda: sum(known.deals.values()) * per_deal  # noqa: E731
+    idle = 0
+    while True:
+        running = study.get_trials(deepcopy=False, states=(TrialState.RUNNING,))
+        if running and len(running[0].params) < len(space.axes):
+            # killed between asking and storing its parameters: a resumed sampler could not
+            # draw them as the first one did; it fails and the next trial takes its seed
+            study.tell(running[0].number, state=TrialState.FAIL)
+            continue
+        if running:  # a trial a killed run left unfinished: finish it first
+            trial = optuna.trial.Trial(study, running[0]._trial_id)
+        else:
+            if idle >= min(IDLE_LIMIT, space.grid_size):
+                known.stopped = (f"the optimiser proposed only rule sets already played "
+                                 f"{idle} times in a row (the space holds "
+                                 f"{space.grid_size} rule sets, {len(known.deals)} played)")
+                break
+            study.sampler = _sampler(space, sum(t.state != TrialState.FAIL
+                                                for t in study.get_trials(deepcopy=False)))
+            trial = study.ask()
+        params = {a.name: _suggest(trial, a) for a in space.axes}
+        rules = str(space.candidate(params))
+        trial.set_user_attr("rules", rules)
+        new = 0
+        state, value = TrialState.COMPLETE, math.nan
+        for k, d in enumerate(space.rung_deals):
+            extra = max(0, d - known.deals.get(rules, 0)) * per_deal
+            if spent() + extra > budget:
+                known.stopped = f"the search budget ({budget} games) is spent"
+                break
+            card = evaluate(rules, d)
+            value = loss_of(space, card)
+            new += extra
+            if d > known.deals.get(rules, 0):
+                known.deals[rules], known.params[rules] = d, params
+            with warnings.catch_warnings():  # a resumed trial reports its rungs again
+                warnings.simplefilter("ignore", UserWarning)
+                trial.report(value, d)
+            if k < len(space.rung_deals) - 1 and trial.should_prune():
+                state = TrialState.PRUNED
+                break
+        if known.stopped:
+            break  # the trial stays RUNNING: a resumed tune with a larger budget goes on
+        if state == TrialState.PRUNED:
+            study.tell(trial, state=TrialState.PRUNED)
+        else:
+            study.tell(trial, value)
+        idle = idle + 1 if new == 0 else 0
+        n = len(study.trials)
+        log(f"trial {n - 1}: {rules} at {known.deals[rules]} deals, loss {value:.3g}"
+            f"{' (pruned)' if state == TrialState.PRUNED else ''}; {spent()} games")
+    known.trials = len(study.trials)
+    known.games = spent()
+    for rules, d in known.deals.items():
+        card = evaluate(rules, d)  # read back from its store: no game
+        known.cards[rules] = card
+        known.losses[rules] = loss_of(space, card)
+    return known

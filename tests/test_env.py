@@ -1,0 +1,289 @@
+"""The learning environments (fastmach.env): PettingZoo's and Gymnasium's own API checks,
+macro-actions that are exact legal actions, seeds, rewards, and observations that hold no
+hidden card."""
+from __future__ import annotations
+
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+from pettingzoo.test import api_test
+from test_observation import _permuted_hidden
+
+import fastmach.env as fe
+from fastmach import Draw, Game, Pass, Play
+from fastmach.core.cards import NCARD
+from fastmach.errors import FastmachError
+
+# presets, seat counts and the options that change what a seat may do
+RULES = ["classic", "jokers", "ace-low", "italian", "classic(players=2)",
+         "classic(players=3)", "classic(players=5)", "jokers(players=3,joker_swap=hand)",
+         "ace-low(jokers=2,opening_points=30,match=single)", "italian(jokers=2)",
+         "classic(may_draw_when_able=false,match=single)", "ace-low(jokers=4,match=single)",
+         "jokers(players=5,decks=3,hand_size=15,jokers=2)"]
+
+
+def _random_game(e, seed, rng, check=None):
+    """Play one match with uniformly random legal macro-actions; returns the rewards summed
+    per agent."""
+    e.reset(seed=seed)
+    total = {a: 0.0 for a in e.possible_agents}
+    for agent in e.agent_iter():
+        obs, reward, term, trunc, _ = e.last()
+        total[agent] += reward
+        if term or trunc:
+            e.step(None)
+            continue
+        if check is not None:
+            check(e, agent, obs)
+        e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    return total
+
+
+@pytest.mark.parametrize("rules", ["classic", "jokers", "ace-low", "italian"])
+def test_pettingzoo_api_test_passes(rules):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # dict observations: a warning only
+        api_test(fe.env(rules), num_cycles=200)
+
+
+@pytest.mark.parametrize("players", [2, 3, 5])
+def test_pettingzoo_api_test_passes_with_2_to_5_seats(players):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        api_test(fe.env("classic", players), num_cycles=50)
+
+
+@pytest.mark.parametrize("rules", RULES)
+def test_every_unmasked_macro_action_is_a_legal_action_and_some_action_is(rules):
+    def check(e, agent, obs):
+        st = e.unwrapped.game_state
+        mask = obs["action_mask"]
+        assert mask.any()
+        moves = e.unwrapped.table.moves
+        for k in range(fe.N_ACTIONS):
+            if mask[k]:
+                a = e.unwrapped.action(agent, k)
+                assert isinstance(a, Play if k else (Draw, Pass))
+                assert st.is_legal(a), (k, a)
+            else:
+                assert moves.actions[k] is None
+        draw = Pass() if not st.stock and st.rules.stock_empty == "play-on" else Draw()
+        assert bool(mask[fe.DRAW]) == st.is_legal(draw)
+        keys = [(a.placed, a.taken, sorted(map(sorted, a.melds)))
+                for a in moves.actions[1:] if a is not None]
+        assert all(keys[i] != keys[j] for i in range(len(keys)) for j in range(i))
+    _random_game(fe.raw_env(rules), 3, np.random.default_rng(0), check)
+
+
+def test_max_cards_is_the_expert_play_and_one_card_places_one():
+    e = fe.raw_env("classic")
+    e.reset(seed=4)
+    seen = set()
+    rng = np.random.default_rng(1)
+    for agent in e.agent_iter(400):
+        obs, _, term, trunc, _ = e.last()
+        if term or trunc:
+            e.step(None)
+            continue
+        st = e.unwrapped.game_state
+        acts = e.unwrapped.table.moves.actions
+        exp = st.expert_action()
+        if isinstance(exp, Play):
+            assert acts[1] is not None and acts[1].placed == exp.placed
+            seen.add("max")
+        if acts[5] is not None:
+            assert len(acts[5].placed) == 1
+            seen.add("one")
+        e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    assert seen == {"max", "one"}
+
+
+def test_a_masked_action_is_an_error_naming_the_legal_ones():
+    e = fe.raw_env("classic")
+    e.reset(seed=0)
+    mask = e.observe(e.agent_selection)["action_mask"]
+    k = int(np.flatnonzero(mask == 0)[0])
+    with pytest.raises(FastmachError, match=f"action {k} .* is masked now; legal: 0 draw"):
+        e.step(k)
+    with pytest.raises(FastmachError, match="integer 0..6"):
+        e.step(99)
+
+
+def test_reset_with_a_seed_deals_the_replicates_of_that_root_seed():
+    e = fe.raw_env("ace-low")
+    e.reset(seed=9)
+    assert e.game_state.dealt == Game("ace-low").new_initial_state(9, 0).dealt
+    e.reset()
+    assert e.game_state.dealt == Game("ace-low").new_initial_state(9, 1).dealt
+
+
+def test_the_same_seed_and_actions_give_the_same_episode():
+    runs = []
+    for _ in range(2):
+        e = fe.raw_env("jokers")
+        rng = np.random.default_rng(7)
+        e.reset(seed=21)
+        obs_seen = []
+        for agent in e.agent_iter():
+            obs, _, term, trunc, _ = e.last()
+            if term or trunc:
+                e.step(None)
+                continue
+            obs_seen.append(obs["observation"].copy())
+            e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        runs.append((obs_seen, e.game_state.win_shares()))
+    assert len(runs[0][0]) == len(runs[1][0])
+    assert all(np.array_equal(a, b) for a, b in zip(runs[0][0], runs[1][0]))
+    assert runs[0][1] == runs[1][1]
+
+
+@pytest.mark.parametrize("rules", ["classic(players=3)", "ace-low(players=3)"])
+def test_match_rewards_are_the_win_shares_and_hand_rewards_each_hands_shares(rules):
+    e = fe.raw_env(rules)
+    total = _random_game(e, 5, np.random.default_rng(2))
+    st = e.game_state
+    assert [total[a] for a in e.possible_agents] == pytest.approx(st.win_shares())
+    e = fe.raw_env(rules, reward="hand")
+    total = _random_game(e, 5, np.random.default_rng(2))
+    st = e.game_state
+    per_hand = np.sum([h.shares for h in st.hand_results], axis=0)
+    assert len(st.hand_results) > 1
+    assert [total[a] for a in e.possible_agents] == pytest.approx(per_hand.tolist())
+
+
+def test_max_turns_truncates_the_match():
+    e = fe.raw_env("classic", max_turns=10)
+    e.reset(seed=0)
+    steps = 0
+    for agent in e.agent_iter():
+        obs, _, term, trunc, _ = e.last()
+        if term or trunc:
+            assert trunc and not term
+            e.step(None)
+            continue
+        e.step(int(np.flatnonzero(obs["action_mask"])[0]))
+        steps += 1
+    assert steps == 10
+
+
+@pytest.mark.parametrize("rules", ["classic", "jokers", "ace-low(jokers=2)", "italian"])
+def test_permuting_hidden_cards_leaves_the_encoded_observation_and_mask_unchanged(rules):
+    rng = np.random.default_rng(3)
+    e = fe.raw_env(rules)
+    e.reset(seed=6)
+    table = e.unwrapped.table
+    for _ in range(30):
+        st = table.state
+        if st.is_terminal():
+            break
+        seat = st.current_player
+        before = table.observe(seat)
+        table.state = _permuted_hidden(st, seat, rng)
+        table._moves = None
+        after = table.observe(seat)
+        assert np.array_equal(before["observation"], after["observation"])
+        assert np.array_equal(before["action_mask"], after["action_mask"])
+        table.state = st
+        table._moves = None
+        e.step(int(rng.choice(np.flatnonzero(before["action_mask"]))))
+
+
+def test_the_encoding_holds_the_hand_the_table_and_the_public_history():
+    e = fe.raw_env("jokers(players=3)")
+    rng = np.random.default_rng(4)
+    e.reset(seed=2)
+    lay = e.unwrapped.table.layout
+    for _ in range(25):
+        agent = e.agent_selection
+        st = e.game_state
+        seat = st.current_player
+        v = lay.view(e.observe(agent)["observation"])
+        assert v["hand"].tolist() == np.bincount(st.hand_of(seat), minlength=NCARD).tolist()
+        assert v["table"].tolist() == st.table_counts().tolist()
+        assert v["melds"].sum() == sum(len(m) for m in st.table)
+        assert v["hand_sizes"].tolist() == [len(st.hands[(seat + k) % 3]) for k in range(3)]
+        placed = np.zeros((3, NCARD), dtype=int)
+        for t in st.public_history:
+            for c in t.placed:
+                placed[(t.seat - seat) % 3, c] += 1
+        assert v["placed"].tolist() == placed.tolist()
+        assert v["stock"][0] == len(st.stock)
+        e.step(int(rng.choice(np.flatnonzero(e.observe(agent)["action_mask"]))))
+    assert e.unwrapped.observation_space(e.agent_selection)["observation"].shape == (lay.size,)
+
+
+def test_render_shows_the_table_and_the_hand_to_play():
+    e = fe.raw_env("classic", render_mode="ansi")
+    e.reset(seed=1)
+    text = e.render()
+    assert "seat" in text and "holds" in text and "legal: draw" in text
+
+
+def test_gymnasium_env_checker_passes_on_the_single_agent_environment():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        check_env(fe.SingleAgentEnv("classic(players=3)", illegal="draw"), skip_render_check=True)
+
+
+class FirstCard:
+    """A Python bot: lays off the first card that fits alone, else draws."""
+
+    def act(self, obs):
+        from fastmach import solve
+        for c in obs.hand:
+            sol = solve(obs.table, [c], obs.rules, trusted=True) if obs.table else None
+            if sol is not None and sol.n_placed:
+                return Play(sol.melds, sol.placed, stands=sol.stands)
+        return Draw()
+
+
+@pytest.mark.parametrize("opponents", ["beginner", ["expert", FirstCard()]])
+def test_single_agent_episode_ends_with_the_learners_win_share(opponents):
+    env = fe.SingleAgentEnv("classic(players=3)", opponents=opponents, seat=1)
+    obs, info = env.reset(seed=3)
+    total, done = info["reward_before"], False
+    while not done:
+        assert env.game_state.current_player == 1
+        obs, r, term, trunc, info = env.step(int(np.flatnonzero(obs["action_mask"])[-1]))
+        total += r
+        done = term or trunc
+    assert total == pytest.approx(env.game_state.win_shares()[1])
+
+
+def test_single_agent_masked_action_raises_by_default():
+    env = fe.SingleAgentEnv("classic")
+    obs, _ = env.reset(seed=0)
+    with pytest.raises(FastmachError, match="is masked now"):
+        env.step(int(np.flatnonzero(obs["action_mask"] == 0)[0]))
+    with pytest.raises(FastmachError, match="opponents: 2 given for the 3 other seats"):
+        fe.SingleAgentEnv("classic", opponents=["beginner", "expert"])
+
+
+def test_import_fastmach_needs_no_rl_package_and_env_names_the_extra():
+    code = ("import sys; sys.modules['pettingzoo'] = None; sys.modules['gymnasium'] = None\n"
+            "import fastmach\n"
+            "try:\n    import fastmach.env\nexcept fastmach.FastmachError as e:\n    print(e)\n")
+    out = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True,
+                         text=True)
+    assert out.returncode == 0, out.stderr
+    assert 'pip install "fastmach[rl]"' in out.stdout
+
+
+def test_the_training_example_runs_and_prints_its_learning_curve(capsys):
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).parent.parent / "examples" / "train_agent.py"
+    spec = importlib.util.spec_from_file_location("train_agent", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    assert mod.main(["--rules", "classic(players=2,match=single)", "--opponents", "expert",
+                     "--episodes", "4", "--every", "2", "--eval", "2"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].endswith("fair share 0.500")
+    assert [line.split()[0] for line in out[2:4]] == ["2", "4"]
+    assert out[4].startswith("held-out 2 deals: learned")

@@ -1,0 +1,224 @@
+"""The search level (``search``) and the ceiling (``clairvoyant``): legal plays under
+every preset, a fair player's decisions independent of the cards it cannot see (and the
+clairvoyant's not), reproducible games for a seed, the registry's fair flag."""
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from fastmach.cards import JOKER, NCARD
+from fastmach.engine import make_engine, play_games, run_play
+from fastmach.gamelog import replay
+from fastmach.rules import PRESETS, Rules
+from fastmach.strategies import REGISTRY, describe, fair_names
+from tests.positions import game_positions
+
+SEARCH = "search(budget=2)"
+CLAIRVOYANT = "clairvoyant"
+# every fair player at a small budget (the name alone where it has no budget)
+FAIR = {"lookahead": "lookahead(playouts=2)", "search": SEARCH,
+        "patient": "patient", "expert": "expert"}
+
+
+def _single(preset: str) -> Rules:
+    r = Rules.parse(preset)
+    return r if r.match_kind == "single" else r.replace(match="single")
+
+
+# ----------------------------------------------------------------- legal everywhere
+@pytest.mark.parametrize("preset", list(PRESETS))
+@pytest.mark.parametrize("strategy", [SEARCH, "search(budget=1,policy=holding)", CLAIRVOYANT])
+def test_search_and_clairvoyant_play_legally_under_every_preset(preset, strategy, tmp_path):
+    r = _single(preset)
+    seats = [strategy, "expert", "beginner", "expert"][:r.players]
+    df = play_games(r, seats, 3, range(2), check=True)   # the engine's invariants, every turn
+    assert len(df) == 2 and (df["turns"] > 0).all()
+    log = tmp_path / "games.jsonl"
+    run_play(r, seats, 1, 5, rotate=True, log=log, progress=False)
+    hands = replay(log)   # every logged turn re-checked by the independent validator
+    assert len(hands) >= len(seats)
+
+
+def test_search_under_an_opening_rule_and_joker_swap_is_legal():
+    r = Rules.parse("ace-low(jokers=2,opening_points=36,match=single)")
+    df = play_games(r, [SEARCH, "expert", CLAIRVOYANT, "expert"], 4, range(3), check=True)
+    assert len(df) == 3
+
+
+# ----------------------------------------------------------------- what a seat sees
+def _permuted(st, seat: int, rng: random.Random):
+    """The position's hands and stock with the cards `seat` cannot see dealt again (every
+    other hand keeps its size, the stock its length)."""
+    hands = [np.array(h, dtype=np.int64) for h in st._hands]
+    pool = [c for s, h in enumerate(hands) if s != seat for c in range(NCARD)
+            for _ in range(int(h[c]))] + list(st.stock)
+    rng.shuffle(pool)
+    k = 0
+    out = []
+    for s, h in enumerate(hands):
+        if s == seat:
+            out.append(h.copy())
+            continue
+        n = int(h.sum())
+        nh = np.zeros(NCARD, dtype=np.int64)
+        for c in pool[k:k + n]:
+            nh[c] += 1
+        k += n
+        out.append(nh)
+    return out, pool[k:]
+
+
+def _decide(eng, st, hands, stock):
+    seat = st.current_player
+    kind, placed, taken, melds, stands, rng = eng.decide_position(
+        seat, hands, st._melds, st._stands, st.opened, len(stock), st.rng_state,
+        st.failed_last, stock=stock)
+    return kind, placed.tolist(), taken, melds, stands, rng
+
+
+def _hidden_positions(preset: str, games: int, seed: int):
+    r, positions = game_positions(preset, ("expert", "beginner"), games, seed)
+    return r, [st for st in positions if st.stock][:40]
+
+
+@pytest.mark.parametrize("preset", ["classic(match=single)", "jokers"])
+def test_fair_players_decide_alike_whatever_the_hidden_cards(preset):
+    r, positions = _hidden_positions(preset, 3, 4)
+    names = fair_names()
+    assert "clairvoyant" not in names and "search" in names
+    rng = random.Random(9)
+    for name in names:
+        eng = make_engine(r, [FAIR.get(name, name)] * r.players)[2]
+        for st in positions[:8 if name in ("search", "lookahead") else 40]:
+            base = _decide(eng, st, st._hands, list(st.stock))
+            for _ in range(2):
+                hands, stock = _permuted(st, st.current_player, rng)
+                assert _decide(eng, st, hands, stock) == base, (name, str(st))
+
+
+def test_the_clairvoyant_decides_on_the_hidden_cards():
+    # the same positions: somewhere, dealing the hidden cards again changes its play
+    r, positions = _hidden_positions("jokers", 3, 4)
+    eng = make_engine(r, [CLAIRVOYANT] * r.players)[2]
+    rng = random.Random(9)
+    changed = 0
+    for st in positions:
+        base = _decide(eng, st, st._hands, list(st.stock))
+        hands, stock = _permuted(st, st.current_player, rng)
+        changed += _decide(eng, st, hands, stock)[:2] != base[:2]
+        if changed:
+            break
+    assert changed
+
+
+# ----------------------------------------------------------------- the search itself
+def test_search_never_places_more_than_the_maximum_and_empties_when_it_can():
+    r, positions = game_positions("classic(match=single)", ("expert", "beginner"), 3, 6)
+    look = make_engine(r, [SEARCH] * r.players)[2]
+    exp = make_engine(r, ["expert"] * r.players)[2]
+    weighed = 0
+    for st in positions[:60]:
+        a = _decide(look, st, st._hands, list(st.stock))
+        b = _decide(exp, st, st._hands, list(st.stock))
+        hand_n = int(np.sum(st._hands[st.current_player]))
+        if b[0] != "play" or sum(b[1]) - b[2] == hand_n:
+            assert a[:3] == b[:3] and a[5] == st.rng_state   # nothing to weigh, no PRNG draw
+            continue
+        weighed += 1
+        assert a[5] != st.rng_state
+        if a[0] == "play":
+            assert sum(a[1]) - a[2] <= sum(b[1]) - b[2]
+            assert all(x <= h for x, h in zip(a[1], st._hands[st.current_player]))
+    assert weighed > 10
+
+
+def test_search_leaves_the_policys_play_only_on_evidence():
+    # one sampled deal gives no standard error: budget 1 plays the policy's (the expert's)
+    # play everywhere; a larger budget departs from it somewhere
+    r, positions = game_positions("classic(match=single)", ("expert", "beginner"), 3, 6)
+    one = make_engine(r, ["search(budget=1)"] * r.players)[2]
+    many = make_engine(r, ["search(budget=8)"] * r.players)[2]
+    exp = make_engine(r, ["expert"] * r.players)[2]
+    departed = 0
+    for st in positions[:40]:
+        b = _decide(exp, st, st._hands, list(st.stock))
+        assert _decide(one, st, st._hands, list(st.stock))[:5] == b[:5]
+        departed += _decide(many, st, st._hands, list(st.stock))[:3] != b[:3]
+    assert departed > 0
+
+
+def test_search_and_clairvoyant_games_are_reproducible_for_a_seed():
+    seats = [SEARCH, "expert", CLAIRVOYANT, "search(budget=1,policy=holding)"]
+    a = play_games("classic(match=single)", seats, 11, range(3))
+    b = play_games("classic(match=single)", seats, 11, range(3))
+    assert a.equals(b)
+    c = play_games("classic(match=single)", seats, 12, range(3))
+    assert not a.equals(c)
+
+
+def _holding_engine(rules: str):
+    from fastmach.engine import _engine, engine_config
+    from fastmach.strategies import Context
+    from fastmach.strategies._expert import Expert
+    from fastmach.strategies._search import Holding
+    from fastmach.strategies._tactics import Opening, Skilled
+    r = Rules.parse(rules)
+    cfg = engine_config(r, False)
+    ctx = Context(cfg)
+    seat = Opening(ctx, Skilled(ctx, Holding(ctx, Expert(ctx))))
+    return _engine.Engine(cfg, ctx, [seat] * r.players)
+
+
+def _play(eng, hands, table, stock_left=5):
+    from fastmach.game import Game
+    st = Game("jokers", ["expert"] * 4).new_initial_state(0, 0)
+    st.set_position(hands, table, current_player=0)
+    kind, placed, *_ = eng.decide_position(0, st._hands, st._melds, st._stands, st.opened,
+                                           stock_left, 7)
+    return kind, sorted(np.repeat(np.arange(NCARD), placed).tolist())
+
+
+def test_holding_policy_keeps_jokers_and_faces_until_the_play_empties_the_hand():
+    from fastmach.cards import parse_cards
+    eng = _holding_engine("jokers")
+    others = [["2C"], ["3C"], ["4D"]]
+    # 5-6-7 goes down, the face run and the joker wait
+    kind, placed = _play(eng, [["JH", "QH", "KH", "5S", "6S", "7S", "JK", "9D"]] + others, [])
+    assert kind == "play" and placed == sorted(parse_cards(["5S", "6S", "7S"]))
+    # the whole hand goes out: the faces and the joker with it
+    kind, placed = _play(eng, [["JH", "QH", "KH", "5S", "6S", "7S", "JK"]] + others, [])
+    assert kind == "play" and len(placed) == 7
+    # only faces to play: it draws
+    kind, placed = _play(eng, [["JH", "QH", "KH", "9D"]] + others, [])
+    assert kind == "draw"
+
+
+# ----------------------------------------------------------------- the registry
+def test_clairvoyant_is_marked_unfair_and_listed_so():
+    assert REGISTRY["clairvoyant"].fair is False
+    assert all(REGISTRY[n].fair for n in fair_names())
+    lines = [x for x in describe() if x.startswith("clairvoyant: ")]
+    assert len(lines) == 1 and "not fair" in lines[0]
+    assert "not fair" not in next(x for x in describe() if x.startswith("search: "))
+
+
+def test_parameters_of_the_search_parse_with_their_words():
+    from fastmach.strategies import parse_strategy
+    s = parse_strategy("search(budget=16,policy=holding)")
+    assert s.params == {"budget": 16, "policy": 1} and str(s) == "search(budget=16,policy=1)"
+    assert str(parse_strategy("clairvoyant(policy=expert)")) == "clairvoyant"
+
+
+def test_bench_reports_search_and_clairvoyant_decisions_per_second():
+    from fastmach.tools.bench import bench_search, format_search
+    rows = bench_search(budgets=(1, 2), positions=5)
+    assert [r["strategy"] for r in rows] == ["expert", "search(budget=1)",
+                                             "search(budget=2)", "clairvoyant"]
+    for r in rows:
+        assert r["positions"] == 5 and 0 < r["weighed"] <= 5 and r["decisions_per_s"] > 0
+    assert rows[0]["weighed"] == 5   # the reference decides every position
+    # the same positions are weighed whatever the budget (candidates do not depend on it)
+    assert rows[1]["weighed"] == rows[2]["weighed"]
+    assert "decisions/s" in format_search(rows)
