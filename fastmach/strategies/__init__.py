@@ -61,10 +61,14 @@ stick (the best mean, no sampling error), ``fair=False`` in its registry entry
 (``fair_names`` leaves it out).
 
 Fallible (``error=p``): a play fails with chance 1-(1-p)^d, d = the table melds it
-dissolves; for ``beginner`` and ``intermediate`` each intact meld they lay off onto counts
-too (their own manipulations; the expert's extensions count as kept melds). Fallback so
-that a hand cannot stall: under ``failed_penalty=0`` a player who failed on their
-previous turn does not fail this turn.
+dissolves plus the new melds it lays of hand cards alone (000: "Cette annulation pénalise
+aussi une nouvelle combinaison tentée sans succès": a new meld tried without success is
+penalised too; the reading chosen: each new hand meld is one more chance to botch, like a
+dissolved meld, the opening included); for ``beginner`` and ``intermediate`` each intact
+meld they lay off onto counts too (their own manipulations; the expert's extensions count
+as kept melds). A new meld holding a dissolved meld's cards counts once, as the dissolved
+meld. Fallback so that a hand cannot stall: under ``failed_penalty=0`` a player who failed
+on their previous turn does not fail this turn.
 """
 from __future__ import annotations
 

@@ -11,6 +11,10 @@ bot object is called for every game of the batch it was given to: keep it statel
 derive what it needs from the observation, so games stay reproducible on any number of
 workers.
 
+The observation is the bot's own copy, immutable (tuples, a frozen record, its own copy of
+the rules): nothing a bot does to it reaches the game, and its answer is checked against
+the engine's position, never against what the bot was handed.
+
 The engine asks the bot on its seat's turn and applies the answer with the same game flow
 as every other strategy. The answer is checked first (``fastmach.game.actions.check_action``):
 an illegal action stops the game with a FastmachError naming the seat, the hand, the turn
@@ -22,6 +26,7 @@ pass the engine makes of any draw there.
 """
 from __future__ import annotations
 
+import copy
 import time
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
@@ -103,13 +108,16 @@ class BotSeat:
         return tuple(done)
 
     def __call__(self, seat: int, pos: dict):
+        # pos is the engine's position, fresh for this call and never shown to the bot:
+        # the bot sees immutable copies, and its answer is checked against pos
         r = self.rules
         counts = pos["hands"][seat]
         hand = np.repeat(np.arange(NCARD), counts).tolist()
         obs = Observation(
-            seat=seat, hand=hand, table=pos["melds"], stands=pos["stands"],
+            seat=seat, hand=tuple(hand), table=tuple(tuple(m) for m in pos["melds"]),
+            stands=tuple(tuple(m) for m in pos["stands"]),
             stock=pos["stock"], hand_sizes=tuple(sum(h) for h in pos["hands"]),
-            scores=tuple(pos["scores"]), opened=pos["opened"][seat], rules=r,
+            scores=tuple(pos["scores"]), opened=pos["opened"][seat], rules=copy.copy(r),
             hand_index=pos["hand"], turn=pos["turn"],
             opened_seats=tuple(pos["opened"]), history=self.history())
         where = f"bot {self.name!r} at seat {seat}, hand {pos['hand']}, turn {pos['turn']}"
