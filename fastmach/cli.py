@@ -21,7 +21,7 @@ from fastmach.tools import bench
 from fastmach.solver.batch import solve_file
 from fastmach.tools.comparison import DEFAULT_GAMES, DEFAULT_MAX_GAMES, DEFAULT_SEED, compare, plan_study
 from fastmach.engine import run_play, summary
-from fastmach.errors import FastmachError
+from fastmach.errors import BotError, FastmachError
 from fastmach.game.gamelog import replay
 from fastmach.outputs import atomic_path, partial_name, probe_file
 from fastmach.study.precision import execute_to_precision
@@ -30,7 +30,6 @@ from fastmach.rules import PRESETS, resolve_rules, source_warning
 from fastmach.rules.doc import describe as describe_preset, markdown as rules_markdown
 from fastmach.solver import solve
 from fastmach.strategies import describe as describe_strategies, rotations_of, split_strategies
-from fastmach.strategies.bots import BotError
 from fastmach.study import Study, split_lineup
 from fastmach.study.sweep import SweepError, bench_driver, execute, format_bench, format_summary
 from fastmach.tools import rate as rating
@@ -635,7 +634,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
-    except (RunFailed, SweepError, BotError) as e:
+    except (RunFailed, SweepError, BotError) as e:  # a bot raised or overran its time limit
         print(f"fastmach: error: {e}", file=sys.stderr)
         return 1
     except OSError as e:  # a full disk, a lost mount: every output is written atomically

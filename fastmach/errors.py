@@ -7,3 +7,11 @@ class FastmachError(ValueError):
     The message names what is wrong (the token, parameter, key or line). The CLI prints it
     on stderr and exits with status 2.
     """
+
+
+class BotError(RuntimeError):
+    """A Python bot failed during a game (it raised, or a move went over its time limit).
+
+    The message names the bot, the seat, the hand, the turn and what happened. The CLI
+    prints it on stderr and exits with status 1.
+    """

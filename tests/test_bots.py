@@ -74,14 +74,14 @@ class Cheater:
 
     def act(self, obs):
         missing = next(c for c in range(52) if c not in obs.hand)
-        return fastmach.Play(obs.table + [[missing]], [missing])
+        return fastmach.Play(list(obs.table) + [[missing]], [missing])
 
 
 class BadTable:
     """Places one real card as a meld of its own."""
 
     def act(self, obs):
-        return fastmach.Play(obs.table + [[obs.hand[0]]], [obs.hand[0]])
+        return fastmach.Play(list(obs.table) + [[obs.hand[0]]], [obs.hand[0]])
 
 
 class Fails:

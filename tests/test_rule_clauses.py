@@ -183,16 +183,17 @@ def test_clause4_keep_jokers_player_must_play_its_joker_on_an_empty_stock():
 
 
 # ------------------------------------------------------- clause 5: Fail is a consequence
-def test_clause5_fail_is_legal_only_where_a_rearranging_play_is_legal():
+def test_clause5_fail_is_legal_wherever_a_play_is_legal_000():
+    """000: "Cette annulation pénalise aussi une nouvelle combinaison tentée sans succès"."""
     # a card that joins a table meld: a manipulation exists, so it can be botched
     st = state("italian(players=2)", ["9H 2C", "KS"], ["6H 7H 8H"], "")
     assert st.is_legal(Fail()) and Fail() in st.legal_actions()
-    # a hand-only meld: playing it rearranges nothing
+    # a hand-only meld: a new meld tried without success is penalised too
     st = state("italian(players=2)", ["2C 3C 4C", "KS"], ["6H 7H 8H"], "")
-    assert not st.is_legal(Fail()) and Fail() not in st.legal_actions()
-    with pytest.raises(FastmachError, match="no legal play that rearranges"):
-        st.check(Fail())
-    # no play at all, an empty table, or before opening: no manipulation either
+    assert st.is_legal(Fail()) and Fail() in st.legal_actions()
+    with pytest.raises(FastmachError, match="no legal play, so there is no play to botch"):
+        state("italian(players=2)", ["2C", "KS"], ["6H 7H 8H"], "KD").check(Fail())
+    # no play at all, no meld on an empty table, or no opening: nothing to botch
     assert not state("italian(players=2)", ["2C", "KS"], ["6H 7H 8H"], "KD").is_legal(Fail())
     assert not state("italian(players=2)", ["2C 3C", "KS"], [], "KD").is_legal(Fail())
     st = Game("classic(players=2,opening_points=30,match=single)").new_initial_state(0, 0)
@@ -206,7 +207,7 @@ def test_clause5_a_pair_that_joins_the_table_is_a_manipulation_000():
     assert st.can_rearrange() and st.is_legal(Fail())
 
 
-def test_clause5_a_fallible_strategy_fails_only_a_play_that_rearranges():
+def test_clause5_a_fallible_strategy_fails_only_a_legal_play():
     game = Game("italian(players=3,jokers=2)", ["expert(error=0.5)"] * 3)
     fails = 0
     for rep in range(4):
@@ -215,7 +216,7 @@ def test_clause5_a_fallible_strategy_fails_only_a_play_that_rearranges():
             a = st.strategy_action()
             if isinstance(a, Fail):
                 fails += 1
-                assert a.attempt is not None and st._rearranges(a.attempt.melds)
+                assert a.attempt is not None and st.is_legal(a.attempt)
             st.apply_action(a)  # checked: the fail is legal
     assert fails > 0
 
@@ -232,7 +233,8 @@ def test_clause6_a_deal_that_leaves_no_stock_is_refused():
 @pytest.mark.parametrize("rules,inside", [
     ("classic(players=5)", True), ("classic(players=6)", False),
     ("jokers(players=4)", True), ("jokers(players=5)", False),
-    ("ace-low(players=5)", True), ("ace-low(players=6,decks=3,hand_size=15)", True),
+    ("ace-low(players=4)", True), ("ace-low(players=5,decks=3,hand_size=15)", True),
+    ("ace-low(players=6,decks=3,hand_size=15)", True), ("ace-low(players=5)", False),
     ("ace-low(players=6)", False), ("ace-low(players=7)", False),
     ("italian(players=8,hand_size=12)", True),
 ])

@@ -13,8 +13,8 @@ from fastmach.rules import PARAMETERS, PRESETS, Rules, format_value, parse_value
 
 ALL_PARAMETERS = (
     "players", "decks", "jokers", "jokers_per_meld", "joker_swap", "hand_size",
-    "first_player_by", "ace", "may_draw_when_able", "may_pass_when_able", "opening_points",
-    "failed_penalty", "stock_empty", "blocked_winner", "ties", "scoring", "hand_points", "match",
+    "first_player_by", "ace", "ace_both_ends", "may_draw_when_able", "may_pass_when_able",
+    "opening_points", "failed_penalty", "stock_empty", "blocked_winner", "ties", "scoring", "hand_points", "match",
 )
 
 
@@ -181,11 +181,12 @@ def test_canonical_string_uses_the_preset_built_from():
     assert r.preset == "jokers"
     assert str(r) == "jokers(jokers=0)"
     # same values spelled from classic
-    same = Rules.preset("classic", may_pass_when_able=False, blocked_winner="lowest",
-                        ties="draw", hand_points="face-ace11", match="single")
+    same = Rules.preset("classic", ace_both_ends=False, may_pass_when_able=False,
+                        blocked_winner="lowest", ties="draw", hand_points="face-ace11",
+                        match="single")
     assert same.params() == r.params()
-    assert str(same) == ("classic(may_pass_when_able=false,blocked_winner=lowest,ties=draw,"
-                         "hand_points=face-ace11,match=single)")
+    assert str(same) == ("classic(ace_both_ends=false,may_pass_when_able=false,"
+                         "blocked_winner=lowest,ties=draw,hand_points=face-ace11,match=single)")
     assert same != r  # the preset is part of the record
 
 
@@ -322,7 +323,7 @@ def _value(name):
         return st.integers(1, 19)
     if name in ("opening_points", "failed_penalty"):
         return st.integers(0, 60)
-    if name in ("may_draw_when_able", "may_pass_when_able"):
+    if name in ("ace_both_ends", "may_draw_when_able", "may_pass_when_able"):
         return st.booleans()
     if name == "match":
         return st.one_of(st.just("single"),

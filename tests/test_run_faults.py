@@ -193,7 +193,7 @@ class NeedsArgs:
 @pytest.mark.parametrize("bot,status,message", [
     ("faulty:Raises", 1, "bot 'faulty:Raises' at seat 0, hand 0, turn 1: act() raised "
                          "ValueError: boom"),
-    ("faulty:NeedsArgs", 2, "bot 'faulty:NeedsArgs': cannot be made without arguments"),
+    ("faulty:NeedsArgs", 2, "bot 'faulty:NeedsArgs': missing required parameter 'x'"),
 ])
 def test_a_failing_bot_in_play_is_named_with_its_seat_hand_and_turn(tmp_path, capsys,
                                                                      monkeypatch, bot,

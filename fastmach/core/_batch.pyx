@@ -65,7 +65,7 @@ cdef class Record:
     """A validated Rules record and objective as the compiled core needs them (reused)."""
     cdef Rec rec
 
-    def __init__(self, int decks, bint ace_high, int jokers_per_meld, int jokers,
+    def __init__(self, int decks, int ace_high, int jokers_per_meld, int jokers,
                  card_w, joker_w, int scale):
         cdef int i
         self.rec.sr.decks = decks
@@ -116,8 +116,8 @@ cdef bint _meld_ok(const int* cards, int n, int ace_high, int limited) noexcept 
             seen[c % 13 + 1] = 1
     if group and n <= 4:
         return 1
-    if not run:
-        return 0
+    if not run or (ace_high == 2 and n >= 14):
+        return 0   # (ace_high 2: low or high, never both: no A 2 ... K A run)
     top = 14 if ace_high else 13
     for lo in range(1, top - n + 2):
         hi = lo + n - 1
@@ -440,7 +440,7 @@ def run_batch(BatchJob job, int workers):
             th.join()
 
 
-def meld_ok(meld, bint ace_high, int jokers_per_meld):
+def meld_ok(meld, int ace_high, int jokers_per_meld):
     """The compiled meld check on one meld (a list of card ids), for the tests."""
     cdef int buf[16]
     cdef int counts[NCARD]

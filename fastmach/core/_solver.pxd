@@ -12,7 +12,9 @@ cdef enum:
 
 cdef struct SolverRules:
     int decks             # copies of each card type in the deck (2 or 3)
-    int ace_high          # 1: ace low or high (A-2-3 and Q-K-A), 0: ace low only
+    int ace_high          # 0: ace low only; 1: low or high (A-2-3 and Q-K-A), a run may
+                          # hold one at each end (A 2 ... K A); 2: low or high, never both
+                          # (the solve's melds split such a run, see wit_split_wraps)
     int jokers_per_meld   # 1, or 0 for unlimited
 
 cdef struct Witness:
@@ -37,9 +39,47 @@ cdef class Solver:
     # or -1 when the table itself cannot be partitioned, -4 past the state limit (about
     # 8 million states: very large hands with jokers). `placed` (length NCARD) receives
     # the counts of hand cards used; `wit` (may be NULL) the melds.
+    cdef int64_t _solve_dir(self, const uint8_t* table, const uint8_t* hand,
+                            const SolverRules* rules, const int32_t* card_w,
+                            const int32_t* joker_w, uint8_t* placed, Witness* wit) noexcept nogil
     cdef int64_t _solve_one(self, const uint8_t* table, const uint8_t* hand,
                             const SolverRules* rules, const int32_t* card_w,
                             const int32_t* joker_w, uint8_t* placed, Witness* wit) noexcept nogil
     cdef int64_t _solve_exact(self, const uint8_t* table, const uint8_t* hand,
                               const SolverRules* rules, const int32_t* card_w,
                               const int32_t* joker_w, uint8_t* placed, Witness* wit) noexcept nogil
+
+
+cdef inline void wit_split_wraps(Witness* w) noexcept nogil:
+    """Lay every 14-card run (A 2 ... K A: an ace at each end) as two runs, A..7 and 8..A:
+    the same cards, both valid (at most 4 jokers: each half keeps a real card, and one
+    joker per meld holds in both). Used where the rules say an ace is low or high, never
+    both (SolverRules.ace_high = 2): such a run is never a meld, and every multiset it
+    covers is covered by the two halves, so the solver's optimum is unchanged."""
+    cdef int m = 0, a, i, p
+    cdef uint8_t cards[14]
+    cdef uint8_t stands[14]
+    cdef uint8_t used[15]
+    while m < w.n_melds:
+        a = w.start[m]
+        if w.start[m + 1] - a != 14:
+            m += 1
+            continue
+        # the entries in run order (position 1..14 of what each stands for)
+        for i in range(15):
+            used[i] = 0
+        for i in range(14):
+            p = w.stands[a + i] % 13 + 1
+            if p == 1 and used[1]:
+                p = 14
+            used[p] = 1
+            cards[p - 1] = w.cards[a + i]
+            stands[p - 1] = w.stands[a + i]
+        for i in range(14):
+            w.cards[a + i] = cards[i]
+            w.stands[a + i] = stands[i]
+        for i in range(w.n_melds + 1, m + 1, -1):
+            w.start[i] = w.start[i - 1]
+        w.start[m + 1] = a + 7
+        w.n_melds += 1
+        m += 2

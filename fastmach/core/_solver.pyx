@@ -961,6 +961,16 @@ cdef class Solver:
     cdef int64_t solve(self, const uint8_t* table, const uint8_t* hand,
                        const SolverRules* rules, const int32_t* card_w,
                        const int32_t* joker_w, uint8_t* placed, Witness* wit) noexcept nogil:
+        # ace low or high, never both (ace_high = 2): the search is the ace-high one (its
+        # optimum is the same, see wit_split_wraps) and a 14-card run is laid as two
+        cdef int64_t val = self._solve_dir(table, hand, rules, card_w, joker_w, placed, wit)
+        if val >= 0 and wit != NULL and rules.ace_high == 2:
+            wit_split_wraps(wit)
+        return val
+
+    cdef int64_t _solve_dir(self, const uint8_t* table, const uint8_t* hand,
+                            const SolverRules* rules, const int32_t* card_w,
+                            const int32_t* joker_w, uint8_t* placed, Witness* wit) noexcept nogil:
         # Direction: the sweep drops states once they have left out more than the answer
         # allows, so it is fastest when the hand's cards come early. Runs read the same
         # both ways, so a hand heavy in high ranks is solved on the mirrored position
@@ -1362,7 +1372,7 @@ def _set_relax(int on):
 
 def solve_counts(cnp.ndarray[cnp.uint8_t, ndim=1] table not None,
                  cnp.ndarray[cnp.uint8_t, ndim=1] hand not None,
-                 int decks, bint ace_high, int jokers_per_meld,
+                 int decks, int ace_high, int jokers_per_meld,
                  cnp.ndarray[cnp.int32_t, ndim=1] card_w not None,
                  cnp.ndarray[cnp.int32_t, ndim=1] joker_w not None,
                  bint witness=True, Solver solver=None):
@@ -1427,7 +1437,7 @@ def _layer_sizes(Solver solver=None):
 
 def time_positions(cnp.ndarray[cnp.uint8_t, ndim=2] tables not None,
                    cnp.ndarray[cnp.uint8_t, ndim=2] hands not None,
-                   int decks, bint ace_high, int jokers_per_meld,
+                   int decks, int ace_high, int jokers_per_meld,
                    cnp.ndarray[cnp.int32_t, ndim=1] card_w not None,
                    cnp.ndarray[cnp.int32_t, ndim=1] joker_w not None,
                    int repeat=3):

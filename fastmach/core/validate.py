@@ -5,7 +5,8 @@ Self-contained on purpose: it shares no code with the solver or with ``fastmach.
 
 Card ids: ``c = suit*13 + (rank-1)``, suits S H D C = 0..3, ranks A=1 .. K=13; joker = 52.
 A meld is a list of card ids in any order; it is valid when SOME assignment of its jokers
-makes it a group or a run.
+makes it a group or a run. ``ace_both_ends=False`` (ace low or high, never both): no run
+holds an ace at each end (A 2 ... K A, the only 14-card runs).
 """
 from __future__ import annotations
 
@@ -52,7 +53,8 @@ def _check_rules(decks: int | None, ace_high: bool, jokers_per_meld: int) -> Non
         raise FastmachError(f"jokers_per_meld must be 1 or 0 (unlimited), got {jokers_per_meld!r}")
 
 
-def meld_problem(meld: Sequence[int], *, ace_high: bool, jokers_per_meld: int) -> str | None:
+def meld_problem(meld: Sequence[int], *, ace_high: bool, jokers_per_meld: int,
+                 ace_both_ends: bool = True) -> str | None:
     """Why ``meld`` is not a valid group or run, or None when it is valid."""
     _check_rules(None, ace_high, jokers_per_meld)
     cards = _check_ids(meld, "meld " + str(list(meld)))
@@ -66,6 +68,8 @@ def meld_problem(meld: Sequence[int], *, ace_high: bool, jokers_per_meld: int) -
     if jokers_per_meld and jokers > jokers_per_meld:
         return f"{jokers} jokers (at most {jokers_per_meld} per meld)"
     if _is_group(real, n) or _is_run(real, n, ace_high):
+        if n == 14 and not ace_both_ends:
+            return "a run with an ace at each end (ace_both_ends=false: an ace is low or high, never both)"
         return None
     return "neither a group nor a run"
 
@@ -99,16 +103,20 @@ def _is_run(real: list[int], n: int, ace_high: bool) -> bool:
     return False
 
 
-def meld_kind(meld: Sequence[int], *, ace_high: bool, jokers_per_meld: int) -> str | None:
+def meld_kind(meld: Sequence[int], *, ace_high: bool, jokers_per_meld: int,
+              ace_both_ends: bool = True) -> str | None:
     """``"group"``, ``"run"`` or None (invalid). A meld that could be either is a group."""
-    if meld_problem(meld, ace_high=ace_high, jokers_per_meld=jokers_per_meld) is not None:
+    if meld_problem(meld, ace_high=ace_high, jokers_per_meld=jokers_per_meld,
+                    ace_both_ends=ace_both_ends) is not None:
         return None
     real = [c for c in meld if c != JOKER]
     return "group" if _is_group(real, len(meld)) else "run"
 
 
-def is_valid_meld(meld: Sequence[int], *, ace_high: bool, jokers_per_meld: int) -> bool:
-    return meld_problem(meld, ace_high=ace_high, jokers_per_meld=jokers_per_meld) is None
+def is_valid_meld(meld: Sequence[int], *, ace_high: bool, jokers_per_meld: int,
+                  ace_both_ends: bool = True) -> bool:
+    return meld_problem(meld, ace_high=ace_high, jokers_per_meld=jokers_per_meld,
+                        ace_both_ends=ace_both_ends) is None
 
 
 def _check_copies(counts: Counter, decks: int, what: str) -> None:
@@ -124,13 +132,15 @@ def check_partition(
     decks: int,
     ace_high: bool,
     jokers_per_meld: int,
+    ace_both_ends: bool = True,
 ) -> None:
     """Raise ValidationError unless ``melds`` are valid and use exactly ``expected_cards``."""
     _check_rules(decks, ace_high, jokers_per_meld)
     expected = Counter(_check_ids(expected_cards, "expected cards"))
     used: Counter = Counter()
     for i, meld in enumerate(melds):
-        why = meld_problem(list(meld), ace_high=ace_high, jokers_per_meld=jokers_per_meld)
+        why = meld_problem(list(meld), ace_high=ace_high, jokers_per_meld=jokers_per_meld,
+                           ace_both_ends=ace_both_ends)
         if why is not None:
             raise ValidationError(f"meld {i} {meld_text(meld)} is invalid: {why}")
         used.update(meld)
@@ -155,6 +165,7 @@ def check_play(
     ace_high: bool,
     jokers_per_meld: int,
     allow_empty: bool = False,
+    ace_both_ends: bool = True,
 ) -> None:
     """Raise ValidationError unless the play is legal.
 
@@ -174,4 +185,4 @@ def check_play(
             raise ValidationError(
                 f"placed card {card_name(c)} {k} time(s) but the hand holds {hand[c]}")
     check_partition(melds_after, table + put, decks=decks, ace_high=ace_high,
-                    jokers_per_meld=jokers_per_meld)
+                    jokers_per_meld=jokers_per_meld, ace_both_ends=ace_both_ends)

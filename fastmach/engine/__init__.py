@@ -26,7 +26,9 @@ Model choices (where the rule texts leave room; docs/rules.md lists them all):
   player who emptied their hand, or the lowest hand(s) that win a blocked / stock-out
   hand) pay nothing (003: "chaque autre joueur compte les cartes encore en main").
   ``scoring = "winner-takes"`` (003's single deal, ``match=single`` only): the winners
-  score the sum of the other players' hand points, the others 0 (higher is better). Match winner: lowest total, a tie gives -1. Single hand: the hand's
+  score the sum of the other players' hand points, the others 0 (higher is better); k
+  tied winners split it, each scoring sum // k (points are whole numbers: the remainder
+  is dropped; 003 speaks of one winner). Match winner: lowest total, a tie gives -1. Single hand: the hand's
   winner (emptied, or ``blocked_winner`` on a blocked / stock-out hand: "none" -> -1,
   "lowest" -> lowest hand points, tie -> -1).
 - ``win_share_i``: 1 for the sole winner, 1/k for each of k tied winners under
@@ -44,8 +46,18 @@ Model choices (where the rule texts leave room; docs/rules.md lists them all):
   the match (1-based turn that drew the last stock card; 0 when the deal left no stock;
   -1 never). Extra columns: ``hands`` (hands played), ``dealer`` (first dealer).
 - ``rounds`` = ceil(turns / players) per hand.
-- play-on: a player who would draw passes; the hand is blocked after ``players``
-  consecutive turns, begun with an empty stock, that added no card.
+- play-on: a player who would draw passes. After ``players`` consecutive turns, begun
+  with an empty stock, that added no card (a full round), the hand is blocked when no seat
+  can add a card: the exact solver decides, a fact of the position (001 "personne ne peut
+  jouer pendant un tour complet"), not of each player's skill. While a seat could play,
+  play goes on (a player who misses a play is making an error), and the hand is blocked
+  all the same after ``BLOCK_ROUNDS`` (10) such rounds: only players who cannot see their
+  plays, or keep botching them, remain. Hand rows count, per seat, the draws and passes
+  made while a play existed (``draws_when_able_i``, ``passes_when_able_i``): where the
+  rules bind a player to play (``may_draw_when_able`` / ``may_pass_when_able`` false) a
+  skill level is bound by the plays it can see (004's "se non può calare ... è costretto
+  a pescare" read from the player's own view), and these columns say how often that
+  reading let a seat draw or pass past a play.
 - ends-hand: the hand ends (``stock-out``) at the end of the turn that draws the stock's
   last card (a draw, or a failed manipulation's penalty, which takes only the cards still
   available): 003's "si la pioche s'épuise avant que quiconque ne termine".
@@ -95,6 +107,11 @@ except ImportError as _err:  # pragma: no cover
 
 _MATCH_CODES = {"single": 0, "rotations": 1, "threshold": 2}
 
+#: Most games one ``play`` run may play (every line-up's games together): its rows are kept
+#: in memory (about 0.3 KB each), so larger runs belong in a study (``fastmach sweep``,
+#: chunked on disk, capped by ``fastmach.sweep.MAX_GAMES``).
+MAX_PLAY_GAMES = 10**7
+
 
 def engine_config(rules: Rules, check: bool = False) -> dict:
     """The rules for the compiled core: ``rules`` holds exactly the fields of the C struct
@@ -117,7 +134,7 @@ def engine_config(rules: Rules, check: bool = False) -> dict:
         lowest=int(rules.blocked_winner == "lowest"),
         ties_shared=int(rules.ties == "shared"),
         winner_takes=int(rules.scoring == "winner-takes"),
-        srules=dict(decks=rules.decks, ace_high=int(rules.ace_high),
+        srules=dict(decks=rules.decks, ace_high=rules.ace_code,
                     jokers_per_meld=rules.jokers_per_meld),
         hpts=hp.tolist(),
         ones=[1] * NCARD,
@@ -251,7 +268,10 @@ def hand_frame(rules: Rules, strategies, seed: int, reps: np.ndarray, h: dict) -
     ``stock_exhausted_turn`` (1-based turn of this hand that drew the last stock card; 0
     when the deal left no stock; -1 never), ``cards_drawn``, ``plays``, ``failed``,
     ``max_table``, ``winner``, then per seat ``strategy_i``, ``cards_left_i``,
-    ``hand_points_i``, ``win_share_i``, ``score_i`` (the match score after the hand)."""
+    ``hand_points_i``, ``win_share_i``, ``score_i`` (the match score after the hand),
+    ``draws_when_able_i`` and ``passes_when_able_i`` (draws, and passes on an empty stock,
+    made while the seat could add a card: the exact solver's answer, whatever the seat's
+    skill saw)."""
     P = rules.players
     n = len(h["game"])
     ends = np.asarray(_engine.ENDS, dtype=object)
@@ -276,7 +296,9 @@ def hand_frame(rules: Rules, strategies, seed: int, reps: np.ndarray, h: dict) -
     for i in range(P):
         cols[f"strategy_{i}"] = str(strategies[i])
     for name, arr in (("cards_left", h["cards_left"]), ("hand_points", h["hand_points"]),
-                      ("win_share", share), ("score", h["score"])):
+                      ("win_share", share), ("score", h["score"]),
+                      ("draws_when_able", h["draws_when_able"]),
+                      ("passes_when_able", h["passes_when_able"])):
         arr = arr.reshape(n, P)
         for i in range(P):
             cols[f"{name}_{i}"] = arr[:, i]
@@ -361,6 +383,11 @@ def run_play(
         raise FastmachError(f"--games must be a positive integer, got {games!r}")
     seed = _check_seed(seed)
     lineups = _lineups(names, rules.players, rotate)
+    if games * len(lineups) > MAX_PLAY_GAMES:
+        raise FastmachError(
+            f"--games {games} x {len(lineups)} line-up(s) is {games * len(lineups):.3g} games, "
+            f"beyond the {MAX_PLAY_GAMES:.0e} one play run may hold in memory; use a study "
+            f"(fastmach sweep) for more")
     for lineup in lineups:  # validate every seat before the first game
         parse_seats(lineup, rules.players)
     if log is not None:

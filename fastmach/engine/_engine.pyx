@@ -17,10 +17,11 @@ import numpy as np
 cimport numpy as cnp
 cimport cython
 
-from fastmach.core._solver cimport NCARD, JOKER
-from fastmach.game._turn cimport (ERules, HState, Decision, Flow, A_PLAY, A_FAIL, E_EMPTIED,
-                             MAX_PLAYERS, MAX_DECK, MAX_TURNS, RC_PYTHON, wit_clear,
-                             flow_start, apply_turn, hand_end, next_uniform)
+from fastmach.core._solver cimport NCARD, JOKER, wit_split_wraps
+from fastmach.game._turn cimport (ERules, HState, Decision, Flow, A_PLAY, A_DRAW, A_PASS, A_FAIL,
+                                  E_EMPTIED, MAX_PLAYERS, MAX_DECK, MAX_TURNS, RC_PYTHON, T_ASK,
+                                  wit_clear, flow_start, apply_turn, blocked_end, hand_end,
+                                  next_uniform, seat_can_play, any_seat_can_play, BLOCK_ROUNDS)
 from fastmach.strategies._base cimport Context, Strategy
 from fastmach.strategies._tactics import dissolved   # noqa: F401 (tests)
 from fastmach.strategies._base import hand_may_meld   # noqa: F401 (tests)
@@ -39,11 +40,12 @@ VIOLATIONS = (
     "a draw or pass changed the table",
 )
 ENDS = ("emptied", "blocked", "stock-out")
+BLOCKED_AFTER_ROUNDS = BLOCK_ROUNDS   # (fastmach.rules.BLOCK_ROUNDS; a test keeps them equal)
 # play_batch(hands=True): the per-hand arrays, in this order (the last three per seat)
 HAND_FIELDS = ("game", "hand", "dealer", "first_player", "end", "winner", "turns", "rounds",
                "stock_exhausted_turn", "cards_drawn", "plays", "failed", "max_table",
-               "cards_left", "hand_points", "score")
-HAND_SEAT_FIELDS = ("cards_left", "hand_points", "score")
+               "cards_left", "hand_points", "score", "draws_when_able", "passes_when_able")
+HAND_SEAT_FIELDS = ("cards_left", "hand_points", "score", "draws_when_able", "passes_when_able")
 
 
 cdef struct HandResult:
@@ -59,6 +61,8 @@ cdef struct HandResult:
     int cards_left[MAX_PLAYERS]
     int points[MAX_PLAYERS]
     int won[MAX_PLAYERS]    # the seat won the hand (alone, or sharing a tie)
+    int draws_able[MAX_PLAYERS]    # draws made while the seat could add a card (exact)
+    int passes_able[MAX_PLAYERS]   # passes (empty stock, play-on) made while it could
 
 
 
@@ -85,6 +89,7 @@ cdef class Engine:
     cdef readonly int match_value
     cdef readonly int players
     cdef readonly bint checked        # verify the invariants after every turn (tests)
+    cdef bint counting                # play_batch(hands=True): count draws/passes when able
     cdef bint recording               # play_batch(record=True): keep every hand's actions
     cdef list record                  # ... the hands of the current game
     cdef dict hand_rec                # ... the current hand (record_deal, _turn, _end)
@@ -166,11 +171,13 @@ cdef class Engine:
                        const int* scores, uint64_t* rng, HandResult* res) noexcept nogil:
         """Deal `deck` starting left of `dealer` and play the hand, `first` playing first:
         0, or -1 (too long), -2 (an invariant broke, checked mode), -3 (a strategy stopped:
-        Context.rc)."""
+        Context.rc). Counting (hands=True): a draw or pass made while the seat could add a
+        card (the exact solver) counts in res.draws_able / passes_able."""
         cdef const ERules* R = self.R
         cdef HState* st = &self.st
         cdef Decision* d = &self.dec
-        cdef int P = R.players, k, seat, cur, end, table_before, stock_before, was_open
+        cdef int P = R.players, k, seat, cur, end, table_before, stock_before, able, was_open
+        cdef int can[MAX_PLAYERS]   # seat_can_play while the position stands still (-1 unknown)
         cdef Flow f
         memset(st, 0, sizeof(HState))
         memset(res, 0, sizeof(HandResult))
@@ -186,6 +193,8 @@ cdef class Engine:
         for seat in range(P):
             st.scores[seat] = scores[seat]
         flow_start(st, &f)
+        for seat in range(P):
+            can[seat] = -1
         cur = first
         res.first_player = cur
         if self.recording:
@@ -208,7 +217,30 @@ cdef class Engine:
             if self.checked and d.kind == A_PLAY and d.n_placed < 1:
                 self.violation = 5
                 return -2
+            if self.counting and (d.kind == A_DRAW or d.kind == A_PASS):
+                if can[cur] < 0:
+                    can[cur] = seat_can_play(self.ctx.solver, R, st, cur)
+                able = can[cur]
+                if able < -1:
+                    self.ctx.rc = able
+                    return -3
+                if able:
+                    if st.stock_pos == st.stock_len and not R.ends_hand:
+                        res.passes_able[cur] += 1
+                    else:
+                        res.draws_able[cur] += 1
             end = apply_turn(R, st, cur, d, &f)
+            if d.kind == A_PLAY:
+                for seat in range(P):   # the table changed: every seat's answer may too
+                    can[seat] = -1
+            elif st.stock_pos != stock_before:
+                can[cur] = -1           # its hand changed
+            if end == T_ASK:   # a full round added no card: can any seat play? (exact)
+                f.playable = any_seat_can_play(self.ctx.solver, R, st)
+                if f.playable < -1:
+                    self.ctx.rc = f.playable
+                    return -3
+                end = blocked_end(R, &f)
             if self.recording:
                 with gil:
                     self.record_turn(cur, d, stock_before)
@@ -307,7 +339,7 @@ cdef class Engine:
             end=ENDS[res.end], winner=res.winner,
             points=[res.points[s] for s in range(self.players)],
             cards_left=[res.cards_left[s] for s in range(self.players)],
-            shares=[res.won[s] / k if k else 0.0 for s in range(self.players)])
+            shares=[<double>res.won[s] / k if k else 0.0 for s in range(self.players)])
 
     # ------------------------------------------------------------ batches
     def play_batch(self, int64_t root_seed, replicates, bint hands=False, bint record=False):
@@ -350,6 +382,7 @@ cdef class Engine:
         games_log = []
         hrows = {name: [] for name in HAND_FIELDS} if hands else None
         self.recording = record   # (reset by the next batch; decide_position never records)
+        self.counting = hands
         for g in range(G):
             self.record = []
             if record:
@@ -418,10 +451,13 @@ cdef class Engine:
                         lost += res.points[s]
                         if not self.R.winner_takes:
                             sc[g, s] += res.points[s]
-                if self.R.winner_takes:
+                if self.R.winner_takes:   # k tied winners split the sum (rounded down)
+                    nb = 0
+                    for s in range(P):
+                        nb += res.won[s]
                     for s in range(P):
                         if res.won[s]:
-                            sc[g, s] += lost
+                            sc[g, s] += lost // nb
                 turn_base += res.turns
                 if record:
                     self.hand_rec["scores"] = [sc[g, s] for s in range(P)]
@@ -432,7 +468,9 @@ cdef class Engine:
                             res.cards_drawn, res.plays, res.failed, res.max_table,
                             [res.cards_left[s] for s in range(P)],
                             [res.points[s] for s in range(P)],
-                            [sc[g, s] for s in range(P)])):
+                            [sc[g, s] for s in range(P)],
+                            [res.draws_able[s] for s in range(P)],
+                            [res.passes_able[s] for s in range(P)])):
                         hrows[name].append(v)
                 h += 1
                 if self.match_kind == 0:
@@ -529,6 +567,8 @@ cdef class Engine:
             if rc == RC_PYTHON:
                 raise err
             raise RuntimeError(f"engine: the exact solver stopped ({SOLVER_ERRORS.get(rc, rc)})")
+        if d.kind == A_PLAY and self.R.srules.ace_high == 2:
+            wit_split_wraps(&d.wit)   # as apply_turn lays it
         placed = np.array(<uint8_t[:NCARD]> d.placed, dtype=np.uint8)
         melds, stands = [], []
         if d.kind == A_PLAY:

@@ -21,7 +21,7 @@ hand cards: far too many to enumerate, let alone to learn over. The environment 
 
 A candidate is masked when it does not exist (nothing to place, below the opening
 threshold) or repeats an earlier one (the same cards placed, jokers taken and table).
-``Fail`` (a botched manipulation) is a consequence of a fallible strategy, never a
+``Fail`` (a botched play) is a consequence of a fallible strategy, never a
 choice, so it is not an action. Each candidate's size (cards, points, jokers placed,
 jokers taken, whether it empties the hand) is part of the observation.
 """

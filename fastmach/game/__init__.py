@@ -11,9 +11,10 @@ validator ``fastmach.core.validate``, never the solver; only "does a play exist"
 Actions: ``Play(melds, placed, taken)`` (the whole table after the play, the hand cards
 added, the jokers taken back into the hand under ``joker_swap = "hand"``), ``Draw()``,
 ``Pass()`` (empty stock, play-on; a player able to play may pass only under
-``may_pass_when_able``), ``Fail()`` (a botched manipulation: the table is restored and
-``failed_penalty`` cards are drawn; legal only where a play that rearranges table melds is
-legal). The rules are in docs/rules.md. ``apply_action`` returns a frozen
+``may_pass_when_able``), ``Fail()`` (a botched play, a manipulation or a new meld: the
+table is restored and ``failed_penalty`` cards are drawn; legal only where a play is
+legal). A full round without an added card on an empty stock blocks the hand only when no
+seat can play (the exact solver), or after ``BLOCK_ROUNDS`` such rounds. The rules are in docs/rules.md. ``apply_action`` returns a frozen
 ``TurnRecord`` and appends it to ``state.history``. ``returns()`` gives each seat minus
 its penalty score (higher is better).
 """
@@ -32,7 +33,7 @@ from fastmach.errors import FastmachError
 from fastmach.game.deal import check_seed, deck_of
 from fastmach.game.history import PublicTurn
 from fastmach.game.observation import Observation
-from fastmach.rules import Rules, resolve_rules
+from fastmach.rules import BLOCK_ROUNDS, Rules, resolve_rules
 from fastmach.solver import opening, solve
 from fastmach.game.actions import (Action, Draw, Fail, Pass, Play, check_action, meld_points,
                               meld_stands, rearranges)
@@ -76,6 +77,9 @@ class HandResult:
     shares: tuple[float, ...] = ()  # each seat's win share of the hand
     scores: tuple[int, ...] = ()  # each seat's match score after the hand
     stats: tuple[tuple[str, int], ...] = ()  # per hand: stock_exhausted_turn, cards_drawn, ...
+    # per seat: draws, and passes, made while the seat could add a card (the exact solver)
+    draws_when_able: tuple[int, ...] = ()
+    passes_when_able: tuple[int, ...] = ()
 
 
 #: ``(rules, seats) -> (Rules, [Strategy], compiled engine)``: the engine's ``make_engine``,
@@ -160,6 +164,8 @@ class State:
         self.current_player = self.first_player
         self.turn = 0  # turns played in this hand
         self._noadd = 0
+        self._playable: bool | None = None  # after a round without additions: can a seat play
+        self._able = {"draws": [0] * P, "passes": [0] * P}
         self.hand_stats = Counter()  # plays, failed, cards_drawn, max_table (this hand)
         self.hand_exhausted_turn = -1 if self._stock else 0
         self._dealt = (tuple(tuple(self.hand_of(s)) for s in range(P)), tuple(self._stock))
@@ -182,7 +188,8 @@ class State:
         check_copies(allc, r.decks, r.jokers)
         try:
             validate.check_partition(melds, [c for m in melds for c in m], decks=r.decks,
-                                     ace_high=r.ace_high, jokers_per_meld=r.jokers_per_meld)
+                                     ace_high=r.ace_high, jokers_per_meld=r.jokers_per_meld,
+                                     ace_both_ends=r.ace_both_ends)
         except validate.ValidationError as e:
             raise FastmachError(f"set_position: {e}") from None
         self._hands = hs
@@ -195,6 +202,7 @@ class State:
         self.opened = [bool(x) for x in opened] if opened is not None else [True] * P
         self.failed_last = [False] * P
         self._noadd = 0
+        self._playable = None
         return self
 
     # -------------------------------------------------------------- views
@@ -233,14 +241,18 @@ class State:
 
     def observation(self, seat: int) -> Observation:
         """What ``seat`` may know now (the ``Observation`` a Python bot is given): its
-        hand, the table, the public history, sizes, scores; no other hand, no stock card."""
+        hand, the table, the public history, sizes, scores; no other hand, no stock card.
+        The seat's own immutable copy (tuples, its own Rules): nothing done to it reaches
+        the game."""
         P = self.rules.players
         if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < P:
             raise FastmachError(f"observation: seat must be 0..{P - 1}, got {seat!r}")
         return Observation(
-            seat=int(seat), hand=self.hand_of(seat), table=self.table, stands=self.table_stands,
+            seat=int(seat), hand=tuple(self.hand_of(seat)),
+            table=tuple(tuple(m) for m in self._melds),
+            stands=tuple(tuple(m) for m in self._stands),
             stock=len(self.stock), hand_sizes=tuple(int(h.sum()) for h in self._hands),
-            scores=tuple(self.scores), opened=self.opened[seat], rules=self.rules,
+            scores=tuple(self.scores), opened=self.opened[seat], rules=copy.copy(self.rules),
             hand_index=self.hand_index, turn=self.turn + 1, opened_seats=tuple(self.opened),
             history=tuple(self._public))
 
@@ -312,6 +324,11 @@ class State:
                 seat, [h for h in self._hands], self._melds, self._stands, self.opened,
                 len(self.stock), self.rng_state, self.failed_last, raw=True)[0]
             return kind == "play"
+        return self.can_play(seat)
+
+    def can_play(self, seat: int) -> bool:
+        """Whether ``seat`` can add a card, as a fact of the position (the exact solver;
+        the opening rule and joker swaps included)."""
         hand = self.hand_of(seat)
         if not hand:
             return False
@@ -338,7 +355,7 @@ class State:
         passing = not self.stock and r.stock_empty == "play-on"
         if (r.may_pass_when_able if passing else r.may_draw_when_able) or not out:
             out.append(Pass() if passing else Draw())
-        if self.can_rearrange():
+        if out and isinstance(out[0], Play):
             out.append(Fail())
         return out
 
@@ -356,15 +373,16 @@ class State:
         seat = self.current_player
         check_action(self.rules, action, seat=seat, hand=self._hands[seat], melds=self._melds,
                      stands=self._stands, opened=self.opened[seat], stock_left=len(self.stock),
-                     play_exists=self._play_exists, can_rearrange=self.can_rearrange)
+                     play_exists=(lambda: self.can_play(seat)) if isinstance(action, Fail)
+                     else self._play_exists)
 
     def _rearranges(self, melds) -> bool:
         """Whether a table of ``melds`` changed at least one current table meld."""
         return rearranges(self._melds, melds)
 
     def can_rearrange(self) -> bool:
-        """Whether the current player has a legal play that rearranges table melds (the
-        only place where ``Fail`` is legal). Looked for in this order: the maximum
+        """Whether the current player has a legal play that rearranges table melds. Looked
+        for in this order: the maximum
         placement's melds, one hand card joining the table, two hand cards joining it
         (one or two cards cannot form a meld alone, so such a play changes a table meld);
         a play that needs three or more hand cards for its first change of the table and
@@ -449,6 +467,7 @@ class State:
             self.stats["plays"] += 1
             self.hand_stats["plays"] += 1
             self._noadd = 0
+            self._playable = None
             n = sum(len(m) for m in self._melds)
             self.stats["max_table"] = max(self.stats["max_table"], n)
             self.hand_stats["max_table"] = max(self.hand_stats["max_table"], n)
@@ -456,6 +475,9 @@ class State:
                 end = "emptied"
         elif isinstance(action, (Draw, Pass)):
             kind = "pass" if isinstance(action, Pass) else "draw"
+            if self.can_play(seat):  # a draw or pass while a play existed (counted)
+                passing = not self.stock and r.stock_empty == "play-on"
+                self._able["passes" if passing else "draws"][seat] += 1
             if self.stock:
                 drawn = self._draw(1)
             elif r.stock_empty == "ends-hand":
@@ -473,8 +495,11 @@ class State:
         self.failed_last[seat] = kind == "fail"
         if end is None and kind != "play" and empty_at_start:
             self._noadd += 1
-            if self._noadd >= P:
-                end = "blocked"
+            if self._noadd >= P:  # a full round added no card: blocked if nobody can play
+                if self._playable is None:
+                    self._playable = any(self.can_play(s) for s in range(P))
+                if not self._playable or self._noadd >= P * BLOCK_ROUNDS:
+                    end = "blocked"
         rec = TurnRecord(self.hand_index, self.turn, seat, kind, action.placed if kind == "play" else (),
                          tuple(drawn), action.taken if kind == "play" else (),
                          tuple(tuple(m) for m in self._melds))
@@ -517,12 +542,14 @@ class State:
             shares = [0.0] * P
         # a hand's winners pay nothing (003: "chaque autre joueur compte les cartes encore en
         # main"); winner-takes (003's single deal): they score the others' points instead
+        # (k tied winners split the sum, rounded down)
         lost = sum(p for p, x in zip(pts, shares) if x == 0)
+        k = sum(1 for x in shares if x > 0)
         for s in range(P):
             if shares[s] == 0 and r.scoring == "penalties":
                 self.scores[s] += pts[s]
             elif shares[s] > 0 and r.scoring == "winner-takes":
-                self.scores[s] += lost
+                self.scores[s] += lost // k
         stats = (("stock_exhausted_turn", self.hand_exhausted_turn),
                  ("cards_drawn", self.hand_stats["cards_drawn"]),
                  ("plays", self.hand_stats["plays"]), ("failed", self.hand_stats["failed"]),
@@ -530,7 +557,9 @@ class State:
         self.hand_results.append(HandResult(
             self.hand_index, self.dealer, self.first_player, end, winner, self.turn,
             tuple(int(h.sum()) for h in self._hands), tuple(pts), *self._dealt,
-            shares=tuple(shares), scores=tuple(self.scores), stats=stats))
+            shares=tuple(shares), scores=tuple(self.scores), stats=stats,
+            draws_when_able=tuple(self._able["draws"]),
+            passes_when_able=tuple(self._able["passes"])))
         self.hand_index += 1
         kind, value = r.match_kind, r.match_value
         over = (kind == "single" or (kind == "rotations" and self.hand_index >= value * P)
@@ -587,7 +616,9 @@ class State:
             }
             for name, vals in (("strategy", [str(s) for s in self.game.seats]),
                                ("cards_left", h.cards_left), ("hand_points", h.points),
-                               ("win_share", h.shares), ("score", h.scores)):
+                               ("win_share", h.shares), ("score", h.scores),
+                               ("draws_when_able", h.draws_when_able),
+                               ("passes_when_able", h.passes_when_able)):
                 for i in range(P):
                     row[f"{name}_{i}"] = vals[i]
             rows.append(row)

@@ -7,20 +7,31 @@
 # Model choices (documented in fastmach/engine/__init__.py as well):
 # - a turn is PLAY, DRAW, PASS or FAIL; a strategy returns PLAY, DRAW or FAIL; DRAW with an
 #   empty stock becomes PASS (stock_empty = play-on) or ends the hand (ends-hand).
-# - play-on: a hand is blocked when `players` consecutive turns that began with an empty
-#   stock added no card to the table.
+# - play-on: after `players` consecutive turns that began with an empty stock and added no
+#   card (a full round), the hand is blocked when no seat can add a card (the exact
+#   solver: a fact of the position, not of the players' skill); else play goes on, and
+#   the hand is blocked anyway after BLOCK_ROUNDS such rounds (only players who cannot
+#   see their plays, or keep botching them, remain). apply_turn returns T_ASK at the
+#   first such round: the caller asks any_seat_can_play, sets Flow.playable, and calls
+#   blocked_end.
+# - ace low or high, never both (srules.ace_high = 2): a play's 14-card run is laid as
+#   two runs (_solver.wit_split_wraps), whoever made it.
 # - a FAIL draws min(failed_penalty, stock left); under ends-hand a FAIL with an empty
 #   stock ends the hand (the player must draw from an empty stock).
 from libc.stdint cimport uint8_t, int32_t, int64_t, uint32_t, uint64_t
 from libc.string cimport memset, memcpy, memmove, memcmp
 
-from fastmach.core._solver cimport SolverRules, Witness, NCARD, JOKER, MAX_MELDS, MAX_TABLE
+from fastmach.core._solver cimport (Solver, SolverRules, Witness, NCARD, JOKER, MAX_MELDS,
+                                    MAX_TABLE, wit_split_wraps)
 
 cdef enum:
     MAX_PLAYERS = 8
     MAX_DECK = 164
     PATIENCE_STOCK = 10  # a patient player waits while the stock holds at least this many
     MAX_TURNS = 100000   # a hand longer than this is reported as an error (see play_batch)
+    BLOCK_ROUNDS = 10    # full rounds without an added card after which a hand is blocked
+                         # even though a seat could play (see blocked_end)
+    T_ASK = -2           # apply_turn: a full round added no card; ask who can play
 
 # actions
 cdef enum:
@@ -99,6 +110,7 @@ cdef struct Flow:
     int plays
     int failed
     int max_table
+    int playable               # -1 unknown, 0 no seat can add a card, 1 one can (exact)
 
 
 # ---------------------------------------------------------------- PRNG (splitmix64)
@@ -194,12 +206,13 @@ cdef inline int total(const uint8_t* counts) noexcept nogil:
 cdef inline void flow_start(const HState* st, Flow* f) noexcept nogil:
     memset(f, 0, sizeof(Flow))
     f.stock_exhausted_turn = 0 if st.stock_len == st.stock_pos else -1
+    f.playable = -1
 
 
 cdef inline int apply_turn(const ERules* R, HState* st, int cur, const Decision* d,
                            Flow* f) noexcept nogil:
     """Apply seat cur's decision d to the position: returns the hand's end (E_*), or -1
-    while it goes on. PLAY moves d.placed to the table (the meld list becomes d.wit),
+    while it goes on, T_ASK after a full round without an added card. PLAY moves d.placed to the table (the meld list becomes d.wit),
     DRAW draws one card (an empty stock: a pass, or the end under ends-hand), FAIL draws
     the penalty (an empty stock ends the hand under ends-hand)."""
     cdef int c, k, take, avail = st.stock_len - st.stock_pos
@@ -215,9 +228,12 @@ cdef inline int apply_turn(const ERules* R, HState* st, int cur, const Decision*
         st.hand_n[cur] += d.taken - d.n_placed
         st.table_n += d.n_placed - d.taken
         wit_copy(&st.wit, &d.wit)
+        if R.srules.ace_high == 2:
+            wit_split_wraps(&st.wit)
         st.opened[cur] = 1
         f.plays += 1
         f.noadd = 0
+        f.playable = -1
         if st.table_n > f.max_table:
             f.max_table = st.table_n
         if st.hand_n[cur] == 0:
@@ -252,8 +268,56 @@ cdef inline int apply_turn(const ERules* R, HState* st, int cur, const Decision*
     if d.kind != A_PLAY and empty_at_start:
         f.noadd += 1
         if f.noadd >= R.players:
-            return E_BLOCKED
+            if f.playable < 0:
+                return T_ASK
+            return blocked_end(R, f)
     return -1
+
+
+cdef inline int blocked_end(const ERules* R, const Flow* f) noexcept nogil:
+    """After a full round without an added card (empty stock): E_BLOCKED when no seat can
+    add a card (f.playable = 0) or after BLOCK_ROUNDS such rounds, else -1 (play goes on:
+    a player who misses a play is making an error)."""
+    if f.playable == 0 or f.noadd >= R.players * BLOCK_ROUNDS:
+        return E_BLOCKED
+    return -1
+
+
+cdef inline int seat_can_play(Solver solver, const ERules* R, const HState* st,
+                              int seat) noexcept nogil:
+    """Whether the seat can add a card to the table, as a fact of the position (the exact
+    solver; the opening rule and joker swaps included): 1, 0, or a solver error (< -1)."""
+    cdef uint8_t empty[NCARD]
+    cdef uint8_t placed[NCARD]
+    cdef int64_t v
+    cdef int i
+    if st.hand_n[seat] == 0:
+        return 0
+    memset(placed, 0, NCARD)
+    if R.opening and not st.opened[seat]:
+        memset(empty, 0, NCARD)
+        v = solver.solve(empty, st.hands[seat], &R.srules, R.open_w, R.open_jw, placed, NULL)
+        if v < -1:
+            return <int>v
+        return 1 if v >= 0 and total(placed) > 0 and v // R.open_scale >= R.opening else 0
+    if R.swap_hand:
+        for i in range(st.wit.start[st.wit.n_melds]):
+            if st.wit.cards[i] == JOKER and st.hands[seat][st.wit.stands[i]] > 0:
+                return 1
+    v = solver.solve(st.table, st.hands[seat], &R.srules, R.ones, R.ones_j, placed, NULL)
+    if v < -1:
+        return <int>v
+    return 1 if v >= 0 and total(placed) > 0 else 0
+
+
+cdef inline int any_seat_can_play(Solver solver, const ERules* R, const HState* st) noexcept nogil:
+    """1 if some seat can add a card (seat_can_play), 0 if none, or a solver error."""
+    cdef int s, k
+    for s in range(R.players):
+        k = seat_can_play(solver, R, st, s)
+        if k != 0:
+            return k
+    return 0
 
 
 cdef inline int hand_end(const ERules* R, const HState* st, int end, int cur,

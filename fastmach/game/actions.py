@@ -3,10 +3,12 @@ Python bots in the compiled engine (fastmach.strategies.bots).
 
 ``Play(melds, placed, taken)`` (the whole table after the play, the hand cards added, the
 jokers taken back into the hand under ``joker_swap = "hand"``), ``Draw()``, ``Pass()``
-(empty stock, play-on), ``Fail()`` (a botched manipulation: the table is restored and
-``failed_penalty`` cards are drawn). ``check_action`` says why an action is illegal in a
-position; it uses the independent validator ``fastmach.core.validate``, never the solver
-(only "does a play exist", needed when ``may_draw_when_able`` is false, is the caller's).
+(empty stock, play-on), ``Fail()`` (a botched play: a manipulation or a new meld tried
+without success, 000 "Cette annulation pénalise aussi une nouvelle combinaison tentée sans
+succès"; the table is restored and ``failed_penalty`` cards are drawn). ``check_action``
+says why an action is illegal in a position; it uses the independent validator
+``fastmach.core.validate``, never the solver (only "does a play exist", needed when
+``may_draw_when_able`` is false and for a ``Fail`` without its attempt, is the caller's).
 """
 from __future__ import annotations
 
@@ -66,11 +68,12 @@ class Pass:
 
 @dataclass(frozen=True)
 class Fail:
-    """A failed manipulation: table restored, ``failed_penalty`` cards drawn.
+    """A botched play (a manipulation, or a new meld of hand cards): table restored,
+    ``failed_penalty`` cards drawn.
 
-    A consequence, not a free action: legal only where a play that rearranges table melds
-    is legal. ``attempt``: the play that was botched (a strategy's fail carries it); without
-    it, the State looks for such a play itself (``State.can_rearrange``)."""
+    A consequence, not a free action: legal only where a play is legal. ``attempt``: the
+    play that was botched (a strategy's fail carries it); without it, some legal play must
+    exist (the caller's ``play_exists``, the exact solver)."""
 
     attempt: Play | None = field(default=None, compare=False, repr=False)
     rng_after: int | None = field(default=None, compare=False, repr=False)
@@ -82,15 +85,13 @@ Action = Play | Draw | Pass | Fail
 def check_action(rules: Rules, action: Action, *, seat: int, hand: Sequence[int],
                  melds: Sequence[Sequence[int]], stands: Sequence[Sequence[int]],
                  opened: bool, stock_left: int, play_exists: Callable[[], bool],
-                 can_rearrange: Callable[[], bool] = lambda: False,
                  draw_passes: bool = False) -> None:
     """Raise FastmachError naming the rule ``action`` breaks in this position.
 
     ``hand``: the seat's 53 card counts; ``melds``/``stands``: the table's meld list and
-    what each card stands for (None: unknown, as in a log); ``play_exists``: whether the seat can add a card (asked
-    only when ``may_draw_when_able`` or ``may_pass_when_able`` is false);
-    ``can_rearrange``: whether it has a legal play that rearranges table melds (a Fail
-    without its attempt). ``draw_passes``: a Draw from an empty stock under play-on is
+    what each card stands for (None: unknown, as in a log); ``play_exists``: whether the
+    seat can add a card (asked only when ``may_draw_when_able`` or ``may_pass_when_able``
+    is false, and for a Fail without its attempt). ``draw_passes``: a Draw from an empty stock under play-on is
     the pass the engine makes of it (bots) rather than an error."""
     r = rules
     if isinstance(action, Play):
@@ -110,12 +111,9 @@ def check_action(rules: Rules, action: Action, *, seat: int, hand: Sequence[int]
             raise FastmachError("fail: the hand is empty")
         if action.attempt is not None:
             _check_play(r, action.attempt, seat, hand, melds, stands, opened)
-            if not rearranges(melds, action.attempt.melds):
-                raise FastmachError("fail: the attempted play rearranges no table meld")
-        elif not can_rearrange():
+        elif not play_exists():
             raise FastmachError(
-                f"fail: seat {seat} has no legal play that rearranges table melds, so "
-                f"there is no manipulation to botch")
+                f"fail: seat {seat} has no legal play, so there is no play to botch")
     else:
         raise FastmachError(f"unknown action {action!r}")
 
@@ -157,7 +155,8 @@ def _check_play(r: Rules, a: Play, seat: int, hand: Sequence[int], melds, stands
     try:
         validate.check_partition(
             [list(m) for m in a.melds], list(expected.elements()), decks=r.decks,
-            ace_high=r.ace_high, jokers_per_meld=r.jokers_per_meld)
+            ace_high=r.ace_high, jokers_per_meld=r.jokers_per_meld,
+            ace_both_ends=r.ace_both_ends)
     except validate.ValidationError as e:
         raise FastmachError(f"illegal play: {e}") from None
     if opening_turn:

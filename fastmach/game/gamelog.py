@@ -10,7 +10,9 @@ the placed cards (minus taken jokers) in valid melds, the opening rule, that dra
 are the next stock cards, passes only on an empty stock, the end of the hand (emptied
 hand, blocked round, stock-out), the points and the winner. It cannot judge whether a
 player who drew could have played (that needs the solver); ``may_draw_when_able`` is not
-re-checked.
+re-checked. Likewise a blocked end: after a full round of turns, begun with an empty
+stock, that added no card the hand may end blocked (when no seat could play, which only
+the solver knows) or go on, and it must end after ``BLOCK_ROUNDS`` such rounds.
 """
 from __future__ import annotations
 
@@ -27,7 +29,7 @@ from fastmach.core.cards import JOKER, card_points, card_str, parse_card
 from fastmach.errors import FastmachError
 from fastmach.game import Game
 from fastmach.outputs import read_text
-from fastmach.rules import Rules
+from fastmach.rules import BLOCK_ROUNDS, Rules
 
 __all__ = ["log_records", "replay", "replay_states", "to_action", "ReplayedHand"]
 
@@ -212,8 +214,8 @@ class _HandChecker:
                 desc += " from the empty stock: the hand ends"
             if self.ended is None and empty_at_start:
                 self.noadd += 1
-                if self.noadd >= self.P:
-                    self.ended = "blocked"
+                if self.noadd >= self.P * BLOCK_ROUNDS:
+                    self.ended = "blocked"   # (from P turns on, it may end blocked: see end)
         else:
             raise _Bad(f"unknown action {action!r} (play, draw, pass or fail)")
         self.lines.append(f"   {self.turns:4d} seat {seat} {desc}")
@@ -222,6 +224,8 @@ class _HandChecker:
     def end(self, rec: dict) -> tuple[str, int, list[int]]:
         r = self.rules
         end = rec.get("end")
+        if self.ended is None and end == "blocked" and self.noadd >= self.P:
+            self.ended = "blocked"   # a full round added no card: nobody could play
         if self.ended is None:
             raise _Bad(f"end record '{end}' but the hand is not over")
         if end != self.ended:
@@ -250,8 +254,9 @@ class _HandChecker:
             raise _Bad(f"shares {rec['shares']} but the rules give {shares}")
         # the hand's score: winners pay nothing; winner-takes: they score the others' points
         lost = sum(p for p, x in zip(points, shares) if x == 0)
-        if r.scoring == "winner-takes":
-            self.scored = [lost if x > 0 else 0 for x in shares]
+        if r.scoring == "winner-takes":   # k tied winners split the sum (rounded down)
+            won = sum(1 for x in shares if x > 0)
+            self.scored = [lost // won if x > 0 else 0 for x in shares]
         else:
             self.scored = [p if x == 0 else 0 for p, x in zip(points, shares)]
         self.lines.append(f"   end: {end}, winner {winner if winner >= 0 else 'none'}, points {points}")

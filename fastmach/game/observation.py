@@ -13,12 +13,14 @@ __all__ = ["Observation"]
 @dataclass(frozen=True)
 class Observation:
     """What a seat may know on its turn (``history``: this hand's public turns, see
-    fastmach.game.history; no other seat's card and no stock card is in it)."""
+    fastmach.game.history; no other seat's card and no stock card is in it). The seat's own
+    copy, immutable (tuples, a frozen record, its own copy of the rules): nothing done to it
+    reaches the game."""
 
     seat: int
-    hand: list[int]                    # its cards (sorted ids)
-    table: list[list[int]]             # the table's melds (card ids)
-    stands: list[list[int]]            # what each table card stands for (a joker: its card)
+    hand: tuple[int, ...]              # its cards (sorted ids)
+    table: tuple[tuple[int, ...], ...]   # the table's melds (card ids)
+    stands: tuple[tuple[int, ...], ...]  # what each table card stands for (a joker: its card)
     stock: int                         # cards left in the stock
     hand_sizes: tuple[int, ...]        # every seat's hand size (its own included)
     scores: tuple[int, ...]            # match scores before this hand (penalty points)

@@ -29,7 +29,14 @@ from fastmach.core.cards import POINT_SCHEMES, card_points
 from fastmach.errors import FastmachError
 
 __all__ = ["Rules", "PRESETS", "PARAMETERS", "TABLE", "Parameter", "SOURCE_PLAYERS", "parse_value", "format_value",
-           "resolve_rules", "source_warning"]
+           "resolve_rules", "source_warning", "BLOCK_ROUNDS"]
+
+#: stock_empty = play-on: a full round of turns begun with an empty stock that adds no card
+#: ends the hand (blocked) when no seat can play, a fact of the position (the exact
+#: solver); while a seat could play, play goes on (a player who misses a play is making an
+#: error) until this many such rounds have passed (only players who cannot see their
+#: plays, or keep botching them, remain). The engine's BLOCK_ROUNDS (fastmach/_turn.pxd).
+BLOCK_ROUNDS = 10
 
 # ---------------------------------------------------------------------------------------
 # presets: the sources are the rule texts 000, 001, 003 and 004; docs/rules.md quotes the
@@ -42,8 +49,8 @@ PRESETS: dict[str, dict[str, Any]] = {
     # of fixed dealer rotations (the count is not given: 1 here, a sweep varies it).
     "classic": dict(
         players=4, decks=2, jokers=0, jokers_per_meld=1, joker_swap="table", hand_size=13,
-        first_player_by="left-of-dealer", ace="low-or-high", may_draw_when_able=True,
-        may_pass_when_able=True, opening_points=0, failed_penalty=3, stock_empty="play-on",
+        first_player_by="left-of-dealer", ace="low-or-high", ace_both_ends=True,
+        may_draw_when_able=True, may_pass_when_able=True, opening_points=0, failed_penalty=3, stock_empty="play-on",
         blocked_winner="none", ties="shared", scoring="penalties", hand_points="cards",
         match="rotations:1",
     ),
@@ -53,8 +60,8 @@ PRESETS: dict[str, dict[str, Any]] = {
     # silent on failed manipulations, and 3 is the classic tradition's penalty.
     "jokers": dict(
         players=4, decks=2, jokers=4, jokers_per_meld=1, joker_swap="table", hand_size=13,
-        first_player_by="left-of-dealer", ace="low-or-high", may_draw_when_able=True,
-        may_pass_when_able=False, opening_points=0, failed_penalty=3, stock_empty="play-on",
+        first_player_by="left-of-dealer", ace="low-or-high", ace_both_ends=False,
+        may_draw_when_able=True, may_pass_when_able=False, opening_points=0, failed_penalty=3, stock_empty="play-on",
         blocked_winner="lowest", ties="draw", scoring="penalties", hand_points="face-ace11",
         match="single",
     ),
@@ -65,7 +72,8 @@ PRESETS: dict[str, dict[str, Any]] = {
     # sweep adds them: the variant text says the swapper "conserve le joker".
     "ace-low": dict(
         players=4, decks=2, jokers=0, jokers_per_meld=1, joker_swap="hand", hand_size=13,
-        first_player_by="cut", ace="low-only", may_draw_when_able=True, may_pass_when_able=False,
+        first_player_by="cut", ace="low-only", ace_both_ends=False, may_draw_when_able=True,
+        may_pass_when_able=False,
         opening_points=0, failed_penalty=1, stock_empty="ends-hand", blocked_winner="lowest",
         ties="shared", scoring="penalties", hand_points="face-ace1", match="threshold:100",
     ),
@@ -79,8 +87,8 @@ PRESETS: dict[str, dict[str, Any]] = {
     # reading). match "single": the text offers "partita singola" or points with no target.
     "italian": dict(
         players=4, decks=2, jokers=0, jokers_per_meld=0, joker_swap="table", hand_size=13,
-        first_player_by="left-of-dealer", ace="low-or-high", may_draw_when_able=False,
-        may_pass_when_able=False, opening_points=0, failed_penalty=1, stock_empty="play-on",
+        first_player_by="left-of-dealer", ace="low-or-high", ace_both_ends=True,
+        may_draw_when_able=False, may_pass_when_able=False, opening_points=0, failed_penalty=1, stock_empty="play-on",
         blocked_winner="lowest", ties="shared", scoring="penalties", hand_points="face-ace11",
         match="single",
     ),
@@ -103,9 +111,10 @@ def source_warning(rules: "Rules") -> str | None:
     if P < lo or (hi is not None and P > hi):
         return (f"{rules}: players={P} is outside the {span} players of the {rules.preset} "
                 f"source text (docs/rules.md); these games extrapolate its rules")
-    if rules.preset == "ace-low" and P == 6 and (rules.decks, rules.hand_size) != (3, 15):
-        return (f"{rules}: the ace-low source plays 6 players with decks=3 and hand_size=15 "
-                f"(docs/rules.md); these games extrapolate its rules")
+    if rules.preset == "ace-low" and P in (5, 6) and (rules.decks, rules.hand_size) != (3, 15):
+        return (f"{rules}: the ace-low source plays {P} players with decks=3 and "
+                f"hand_size=15 (\"Pour cinq ou six joueurs, utilisez trois jeux\", "
+                f"docs/rules.md); these games extrapolate its rules")
     return None
 
 
@@ -287,8 +296,8 @@ TABLE: tuple[Parameter, ...] = (
         }),
     Parameter(
         "ace", str, ("low-or-high", "low-only"), "low-or-high",
-        "Where an ace may sit in a run. With low-or-high a run may hold two aces, one at "
-        "each end (A 2 ... K A, 14 cards): a choice, no text speaks of it.",
+        "Where an ace may sit in a run. Whether a run may hold an ace at each end (A 2 ... "
+        "K A) is `ace_both_ends`.",
         {"low-or-high": "A-2-3 and Q-K-A are runs, K-A-2 is not",
          "low-only": "A-2-3 is a run, Q-K-A is not"},
         {
@@ -308,10 +317,32 @@ TABLE: tuple[Parameter, ...] = (
                           "and king (high run)."),
         }),
     Parameter(
+        "ace_both_ends", bool, (), True,
+        "Under ace = low-or-high, whether one run may hold an ace at each end (A 2 ... K A, "
+        "14 cards). Under false such cards are laid as two runs (A..7 and 8..A: always "
+        "possible, so the plays that exist are the same; only the meld list differs). No "
+        "effect under ace = low-only.",
+        {"true": "A 2 ... K A is one run", "false": "an ace is low or high, never both in "
+                                                   "one run"},
+        {
+            "classic": _q("As bas ou haut, jamais intérieur",
+                          "Ace low or high, never inside: an ace at each end of A 2 ... K A is "
+                          "inside no run, so the run stands (a reading: the text does not "
+                          "speak of it)."),
+            "jokers": _q("L'As est bas ou haut, jamais les deux",
+                         "The ace is low or high, never both"),
+            "ace-low": _choice("Moot: aces are always low (ace = low-only)."),
+            "italian": _q("Scala Bassa [...] Scala Alta",
+                          "Low run and high run: the text does not forbid both in one run "
+                          "(a reading; true)."),
+        }),
+    Parameter(
         "may_draw_when_able", bool, (), True,
         "Whether a player who can play may draw instead. Under false the player must play: "
-        "a skill level is bound by the plays it can see (beginner, intermediate), every "
-        "other seat by the exact solver.",
+        "a skill level is bound by the plays it can see (beginner, intermediate; a reading "
+        "of 004's \"se non può calare\": the player's own view decides, and the hand rows "
+        "count the draws made while a play existed, draws_when_able_i), every other seat "
+        "by the exact solver.",
         {"true": "drawing is always allowed (playing is optional)",
          "false": "draw only when no play exists"},
         {
@@ -332,8 +363,10 @@ TABLE: tuple[Parameter, ...] = (
     Parameter(
         "may_pass_when_able", bool, (), True,
         "With an empty stock (stock_empty = play-on) a player who would draw passes; this "
-        "says whether a player who can play may pass. A full round of passes blocks the "
-        "hand, so under false a blocked hand means that nobody could play.",
+        "says whether a player who can play may pass. Under false a skill level is bound "
+        "by the plays it can see (beginner, intermediate; a reading: the player's own view "
+        "decides, and the hand rows count the passes made while a play existed), every "
+        "other seat by the exact solver.",
         {"true": "a voluntary pass (a round without additions ends the hand)",
          "false": "pass only when no play exists"},
         {
@@ -378,9 +411,10 @@ TABLE: tuple[Parameter, ...] = (
         "failed_penalty", int, (0, None), 3,
         "Cards drawn after a failed manipulation (the table is restored exactly and the "
         "placed cards return to the hand; this draw replaces the normal one; an exhausted "
-        "stock gives only what it holds). A failure is legal only where a play that "
-        "rearranges table melds is legal: a botched manipulation, not a free action. Perfect "
-        "players never fail; fallible strategies do.",
+        "stock gives only what it holds). A failure is legal only where a play is legal: a "
+        "botched play (a manipulation, or a new meld of hand cards: 000 \"Cette annulation "
+        "pénalise aussi une nouvelle combinaison tentée sans succès\"), not a free action. "
+        "Perfect players never fail; fallible strategies do.",
         {"N": "N penalty cards"},
         {
             "classic": _q("Si toutes les cartes ne finissent pas dans des combinaisons légales, "
@@ -403,7 +437,11 @@ TABLE: tuple[Parameter, ...] = (
         "stock_empty", str, ("play-on", "ends-hand"), "play-on",
         "What happens when the stock runs out.",
         {"play-on": "a player who would draw passes; a full round of turns begun with an "
-                    "empty stock in which nobody adds a card ends the hand (blocked)",
+                    "empty stock in which nobody adds a card ends the hand (blocked) when no "
+                    "seat can play (the exact solver: a fact of the position, not of the "
+                    "players' skill); while one could, play goes on, and the hand is blocked "
+                    "after 10 such rounds all the same (only players who cannot see their "
+                    "plays remain)",
          "ends-hand": "the hand ends (stock-out) at the end of the turn that draws the "
                       "stock's last card (by a draw or a failure's penalty)"},
         {
@@ -466,7 +504,9 @@ TABLE: tuple[Parameter, ...] = (
         "blocked or stock-out hand's winner is not charged either.",
         {"penalties": "each other player adds their hand points; lower totals are better",
          "winner-takes": "003's single deal (match = single only): the winners score the sum "
-                         "of the other players' hand points, the others 0; higher is better"},
+                         "of the other players' hand points, the others 0; higher is better; "
+                         "k tied winners split it, sum // k each (003 speaks of one winner; "
+                         "points stay whole numbers)"},
         {
             "classic": _q("Les autres marquent 1 pénalité par carte restante",
                           "The others score 1 penalty per remaining card"),
@@ -768,6 +808,14 @@ class Rules:
     def ace_high(self) -> bool:
         """True when Q-K-A is a valid run (ace = low-or-high)."""
         return self.ace == "low-or-high"
+
+    @property
+    def ace_code(self) -> int:
+        """The compiled core's ``ace_high``: 0 low only, 1 low or high (an ace at each end
+        of a run allowed), 2 low or high, never both in one run."""
+        if not self.ace_high:
+            return 0
+        return 1 if self.ace_both_ends else 2
 
     @property
     def match_kind(self) -> str:

@@ -93,7 +93,7 @@ def _check_position(t: np.ndarray, h: np.ndarray, rules: Rules) -> None:
 def _run(t, h, rules: Rules, w, jw, witness=True, what: str | None = None):
     try:
         return _solver.solve_counts(
-            t, h, rules.decks, rules.ace_high, rules.jokers_per_meld, w, jw, witness
+            t, h, rules.decks, rules.ace_code, rules.jokers_per_meld, w, jw, witness
         )
     except _solver.SolverLimitError as e:
         text = str(e) if what is None else f"{str(e).split(' (')[0]} ({what})"
@@ -128,7 +128,7 @@ def _record(rules: Rules | str, objective: str) -> tuple[Rules, _batch.Record]:
     if hit is not None and hit[0] is r:
         return hit
     w, jw = _weights(r, objective)
-    rec = _batch.Record(r.decks, r.ace_high, r.jokers_per_meld, r.jokers, w, jw,
+    rec = _batch.Record(r.decks, r.ace_code, r.jokers_per_meld, r.jokers, w, jw,
                         _POINT_SCALE if objective == "points" else 1)
     if len(_RECORDS) >= _CACHE_MAX:
         _RECORDS.clear()
@@ -208,7 +208,7 @@ def _all_valid_melds(table, rules: Rules) -> bool:
     if not (isinstance(table, (list, tuple)) and table
             and all(isinstance(m, (list, tuple)) for m in table)):
         return False
-    return all(_batch.meld_ok(parse_cards(list(m)), rules.ace_high, rules.jokers_per_meld)
+    return all(_batch.meld_ok(parse_cards(list(m)), rules.ace_code, rules.jokers_per_meld)
                for m in table)
 
 

@@ -10,8 +10,9 @@ objective, keep_jokers, opening, patience, error), or a strategy of its own
 
 A Python bot (``Bot``: ``act(obs) -> Play | Draw | Pass``) takes a seat like any
 compiled strategy: pass the object itself, or its import path ``"package.module:Class"``
-(a class built with no arguments; sweeps import it in every worker). See
-``fastmach.strategies.bots``.
+with the constructor's arguments, ``"package.module:Class(k=v,...)"``, and the seat's
+``time_limit=`` seconds per move; sweeps rebuild it in every worker). See
+``fastmach.strategies.bots`` and ``fastmach.strategies.botspec``.
 
 Skill (what a player can see), for the maximum placement it looks for:
 
@@ -60,10 +61,14 @@ stick (the best mean, no sampling error), ``fair=False`` in its registry entry
 (``fair_names`` leaves it out).
 
 Fallible (``error=p``): a play fails with chance 1-(1-p)^d, d = the table melds it
-dissolves; for ``beginner`` and ``intermediate`` each intact meld they lay off onto counts
-too (their own manipulations; the expert's extensions count as kept melds). Fallback so
-that a hand cannot stall: under ``failed_penalty=0`` a player who failed on their
-previous turn does not fail this turn.
+dissolves plus the new melds it lays of hand cards alone (000: "Cette annulation pénalise
+aussi une nouvelle combinaison tentée sans succès": a new meld tried without success is
+penalised too; the reading chosen: each new hand meld is one more chance to botch, like a
+dissolved meld, the opening included); for ``beginner`` and ``intermediate`` each intact
+meld they lay off onto counts too (their own manipulations; the expert's extensions count
+as kept melds). A new meld holding a dissolved meld's cards counts once, as the dissolved
+meld. Fallback so that a hand cannot stall: under ``failed_penalty=0`` a player who failed
+on their previous turn does not fail this turn.
 """
 from __future__ import annotations
 
@@ -73,7 +78,8 @@ from dataclasses import dataclass
 from typing import Callable, Iterable, Sequence
 
 from fastmach.strategies.bots import (Bot, BotStrategy, Observation, bot_name, bot_seat,
-                                      load_bot, _BOT_PATH_RE)
+                                      load_bot)
+from fastmach.strategies.botspec import BOT_PATH_RE as _BOT_PATH_RE, parse_bot_spec
 
 from fastmach.errors import FastmachError
 from fastmach.strategies._base import Context, Skill, Strategy as CompiledStrategy
@@ -294,10 +300,8 @@ def parse_strategy(text: "str | Strategy | BotStrategy | Bot") -> "Strategy | Bo
         return BotStrategy(bot_name(text), text)
     if not isinstance(text, str):
         raise FastmachError(f"strategy must be a string or a bot (an object with act(obs)), got {text!r}")
-    if _BOT_PATH_RE.match(text):
-        path = text.strip()
-        load_bot(path)  # fails now, naming the path, rather than in the first game
-        return BotStrategy(path)
+    if _BOT_PATH_RE.match(text):  # fails now, naming the bot, rather than in the first game
+        return BotStrategy.of_spec(parse_bot_spec(text))
     m = _STRATEGY_RE.match(text)
     if not m:
         raise FastmachError(f"bad strategy {text!r}: expected name or name(param=value,...)")
@@ -437,8 +441,9 @@ def describe() -> Iterable[str]:
                 f"    {p.name} ({p.kind.__name__}, default {_fmt(p.default)}, "
                 f"range {_fmt(p.lo)}..{_fmt(p.hi)}): {p.doc}"
             )
-    yield ("package.module:Class: a Python bot (act(obs) -> Play | Draw | Pass), e.g. "
-           "fastmach.strategies.examples:MaxPlacement")
+    yield ("package.module:Class(k=v,...): a Python bot (act(obs) -> Play | Draw | Pass), "
+           "built with the constructor's keyword arguments (int, float, bool, str); "
+           "time_limit=SECONDS limits each move; e.g. fastmach.strategies.examples:MaxPlacement")
 
 
 def _fmt(v: float) -> str:

@@ -5,7 +5,8 @@ from libc.string cimport memset, memcpy
 
 from fastmach.core._solver cimport NCARD, JOKER
 from fastmach.game._turn cimport (ERules, HState, Decision, Flow, A_PLAY, A_DRAW, MAX_PLAYERS,
-                             next_u64, next_uniform, same_play, apply_turn, hand_end)
+                                  T_ASK, next_u64, next_uniform, same_play, apply_turn,
+                                  blocked_end, any_seat_can_play, hand_end)
 from fastmach.strategies._base cimport Context
 
 cdef enum:
@@ -124,6 +125,7 @@ cdef class Lookahead(Strategy):
         for j in range(ps.stock_len):
             ps.stock[j] = self.unknown[k + j]
         memset(&f, 0, sizeof(Flow))
+        f.playable = -1
         cur = seat
         while f.turns < PLAYOUT_TURNS:
             if f.turns == 0:
@@ -136,6 +138,12 @@ cdef class Lookahead(Strategy):
                 if self.ctx.rc:
                     return 0.0
             end = apply_turn(R, ps, cur, &self.pdec, &f)
+            if end == T_ASK:
+                f.playable = any_seat_can_play(self.ctx.solver, R, ps)
+                if f.playable < -1:
+                    self.ctx.rc = f.playable
+                    return 0.0
+                end = blocked_end(R, &f)
             if end >= 0:
                 break
             cur = (cur + 1) % R.players

@@ -9,8 +9,9 @@ from libc.math cimport sqrt
 
 from fastmach.core._solver cimport NCARD, JOKER
 from fastmach.game._turn cimport (ERules, HState, Decision, Flow, A_PLAY, A_DRAW, MAX_PLAYERS,
-                             next_u64, next_uniform, same_play, set_draw, total, apply_turn,
-                             hand_end, wit_copy, wit_append)
+                                  T_ASK, next_u64, next_uniform, same_play, set_draw, total,
+                                  apply_turn, blocked_end, any_seat_can_play, hand_end,
+                                  wit_copy, wit_append)
 from fastmach.strategies._base cimport Context, may_meld
 from fastmach.strategies._tactics cimport Opening, Skilled
 
@@ -311,8 +312,17 @@ cdef class Search(Strategy):
         cdef int won[MAX_PLAYERS]
         memcpy(ps, &self.deal, sizeof(HState))
         memset(&f, 0, sizeof(Flow))
+        f.playable = -1
         end = apply_turn(R, ps, cur, cand, &f)
-        while end < 0 and f.turns < PLAYOUT_TURNS:
+        while f.turns < PLAYOUT_TURNS:
+            if end == T_ASK:   # a full round added no card: blocked only if nobody can play
+                f.playable = any_seat_can_play(self.ctx.solver, R, ps)
+                if f.playable < -1:
+                    self.ctx.rc = f.playable
+                    return 0.0
+                end = blocked_end(R, &f)
+            if end >= 0:
+                break
             cur = (cur + 1) % R.players
             self.policy.decide(ps, cur, prng, &self.pdec)
             if self.ctx.rc:

@@ -35,6 +35,7 @@ cdef class Patience(Strategy):
 
 
 cdef class Fallible(Strategy):
-    """error=p: a play that dissolves (or lays off onto) d melds fails with 1-(1-p)^d."""
+    """error=p: a play that dissolves (or lays off onto) d melds, or lays d new melds of
+    hand cards alone, fails with 1-(1-p)^d."""
     cdef readonly Strategy inner
     cdef readonly double p

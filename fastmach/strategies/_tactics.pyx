@@ -135,14 +135,15 @@ cdef class Fallible(Strategy):
         self.p = p
 
     cdef void decide(self, HState* st, int seat, uint64_t* rng, Decision* d) noexcept nogil:
-        """Each dissolved (or, below expert, laid-off-onto) meld may botch the play; under
-        failed_penalty = 0 not twice in a row (a hand cannot stall)."""
-        cdef int diss
+        """Each dissolved (or, below expert, laid-off-onto) meld, and each new meld of hand
+        cards alone (000: "Cette annulation pénalise aussi une nouvelle combinaison tentée
+        sans succès"), may botch the play; under failed_penalty = 0 not twice in a row (a
+        hand cannot stall)."""
+        cdef int diss, fresh = 0
         cdef double pfail
         self.inner.decide(st, seat, rng, d)
-        if d.kind == A_PLAY and st.wit.n_melds > 0 \
-                and not (self.R.penalty == 0 and st.failed_last[seat]):
-            diss = count_dissolved(&st.wit, &d.wit) + d.touched
+        if d.kind == A_PLAY and not (self.R.penalty == 0 and st.failed_last[seat]):
+            diss = count_dissolved(&st.wit, &d.wit, d.placed, &fresh) + d.touched + fresh
             if diss > 0:
                 pfail = 1.0 - pow(1.0 - self.p, diss)
                 if next_uniform(rng) < pfail:
@@ -185,14 +186,18 @@ cdef inline int take_subset(const uint8_t* a, int na, const uint8_t* b, uint8_t*
     return 1
 
 
-cdef int count_dissolved(const Witness* old, const Witness* new) noexcept nogil:
+cdef int count_dissolved(const Witness* old, const Witness* new, const uint8_t* placed,
+                         int* fresh) noexcept nogil:
     """Table melds that a play broke up. An old meld is kept when its cards sit, all
     together, in one new meld (extending a meld or merging two keeps them; splitting a
-    meld or taking a card from it does not); matched greedily in meld order."""
+    meld or taking a card from it does not); matched greedily in meld order. fresh (when
+    placed is not NULL): the new melds that host no kept meld and are made of placed hand
+    cards alone (matched greedily in meld order), the new melds laid from the hand."""
     cdef uint8_t so[MAX_TABLE]
     cdef uint8_t sn[MAX_TABLE]
     cdef uint8_t used[MAX_TABLE]
-    cdef int m, k, a, na, b, nb, kept = 0
+    cdef uint8_t left[NCARD]
+    cdef int m, k, a, na, b, nb, i, ok, kept = 0
     sort_melds(old, so)
     sort_melds(new, sn)
     memset(used, 0, MAX_TABLE)
@@ -206,6 +211,22 @@ cdef int count_dissolved(const Witness* old, const Witness* new) noexcept nogil:
                 take_subset(so + a, na, sn + b, used + b, nb, 1)
                 kept += 1
                 break
+    if placed != NULL:
+        memcpy(left, placed, NCARD)
+        fresh[0] = 0
+        for k in range(new.n_melds):
+            b = new.start[k]
+            nb = new.start[k + 1] - b
+            ok = 1
+            for i in range(b, b + nb):
+                if used[i] or left[sn[i]] == 0:
+                    ok = 0
+                    break
+            if not ok:
+                continue
+            for i in range(b, b + nb):
+                left[sn[i]] -= 1
+            fresh[0] += 1
     return old.n_melds - kept
 
 
@@ -229,5 +250,20 @@ def dissolved(old_melds, new_melds):
     cdef Witness a, b
     _fill_witness(&a, old_melds)
     _fill_witness(&b, new_melds)
-    return count_dissolved(&a, &b)
+    return count_dissolved(&a, &b, NULL, NULL)
+
+
+def fresh_melds(old_melds, new_melds, placed):
+    """How many of ``new_melds`` are new melds of ``placed`` hand cards alone (card ids)
+    that host no kept meld of ``old_melds`` (the fallible player's count; for tests)."""
+    cdef Witness a, b
+    cdef uint8_t p[NCARD]
+    cdef int fresh = 0
+    memset(p, 0, NCARD)
+    for c in placed:
+        p[c] += 1
+    _fill_witness(&a, old_melds)
+    _fill_witness(&b, new_melds)
+    count_dissolved(&a, &b, p, &fresh)
+    return fresh
 

@@ -2,23 +2,32 @@
 compiled engine.
 
 A bot is any object with ``act(obs) -> Play | Draw | Pass``. It plays wherever a compiled
-strategy does (``play_games``, ``fastmach play --strategies``, ``Game``, study line-ups):
-pass the object, or the import path ``"package.module:Class"`` of a class built with no
-arguments (a sweep's workers import it; the path is the strategy's name in the rows). A
+strategy does (``play_games``, ``fastmach play --strategies``, ``Game``, study line-ups,
+``compare --lineup``, ``rate``): pass the object, or the import path
+``"package.module:Class"``, with the constructor's arguments if any,
+``"package.module:Class(k=v,...)"`` (``fastmach.strategies.botspec``: a sweep's workers
+rebuild it; the canonical string is the strategy's name in the rows). A
 bot object is called for every game of the batch it was given to: keep it stateless, or
 derive what it needs from the observation, so games stay reproducible on any number of
 workers.
 
+The observation is the bot's own copy, immutable (tuples, a frozen record, its own copy of
+the rules): nothing a bot does to it reaches the game, and its answer is checked against
+the engine's position, never against what the bot was handed.
+
 The engine asks the bot on its seat's turn and applies the answer with the same game flow
 as every other strategy. The answer is checked first (``fastmach.game.actions.check_action``):
 an illegal action stops the game with a FastmachError naming the seat, the hand, the turn
-and the rule broken. A ``Draw`` from an empty stock under ``stock_empty = "play-on"`` is the
+and the rule broken. A bot that raises, or whose move takes longer than the seat's
+``time_limit`` (seconds, measured around ``act``: a move is not cut short, it is an error
+once it returns), stops the game with a BotError naming the bot, the seat, the hand, the
+turn and the exception or the time (CLI: exit 1). A ``Draw`` from an empty stock under ``stock_empty = "play-on"`` is the
 pass the engine makes of any draw there.
 """
 from __future__ import annotations
 
-import importlib
-import re
+import copy
+import time
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
@@ -26,16 +35,15 @@ import numpy as np
 
 from fastmach.game.actions import Action, Draw, Fail, Pass, Play, check_action, meld_stands
 from fastmach.core.cards import JOKER, NCARD
-from fastmach.errors import FastmachError
+from fastmach.errors import BotError, FastmachError
 from fastmach.game.history import PublicTurn, from_raw
 from fastmach.game.observation import Observation
 from fastmach.rules import Rules
 from fastmach.solver import opening, solve
 from fastmach.strategies._python import PyBot
+from fastmach.strategies.botspec import BotSpec, load_bot
 
 __all__ = ["Bot", "Observation", "BotStrategy", "load_bot", "bot_name"]
-
-_BOT_PATH_RE = re.compile(r"^\s*[A-Za-z_][\w.]*:[A-Za-z_][\w.]*\s*$")
 
 
 @runtime_checkable
@@ -45,27 +53,27 @@ class Bot(Protocol):
     def act(self, obs: Observation) -> Action: ...
 
 
-class BotError(RuntimeError):
-    """A bot's act() raised: the message names the bot, seat, hand and turn (a failed run)."""
-
-
 @dataclass(frozen=True)
 class BotStrategy:
-    """A seat played by a Python bot: its name (an import path) and the object, if given."""
+    """A seat played by a Python bot: its name (the canonical strategy string, see
+    ``fastmach.strategies.botspec``), the object if given, else the parsed import path
+    with the constructor's arguments; ``time_limit`` seconds per move, if any."""
 
     name: str
     bot: object | None = field(default=None, compare=False, repr=False)
+    spec: BotSpec | None = field(default=None, compare=False, repr=False)
+    time_limit: float | None = None
+
+    @classmethod
+    def of_spec(cls, spec: BotSpec) -> "BotStrategy":
+        return cls(str(spec), spec=spec, time_limit=spec.time_limit)
 
     def make(self) -> Bot:
-        """The bot object (a new one from the import path)."""
+        """The bot object (a new one from the import path and its arguments)."""
         if self.bot is not None:
             return self.bot
-        cls = load_bot(self.name)
-        try:
-            return cls()
-        except TypeError as e:  # a class that needs constructor arguments
-            raise FastmachError(f"bot {self.name!r}: cannot be made without arguments ({e}); "
-                                f"give a class whose constructor takes none") from None
+        spec = self.spec or BotSpec(self.name)
+        return load_bot(spec.path)(**dict(spec.kwargs))
 
     def __str__(self) -> str:
         return self.name
@@ -77,27 +85,13 @@ def bot_name(bot: object) -> str:
     return f"{cls.__module__}:{cls.__qualname__}"
 
 
-def load_bot(path: str) -> type:
-    """The class named by ``"package.module:Class"``; FastmachError says what is wrong."""
-    mod_name, _, attr = path.strip().partition(":")
-    try:
-        obj = importlib.import_module(mod_name)
-    except ImportError as e:
-        raise FastmachError(f"bot {path!r}: cannot import {mod_name!r} ({e})") from None
-    for part in attr.split("."):
-        if not hasattr(obj, part):
-            raise FastmachError(f"bot {path!r}: {mod_name!r} has no {attr!r}")
-        obj = getattr(obj, part)
-    if not callable(getattr(obj, "act", None)):
-        raise FastmachError(f"bot {path!r}: {attr!r} has no act(obs) method")
-    return obj
-
-
 class BotSeat:
     """The engine's callback for one bot seat: position -> checked decision."""
 
-    def __init__(self, bot: Bot, name: str, seat: int, rules: Rules):
+    def __init__(self, bot: Bot, name: str, seat: int, rules: Rules,
+                 time_limit: float | None = None):
         self.bot, self.name, self.seat, self.rules = bot, name, seat, rules
+        self.time_limit = time_limit
         # the hand's public turns, kept by whoever runs the game (the engine: its raw
         # records, fastmach.game.history.from_raw; the State: PublicTurn records)
         self.public_log: list = []
@@ -114,21 +108,28 @@ class BotSeat:
         return tuple(done)
 
     def __call__(self, seat: int, pos: dict):
+        # pos is the engine's position, fresh for this call and never shown to the bot:
+        # the bot sees immutable copies, and its answer is checked against pos
         r = self.rules
         counts = pos["hands"][seat]
         hand = np.repeat(np.arange(NCARD), counts).tolist()
         obs = Observation(
-            seat=seat, hand=hand, table=pos["melds"], stands=pos["stands"],
+            seat=seat, hand=tuple(hand), table=tuple(tuple(m) for m in pos["melds"]),
+            stands=tuple(tuple(m) for m in pos["stands"]),
             stock=pos["stock"], hand_sizes=tuple(sum(h) for h in pos["hands"]),
-            scores=tuple(pos["scores"]), opened=pos["opened"][seat], rules=r,
+            scores=tuple(pos["scores"]), opened=pos["opened"][seat], rules=copy.copy(r),
             hand_index=pos["hand"], turn=pos["turn"],
             opened_seats=tuple(pos["opened"]), history=self.history())
+        where = f"bot {self.name!r} at seat {seat}, hand {pos['hand']}, turn {pos['turn']}"
+        t0 = time.perf_counter()
         try:
             action = self.bot.act(obs)
-        except Exception as e:  # the bot's own fault, named where it happened
-            raise BotError(f"bot {self.name!r} at seat {seat}, hand {pos['hand']}, turn "
-                           f"{pos['turn']}: act() raised {type(e).__name__}: {e}") from e
-        where = f"bot {self.name!r} at seat {seat}, hand {pos['hand']}, turn {pos['turn']}"
+        except Exception as e:
+            raise BotError(f"{where}: act() raised {type(e).__name__}: {e}") from e
+        took = time.perf_counter() - t0
+        if self.time_limit is not None and took > self.time_limit:
+            raise BotError(f"{where}: act() took {took:.3f} s, over the time limit of "
+                           f"{self.time_limit:g} s")
         if not isinstance(action, (Play, Draw, Pass)) or isinstance(action, Fail):
             raise FastmachError(f"{where}: act() returned {action!r}; expected "
                                 "fastmach.Play, Draw or Pass")
@@ -161,5 +162,13 @@ def _play_exists(rules: Rules, hand: list[int], pos: dict, seat: int) -> bool:
 
 
 def bot_seat(strategy: BotStrategy, seat: int, ctx, rules: Rules):
-    """The compiled seat (``_python.PyBot``) that asks this bot."""
-    return PyBot(ctx, BotSeat(strategy.make(), strategy.name, seat, rules))
+    """The compiled seat (``_python.PyBot``) that asks this bot; a constructor that raises
+    is a FastmachError naming the bot and the seat (before any game)."""
+    try:
+        bot = strategy.make()
+    except FastmachError:
+        raise
+    except Exception as e:
+        raise FastmachError(f"bot {strategy.name!r} at seat {seat}: its constructor raised "
+                            f"{type(e).__name__}: {e}") from None
+    return PyBot(ctx, BotSeat(bot, strategy.name, seat, rules, strategy.time_limit))

@@ -75,7 +75,7 @@ def bench_solver(games: int = 120, seed: int = 1, milp: bool = True,
         rules = resolve_rules(name)
         tables, hands = game_positions(rules, games=games, seed=seed)
         w, jw = _weights(rules, "cards")
-        ns, _ = _solver.time_positions(tables, hands, rules.decks, rules.ace_high,
+        ns, _ = _solver.time_positions(tables, hands, rules.decks, rules.ace_code,
                                        rules.jokers_per_meld, w, jw)
         size = tables.sum(axis=1)
         for lo, hi in SIZE_BANDS:
@@ -146,10 +146,10 @@ def bench_solver_api(games: int = 120, seed: int = 1, c_program: str | None = No
     n = len(tables)
     w, jw = _weights(rules, "cards")
     empty = np.zeros(NCARD, dtype=np.uint8)
-    melds = [_solver.solve_counts(t, empty, rules.decks, rules.ace_high, rules.jokers_per_meld,
+    melds = [_solver.solve_counts(t, empty, rules.decks, rules.ace_code, rules.jokers_per_meld,
                                   w, jw, True)[2] for t in tables]
     hand_ids = [_expand(h) for h in hands]
-    ns, _ = _solver.time_positions(tables, hands, rules.decks, rules.ace_high,
+    ns, _ = _solver.time_positions(tables, hands, rules.decks, rules.ace_code,
                                    rules.jokers_per_meld, w, jw)
     api = np.zeros(n, dtype=np.int64)
     for i in range(n):

@@ -443,7 +443,8 @@ def split_melds(text: str, rules: Rules | str = "classic") -> list[list[int]] | 
     r = resolve_rules(rules)
     melds = [parse_cards(p) for p in text.replace("/", "|").split("|") if p.strip()]
     for m in melds:
-        why = validate.meld_problem(m, ace_high=r.ace_high, jokers_per_meld=r.jokers_per_meld)
+        why = validate.meld_problem(m, ace_high=r.ace_high, jokers_per_meld=r.jokers_per_meld,
+                                    ace_both_ends=r.ace_both_ends)
         if why is not None:
             raise FastmachError(f"table meld {' '.join(card_str(c) for c in m)}: {why}")
     return melds

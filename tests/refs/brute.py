@@ -40,7 +40,7 @@ def _check_rules(decks: int, ace_high: bool, jokers_per_meld: int) -> None:
 
 
 def melds_containing(c: int, counts: Sequence[int], *, ace_high: bool,
-                     jokers_per_meld: int) -> list[Meld]:
+                     jokers_per_meld: int, ace_both_ends: bool = True) -> list[Meld]:
     """Every valid meld (sorted tuple) holding real card ``c``, drawn from ``counts``."""
     assert c != JOKER and counts[c] > 0
     jmax = counts[JOKER] if jokers_per_meld == 0 else min(counts[JOKER], jokers_per_meld)
@@ -73,11 +73,14 @@ def melds_containing(c: int, counts: Sequence[int], *, ace_high: bool,
     for pc in positions:
         for lo in range(1, pc + 1):
             for hi in range(max(pc, lo + 2), top + 1):
+                if hi - lo == 13 and not ace_both_ends:
+                    continue   # A 2 ... K A: an ace low and high at once
                 window = [p for p in range(lo, hi + 1) if p != pc]
                 fill(window, 0, Counter({c: 1}), 0, [c])
     out = sorted(found)
     for meld in out:
-        if not is_valid_meld(meld, ace_high=ace_high, jokers_per_meld=jokers_per_meld):
+        if not is_valid_meld(meld, ace_high=ace_high, jokers_per_meld=jokers_per_meld,
+                             ace_both_ends=ace_both_ends):
             raise AssertionError(f"brute generated an invalid meld {meld}")
     return out
 
@@ -85,8 +88,9 @@ def melds_containing(c: int, counts: Sequence[int], *, ace_high: bool,
 class _Search:
     """Partition search for fixed rules, memoised on the remaining multiset."""
 
-    def __init__(self, ace_high: bool, jokers_per_meld: int):
+    def __init__(self, ace_high: bool, jokers_per_meld: int, ace_both_ends: bool = True):
         self.ace_high = ace_high
+        self.ace_both_ends = ace_both_ends
         self.jokers_per_meld = jokers_per_meld
         self.memo: dict[tuple[int, ...], tuple[Meld, ...] | None] = {}
 
@@ -99,7 +103,8 @@ class _Search:
             result = () if counts[JOKER] == 0 else None   # leftover jokers cannot meld
         else:
             for meld in melds_containing(first, counts, ace_high=self.ace_high,
-                                         jokers_per_meld=self.jokers_per_meld):
+                                         jokers_per_meld=self.jokers_per_meld,
+                                         ace_both_ends=self.ace_both_ends):
                 rest = list(counts)
                 for x in meld:
                     rest[x] -= 1
@@ -112,17 +117,17 @@ class _Search:
 
 
 def partition(cards: Sequence[int], *, decks: int, ace_high: bool,
-              jokers_per_meld: int) -> list[list[int]] | None:
+              jokers_per_meld: int, ace_both_ends: bool = True) -> list[list[int]] | None:
     """Melds using exactly ``cards`` (each meld sorted), or None when impossible."""
     _check_rules(decks, ace_high, jokers_per_meld)
     counts = _counts(cards, "cards")
-    found = _Search(ace_high, jokers_per_meld).run(tuple(counts))
+    found = _Search(ace_high, jokers_per_meld, ace_both_ends).run(tuple(counts))
     return None if found is None else [list(m) for m in found]
 
 
 def solve(table: Sequence[int], hand: Sequence[int], *, decks: int, ace_high: bool,
           jokers_per_meld: int, card_w: Sequence[int] | None = None,
-          ) -> tuple[int, list[int], list[list[int]]] | None:
+          ace_both_ends: bool = True) -> tuple[int, list[int], list[list[int]]] | None:
     """Heaviest ``placed`` ⊆ hand such that table + placed can be partitioned into melds.
 
     Returns ``(weight of placed, placed (sorted), melds)``, or None when the table alone
@@ -137,7 +142,7 @@ def solve(table: Sequence[int], hand: Sequence[int], *, decks: int, ace_high: bo
     for c in range(JOKER):
         if tcount[c] + hcount[c] > decks:
             raise FastmachError(f"card id {c}: {tcount[c] + hcount[c]} copies, decks={decks}")
-    search = _Search(ace_high, jokers_per_meld)
+    search = _Search(ace_high, jokers_per_meld, ace_both_ends)
     if search.run(tuple(tcount)) is None:
         return None
     kinds = [c for c in range(NCARD) if hcount[c]]

@@ -87,7 +87,8 @@ class _Model:
 
 def solve(table: Sequence[int], hand: Sequence[int], *, decks: int, ace_high: bool,
           jokers_per_meld: int, card_w: Sequence[int] | None = None,
-          known_valid: bool = False) -> tuple[int, list[int], list[list[int]]] | None:
+          known_valid: bool = False, ace_both_ends: bool = True,
+          ) -> tuple[int, list[int], list[list[int]]] | None:
     """Heaviest ``placed`` ⊆ hand such that table + placed can be partitioned into melds.
 
     Returns ``(weight of placed, placed (sorted), melds)``, or None when the table alone
@@ -140,7 +141,7 @@ def solve(table: Sequence[int], hand: Sequence[int], *, decks: int, ace_high: bo
 
     # runs
     lengths = range(3, min(5, top) + 1) if (jokers_per_meld == 1 or n_jok == 0) \
-        else range(3, top + 1)
+        else range(3, (top if ace_both_ends else min(top, 13)) + 1)
     for suit in range(4):
         for length in lengths:
             k_run = min(length - 1, jokers_per_meld or length - 1, n_jok)
@@ -198,13 +199,13 @@ def solve(table: Sequence[int], hand: Sequence[int], *, decks: int, ace_high: bo
                               avail))
     try:
         check_partition(melds, list(table) + placed, decks=decks, ace_high=ace_high,
-                        jokers_per_meld=jokers_per_meld)
+                        jokers_per_meld=jokers_per_meld, ace_both_ends=ace_both_ends)
     except ValidationError as err:
         raise ReferenceFailure(f"MILP solution does not reconstruct: {err}") from err
     if placed:
         # hand cards can rescue an invalid table (5C 6C + 7C); the table alone must pass
         if solve(table, [], decks=decks, ace_high=ace_high, jokers_per_meld=jokers_per_meld,
-                 known_valid=known_valid) is None:
+                 known_valid=known_valid, ace_both_ends=ace_both_ends) is None:
             return None
     weight = int(round(sum(w[c] for c in placed)))
     return weight, placed, melds
@@ -233,8 +234,9 @@ def _runs_of(n: int, cards: list[int], jokers_at: dict[int, int],
 
 
 def partition(cards: Sequence[int], *, decks: int, ace_high: bool, jokers_per_meld: int,
-              known_valid: bool = False) -> list[list[int]] | None:
+              known_valid: bool = False, ace_both_ends: bool = True) -> list[list[int]] | None:
     """Melds using exactly ``cards``, or None when impossible."""
     found = solve(cards, [], decks=decks, ace_high=ace_high,
-                  jokers_per_meld=jokers_per_meld, known_valid=known_valid)
+                  jokers_per_meld=jokers_per_meld, known_valid=known_valid,
+                  ace_both_ends=ace_both_ends)
     return None if found is None else found[2]
