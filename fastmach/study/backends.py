@@ -122,17 +122,24 @@ class _Processes(_Backend):
             p.join(5)
 
 
+_DASK_LOGGERS = ("distributed", "distributed.client", "distributed.batched",
+                 "distributed.core", "distributed.comm", "distributed.worker",
+                 "distributed.scheduler", "distributed.nanny")
+
+
 class _Dask(_Backend):
     def __init__(self, scheduler: str, workers: int, engine: Callable | None):
         try:
             from distributed import Client, LocalCluster
         except ImportError as e:  # pragma: no cover - dask[distributed] is a dependency
             raise FastmachError(f"scheduler={scheduler!r}: needs dask.distributed: {e}") from None
-        # the client logs its reconnection attempts with tracebacks; a lost scheduler is
-        # reported once, by :meth:`lost`
-        self._log = logging.getLogger("distributed.client")
-        self._level = self._log.level
-        self._log.setLevel(logging.CRITICAL)
+        # the client and its comms log reconnection attempts and closed connections with
+        # tracebacks (``distributed.batched`` at INFO, ``distributed.client`` at WARNING); a
+        # lost scheduler is reported once, by :meth:`lost`
+        self._quiet = {name: logging.getLogger(name) for name in _DASK_LOGGERS}
+        self._levels = {name: log.level for name, log in self._quiet.items()}
+        for log in self._quiet.values():
+            log.setLevel(logging.CRITICAL)
         self.cluster = None
         self.address = "local" if scheduler == "local" else repr(scheduler)
         if scheduler == "local":
@@ -216,7 +223,8 @@ class _Dask(_Backend):
         finally:
             if self.cluster is not None:
                 self.cluster.close()
-            self._log.setLevel(self._level)
+            for name, log in self._quiet.items():
+                log.setLevel(self._levels[name])
 
 
 def _cpu_count() -> int:
