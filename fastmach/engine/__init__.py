@@ -88,7 +88,7 @@ import pandas as pd
 
 from fastmach.core.cards import JOKER, NCARD, card_points
 import fastmach.game as _game
-from fastmach.game.deal import check_seed as _check_seed, deck_of
+from fastmach.game.deal import check_seed as _check_seed, deck_of, resolve_seed as _resolve_seed
 from fastmach.game.log import write_log
 from fastmach.errors import FastmachError
 from fastmach.rules import Rules, resolve_rules
@@ -352,7 +352,7 @@ def run_play(
     rules: Rules | str,
     strategies: str | Sequence[str],
     games: int,
-    seed: int,
+    seed: int | str,
     *,
     players: int | None = None,
     rotate: bool = False,
@@ -363,6 +363,9 @@ def run_play(
 ) -> pd.DataFrame | tuple[pd.DataFrame, pd.DataFrame]:
     """``fastmach play``: games for each line-up (rotations replay the same deals).
 
+    ``seed``: the root seed, or ``"secret"``: one drawn from the operating system, the
+    same for every rotation and recorded only in the rows' ``seed`` column.
+
     ``hands``: return ``(games, hands)`` with one row per hand played as well. ``log``:
     written under a temporary name and moved into place when every game is in; an
     interrupted run leaves ``LOG.partial`` (see :func:`fastmach.outputs.atomic_path`).
@@ -371,6 +374,7 @@ def run_play(
 
     from fastmach.outputs import atomic_path, probe_file
 
+    seed = _resolve_seed(seed)
     rules = resolve_rules(rules)
     if players is not None:
         rules = rules.replace(players=players)

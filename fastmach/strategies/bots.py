@@ -42,6 +42,7 @@ from fastmach.rules import Rules
 from fastmach.solver import opening, solve
 from fastmach.strategies._python import PyBot
 from fastmach.strategies.botspec import BotSpec, load_bot
+from fastmach.strategies.isolation import IsolatedBot, RemoteError
 
 __all__ = ["Bot", "Observation", "BotStrategy", "load_bot", "bot_name"]
 
@@ -69,10 +70,13 @@ class BotStrategy:
         return cls(str(spec), spec=spec, time_limit=spec.time_limit)
 
     def make(self) -> Bot:
-        """The bot object (a new one from the import path and its arguments)."""
+        """The bot object (a new one from the import path and its arguments; an isolated
+        bot: its proxy, the bot built in its own process)."""
         if self.bot is not None:
             return self.bot
         spec = self.spec or BotSpec(self.name)
+        if spec.isolated:
+            return IsolatedBot(spec.path, dict(spec.kwargs), spec.time_limit)
         return load_bot(spec.path)(**dict(spec.kwargs))
 
     def __str__(self) -> str:
@@ -125,7 +129,7 @@ class BotSeat:
         try:
             action = self.bot.act(obs)
         except Exception as e:
-            raise BotError(f"{where}: act() raised {type(e).__name__}: {e}") from e
+            raise BotError(f"{where}: act() raised {_type_name(e)}: {e}") from e
         took = time.perf_counter() - t0
         if self.time_limit is not None and took > self.time_limit:
             raise BotError(f"{where}: act() took {took:.3f} s, over the time limit of "
@@ -146,6 +150,11 @@ class BotSeat:
                       else [meld_stands(m, r.ace_high) for m in action.melds])
             return "play", placed, len(action.taken), action.melds, stands
         return ("pass" if isinstance(action, Pass) else "draw"), None, 0, None, None
+
+
+def _type_name(e: BaseException) -> str:
+    """The exception's type name (for a bot in its own process: the type it raised there)."""
+    return e.remote_type if isinstance(e, RemoteError) else type(e).__name__
 
 
 def _play_exists(rules: Rules, hand: list[int], pos: dict, seat: int) -> bool:
@@ -170,5 +179,5 @@ def bot_seat(strategy: BotStrategy, seat: int, ctx, rules: Rules):
         raise
     except Exception as e:
         raise FastmachError(f"bot {strategy.name!r} at seat {seat}: its constructor raised "
-                            f"{type(e).__name__}: {e}") from None
+                            f"{_type_name(e)}: {e}") from None
     return PyBot(ctx, BotSeat(bot, strategy.name, seat, rules, strategy.time_limit))
