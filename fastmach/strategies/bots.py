@@ -34,12 +34,12 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from fastmach.game.actions import Action, Draw, Fail, Pass, Play, check_action, meld_stands
-from fastmach.core.cards import JOKER, NCARD
+from fastmach.core.cards import NCARD
 from fastmach.errors import BotError, FastmachError
+from fastmach.game.ability import play_exists
 from fastmach.game.history import PublicTurn, from_raw
 from fastmach.game.observation import Observation
 from fastmach.rules import Rules
-from fastmach.solver import opening, solve
 from fastmach.strategies._python import PyBot
 from fastmach.strategies.botspec import BotSpec, load_bot
 from fastmach.strategies.isolation import IsolatedBot, RemoteError
@@ -141,7 +141,8 @@ class BotSeat:
             check_action(r, action, seat=seat, hand=counts, melds=pos["melds"],
                          stands=pos["stands"], opened=pos["opened"][seat],
                          stock_left=pos["stock"], draw_passes=True,
-                         play_exists=lambda: _play_exists(r, hand, pos, seat))
+                         play_exists=lambda: play_exists(r, hand, pos["melds"], pos["stands"],
+                                                         pos["opened"][seat]))
         except FastmachError as e:
             raise FastmachError(f"{where}: illegal action: {e}") from None
         if isinstance(action, Play):
@@ -155,19 +156,6 @@ class BotSeat:
 def _type_name(e: BaseException) -> str:
     """The exception's type name (for a bot in its own process: the type it raised there)."""
     return e.remote_type if isinstance(e, RemoteError) else type(e).__name__
-
-
-def _play_exists(rules: Rules, hand: list[int], pos: dict, seat: int) -> bool:
-    """Whether the seat can add a card (the exact solver; the opening rule included)."""
-    if not hand:
-        return False
-    if rules.opening_points > 0 and not pos["opened"][seat]:
-        return opening(hand, rules, rules.opening_points) is not None
-    if rules.joker_swap == "hand" and any(
-            c == JOKER and s in hand for m, st in zip(pos["melds"], pos["stands"])
-            for c, s in zip(m, st)):
-        return True
-    return solve(pos["melds"], hand, rules).n_placed > 0
 
 
 def bot_seat(strategy: BotStrategy, seat: int, ctx, rules: Rules):
