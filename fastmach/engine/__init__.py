@@ -165,13 +165,15 @@ def make_engine(rules: Rules | str, seats: Sequence[str | Strategy], check: bool
 
     ``check``: the engine verifies its invariants after every turn (card conservation,
     hand counts, meld list = table cards, melds of 3+ cards, a play adds a card, a
-    non-play leaves the table alone) and raises RuntimeError naming the first broken one.
+    non-play leaves the table alone) and raises RuntimeError naming the first broken one;
+    and a Python bot's plays are checked by the independent validator, not the compiled
+    check first.
     """
     rules = resolve_rules(rules)
     strategies = parse_seats(seats, rules.players)
     cfg = engine_config(rules, check)
     ctx = Context(cfg)
-    compiled = build_seats(strategies, ctx, rules, classes)
+    compiled = build_seats(strategies, ctx, rules, classes, strict=bool(check))
     return rules, strategies, _engine.Engine(cfg, ctx, compiled)
 
 

@@ -16,7 +16,9 @@ the rules): nothing a bot does to it reaches the game, and its answer is checked
 the engine's position, never against what the bot was handed.
 
 The engine asks the bot on its seat's turn and applies the answer with the same game flow
-as every other strategy. The answer is checked first (``fastmach.game.actions.check_action``):
+as every other strategy. The answer is checked first (``fastmach.game.actions.check_action``;
+a play's table by the compiled check, or under ``play_games(check=True)`` by the
+independent validator):
 an illegal action stops the game with a FastmachError naming the seat, the hand, the turn
 and the rule broken. A bot that raises, or whose move takes longer than the seat's
 ``time_limit`` (seconds, measured around ``act``: a move is not cut short, it is an error
@@ -93,9 +95,9 @@ class BotSeat:
     """The engine's callback for one bot seat: position -> checked decision."""
 
     def __init__(self, bot: Bot, name: str, seat: int, rules: Rules,
-                 time_limit: float | None = None):
+                 time_limit: float | None = None, strict: bool = False):
         self.bot, self.name, self.seat, self.rules = bot, name, seat, rules
-        self.time_limit = time_limit
+        self.time_limit, self.strict = time_limit, strict
         # the hand's public turns, kept by whoever runs the game (the engine: its raw
         # records, fastmach.game.history.from_raw; the State: PublicTurn records)
         self.public_log: list = []
@@ -140,7 +142,7 @@ class BotSeat:
         try:
             check_action(r, action, seat=seat, hand=counts, melds=pos["melds"],
                          stands=pos["stands"], opened=pos["opened"][seat],
-                         stock_left=pos["stock"], draw_passes=True,
+                         stock_left=pos["stock"], draw_passes=True, strict=self.strict,
                          play_exists=lambda: play_exists(r, hand, pos["melds"], pos["stands"],
                                                          pos["opened"][seat]))
         except FastmachError as e:
@@ -158,9 +160,11 @@ def _type_name(e: BaseException) -> str:
     return e.remote_type if isinstance(e, RemoteError) else type(e).__name__
 
 
-def bot_seat(strategy: BotStrategy, seat: int, ctx, rules: Rules):
+def bot_seat(strategy: BotStrategy, seat: int, ctx, rules: Rules, strict: bool = False):
     """The compiled seat (``_python.PyBot``) that asks this bot; a constructor that raises
-    is a FastmachError naming the bot and the seat (before any game)."""
+    is a FastmachError naming the bot and the seat (before any game). ``strict``: every
+    play's table goes through the independent validator, not the compiled check first
+    (``play_games(check=True)``)."""
     try:
         bot = strategy.make()
     except FastmachError:
@@ -168,4 +172,4 @@ def bot_seat(strategy: BotStrategy, seat: int, ctx, rules: Rules):
     except Exception as e:
         raise FastmachError(f"bot {strategy.name!r} at seat {seat}: its constructor raised "
                             f"{_type_name(e)}: {e}") from None
-    return PyBot(ctx, BotSeat(bot, strategy.name, seat, rules, strategy.time_limit))
+    return PyBot(ctx, BotSeat(bot, strategy.name, seat, rules, strategy.time_limit, strict))
