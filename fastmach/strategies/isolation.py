@@ -64,7 +64,10 @@ class IsolatedBot:
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=None, cwd=os.getcwd(),
             env=_child_env())
         self._finalizer = weakref.finalize(self, _stop, self._proc)
-        _write(self._proc.stdin, json.dumps({"path": path, "kwargs": kwargs}).encode())
+        assert self._proc.stdin is not None and self._proc.stdout is not None
+        self._send: BinaryIO = self._proc.stdin  # type: ignore[assignment]
+        self._recv: BinaryIO = self._proc.stdout  # type: ignore[assignment]
+        _write(self._send, json.dumps({"path": path, "kwargs": kwargs}).encode())
         reply = self._answer(START_TIMEOUT, "to start")
         if "error" in reply:
             self.close()
@@ -74,7 +77,7 @@ class IsolatedBot:
         """The bot's action for ``obs`` (RemoteError if it raised, TimeoutError if it
         did not answer within the time limit)."""
         try:
-            _write(self._proc.stdin, pickle.dumps(obs, protocol=pickle.HIGHEST_PROTOCOL))
+            _write(self._send, pickle.dumps(obs, protocol=pickle.HIGHEST_PROTOCOL))
         except (BrokenPipeError, OSError):
             raise RemoteError("ProcessLookupError", self._gone()) from None
         reply = self._answer(self.time_limit, "to answer")
@@ -87,12 +90,12 @@ class IsolatedBot:
         self._finalizer()
 
     def _answer(self, timeout: float | None, what: str) -> dict:
-        if timeout is not None and not _ready(self._proc.stdout, timeout):
+        if timeout is not None and not _ready(self._recv, timeout):
             self.close()
             raise TimeoutError(f"no answer within {timeout:g} s {what} (its process was "
                                f"stopped)")
         try:
-            body = _read(self._proc.stdout)
+            body = _read(self._recv)
         except EOFError:
             raise RemoteError("ProcessLookupError", self._gone()) from None
         try:
@@ -123,12 +126,12 @@ def action_of(reply: dict) -> Action:
         raise RemoteError("ValueError", f"answer of kind {kind!r}; expected play, draw or pass")
     melds, placed = reply.get("melds"), reply.get("placed")
     taken, stands = reply.get("taken", []), reply.get("stands")
-    if not (_ints2(melds) and _ints(placed) and _ints(taken)
-            and (stands is None or _ints2(stands))):
+    if not (isinstance(melds, list) and _ints2(melds) and isinstance(placed, list)
+            and _ints(placed) and _ints(taken) and (stands is None or _ints2(stands))):
         raise RemoteError("ValueError", "a play's melds, stands, placed and taken must be "
                           "lists of integers")
-    return Play(tuple(map(tuple, melds)), tuple(placed), tuple(taken),
-                stands=None if stands is None else tuple(map(tuple, stands)))
+    return Play(tuple(tuple(m) for m in melds), tuple(placed), tuple(taken),
+                stands=None if stands is None else tuple(tuple(m) for m in stands))
 
 
 def answer_of(action: object) -> dict:
