@@ -118,6 +118,11 @@ class Game:
         return f"Game({str(self.rules)!r}, {[str(s) for s in self.seats]!r})"
 
 
+#: State attributes a clone shares (immutable) and those that are lists of frozen records
+_SHARED = frozenset({"game", "rules", "_dealt"})
+_RECORDS = frozenset({"history", "hand_results", "_public"})
+
+
 class State:
     """A game (a hand, or a whole match) in progress."""
 
@@ -296,10 +301,20 @@ class State:
     def __deepcopy__(self, memo):
         new = object.__new__(State)
         for k, v in self.__dict__.items():
-            if k in ("game", "rules"):
-                setattr(new, k, v)  # immutable, shared
+            if k in _SHARED:
+                nv = v  # immutable, shared
+            elif k in _RECORDS:
+                nv = list(v)  # lists of frozen records made of tuples
+            elif k == "_hands":
+                nv = [h.copy() for h in v]
+            elif k in ("_melds", "_stands"):
+                nv = [list(m) for m in v]
+            elif k == "_rng":
+                nv = np.random.Generator(type(v.bit_generator)())
+                nv.bit_generator.state = v.bit_generator.state
             else:
-                setattr(new, k, copy.deepcopy(v, memo))
+                nv = copy.deepcopy(v, memo)
+            setattr(new, k, nv)
         return new
 
     def __str__(self) -> str:
