@@ -92,7 +92,13 @@ engine_factory: Callable | None = None
 class Game:
     """Rules and one strategy per seat; ``new_initial_state`` deals a replicate."""
 
-    def __init__(self, rules: Rules | str, seats: Sequence[Any] | None = None):
+    def __init__(self, rules: Rules | str, seats: Sequence[Any] | None = None, *,
+                 strict: bool = False):
+        """``seats``: a strategy per seat (default experts), whose decisions ``step`` plays.
+        ``strict``: every play's table is checked by the independent validator
+        (``fastmach.core.validate``; replay does this); otherwise by the compiled check
+        first, the validator naming what is wrong (the same answers, faster)."""
+        self.strict = bool(strict)
         self.rules = resolve_rules(rules)
         seats = list(seats) if seats is not None else ["expert"] * self.rules.players
         if engine_factory is None:  # pragma: no cover - `import fastmach` imports the engine
@@ -379,6 +385,7 @@ class State:
         seat = self.current_player
         check_action(self.rules, action, seat=seat, hand=self._hands[seat], melds=self._melds,
                      stands=self._stands, opened=self.opened[seat], stock_left=len(self.stock),
+                     strict=self.game.strict,
                      play_exists=(lambda: self.can_play(seat)) if isinstance(action, Fail)
                      else self._play_exists)
 
