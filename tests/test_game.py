@@ -12,7 +12,7 @@ from fastmach.core.cards import JOKER, NCARD, parse_cards
 from fastmach.engine import deck_of, play_games
 from fastmach.errors import FastmachError
 from fastmach.game import Draw, Fail, Game, Pass, Play, meld_points, meld_stands
-from fastmach.rules import PRESETS, Rules
+from fastmach.rules import Rules
 
 # every preset, and every value of each parameter at least once (single hands unless the
 # parameter is the match); the hand counts are kept small where the solver is slow
