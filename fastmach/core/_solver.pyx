@@ -34,11 +34,13 @@
 # and jg jokers form k groups iff max g_s <= k, (3 - min(jpm, 2)) k <= sum g <= 4k,
 # 3k <= sum g + jg <= 4k and (limited) jg <= jpm k.
 from libc.stdlib cimport malloc, realloc, free
-from libc.string cimport memset
+from libc.string cimport memset, memcpy, memcmp
 from libc.stdint cimport uint8_t, int32_t, int64_t, uint64_t
 
 import numpy as np
 cimport numpy as cnp
+
+include "_solve_memo.pxi"
 
 cnp.import_array()
 
@@ -950,6 +952,10 @@ cdef class Solver:
             raise MemoryError()
         _clear_slots(im)
         self._impl = im
+        self._memo = malloc(sizeof(SolveMemo))
+        if self._memo == NULL:
+            raise MemoryError()
+        memo_clear(<SolveMemo*> self._memo)
 
     def __dealloc__(self):
         cdef Impl* im = <Impl*> self._impl
@@ -957,10 +963,34 @@ cdef class Solver:
             free(im.nodes)
             free(im.slots)
             free(im)
+        free(self._memo)
 
     cdef int64_t solve(self, const uint8_t* table, const uint8_t* hand,
                        const SolverRules* rules, const int32_t* card_w,
                        const int32_t* joker_w, uint8_t* placed, Witness* wit) noexcept nogil:
+        # inputs asked again (the same bytes) get the answer kept from the solve before
+        cdef SolveMemo* memo = <SolveMemo*> self._memo
+        cdef MemoKey key
+        cdef MemoEntry* e
+        cdef int64_t val
+        if not _MEMO:
+            return self.solve_direct(table, hand, rules, card_w, joker_w, placed, wit)
+        memo_key(&key, table, hand, rules, card_w, joker_w, _RELAX)
+        e = memo_find(memo, &key)
+        if e != NULL:
+            return memo_answer(e, placed, wit)
+        e = memo_slot(memo, &key)
+        val = self.solve_direct(table, hand, rules, card_w, joker_w, e.placed, &e.wit)
+        if val >= -1:
+            e.val = val
+            e.used = 1
+        if val < 0:
+            return val   # (-1: nothing written, as a solve writes nothing)
+        return memo_answer(e, placed, wit)
+
+    cdef int64_t solve_direct(self, const uint8_t* table, const uint8_t* hand,
+                              const SolverRules* rules, const int32_t* card_w,
+                              const int32_t* joker_w, uint8_t* placed, Witness* wit) noexcept nogil:
         # ace low or high, never both (ace_high = 2): the search is the ace-high one (its
         # optimum is the same, see wit_split_wraps) and a 14-card run is laid as two
         cdef int64_t val = self._solve_dir(table, hand, rules, card_w, joker_w, placed, wit)
@@ -1357,6 +1387,21 @@ class SolverLimitError(RuntimeError):
 
 cdef Solver _default_solver = Solver()
 cdef int _RELAX = 1
+cdef int _MEMO = 1
+
+
+def _set_memo(int on):
+    """Debug: 0 turns off the memo of recent answers (every solve searches)."""
+    global _MEMO
+    _MEMO = on
+
+
+def _memo_stats(Solver solver=None):
+    """Debug: (hits, misses) of the solver's memo of recent answers."""
+    if solver is None:
+        solver = _default_solver
+    cdef SolveMemo* m = <SolveMemo*> solver._memo
+    return m.hits, m.misses
 
 
 def _relax_fallbacks():
@@ -1461,8 +1506,9 @@ def time_positions(cnp.ndarray[cnp.uint8_t, ndim=2] tables not None,
         best = -1
         for r in range(repeat):
             t0 = perf_counter_ns()
-            res[i] = solver.solve(&tables[i, 0], &hands[i, 0], &rules, <int32_t*> card_w.data,
-                                  <int32_t*> joker_w.data, placed, &wit)
+            res[i] = solver.solve_direct(&tables[i, 0], &hands[i, 0], &rules,
+                                         <int32_t*> card_w.data, <int32_t*> joker_w.data,
+                                         placed, &wit)
             t1 = perf_counter_ns()
             if best < 0 or t1 - t0 < best:
                 best = t1 - t0
