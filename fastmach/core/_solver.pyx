@@ -1159,6 +1159,10 @@ cdef class Solver:
             if not _high_run_possible(im):
                 # no suit can hold ...-Q-K-A: aces high add nothing to aces low
                 return _finish(im.lb, table, placed, wit, &self.scratch)
+            if im.lb >= _weight_bound(im):
+                # the aces-low partition already holds every card that could be placed:
+                # the search with aces high cannot beat it (it would return this one)
+                return _finish(im.lb, table, placed, wit, &self.scratch)
         # The full search drops every state that cannot beat that value (branch and
         # bound on the weight still to come); if none does, the aces-low one is optimal.
         im.ace_high = 1
@@ -1183,6 +1187,26 @@ cdef class Solver:
 cdef enum:
     DEEPEN_FROM = 10   # hand cards (that some meld could hold) from which deepening pays
                        # (and always with four jokers or more: their placements multiply)
+
+
+cdef int64_t _weight_bound(Impl* im) noexcept nogil:
+    """No partition weighs more: every table card, every hand card still usable (after
+    _drop_useless) that weighs more than nothing, every joker at the heaviest joker weight
+    (table jokers whatever it is, hand jokers only when it is positive)."""
+    cdef int s, v
+    cdef int64_t b = 0, jmax = im.jw[1]
+    for v in range(2, 15):
+        if im.jw[v] > jmax:
+            jmax = im.jw[v]
+    for s in range(4):
+        for v in range(1, 14):
+            b += im.must[s][v] * im.w[s][v]
+            if im.w[s][v] > 0:
+                b += (im.avail[s][v] - im.must[s][v]) * im.w[s][v]
+    b += im.jt * jmax
+    if jmax > 0:
+        b += (im.jtot - im.jt) * jmax
+    return b
 
 
 cdef bint _high_run_possible(Impl* im) noexcept nogil:
