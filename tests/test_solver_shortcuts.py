@@ -16,11 +16,9 @@ from __future__ import annotations
 import random
 from collections import Counter
 
-import numpy as np
 import pytest
 
-from fastmach.core import _solver
-from tests.positions import JOKER, NCARD, check_fast, counts, fast, text
+from tests.positions import JOKER, NCARD, check_fast, fast, text
 from tests.refs import brute
 
 RULES = [dict(decks=d, ace_high=True, jokers_per_meld=lim) for d in (2, 3) for lim in (1, 0)]
