@@ -18,7 +18,10 @@
 #  - hand cards that no meld can hold are dropped first (_drop_useless);
 #  - aces high: a first sweep with aces low only gives a lower bound (every such partition
 #    is valid with high aces too); the full sweep then drops states that cannot beat it
-#    (branch and bound on the weight still to come, _set_rest / _aces_left);
+#    (branch and bound on the weight still to come, _set_rest / _aces_left), and is not
+#    run when that partition already holds every card that could be placed (_weight_bound);
+#  - inputs asked again recently (the same bytes) are answered from a memo of the last
+#    answers (_solve_memo.pxi; Solver.solve_direct and the benchmarks always search);
 #  - large hands or four jokers: iterative deepening on the weight left out (_deepening),
 #    starting with "everything placed";
 #  - direction: a hand heavy in high ranks is solved on the mirrored position (rank r ->
