@@ -27,6 +27,7 @@ cdef struct Witness:
 cdef class Solver:
     # work buffers, reused across calls; one Solver per thread
     cdef void* _impl
+    cdef void* _memo            # the last answers (SolveMemo, see _solve_memo.pxi)
     cdef Witness scratch        # the melds rebuilt by the last solve
     cdef Witness mirrored       # the melds of a solve on the mirrored position
     cdef int relax_pass         # 1 while solving the relaxation of one joker per meld
@@ -38,7 +39,11 @@ cdef class Solver:
     # subset of hand cards may be added. Returns the best total (table cards included),
     # or -1 when the table itself cannot be partitioned, -4 past the state limit (about
     # 8 million states: very large hands with jokers). `placed` (length NCARD) receives
-    # the counts of hand cards used; `wit` (may be NULL) the melds.
+    # the counts of hand cards used; `wit` (may be NULL) the melds. The answer to inputs
+    # asked again recently comes from a memo (_solve_memo.pxd); solve_direct never uses it.
+    cdef int64_t solve_direct(self, const uint8_t* table, const uint8_t* hand,
+                              const SolverRules* rules, const int32_t* card_w,
+                              const int32_t* joker_w, uint8_t* placed, Witness* wit) noexcept nogil
     cdef int64_t _solve_dir(self, const uint8_t* table, const uint8_t* hand,
                             const SolverRules* rules, const int32_t* card_w,
                             const int32_t* joker_w, uint8_t* placed, Witness* wit) noexcept nogil

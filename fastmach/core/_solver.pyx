@@ -18,7 +18,10 @@
 #  - hand cards that no meld can hold are dropped first (_drop_useless);
 #  - aces high: a first sweep with aces low only gives a lower bound (every such partition
 #    is valid with high aces too); the full sweep then drops states that cannot beat it
-#    (branch and bound on the weight still to come, _set_rest / _aces_left);
+#    (branch and bound on the weight still to come, _set_rest / _aces_left), and is not
+#    run when that partition already holds every card that could be placed (_weight_bound);
+#  - inputs asked again recently (the same bytes) are answered from a memo of the last
+#    answers (_solve_memo.pxi; Solver.solve_direct and the benchmarks always search);
 #  - large hands or four jokers: iterative deepening on the weight left out (_deepening),
 #    starting with "everything placed";
 #  - direction: a hand heavy in high ranks is solved on the mirrored position (rank r ->
@@ -34,11 +37,13 @@
 # and jg jokers form k groups iff max g_s <= k, (3 - min(jpm, 2)) k <= sum g <= 4k,
 # 3k <= sum g + jg <= 4k and (limited) jg <= jpm k.
 from libc.stdlib cimport malloc, realloc, free
-from libc.string cimport memset
+from libc.string cimport memset, memcpy, memcmp
 from libc.stdint cimport uint8_t, int32_t, int64_t, uint64_t
 
 import numpy as np
 cimport numpy as cnp
+
+include "_solve_memo.pxi"
 
 cnp.import_array()
 
@@ -950,6 +955,10 @@ cdef class Solver:
             raise MemoryError()
         _clear_slots(im)
         self._impl = im
+        self._memo = malloc(sizeof(SolveMemo))
+        if self._memo == NULL:
+            raise MemoryError()
+        memo_clear(<SolveMemo*> self._memo)
 
     def __dealloc__(self):
         cdef Impl* im = <Impl*> self._impl
@@ -957,10 +966,34 @@ cdef class Solver:
             free(im.nodes)
             free(im.slots)
             free(im)
+        free(self._memo)
 
     cdef int64_t solve(self, const uint8_t* table, const uint8_t* hand,
                        const SolverRules* rules, const int32_t* card_w,
                        const int32_t* joker_w, uint8_t* placed, Witness* wit) noexcept nogil:
+        # inputs asked again (the same bytes) get the answer kept from the solve before
+        cdef SolveMemo* memo = <SolveMemo*> self._memo
+        cdef MemoKey key
+        cdef MemoEntry* e
+        cdef int64_t val
+        if not _MEMO:
+            return self.solve_direct(table, hand, rules, card_w, joker_w, placed, wit)
+        memo_key(&key, table, hand, rules, card_w, joker_w, _RELAX)
+        e = memo_find(memo, &key)
+        if e != NULL:
+            return memo_answer(e, placed, wit)
+        e = memo_slot(memo, &key)
+        val = self.solve_direct(table, hand, rules, card_w, joker_w, e.placed, &e.wit)
+        if val >= -1:
+            e.val = val
+            e.used = 1
+        if val < 0:
+            return val   # (-1: nothing written, as a solve writes nothing)
+        return memo_answer(e, placed, wit)
+
+    cdef int64_t solve_direct(self, const uint8_t* table, const uint8_t* hand,
+                              const SolverRules* rules, const int32_t* card_w,
+                              const int32_t* joker_w, uint8_t* placed, Witness* wit) noexcept nogil:
         # ace low or high, never both (ace_high = 2): the search is the ace-high one (its
         # optimum is the same, see wit_split_wraps) and a 14-card run is laid as two
         cdef int64_t val = self._solve_dir(table, hand, rules, card_w, joker_w, placed, wit)
@@ -1129,6 +1162,10 @@ cdef class Solver:
             if not _high_run_possible(im):
                 # no suit can hold ...-Q-K-A: aces high add nothing to aces low
                 return _finish(im.lb, table, placed, wit, &self.scratch)
+            if im.lb >= _weight_bound(im):
+                # the aces-low partition already holds every card that could be placed:
+                # the search with aces high cannot beat it (it would return this one)
+                return _finish(im.lb, table, placed, wit, &self.scratch)
         # The full search drops every state that cannot beat that value (branch and
         # bound on the weight still to come); if none does, the aces-low one is optimal.
         im.ace_high = 1
@@ -1153,6 +1190,26 @@ cdef class Solver:
 cdef enum:
     DEEPEN_FROM = 10   # hand cards (that some meld could hold) from which deepening pays
                        # (and always with four jokers or more: their placements multiply)
+
+
+cdef int64_t _weight_bound(Impl* im) noexcept nogil:
+    """No partition weighs more: every table card, every hand card still usable (after
+    _drop_useless) that weighs more than nothing, every joker at the heaviest joker weight
+    (table jokers whatever it is, hand jokers only when it is positive)."""
+    cdef int s, v
+    cdef int64_t b = 0, jmax = im.jw[1]
+    for v in range(2, 15):
+        if im.jw[v] > jmax:
+            jmax = im.jw[v]
+    for s in range(4):
+        for v in range(1, 14):
+            b += im.must[s][v] * im.w[s][v]
+            if im.w[s][v] > 0:
+                b += (im.avail[s][v] - im.must[s][v]) * im.w[s][v]
+    b += im.jt * jmax
+    if jmax > 0:
+        b += (im.jtot - im.jt) * jmax
+    return b
 
 
 cdef bint _high_run_possible(Impl* im) noexcept nogil:
@@ -1357,6 +1414,21 @@ class SolverLimitError(RuntimeError):
 
 cdef Solver _default_solver = Solver()
 cdef int _RELAX = 1
+cdef int _MEMO = 1
+
+
+def _set_memo(int on):
+    """Debug: 0 turns off the memo of recent answers (every solve searches)."""
+    global _MEMO
+    _MEMO = on
+
+
+def _memo_stats(Solver solver=None):
+    """Debug: (hits, misses) of the solver's memo of recent answers."""
+    if solver is None:
+        solver = _default_solver
+    cdef SolveMemo* m = <SolveMemo*> solver._memo
+    return m.hits, m.misses
 
 
 def _relax_fallbacks():
@@ -1461,8 +1533,9 @@ def time_positions(cnp.ndarray[cnp.uint8_t, ndim=2] tables not None,
         best = -1
         for r in range(repeat):
             t0 = perf_counter_ns()
-            res[i] = solver.solve(&tables[i, 0], &hands[i, 0], &rules, <int32_t*> card_w.data,
-                                  <int32_t*> joker_w.data, placed, &wit)
+            res[i] = solver.solve_direct(&tables[i, 0], &hands[i, 0], &rules,
+                                         <int32_t*> card_w.data, <int32_t*> joker_w.data,
+                                         placed, &wit)
             t1 = perf_counter_ns()
             if best < 0 or t1 - t0 < best:
                 best = t1 - t0
