@@ -514,6 +514,9 @@ def build_report(results_dir: Path | str, out_dir: Path | str | None = None, *,
     figs = _figures(hands, a, out / "figures")
     csvs = _tables_csv(games, hands, a, out / "tables")
     shown = _games(results_dir, hands, manifest, a, out) if show_games else []
+    from fastmach.report import skill as skill_section  # the skill section (report/skill.py)
+    skill = skill_section.section(results_dir, games, hands, a.labels, out, a.effects)
+    csvs += skill["csvs"]
     seeds = sorted({int(x) for x in games["seed"].unique()}) if "seed" in games.columns else []
     ctx = {
         "name": manifest.get("name", "study"),
@@ -535,9 +538,11 @@ def build_report(results_dir: Path | str, out_dir: Path | str | None = None, *,
         "unfinished": _unfinished(games, manifest),
         "findings": findings(a),
         "shown": shown,
+        "skill": skill,
         "front": _Table("Scorecard", _front_table(a),
-                        "One row per rules variant and player count, line-ups pooled "
-                        "(tables/scorecard.csv has one row per cell). Values with 95% "
+                        "One row per rules variant and player count, line-ups pooled ("
+                        + "; ".join(dict.fromkeys(games["lineup"].astype(str))) +
+                        "; tables/scorecard.csv has one row per cell). Values with 95% "
                         "intervals clustered by deal; pp = percentage points. Ended "
                         "blocked: hands nobody could or did add a card to for a round "
                         "(stock-out endings are counted under the stock only). Seat "
