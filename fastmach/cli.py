@@ -287,7 +287,8 @@ def add_compare(sub) -> None:
                         "can deal them)")
     p.add_argument("--lineup", action="append", default=None, metavar="S,S",
                    help="a line-up cycled over the seats, repeatable (default: --lineup "
-                        "expert --lineup expert,beginner)")
+                        "expert --lineup expert,beginner; --lineup strong: the rules "
+                        "under strong play)")
     size = p.add_mutually_exclusive_group()
     size.add_argument("--games", type=int, default=None, metavar="N",
                       help=f"deals per cell (default {DEFAULT_GAMES})")

@@ -76,9 +76,16 @@ def trace_lineup(budget: int, players: int) -> tuple[str, ...]:
 def _columns(hands: pd.DataFrame, players: int) -> tuple[np.ndarray, np.ndarray]:
     require(hands, [f"strategy_{i}" for i in range(players)]
             + [f"win_share_{i}" for i in range(players)] + ["replicate"], "skill")
-    st = hands[[f"strategy_{i}" for i in range(players)]].astype(object).to_numpy()
-    ws = hands[[f"win_share_{i}" for i in range(players)]].to_numpy(dtype=float)
+    st = np.column_stack([hands[f"strategy_{i}"].to_numpy(dtype=object)
+                          for i in range(players)])
+    ws = np.column_stack([hands[f"win_share_{i}"].to_numpy(dtype=float)
+                          for i in range(players)])
     return st, ws
+
+
+def _lone(st: np.ndarray, strategy: str, opponent: str) -> np.ndarray:
+    n = st.shape[1]
+    return ((st == strategy).sum(axis=1) == 1) & ((st == opponent).sum(axis=1) == n - 1)
 
 
 def lone_hands(hands: pd.DataFrame, strategy: str, opponent: str) -> pd.DataFrame:
@@ -86,23 +93,23 @@ def lone_hands(hands: pd.DataFrame, strategy: str, opponent: str) -> pd.DataFram
     otherwise."""
     if hands.empty:
         return hands
-    n = int(hands["players"].iloc[0])
-    st, _ = _columns(hands, n)
-    one = ((st == strategy).sum(axis=1) == 1) & ((st == opponent).sum(axis=1) == n - 1)
-    return hands[one]
+    st, _ = _columns(hands, int(hands["players"].iloc[0]))
+    return hands[_lone(st, strategy, opponent)]
+
+
+def _estimates(st: np.ndarray, ws: np.ndarray, deal: np.ndarray, strategy: str):
+    n = st.shape[1]
+    y = (ws * (st == strategy)).sum(axis=1)
+    one = np.ones(len(y))
+    return (ratio_estimate(y, one, deal),
+            ratio_estimate(y - ws.sum(axis=1) / n, one, deal))
 
 
 def seat_estimates(hands: pd.DataFrame, strategy: str):
     """``(share, edge)``: deal-clustered estimates over ``hands`` (one player count) of the
     win share per hand of the ``strategy`` seats and of that share minus ``total / n``."""
-    n = int(hands["players"].iloc[0])
-    st, ws = _columns(hands, n)
-    y = (ws * (st == strategy)).sum(axis=1)
-    deal = deal_key(hands).to_numpy()
-    one = np.ones(len(y))
-    share = ratio_estimate(y, one, deal)
-    edge = ratio_estimate(y - ws.sum(axis=1) / n, one, deal)
-    return share, edge
+    st, ws = _columns(hands, int(hands["players"].iloc[0]))
+    return _estimates(st, ws, deal_key(hands).to_numpy(), strategy)
 
 
 def seat_share(hands: pd.DataFrame, strategy: str, opponent: str,
@@ -110,14 +117,18 @@ def seat_share(hands: pd.DataFrame, strategy: str, opponent: str,
     """The win share per hand of the one ``strategy`` seat among ``opponent`` seats, over
     the hands of one rules x players that seat them so (see the module docstring).
     Keys: :data:`SEAT_COLUMNS`; NaN figures when no hand does."""
-    g = lone_hands(plain_strategies(hands), strategy, opponent)
     row = {"rules": hands["rules"].iloc[0] if len(hands) else "",
            "players": int(hands["players"].iloc[0]) if len(hands) else 0,
-           "strategy": strategy, "opponent": opponent, "hands": len(g),
-           "deals": int(deal_key(g).nunique()) if len(g) else 0}
-    if g.empty:
+           "strategy": strategy, "opponent": opponent, "hands": 0, "deals": 0}
+    if hands.empty:
         return row | dict.fromkeys(SEAT_COLUMNS[6:], math.nan)
-    share, edge = seat_estimates(g, strategy)
+    st, ws = _columns(hands, row["players"])
+    keep = _lone(st, strategy, opponent)
+    deal = deal_key(hands).to_numpy()[keep]
+    row |= {"hands": int(keep.sum()), "deals": int(len(np.unique(deal)))}
+    if not keep.any():
+        return row | dict.fromkeys(SEAT_COLUMNS[6:], math.nan)
+    share, edge = _estimates(st[keep], ws[keep], deal, strategy)
     lo, hi = share_interval(share, confidence)
     elo, ehi = edge.interval(confidence)
     return row | {"win_share": share.value, "lo": lo, "hi": hi,

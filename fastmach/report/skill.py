@@ -235,9 +235,13 @@ def _ceiling_words(c: pd.DataFrame, name) -> list[str]:
         out.append(
             f"{name(rules)}, {int(players)} players, one seat against "
             f"{_seats_text(players)}: " + "; ".join(parts) + f" (fair {_pct(best['fair'])}%). "
-            f"Skill takes at least {_pct(best['edge'], best['edge_lo'], best['edge_hi'])} pp "
-            f"of hands beyond the fair share (the best measured player, {best['strategy']}; "
-            f"a perfect player could take more: a floor, not a ceiling).")
+            + (f"Skill takes at least {_pct(best['edge'], best['edge_lo'], best['edge_hi'])} "
+               f"pp of hands beyond the fair share (the best measured player, "
+               f"{best['strategy']}; a perfect player could take more: a floor, not a "
+               f"ceiling)." if best["edge_lo"] > 0 else
+               f"No measured player's edge over the fair share excludes 0 here (the best, "
+               f"{best['strategy']}: {_pct(best['edge'], best['edge_lo'], best['edge_hi'], True)}"
+               f" pp)."))
     return out
 
 
