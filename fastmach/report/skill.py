@@ -41,6 +41,8 @@ FIGURE = "skill_trace"
 STRONG, EXPERT = "strong", "expert"
 #: Strategies the ceiling reports (when seated alone among experts).
 MEASURING_STICKS = ("clairvoyant", "strong")
+#: Places a sentence names before it refers to its table.
+_SHOWN = 6
 #: Deal resamples of the ladders' intervals.
 RESAMPLES = 200
 #: Scorecard figures shown under expert and strong play.
@@ -191,6 +193,7 @@ def _effects_by_lineup(effects: pd.DataFrame, name) -> tuple[list[str], pd.DataF
     if not (e["lineup"] == STRONG).any():
         return [], pd.DataFrame()
     rows, words = [], []
+    differ: dict[tuple, list[int]] = {}
     for (variant, baseline, players), g in e.groupby(["variant", "baseline", "players"],
                                                      sort=False):
         row = {"rule": f"{name(variant)} vs {name(baseline)}", "players": int(players)}
@@ -211,11 +214,13 @@ def _effects_by_lineup(effects: pd.DataFrame, name) -> tuple[list[str], pd.DataF
             ws = [_word(metric, x) for _, x in g[(g["metric"] == metric)
                                                  & (g["lineup"] == STRONG)].iterrows()]
             if we and ws and we[0] != ws[0]:
-                words.append(f"{name(variant)} vs {name(baseline)}, {int(players)} players: "
-                             f"{m.label} {we[0]} under expert play, {ws[0]} under strong "
-                             f"play ({row[f'{m.label}, {EXPERT}']} vs "
-                             f"{row[f'{m.label}, {STRONG}']} {m.diff_unit}).")
+                differ.setdefault((variant, baseline, metric, we[0], ws[0]), []).append(
+                    int(players))
         rows.append(row)
+    for (variant, baseline, metric, we, ws), players in differ.items():
+        words.append(f"{name(variant)} vs {name(baseline)}: {METRICS[metric].label} "
+                     f"{we} under expert play, {ws} under strong play at "
+                     f"{', '.join(map(str, players))} players (the table below).")
     return words, pd.DataFrame(rows)
 
 
@@ -418,6 +423,13 @@ def _strong_words(card: pd.DataFrame, name) -> list[str]:
     out = []
     if card.empty:
         return out
+    strong = card[card["lineup"] == STRONG]
+    dry = int((strong["stock_out_per_hand"] >= 0.99).sum())
+    if dry:
+        out.append(f"At {dry} of {len(strong)} rules x player counts the stock runs out in "
+                   f"99% or more of the all-strong table's hands: when every seat holds "
+                   f"back until it can go out, the hand is drawn to the stock's end, and "
+                   f"its length and stock figures are the deck's arithmetic more than play.")
     for metric, label, scale, signed in _STRONG_FIGURES[:2]:
         moved = []
         for (rules, players), g in card.groupby(["rules", "players"], sort=False):
@@ -433,9 +445,11 @@ def _strong_words(card: pd.DataFrame, name) -> list[str]:
                              f"{number(s[metric], scale=scale)})")
         total = card.groupby(["rules", "players"]).ngroups
         if moved:
+            more = (f"; and {len(moved) - _SHOWN} more (tables/strong_play.csv)"
+                    if len(moved) > _SHOWN else "")
             out.append(f"Under strong play {label} differs from expert play where the two "
                        f"95% intervals do not overlap in {len(moved)} of {total} rules x "
-                       f"player counts: " + "; ".join(moved) + ".")
+                       f"player counts: " + "; ".join(moved[:_SHOWN]) + more + ".")
         else:
             out.append(f"Strong play leaves {label} within the intervals of expert play in "
                        f"every one of {total} rules x player counts.")
