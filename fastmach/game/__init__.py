@@ -34,7 +34,8 @@ from fastmach.game.deal import check_seed, deck_of
 from fastmach.game.history import PublicTurn
 from fastmach.game.observation import Observation
 from fastmach.rules import BLOCK_ROUNDS, Rules, resolve_rules
-from fastmach.solver import opening, solve
+from fastmach.game.ability import play_exists
+from fastmach.solver import solve
 from fastmach.game.actions import (Action, Draw, Fail, Pass, Play, check_action, meld_points,
                               meld_stands, rearranges)
 
@@ -328,19 +329,9 @@ class State:
 
     def can_play(self, seat: int) -> bool:
         """Whether ``seat`` can add a card, as a fact of the position (the exact solver;
-        the opening rule and joker swaps included)."""
-        hand = self.hand_of(seat)
-        if not hand:
-            return False
-        r = self.rules
-        if r.opening_points > 0 and not self.opened[seat]:
-            return opening(hand, r, r.opening_points) is not None
-        if r.joker_swap == "hand" and any(
-            c == JOKER and self._hands[seat][s] > 0
-            for m, st in zip(self._melds, self._stands) for c, s in zip(m, st)
-        ):
-            return True
-        return solve(self._melds, hand, r).n_placed > 0
+        the opening rule and joker swaps included: fastmach.game.ability)."""
+        return play_exists(self.rules, self.hand_of(seat), self._melds, self._stands,
+                           self.opened[seat])
 
     def legal_actions(self) -> list[Action]:
         """Draw/Pass/Fail as allowed, plus one Play: the maximum placement (the set of
