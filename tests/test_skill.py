@@ -273,6 +273,19 @@ def test_skill_section_renders_from_what_the_study_stored(stored, tmp_path):
     assert "search(budget=2)" not in set(ladder["strategy"])  # never seated with an expert
 
 
+def test_front_scorecard_sets_the_all_strong_lineup_apart_and_says_so(stored):
+    from fastmach.report import load_results
+    from fastmach.report.skill import front_rows, pooled_lineups
+
+    games, hands, _ = load_results(stored)
+    g, h = front_rows(games, hands)
+    assert set(h["lineup"]) == {"expert", "expert,beginner"} == set(g["lineup"])
+    assert pooled_lineups(games) == ("expert; expert,beginner; the all-strong line-up is "
+                                     "set apart under Balance under strong play")
+    only = hands[hands["lineup"] == "strong"]
+    assert len(front_rows(games, only)[1]) == len(only)  # alone, it is the study
+
+
 def test_report_templates_hold_the_skill_section():
     from fastmach.report import TEMPLATES
 

@@ -167,7 +167,8 @@ class _Analysis:
 
 
 def _analyse(games: pd.DataFrame, hands: pd.DataFrame, pairs=None) -> _Analysis:
-    front = stats.scorecard(games, hands, by=("rules", "players"))
+    from fastmach.report.skill import front_rows  # the all-strong line-up set apart
+    front = stats.scorecard(*front_rows(games, hands), by=("rules", "players"))
     return _Analysis(
         labels=plots.short_labels(hands["rules"]),
         card=stats.scorecard(games, hands),
@@ -541,7 +542,7 @@ def build_report(results_dir: Path | str, out_dir: Path | str | None = None, *,
         "skill": skill,
         "front": _Table("Scorecard", _front_table(a),
                         "One row per rules variant and player count, line-ups pooled ("
-                        + "; ".join(dict.fromkeys(games["lineup"].astype(str))) +
+                        + skill_section.pooled_lineups(games) +
                         "; tables/scorecard.csv has one row per cell). Values with 95% "
                         "intervals clustered by deal; pp = percentage points. Ended "
                         "blocked: hands nobody could or did add a card to for a round "

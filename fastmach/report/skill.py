@@ -30,7 +30,7 @@ from fastmach.analysis import skill as sk
 from fastmach.analysis import stats
 from fastmach.analysis.metrics import number, p_text
 
-__all__ = ["section", "TABLES", "FIGURE", "STRONG", "MEASURING_STICKS", "RESAMPLES"]
+__all__ = ["section", "front_rows", "pooled_lineups", "TABLES", "FIGURE", "STRONG", "MEASURING_STICKS", "RESAMPLES"]
 
 #: CSV files of the section (under ``tables/``).
 TABLES = ("skill_ladder", "skill_head_to_head", "skill_ceiling", "skill_trace",
@@ -79,6 +79,28 @@ def _pct(v, lo=None, hi=None, signed=False) -> str:
 
 def _seats_text(n: int) -> str:
     return f"{n - 1} expert{'s' if n > 2 else ''}"
+
+
+# ----------------------------------------------------------------------------- the front
+
+def front_rows(games: pd.DataFrame, hands: pd.DataFrame
+               ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The rows the report's front scorecard pools: every line-up but the all-strong one
+    (an all-strong table draws to the stock's end; it is set apart, under "Balance under
+    strong play"), unless it is the study's only line-up."""
+    keep = hands["lineup"].astype(str) != STRONG
+    if keep.all() or not keep.any():
+        return games, hands
+    return games[games["lineup"].astype(str) != STRONG], hands[keep]
+
+
+def pooled_lineups(games: pd.DataFrame) -> str:
+    """The words naming the line-ups the front scorecard pools."""
+    names = list(dict.fromkeys(games["lineup"].astype(str)))
+    kept = [n for n in names if n != STRONG] or names
+    apart = ("; the all-strong line-up is set apart under Balance under strong play"
+             if len(kept) < len(names) else "")
+    return "; ".join(kept) + apart
 
 
 # ----------------------------------------------------------------------------- the parts
