@@ -41,7 +41,7 @@ from fastmach.analysis.ratings import ANCHOR, ladder
 from fastmach.errors import FastmachError
 
 __all__ = ["ALPHA", "SEAT_COLUMNS", "TRACE_COLUMNS", "EFFECT_COLUMNS", "lone_lineup",
-           "trace_lineup", "seat_estimates", "seat_share", "trace", "ceiling",
+           "trace_lineup", "lone_hands", "seat_estimates", "seat_share", "trace", "ceiling",
            "ceiling_effects", "direction", "ladders", "rated_strategies"]
 
 #: Family-wise level of every word of this module.

@@ -376,6 +376,8 @@ def section(results_dir: Path | str, games: pd.DataFrame, hands: pd.DataFrame,
         return labels.get(rules, rules)
 
     ratings, h2h = sk.ladders(every, resamples=resamples, seed=seed)
+    ratings = ratings.sort_values(["rules", "players", "rank"], kind="stable",
+                                  ignore_index=True)
     names = sorted({s for col in every.columns if col.startswith("strategy_")
                     for s in every[col].dropna().astype(str).unique()})
     sticks = [s for s in names if s.split("(")[0] in MEASURING_STICKS]
