@@ -18,6 +18,7 @@ from typing import Sequence
 
 from fastmach.core import __version__
 from fastmach.tools import bench
+from fastmach.tools.bench_bots import bench_bots, format_bots
 from fastmach.solver.batch import solve_file
 from fastmach.tools.comparison import DEFAULT_GAMES, DEFAULT_MAX_GAMES, DEFAULT_SEED, compare, plan_study
 from fastmach.engine import run_play, summary
@@ -96,7 +97,7 @@ def _solve_batch(args: argparse.Namespace) -> int:
 def add_bench(sub) -> None:
     p = sub.add_parser("bench", help="benchmarks (figures for notes, not tests)")
     p.add_argument("what", nargs="?", default="all",
-                   choices=["all", "solver", "games", "strategies", "sweep", "cardset"])
+                   choices=["all", "solver", "games", "strategies", "bots", "sweep", "cardset"])
     p.add_argument("--games", type=int, default=None, help="games to play or sample positions from")
     p.add_argument("--no-milp", action="store_true", help="skip the integer-programming comparison")
     p.add_argument("--c-program", metavar="PATH", default=None,
@@ -118,6 +119,8 @@ def bench_command(args: argparse.Namespace) -> int:
         print(bench.format_games(bench.bench_strategies(games=args.games or 500)))
         print(bench.format_lookahead(bench.bench_lookahead()))
         print(bench.format_search(bench.bench_search()))
+    if what in ("bots", "all"):
+        print(format_bots(bench_bots(games=args.games or 200)))
     if what in ("sweep", "all"):
         print(format_bench(bench_driver(games=args.games or 2000)))
     if what in ("cardset", "all"):

@@ -159,3 +159,21 @@ def test_bots_play_the_same_games_on_the_fast_and_the_strict_path():
         fast = fastmach.play_games(rules, seats, 5, range(15))
         strict = fastmach.play_games(rules, seats, 5, range(15), check=True)
         assert fast.equals(strict), rules
+
+
+def test_the_state_answers_the_same_on_the_fast_and_the_strict_check():
+    for rules in ("classic(match=single,players=3)", "jokers(players=3)"):
+        fast = fastmach.Game(rules).new_initial_state(3, 1)
+        strict = fastmach.Game(rules, strict=True).new_initial_state(3, 1)
+        fast.play_out()
+        strict.play_out()
+        assert fast.history == strict.history and fast.row() == strict.row()
+    st = fastmach.Game("classic(match=single,players=3)").new_initial_state(0, 0)
+    ref = fastmach.Game("classic(match=single,players=3)", strict=True).new_initial_state(0, 0)
+    hand = st.hand_of(st.current_player)
+    bad = fastmach.Play([hand[:3]], hand[:3])
+    with pytest.raises(fastmach.FastmachError) as a:
+        st.check(bad)
+    with pytest.raises(fastmach.FastmachError) as b:
+        ref.check(bad)
+    assert str(a.value) == str(b.value) and "illegal play" in str(a.value)

@@ -92,7 +92,13 @@ engine_factory: Callable | None = None
 class Game:
     """Rules and one strategy per seat; ``new_initial_state`` deals a replicate."""
 
-    def __init__(self, rules: Rules | str, seats: Sequence[Any] | None = None):
+    def __init__(self, rules: Rules | str, seats: Sequence[Any] | None = None, *,
+                 strict: bool = False):
+        """``seats``: a strategy per seat (default experts), whose decisions ``step`` plays.
+        ``strict``: every play's table is checked by the independent validator
+        (``fastmach.core.validate``; replay does this); otherwise by the compiled check
+        first, the validator naming what is wrong (the same answers, faster)."""
+        self.strict = bool(strict)
         self.rules = resolve_rules(rules)
         seats = list(seats) if seats is not None else ["expert"] * self.rules.players
         if engine_factory is None:  # pragma: no cover - `import fastmach` imports the engine
@@ -116,6 +122,11 @@ class Game:
 
     def __repr__(self) -> str:
         return f"Game({str(self.rules)!r}, {[str(s) for s in self.seats]!r})"
+
+
+#: State attributes a clone shares (immutable) and those that are lists of frozen records
+_SHARED = frozenset({"game", "rules", "_dealt"})
+_RECORDS = frozenset({"history", "hand_results", "_public"})
 
 
 class State:
@@ -296,10 +307,20 @@ class State:
     def __deepcopy__(self, memo):
         new = object.__new__(State)
         for k, v in self.__dict__.items():
-            if k in ("game", "rules"):
-                setattr(new, k, v)  # immutable, shared
+            if k in _SHARED:
+                nv = v  # immutable, shared
+            elif k in _RECORDS:
+                nv = list(v)  # lists of frozen records made of tuples
+            elif k == "_hands":
+                nv = [h.copy() for h in v]
+            elif k in ("_melds", "_stands"):
+                nv = [list(m) for m in v]
+            elif k == "_rng":
+                nv = np.random.Generator(type(v.bit_generator)())
+                nv.bit_generator.state = v.bit_generator.state
             else:
-                setattr(new, k, copy.deepcopy(v, memo))
+                nv = copy.deepcopy(v, memo)
+            setattr(new, k, nv)
         return new
 
     def __str__(self) -> str:
@@ -364,6 +385,7 @@ class State:
         seat = self.current_player
         check_action(self.rules, action, seat=seat, hand=self._hands[seat], melds=self._melds,
                      stands=self._stands, opened=self.opened[seat], stock_left=len(self.stock),
+                     strict=self.game.strict,
                      play_exists=(lambda: self.can_play(seat)) if isinstance(action, Fail)
                      else self._play_exists)
 

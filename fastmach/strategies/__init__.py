@@ -77,8 +77,9 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Iterable, Sequence
 
-from fastmach.strategies.bots import (Bot, BotStrategy, Observation, bot_name, bot_seat,
-                                      load_bot)
+from fastmach.strategies.bots import Bot, BotStrategy, bot_name, bot_seat
+from fastmach.strategies.bots import Observation as Observation  # re-exported
+from fastmach.strategies.botspec import load_bot as load_bot  # re-exported
 from fastmach.strategies.botspec import BOT_PATH_RE as _BOT_PATH_RE, parse_bot_spec
 
 from fastmach.errors import FastmachError
