@@ -49,7 +49,7 @@ def deal_chances(rng, deals, mean, concentration=2.0):
 def test_trace_interval_covers_the_planted_share_about_95_percent_of_the_time():
     rng = np.random.default_rng(11)
     truth, covered, naive = 0.40, 0, 0
-    reps = 150
+    reps = 100
     for _ in range(reps):
         h = rotated_hands(STEP, 40, deal_chances(rng, 40, truth, 0.5), rng, hands=2)
         r = sk.seat_share(h, STEP[0], STEP[1])  # the trace's figure (next test: the same)
