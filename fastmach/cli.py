@@ -33,6 +33,7 @@ from fastmach.rules.doc import describe as describe_preset, markdown as rules_ma
 from fastmach.solver import solve
 from fastmach.strategies import describe as describe_strategies, rotations_of, split_strategies
 from fastmach.study import Study, split_lineup
+from fastmach.study.skill import execute_skill
 from fastmach.study.sweep import SweepError, bench_driver, execute, format_bench, format_summary
 from fastmach.tools import rate as rating
 from fastmach.view import position_page, split_melds, write_page, write_views
@@ -269,9 +270,10 @@ def sweep_command(args: argparse.Namespace) -> int:
         print(f"warning: {w}", file=sys.stderr)
     run = execute_to_precision if study.precision else execute
     try:
-        summary_ = run(study, args.out, workers=args.workers, scheduler=args.scheduler,
-                       retries=args.retries, progress=not args.quiet,
-                       command=shlex.join(sys.argv))
+        kw = dict(workers=args.workers, scheduler=args.scheduler, retries=args.retries,
+                  progress=not args.quiet, command=shlex.join(sys.argv))
+        summary_ = run(study, args.out, **kw)
+        skill_runs = execute_skill(study, args.out, **kw)  # the [skill] table's studies
     except SweepError as e:
         print(f"fastmach sweep: {as_flags(str(e))}", file=sys.stderr)
         return 1
@@ -280,6 +282,8 @@ def sweep_command(args: argparse.Namespace) -> int:
               f"run the same command again to play only the missing ones", file=sys.stderr)
         return 130
     print(format_summary(summary_))
+    for s in skill_runs:
+        print(f"skill runs: {format_summary(s)}")
     return 0
 
 
@@ -300,7 +304,8 @@ def add_compare(sub) -> None:
                         "can deal them)")
     p.add_argument("--lineup", action="append", default=None, metavar="S,S",
                    help="a line-up cycled over the seats, repeatable (default: --lineup "
-                        "expert --lineup expert,beginner)")
+                        "expert --lineup expert,beginner; --lineup strong: the rules "
+                        "under strong play)")
     size = p.add_mutually_exclusive_group()
     size.add_argument("--games", type=int, default=None, metavar="N",
                       help=f"deals per cell (default {DEFAULT_GAMES})")

@@ -167,7 +167,8 @@ class _Analysis:
 
 
 def _analyse(games: pd.DataFrame, hands: pd.DataFrame, pairs=None) -> _Analysis:
-    front = stats.scorecard(games, hands, by=("rules", "players"))
+    from fastmach.report.skill import front_rows  # the all-strong line-up set apart
+    front = stats.scorecard(*front_rows(games, hands), by=("rules", "players"))
     return _Analysis(
         labels=plots.short_labels(hands["rules"]),
         card=stats.scorecard(games, hands),
@@ -514,6 +515,9 @@ def build_report(results_dir: Path | str, out_dir: Path | str | None = None, *,
     figs = _figures(hands, a, out / "figures")
     csvs = _tables_csv(games, hands, a, out / "tables")
     shown = _games(results_dir, hands, manifest, a, out) if show_games else []
+    from fastmach.report import skill as skill_section  # the skill section (report/skill.py)
+    skill = skill_section.section(results_dir, games, hands, a.labels, out, a.effects)
+    csvs += skill["csvs"]
     seeds = sorted({int(x) for x in games["seed"].unique()}) if "seed" in games.columns else []
     ctx = {
         "name": manifest.get("name", "study"),
@@ -535,9 +539,11 @@ def build_report(results_dir: Path | str, out_dir: Path | str | None = None, *,
         "unfinished": _unfinished(games, manifest),
         "findings": findings(a),
         "shown": shown,
+        "skill": skill,
         "front": _Table("Scorecard", _front_table(a),
-                        "One row per rules variant and player count, line-ups pooled "
-                        "(tables/scorecard.csv has one row per cell). Values with 95% "
+                        "One row per rules variant and player count, line-ups pooled ("
+                        + skill_section.pooled_lineups(games) +
+                        "; tables/scorecard.csv has one row per cell). Values with 95% "
                         "intervals clustered by deal; pp = percentage points. Ended "
                         "blocked: hands nobody could or did add a card to for a round "
                         "(stock-out endings are counted under the stock only). Seat "

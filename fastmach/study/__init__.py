@@ -212,6 +212,9 @@ class Study:
     #: first N games of each cell (and rotation) also written as logs (DIR/_logs); not part
     #: of the study's identity: the games are the same with or without logs
     log_games: int = field(default=0, compare=False)
+    #: the ``[skill]`` table (:mod:`fastmach.study.skill`): studies of their own, stored
+    #: apart, so not part of the grid's identity either
+    skill: Any = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         R = _rules_api()
@@ -226,6 +229,9 @@ class Study:
                 rng = f"an integer >= {lo}" if hi is None else f"an integer {lo}..2**63-1"
                 raise _KeyError("study", key, f"expected {rng}, got {v!r}")
         self._check_precision()
+        if self.skill is not None:
+            from fastmach.study.skill import SkillSpec
+            set_("skill", SkillSpec.from_table(self.skill))
         # rules
         rules = _as_list("grid", "rules", list(self.rules) if isinstance(self.rules, tuple)
                          else self.rules, scalar_ok=True)
@@ -288,6 +294,9 @@ class Study:
                 ordered.append((k, tuple(vals)))
         set_("axes", tuple(ordered))
         self.cells  # validate every cell now, before any game
+        if self.skill is not None:  # and the skill runs' cells
+            from fastmach.study.skill import skill_studies
+            skill_studies(self)
 
     def _check_precision(self) -> None:
         """``precision``: half-widths wanted per cell; sizes grow by ``chunk`` up to
@@ -328,8 +337,9 @@ class Study:
     def from_dict(cls, data: Mapping[str, Any], source: str = "<study>") -> Study:
         """A study from the parsed TOML tables ``{"study": {...}, "grid": {...}}``."""
         for table in data:
-            if table not in ("study", "grid"):
-                raise _KeyError(table, None, "unknown table; a study has [study] and [grid]")
+            if table not in ("study", "grid", "skill"):
+                raise _KeyError(table, None, "unknown table; a study has [study], [grid] "
+                                "and optionally [skill]")
         for table in ("study", "grid"):
             if not isinstance(data.get(table), Mapping):
                 raise _KeyError(table, None, "missing table")
@@ -352,7 +362,7 @@ class Study:
                    max_games=st.get("max_games"), rules=grid["rules"],
                    players=grid.get("players", ()), lineup=grid["lineup"],
                    rotate=grid.get("rotate", False), axes=axes, source=source,
-                   log_games=st.get("log_games", 0))
+                   log_games=st.get("log_games", 0), skill=data.get("skill"))
 
     @classmethod
     def from_toml(cls, path_or_text: str | Path, *, games: int | None = None) -> Study:

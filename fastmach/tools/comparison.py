@@ -146,6 +146,14 @@ def _lineups_of(lineups: Sequence[str | Sequence[str]] | None) -> tuple[tuple[st
                                 f"{lu!r}")
     if not out:
         raise FastmachError("--lineup: no line-up given")
+    from fastmach.strategies import parse_strategy
+
+    for lu in out:  # named by the option, before the study names it by its grid key
+        for s in lu:
+            try:
+                parse_strategy(s)
+            except FastmachError as e:
+                raise FastmachError(f"--lineup {','.join(map(str, lu))!r}: {e}") from None
     return tuple(out)
 
 
