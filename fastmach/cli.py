@@ -26,8 +26,6 @@ from fastmach.errors import BotError, FastmachError
 from fastmach.game.deal import SECRET, resolve_seed
 from fastmach.game.gamelog import replay
 from fastmach.outputs import atomic_path, partial_name, probe_file
-from fastmach.study.precision import execute_to_precision
-from fastmach.report import build_report
 from fastmach.rules import PRESETS, resolve_rules, source_warning
 from fastmach.rules.doc import describe as describe_preset, markdown as rules_markdown
 from fastmach.solver import solve
@@ -268,7 +266,10 @@ def sweep_command(args: argparse.Namespace) -> int:
     study = Study.from_toml(Path(args.study), games=args.games)
     for w in dict.fromkeys(filter(None, (source_warning(c.rules) for c in study.cells))):
         print(f"warning: {w}", file=sys.stderr)
-    run = execute_to_precision if study.precision else execute
+    if study.precision:
+        from fastmach.study.precision import execute_to_precision as run
+    else:
+        run = execute
     try:
         kw = dict(workers=args.workers, scheduler=args.scheduler, retries=args.retries,
                   progress=not args.quiet, command=shlex.join(sys.argv))
@@ -535,6 +536,7 @@ def add_report(sub) -> None:
 
 
 def report_command(args: argparse.Namespace) -> int:
+    from fastmach.report import build_report  # matplotlib and scipy: only for a report
     index = build_report(args.results_dir, args.out, ignore_foreign=args.ignore_foreign,
                          show_games=not args.no_games)
     print(f"report written to {index}")

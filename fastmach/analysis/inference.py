@@ -16,7 +16,6 @@ from typing import Sequence
 
 import numpy as np
 import pandas as pd
-from scipy import stats as sps
 
 from fastmach.errors import FastmachError
 
@@ -28,9 +27,16 @@ __all__ = ["wilson_interval", "t_quantile", "t_sf", "Estimate", "ratio_estimate"
 BOOTSTRAP_RESAMPLES = 1000
 
 
+def scipy_stats():
+    """:mod:`scipy.stats`, imported on first use (a second of start-up that a command
+    without statistics, ``fastmach play`` or ``solve``, does not pay)."""
+    from scipy import stats
+    return stats
+
+
 def normal_quantile(p: float) -> float:
     """Quantile of the standard normal distribution."""
-    return float(sps.norm.ppf(p))
+    return float(scipy_stats().norm.ppf(p))
 
 
 def _z(confidence: float) -> float:
@@ -65,7 +71,7 @@ def wilson_interval(successes, n, confidence: float = 0.95):
 
 def t_sf(t: float, df: float) -> float:
     """Upper tail P(T > t) of Student's t with ``df`` degrees of freedom."""
-    return float(sps.t.sf(t, df))
+    return float(scipy_stats().t.sf(t, df))
 
 
 def t_quantile(p: float, df: float) -> float:
@@ -74,7 +80,7 @@ def t_quantile(p: float, df: float) -> float:
         raise FastmachError(f"t_quantile: p must lie in (0, 1), got {p!r}")
     if df <= 0:
         raise FastmachError(f"t_quantile: df must be positive, got {df!r}")
-    return float(sps.t.ppf(p, df))
+    return float(scipy_stats().t.ppf(p, df))
 
 
 class Estimate:
