@@ -1,0 +1,265 @@
+"""The findings of a report, in the words a designer uses.
+
+:func:`headline` gives the first screen: at most :data:`MAX_FINDINGS` sentences, each a
+finding that survives the multiplicity control (a rule's effect named by
+``effects_by_players.csv``, a seat named by the seat test, or the seat test's null with the
+smallest edge it could see), with its number, its interval (adjusted with its test) and
+where it holds, then what the study could not tell. :func:`effect_sentences` words one
+rule's effects: pooled only when they have one sign and a similar size across player
+counts and line-ups (:func:`fastmach.analysis.heterogeneity.verdict`), else per player
+count with the sign change said; ``fastmach compare`` prints the same sentences.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from fastmach.analysis.heterogeneity import POOLED_METRICS, Verdict, verdict
+from fastmach.analysis.metrics import METRICS, number, p_text
+
+__all__ = ["Finding", "MAX_FINDINGS", "effect_sentences", "seat_sentence", "headline",
+           "PHRASES", "frame_note"]
+
+#: Sentences on the first screen, at most.
+MAX_FINDINGS = 7
+
+#: Words of a rise and a fall of each metric.
+PHRASES = {
+    "turns_per_hand": ("makes hands longer", "makes hands shorter"),
+    "hands_per_game": ("adds hands to a match", "takes hands from a match"),
+    "stock_out_per_hand": ("makes the stock run out more often",
+                           "makes the stock run out less often"),
+    "blocked": ("makes more hands end blocked", "makes fewer hands end blocked"),
+    "first_seat_edge": ("widens the first player's edge", "narrows the first player's edge"),
+    "skill_gap": ("makes skill matter more", "makes skill matter less"),
+}
+
+#: The order in which a rule's metrics are worded.
+_ORDER = ("turns_per_hand", "stock_out_per_hand", "blocked", "first_seat_edge",
+          "hands_per_game", "skill_gap")
+
+
+@dataclass
+class Finding:
+    """One sentence and the figure and table that show it (``(href, text)`` pairs)."""
+
+    text: str
+    links: list[tuple[str, str]] = field(default_factory=list)
+    rank: float = 0.0
+
+
+def _nan(x) -> bool:
+    return x is None or (isinstance(x, float) and math.isnan(x))
+
+
+def _counts(ps) -> str:
+    ps = sorted(int(p) for p in ps)
+    if not ps:
+        return ""
+    runs, start = [], ps[0]
+    for a, b in zip(ps, ps[1:] + [None]):
+        if b != a + 1:
+            runs.append(f"{start}" if start == a else f"{start}-{a}")
+            start = b
+    return (", ".join(runs[:-1]) + " and " + runs[-1] if len(runs) > 1 else runs[0]) \
+        + " players"
+
+
+def _diff(metric: str, r, adjusted: bool = True) -> str:
+    m = METRICS[metric]
+    lo, hi = (r["lo_adjusted"], r["hi_adjusted"]) if adjusted else (r["lo"], r["hi"])
+    unit = "pp of hands" if m.unit == "share" else m.diff_unit
+    if metric == "first_seat_edge":
+        unit = "pp per hand"
+    return number(r["diff"], lo, hi, m.scale, m.digits, unit, signed=True)
+
+
+def _rel(r) -> str:
+    if _nan(r["rel_diff"]) or _nan(r["rel_lo_adjusted"]):
+        return ""
+    return (f"{r['rel_diff']:+.0%} [{r['rel_lo_adjusted']:+.0%}, "
+            f"{r['rel_hi_adjusted']:+.0%}]")
+
+
+def _values(metric: str, r) -> str:
+    m = METRICS[metric]
+    unit = "% of hands" if m.unit == "share" else f" {m.value_unit}"
+    if metric == "first_seat_edge":
+        return ""
+    f = f"{{:.{m.digits}f}}"
+    return (f"{f.format(m.scale * r['baseline_value'])} -> "
+            f"{f.format(m.scale * r['variant_value'])}{unit}")
+
+
+def _at(metric: str, r) -> str:
+    """``+14.0 [+10.0, +18.0] turns (+25% [+18%, +32%]; 56.0 -> 70.0 turns) at 5
+    players``."""
+    extra = "; ".join(x for x in (_rel(r) if metric not in ("first_seat_edge",
+                                                            "skill_gap") else "",
+                                  _values(metric, r)) if x)
+    return (_diff(metric, r) + (f" ({extra})" if extra else "")
+            + f" at {int(r['players'])} players")
+
+
+def _rank(rows: pd.DataFrame) -> float:
+    """Size of a named effect for ordering the first screen (relative, capped at 1)."""
+    named = rows[rows["named"] == 1]
+    if named.empty:
+        return 0.0
+    rel = named["rel_diff"].abs().fillna(0).clip(upper=1.0)
+    return float(rel.max()) + 1e-3 * float(named["diff"].abs().max())
+
+
+def _metric_sentence(name: str, metric: str, v: Verdict, alpha: float) -> str | None:
+    """The sentence of one rule and metric, or None when nothing is named."""
+    up, down = PHRASES[metric]
+    label = METRICS[metric].label
+    if v.pooled is not None:
+        r = v.pooled
+        if not r["named"]:
+            return None
+        per = v.rows
+        mid = per.iloc[len(per) // 2] if len(per) else None
+        rel = _rel(r)
+        where = (f"the same sign and size at {_counts(per['players'])} and every line-up "
+                 f"(heterogeneity adjusted p = {p_text(r['heterogeneity_p_adjusted'])})")
+        example = ""
+        if mid is not None and metric != "first_seat_edge":
+            example = f"; {_values(metric, mid)} at {int(mid['players'])} players"
+        return (f"{name} {up if r['diff'] > 0 else down}: {label} "
+                f"{_diff(metric, r)}" + (f" ({rel})" if rel and metric not in (
+                    "first_seat_edge", "skill_gap") else "")
+                + f" pooled, {where}{example}.")
+    if not v.named:
+        return None
+    rows = v.rows.set_index(v.rows["players"].astype(int))
+    parts = []
+    if v.up:
+        parts.append(f"{up} at {_counts(v.up)} ("
+                     + "; ".join(_at(metric, rows.loc[p]) for p in v.up) + ")")
+    if v.down:
+        parts.append(f"{down} at {_counts(v.down)} ("
+                     + "; ".join(_at(metric, rows.loc[p]) for p in v.down) + ")")
+    text = f"{name} " + (" but " if v.sign_change else "; ").join(parts)
+    if v.sign_change:
+        text += f": the effect on {label} changes sign with the player count"
+    elif v.overall is not None and len(v.rows) > 1:
+        het = v.overall["heterogeneity_p_adjusted"]
+        text += (f": its size differs across player counts and line-ups (heterogeneity "
+                 f"adjusted p = {p_text(het)}), so no pooled figure is given"
+                 if not _nan(het) and het < alpha else
+                 ": too unequal across player counts to pool")
+    if v.unclear:
+        text += f"; not told apart from 0 at {_counts(v.unclear)}"
+    return text + "."
+
+
+def effect_sentences(t: pd.DataFrame, pairs, names: dict[str, str], alpha: float = 0.05
+                     ) -> tuple[list[Finding], list[str]]:
+    """``(findings, unclear)`` for the pairs ``(variant, baseline)`` of
+    ``effects_by_players.csv`` (``t``): a sentence per rule and named metric, and one line
+    per rule with nothing named. ``names`` maps a rules string to its name."""
+    out, unclear = [], []
+    for variant, baseline in pairs:
+        name = f"{names.get(variant, variant)} (against {names.get(baseline, baseline)})"
+        said = 0
+        for metric in _ORDER:
+            if metric not in POOLED_METRICS:
+                continue
+            v = verdict(t, variant, baseline, metric)
+            if v.overall is None:
+                continue
+            s = _metric_sentence(name, metric, v, alpha)
+            if s is None:
+                continue
+            said += 1
+            out.append(Finding(s, [("#fig-rule_effects", "figure"),
+                                   ("#tab-effects", "table")],
+                               _rank(pd.concat([v.rows, v.overall.to_frame().T]))))
+        if not said and ((t["variant"] == variant) & (t["baseline"] == baseline)).any():
+            g = t[(t["variant"] == variant) & (t["baseline"] == baseline)
+                  & t["players"].isna() & (t["metric"] == "turns_per_hand")]
+            hint = (f" (turns per hand {_diff('turns_per_hand', g.iloc[0])} pooled)"
+                    if len(g) else "")
+            unclear.append(f"whether {name} changes anything: no effect on hand length, "
+                           f"stock-outs, blocked hands, the first seat or skill is told "
+                           f"apart from 0{hint}")
+    return out, unclear
+
+
+def seat_sentence(seats: pd.DataFrame, names: dict[str, str], alpha: float = 0.05
+                  ) -> tuple[list[Finding], list[str]]:
+    """The seat findings: every named seat, or the null with the smallest detectable edge;
+    and what the seat test could not tell."""
+    links = [("#fig-seat_edges", "figure"), ("#tab-seats", "table")]
+    if seats.empty:
+        return [], ["whether any seat has an edge: no hand had a winner"]
+    named = seats[seats["named"] == 1]
+    out, unclear = [], []
+    for _, r in named.iterrows():
+        seat = int(r["seat"]) + 1
+        who = "the first player" if seat == 1 else f"the player in seat {seat}"
+        side = "more" if r["win_share"] > r["fair"] else "less"
+        out.append(Finding(
+            f"Under {names.get(r['rules'], r['rules'])} at {int(r['players'])} players, "
+            f"{who} wins {side} than a fair share: "
+            f"{number(r['win_share'], r['lo'], r['hi'], 100, unit='% of hands')} against a "
+            f"fair {number(r['fair'], scale=100)}% at {int(r['players'])} players "
+            f"(simultaneous interval; adjusted p = {p_text(r['p_adjusted'])}).", links,
+            2.0))
+    groups = seats.groupby(["rules", "players"]).ngroups
+    small = seats[seats["testable"] == 0].groupby(["rules", "players"]).ngroups
+    if small == groups:
+        unclear.append("whether any seat has an edge: too few deals with a winner for "
+                       "the seat test to name one")
+        return out, unclear
+    if small:
+        unclear.append(f"the seats of {small} of {groups} rules x player-count groups: "
+                       "too few deals with a winner to test")
+    if named.empty:
+        edge = seats.loc[seats["testable"] == 1, "detectable"].dropna()
+        rng = (f"{number(edge.min(), scale=100)} to {number(edge.max(), scale=100)} pp"
+               if edge.min() != edge.max() else f"{number(edge.min(), scale=100)} pp")
+        out.append(Finding(
+            f"No seat has an edge large enough to detect: the smallest edge this study "
+            f"could see (80% power) is {rng} of hands above the fair share ({len(seats)} "
+            f"seat tests, family-wise {alpha:.0%}).", links, -1.0))
+    return out, unclear
+
+
+def frame_note(t: pd.DataFrame) -> str:
+    """How the intervals of the findings are adjusted."""
+    m = int(t["p_value"].notna().sum()) if not t.empty else 0
+    return (f"Rule effects: differences paired deal by deal, variant minus baseline, with "
+            f"intervals simultaneous over the {m} effects of effects_by_players.csv "
+            f"(Bonferroni, so adjusted together with the Holm test that names them); seat "
+            f"intervals are simultaneous with the seat test (max-T).")
+
+
+def headline(byp: pd.DataFrame, pairs, seats: pd.DataFrame, names: dict[str, str],
+             alpha: float = 0.05, limit: int = MAX_FINDINGS
+             ) -> tuple[list[Finding], list[str], list[Finding]]:
+    """``(first screen, could not tell, the rest)``: the largest named effects first, one
+    per rule before a second of the same rule, then the seats; at most ``limit``."""
+    effects, unclear = effect_sentences(byp, pairs, names, alpha)
+    seat, seat_unclear = seat_sentence(seats, names, alpha)
+    seat_slots = min(len(seat), 2 if effects else limit)
+    room = limit - seat_slots
+    first, seen, rest = [], set(), []
+    for f in sorted(effects, key=lambda f: -f.rank):
+        rule = f.text.split(" (against", 1)[0]
+        (first if rule not in seen and len(first) < room else rest).append(f)
+        seen.add(rule)
+    for f in sorted(rest, key=lambda f: -f.rank):
+        if len(first) < room:
+            first.append(f)
+            rest.remove(f)
+    first += seat[:seat_slots]
+    rest += seat[seat_slots:]
+    if rest:
+        unclear.append(f"{len(rest)} further finding{'s' if len(rest) > 1 else ''} "
+                       "below (What each rule changes)")
+    return first, unclear + seat_unclear, rest
