@@ -97,12 +97,13 @@ def effects_by_players(hands: pd.DataFrame, pairs: Sequence[tuple[str, str]],
     ``lo_adjusted, hi_adjusted, rel_lo_adjusted, rel_hi_adjusted`` (the intervals
     simultaneous over the table, :func:`~fastmach.analysis.tables.adjusted_level`),
     ``named`` (Holm-adjusted p below ``alpha`` and adjusted interval excluding 0),
-    ``contexts`` (player count x line-up contexts pooled), ``heterogeneity_p`` (the
-    contexts have equal effects, :func:`equal_test`: across line-ups on a player count's
-    row, across every context on the pooled row), ``heterogeneity_p_adjusted`` (Holm over
+    ``contexts`` (player count x line-up contexts pooled), ``heterogeneity_p`` (equal
+    effects, :func:`equal_test`: across line-ups on a player count's row; across player
+    counts, line-ups pooled, on the pooled row), ``heterogeneity_p_adjusted`` (Holm over
     the table), ``one_effect`` (1: the row may be stated as one effect: no heterogeneity
-    after Holm and, on the pooled row, no two player counts with named effects of
-    opposite sign), ``pairs`` (matched matches), ``baseline_value, variant_value``.
+    after Holm and, on the pooled row, none within any player count either and no two
+    player counts with named effects of opposite sign), ``pairs`` (matched matches),
+    ``baseline_value, variant_value``.
     """
     check_hands(hands, "effects_by_players")
     hands = plain_strategies(hands)
@@ -114,10 +115,17 @@ def effects_by_players(hands: pd.DataFrame, pairs: Sequence[tuple[str, str]],
             if not use:
                 continue
             counts = sorted({c.players for c in use})
+            per_count = []
             for players in counts + [None]:
                 cs = [c for c in use if players is None or c.players == players]
                 n, pv, pb = pooled([(c.pairs, c.ev[name], c.eb[name]) for c in cs])
                 d, rel = pv - pb, relative(pv, pb)
+                if players is not None:
+                    per_count.append(d)
+                # a player count's row: its line-ups; the pooled row: the player counts
+                # (their line-ups pooled), or the line-ups when there is one count
+                parts = (per_count if players is None and len(per_count) > 1 else
+                         [c.ev[name] - c.eb[name] for c in cs])
                 lo, hi = paired_interval(name, pv, pb, confidence)
                 rlo, rhi = rel.interval(confidence)
                 rows.append({"variant": variant, "baseline": baseline,
@@ -125,8 +133,7 @@ def effects_by_players(hands: pd.DataFrame, pairs: Sequence[tuple[str, str]],
                              "metric": name, "diff": d.value, "lo": lo, "hi": hi,
                              "rel_diff": rel.value, "rel_lo": rlo, "rel_hi": rhi,
                              "p_value": d.p_value(), "contexts": len(cs),
-                             "heterogeneity_p": equal_test([c.ev[name] - c.eb[name]
-                                                            for c in cs]),
+                             "heterogeneity_p": equal_test(parts),
                              "pairs": n, "baseline_value": pb.value,
                              "variant_value": pv.value})
                 redo.append((name, pv, pb, rel))
@@ -146,8 +153,10 @@ def effects_by_players(hands: pd.DataFrame, pairs: Sequence[tuple[str, str]],
     het = out["heterogeneity_p_adjusted"]
     out["one_effect"] = (het.isna() | (het >= alpha)).astype(int)
     for (_, _, _), g in out.groupby(["variant", "baseline", "metric"], sort=False):
-        per = g[g["players"].notna() & (g["named"] == 1)]
-        if (per["diff"] > 0).any() and (per["diff"] < 0).any():
+        per = g[g["players"].notna()]
+        live = per[per["named"] == 1]
+        if (((live["diff"] > 0).any() and (live["diff"] < 0).any())
+                or (out.loc[per.index, "one_effect"] == 0).any()):
             out.loc[g.index[g["players"].isna()], "one_effect"] = 0
     return out
 

@@ -278,7 +278,8 @@ def findings(a: _Analysis) -> dict[str, list[str]]:
                f" vs {_num(hi_r['stock_out_per_hand'], hi_r['stock_out_per_hand_lo'], hi_r['stock_out_per_hand_hi'], 100, unit='%')}")
             + " of hands (95% intervals, not adjusted).")
 
-    said, unclear = words.effect_sentences(a.by_players, a.pairs, a.labels, ALPHA)
+    said, unclear = words.effect_sentences(a.by_players, a.pairs, a.labels, ALPHA,
+                                           curves=a.params)
     out["rules"] = [x.text for x in said] + [f"We could not tell {u}." for u in unclear]
 
     for _, r in a.strategies.iterrows():
@@ -301,7 +302,16 @@ def _in_order(a: _Analysis, df: pd.DataFrame, rules: str = "rules",
               then: tuple[str, ...] = ("players",)) -> pd.DataFrame:
     """Rows in the labels' order (presets, then variants in parameter order: hand_size=9
     before hand_size=11), then by ``then``."""
-    rank = {r: i for i, r in enumerate(a.labels)}
+    from fastmach.analysis.variants import parameter_values, parse_rules
+
+    order = list(a.labels)
+    presets = list(dict.fromkeys(parse_rules(r)[0] for r in order))
+
+    def key(r: str) -> tuple:
+        values = parameter_values(r) if a.params else {}
+        return (presets.index(parse_rules(r)[0]), tuple(values.get(k, 0.0) for k in a.params),
+                order.index(r) if r in order else len(order))
+    rank = {r: i for i, r in enumerate(sorted(order, key=key))}
     keys = [c for c in then if c in df.columns]
     return (df.assign(_rank=df[rules].map(rank).fillna(len(rank)))
             .sort_values(["_rank", *keys], kind="stable").drop(columns="_rank"))
@@ -606,7 +616,8 @@ def build_report(results_dir: Path | str, out_dir: Path | str | None = None, *,
     probe_dir(out, "--out")
     a = _analyse(games, hands, pairs, _grid_axes(manifest))
     figs = _figures(hands, a, out / "figures")
-    first, unclear, _ = words.headline(a.by_players, a.pairs, a.seats_rp, a.labels, ALPHA)
+    first, unclear, _ = words.headline(a.by_players, a.pairs, a.seats_rp, a.labels, ALPHA,
+                                       curves=a.params)
     fair = {int(p): float(g["fair"].mean()) for p, g in a.seats_rp.groupby("players")}
     csvs = _tables_csv(games, hands, a, out / "tables")
     shown = _games(results_dir, hands, manifest, a, out) if show_games else []

@@ -150,7 +150,8 @@ def plot_curve(front: pd.DataFrame, axis: str, params, labels: dict[str, str]) -
                 ax.set_xlabel("players" if axis == "players" else axis)
                 ax.set_xticks(xs_all, [f"{x:g}" for x in xs_all])
     fig.suptitle(curve_title(axis) + " (per hand, line-ups pooled, 95% intervals)")
-    fig.tight_layout(rect=(0, 0, 0.78, 0.96))
-    fig.legend(loc="center right", fontsize=7, title="players: rules" if axis == "players"
-               else "lines", title_fontsize=8, frameon=False)
+    fig.tight_layout(rect=(0, 0, 0.8 if len(columns) == 1 else 0.84, 0.96))
+    others = [p for p in params if p != axis]
+    fig.legend(loc="center right", fontsize=7, title="rules" if axis == "players"
+               else (", ".join(others) or "rules"), title_fontsize=8, frameon=False)
     return fig

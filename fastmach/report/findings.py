@@ -94,11 +94,15 @@ def _values(metric: str, r) -> str:
             f"{f.format(m.scale * r['variant_value'])}{unit}")
 
 
+def _relative(metric: str) -> bool:
+    """A relative change is worded for counts (turns, hands), not for shares near 0."""
+    return METRICS[metric].unit != "share"
+
+
 def _at(metric: str, r) -> str:
     """``+14.0 [+10.0, +18.0] turns (+25% [+18%, +32%]; 56.0 -> 70.0 turns) at 5
     players``."""
-    extra = "; ".join(x for x in (_rel(r) if metric not in ("first_seat_edge",
-                                                            "skill_gap") else "",
+    extra = "; ".join(x for x in (_rel(r) if _relative(metric) else "",
                                   _values(metric, r)) if x)
     return (_diff(metric, r) + (f" ({extra})" if extra else "")
             + f" at {int(r['players'])} players")
@@ -113,6 +117,10 @@ def _rank(rows: pd.DataFrame) -> float:
     return float(rel.max()) + 1e-3 * float(named["diff"].abs().max())
 
 
+def _lineups(t: pd.DataFrame) -> int:
+    return int(t["contexts"].max()) if "contexts" in t.columns and len(t) else 1
+
+
 def _metric_sentence(name: str, metric: str, v: Verdict, alpha: float) -> str | None:
     """The sentence of one rule and metric, or None when nothing is named."""
     up, down = PHRASES[metric]
@@ -124,17 +132,20 @@ def _metric_sentence(name: str, metric: str, v: Verdict, alpha: float) -> str | 
         per = v.rows
         mid = per.iloc[len(per) // 2] if len(per) else None
         rel = _rel(r)
-        where = (f"the same sign and size at {_counts(per['players'])} and every line-up "
-                 f"(heterogeneity adjusted p = {p_text(r['heterogeneity_p_adjusted'])})")
+        where = (f"over {_counts(per['players'])}"
+                 + (" and every line-up" if _lineups(per) > 1 else "")
+                 + " (no difference between them detected: heterogeneity adjusted p = "
+                 f"{p_text(r['heterogeneity_p_adjusted'])})")
         example = ""
         if mid is not None and metric != "first_seat_edge":
             example = f"; {_values(metric, mid)} at {int(mid['players'])} players"
         return (f"{name} {up if r['diff'] > 0 else down}: {label} "
-                f"{_diff(metric, r)}" + (f" ({rel})" if rel and metric not in (
-                    "first_seat_edge", "skill_gap") else "")
+                f"{_diff(metric, r)}" + (f" ({rel})" if rel and _relative(metric) else "")
                 + f" pooled, {where}{example}.")
     if not v.named:
         return None
+    if v.overall is not None and not v.up and not v.down:
+        return None  # named pooled, unequal across counts, no count on its own: unclear
     rows = v.rows.set_index(v.rows["players"].astype(int))
     parts = []
     if v.up:
@@ -148,7 +159,8 @@ def _metric_sentence(name: str, metric: str, v: Verdict, alpha: float) -> str | 
         text += f": the effect on {label} changes sign with the player count"
     elif v.overall is not None and len(v.rows) > 1:
         het = v.overall["heterogeneity_p_adjusted"]
-        text += (f": its size differs across player counts and line-ups (heterogeneity "
+        across = "player counts and line-ups" if _lineups(v.rows) > 1 else "player counts"
+        text += (f": its size differs across {across} (heterogeneity "
                  f"adjusted p = {p_text(het)}), so no pooled figure is given"
                  if not _nan(het) and het < alpha else
                  ": too unequal across player counts to pool")
@@ -157,13 +169,20 @@ def _metric_sentence(name: str, metric: str, v: Verdict, alpha: float) -> str | 
     return text + "."
 
 
-def effect_sentences(t: pd.DataFrame, pairs, names: dict[str, str], alpha: float = 0.05
-                     ) -> tuple[list[Finding], list[str]]:
+def effect_sentences(t: pd.DataFrame, pairs, names: dict[str, str], alpha: float = 0.05,
+                     curves=()) -> tuple[list[Finding], list[str]]:
     """``(findings, unclear)`` for the pairs ``(variant, baseline)`` of
     ``effects_by_players.csv`` (``t``): a sentence per rule and named metric, and one line
-    per rule with nothing named. ``names`` maps a rules string to its name."""
-    out, unclear = [], []
+    for the rules with nothing named. ``names`` maps a rules string to its name;
+    ``curves``: the swept parameters (a finding on a rule that changes one links to its
+    response curve)."""
+    from fastmach.analysis.variants import parse_rules
+
+    out, quiet, lost = [], [], []
     for variant, baseline in pairs:
+        changed = set(parse_rules(variant)[1].items()) ^ set(parse_rules(baseline)[1].items())
+        curve = [(f"#fig-curve-{k}", f"curve against {k}") for k in curves
+                 if k in {c for c, _ in changed}]
         name = f"{names.get(variant, variant)} (against {names.get(baseline, baseline)})"
         said = 0
         for metric in _ORDER:
@@ -174,20 +193,33 @@ def effect_sentences(t: pd.DataFrame, pairs, names: dict[str, str], alpha: float
                 continue
             s = _metric_sentence(name, metric, v, alpha)
             if s is None:
+                if (v.pooled is None and v.overall is not None and v.overall["named"]
+                        and not v.up and not v.down):
+                    lost.append(
+                        f"where the effect of {name} on {METRICS[metric].label} lives: "
+                        f"{_diff(metric, v.overall)} pooled, but unequal across player "
+                        f"counts or line-ups (heterogeneity adjusted p = "
+                        f"{p_text(v.overall['heterogeneity_p_adjusted'])}) and no player "
+                        "count's effect is told apart from 0 on its own")
+                    said += 1
                 continue
             said += 1
-            out.append(Finding(s, [("#fig-rule_effects", "figure"),
+            out.append(Finding(s, [("#fig-rule_effects", "figure"), *curve,
                                    ("#tab-effects", "table")],
                                _rank(pd.concat([v.rows, v.overall.to_frame().T]))))
         if not said and ((t["variant"] == variant) & (t["baseline"] == baseline)).any():
             g = t[(t["variant"] == variant) & (t["baseline"] == baseline)
                   & t["players"].isna() & (t["metric"] == "turns_per_hand")]
-            hint = (f" (turns per hand {_diff('turns_per_hand', g.iloc[0])} pooled)"
+            hint = (f" (turns per hand {_diff('turns_per_hand', g.iloc[0])})"
                     if len(g) else "")
-            unclear.append(f"whether {name} changes anything: no effect on hand length, "
-                           f"stock-outs, blocked hands, the first seat or skill is told "
-                           f"apart from 0{hint}")
-    return out, unclear
+            quiet.append(f"{name}{hint}")
+    unclear = [] if not quiet else [
+        ("whether these rules change anything: no effect on hand length, stock-outs, "
+         "blocked hands, the first seat or skill is told apart from 0 for " if len(quiet) > 1
+         else "whether this rule changes anything: no effect on hand length, stock-outs, "
+         "blocked hands, the first seat or skill is told apart from 0 for ")
+        + "; ".join(quiet)]
+    return out, unclear + lost
 
 
 def seat_sentence(seats: pd.DataFrame, names: dict[str, str], alpha: float = 0.05
@@ -240,11 +272,11 @@ def frame_note(t: pd.DataFrame) -> str:
 
 
 def headline(byp: pd.DataFrame, pairs, seats: pd.DataFrame, names: dict[str, str],
-             alpha: float = 0.05, limit: int = MAX_FINDINGS
+             alpha: float = 0.05, limit: int = MAX_FINDINGS, curves=()
              ) -> tuple[list[Finding], list[str], list[Finding]]:
     """``(first screen, could not tell, the rest)``: the largest named effects first, one
     per rule before a second of the same rule, then the seats; at most ``limit``."""
-    effects, unclear = effect_sentences(byp, pairs, names, alpha)
+    effects, unclear = effect_sentences(byp, pairs, names, alpha, curves)
     seat, seat_unclear = seat_sentence(seats, names, alpha)
     seat_slots = min(len(seat), 2 if effects else limit)
     room = limit - seat_slots
