@@ -62,7 +62,7 @@ def test_one_sign_but_unequal_sizes_is_stated_per_player_count():
     assert v.pooled is None and not v.sign_change and v.up == (3, 4)
     text = next(f.text for f in effect_sentences(t, [PAIR], NAMES)[0]
                 if "hands longer" in f.text)
-    assert "its size differs across player counts and line-ups" in text
+    assert "its size differs across player counts (heterogeneity adjusted p" in text
     rows = v.rows.set_index("players")
     assert rows.loc[3, "rel_diff"] == pytest.approx(6 / rows.loc[3, "baseline_value"],
                                                     rel=0.15)

@@ -87,7 +87,8 @@ _COLUMNS = ["variant", "baseline", "players", "metric", "diff", "lo", "hi", "rel
 
 
 def effects_by_players(hands: pd.DataFrame, pairs: Sequence[tuple[str, str]],
-                       confidence: float = 0.95, alpha: float = 0.05) -> pd.DataFrame:
+                       confidence: float = 0.95, alpha: float = 0.05,
+                       paired=None) -> pd.DataFrame:
     """Paired rule effects per player count (line-ups pooled) and pooled over everything.
 
     One row per pair x metric x player count, then the pooled row (``players`` NaN).
@@ -103,12 +104,14 @@ def effects_by_players(hands: pd.DataFrame, pairs: Sequence[tuple[str, str]],
     the table), ``one_effect`` (1: the row may be stated as one effect: no heterogeneity
     after Holm and, on the pooled row, none within any player count either and no two
     player counts with named effects of opposite sign), ``pairs`` (matched matches),
-    ``baseline_value, variant_value``.
+    ``baseline_value, variant_value``. ``paired``: the
+    :func:`~fastmach.analysis.tables.paired_contexts` of ``pairs`` when already computed.
     """
     check_hands(hands, "effects_by_players")
     hands = plain_strategies(hands)
     rows, redo = [], []
-    for variant, baseline, ctxs in paired_contexts(hands, pairs):
+    for variant, baseline, ctxs in (paired_contexts(hands, pairs) if paired is None
+                                    else paired):
         for name in POOLED_METRICS:
             use = [c for c in ctxs if not math.isnan(c.ev[name].value)
                    and not math.isnan(c.eb[name].value)]

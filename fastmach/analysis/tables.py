@@ -322,7 +322,7 @@ def adjusted_level(p_values, alpha: float = 0.05) -> float:
 
 
 def effects(games: pd.DataFrame, hands: pd.DataFrame, pairs: Sequence[tuple[str, str]],
-            confidence: float = 0.95, alpha: float = 0.05) -> pd.DataFrame:
+            confidence: float = 0.95, alpha: float = 0.05, paired=None) -> pd.DataFrame:
     """Paired rule effects, variant minus baseline, per player count x line-up and pooled.
 
     ``pairs`` lists ``(variant_rules, baseline_rules)`` canonical rules strings; the cells
@@ -340,13 +340,15 @@ def effects(games: pd.DataFrame, hands: pd.DataFrame, pairs: Sequence[tuple[str,
     ``p_value``, ``p_adjusted`` (Holm over every row of the table), ``pairs`` (matched
     matches), ``baseline_value, variant_value``, ``lo_adjusted, hi_adjusted`` (the same
     interval simultaneous over every row, :func:`adjusted_level`) and ``named`` (1 when
-    ``p_adjusted < alpha`` and the adjusted interval excludes 0).
+    ``p_adjusted < alpha`` and the adjusted interval excludes 0). ``paired``: the
+    :func:`paired_contexts` of ``pairs`` when already computed.
     """
     check_hands(hands, "effects")
     hands = plain_strategies(hands)
     require(games, ("rules", "players", "lineup"), "effects")
     rows, redo = [], []
-    for variant, baseline, ctxs in paired_contexts(hands, pairs):
+    for variant, baseline, ctxs in (paired_contexts(hands, pairs) if paired is None
+                                    else paired):
         contexts = []
         for c in ctxs:
             contexts.append((c.pairs, c.ev, c.eb))

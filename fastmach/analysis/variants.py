@@ -69,8 +69,9 @@ def _parent(ctx: str, rules: str, cells: dict) -> str | None:
         if c != ctx or other == rules:
             continue
         p, o = parse_rules(other)
-        if p == preset and set(o.items()) < items and len(o) > best_n:
-            best, best_n = other, len(o)
+        if p == preset and set(o.items()) < items and (
+                len(o) > best_n or (len(o) == best_n and other < best)):
+            best, best_n = other, len(o)  # ties: the first rules string, in every context
     return best
 
 

@@ -27,7 +27,9 @@ import pandas as pd
 from markupsafe import Markup
 
 from fastmach.analysis import metrics, stats
+from fastmach.analysis.hands import plain_strategies
 from fastmach.analysis.heterogeneity import effects_by_players
+from fastmach.analysis.tables import paired_contexts
 from fastmach.analysis.variants import swept_parameters, with_parameters
 from fastmach.report import curves, plots
 from fastmach.report import findings as words
@@ -195,15 +197,18 @@ def _analyse(games: pd.DataFrame, hands: pd.DataFrame, pairs=None, axes=()) -> _
     front = _seat_edge_frame(stats.scorecard(games, hands, by=("rules", "players")),
                              seats_rp, ["rules", "players"])
     card = _seat_edge_frame(stats.scorecard(games, hands), seats, ["cell"])
+    paired = list(paired_contexts(plain_strategies(hands), pairs))
     return _Analysis(
         labels=plots.short_labels(hands["rules"]),
         card=with_parameters(card, params, after="lineup"),
         front=with_parameters(front, params, after="players"),
         seats=seats,
         seats_rp=seats_rp,
-        effects=with_parameters(stats.effects(games, hands, pairs, alpha=ALPHA), params,
+        effects=with_parameters(stats.effects(games, hands, pairs, alpha=ALPHA,
+                                              paired=paired), params,
                                 column="variant", after="lineup"),
-        by_players=with_parameters(effects_by_players(hands, pairs, alpha=ALPHA), params,
+        by_players=with_parameters(effects_by_players(hands, pairs, alpha=ALPHA,
+                                                      paired=paired), params,
                                    column="variant", after="players"),
         pairs=pairs,
         params=params,

@@ -78,7 +78,11 @@ def _diff(metric: str, r, adjusted: bool = True) -> str:
 
 
 def _rel(r) -> str:
+    """The relative change with its adjusted interval, when that interval tells the same
+    as the difference's (excludes 0); else nothing."""
     if _nan(r["rel_diff"]) or _nan(r["rel_lo_adjusted"]):
+        return ""
+    if not (r["rel_lo_adjusted"] > 0 or r["rel_hi_adjusted"] < 0):
         return ""
     return (f"{r['rel_diff']:+.0%} [{r['rel_lo_adjusted']:+.0%}, "
             f"{r['rel_hi_adjusted']:+.0%}]")
@@ -157,13 +161,17 @@ def _metric_sentence(name: str, metric: str, v: Verdict, alpha: float) -> str | 
     text = f"{name} " + (" but " if v.sign_change else "; ").join(parts)
     if v.sign_change:
         text += f": the effect on {label} changes sign with the player count"
-    elif v.overall is not None and len(v.rows) > 1:
+    elif v.overall is not None:
         het = v.overall["heterogeneity_p_adjusted"]
-        across = "player counts and line-ups" if _lineups(v.rows) > 1 else "player counts"
-        text += (f": its size differs across {across} (heterogeneity "
-                 f"adjusted p = {p_text(het)}), so no pooled figure is given"
-                 if not _nan(het) and het < alpha else
-                 ": too unequal across player counts to pool")
+        split = v.rows[v.rows["one_effect"] == 0]
+        if len(v.rows) > 1 and not _nan(het) and het < alpha:
+            text += (f": its size differs across player counts (heterogeneity adjusted "
+                     f"p = {p_text(het)}), so no pooled figure is given")
+        if len(split):
+            text += ("; " if text.endswith("given") else ": ") + (
+                f"it differs between line-ups at {_counts(split['players'])} "
+                f"(heterogeneity adjusted p = "
+                f"{p_text(split['heterogeneity_p_adjusted'].min())})")
     if v.unclear:
         text += f"; not told apart from 0 at {_counts(v.unclear)}"
     return text + "."
@@ -218,7 +226,9 @@ def effect_sentences(t: pd.DataFrame, pairs, names: dict[str, str], alpha: float
          "blocked hands, the first seat or skill is told apart from 0 for " if len(quiet) > 1
          else "whether this rule changes anything: no effect on hand length, stock-outs, "
          "blocked hands, the first seat or skill is told apart from 0 for ")
-        + "; ".join(quiet)]
+        + "; ".join(quiet[:4])
+        + (f" and {len(quiet) - 4} more (tables/effects_by_players.csv)"
+           if len(quiet) > 4 else "")]
     return out, unclear + lost
 
 
