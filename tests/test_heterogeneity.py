@@ -8,8 +8,8 @@ simulation on data with a known truth.
 import numpy as np
 import pandas as pd
 import pytest
-
 from conftest_report_data import random_hand_study
+
 from fastmach.analysis.heterogeneity import effects_by_players, equal_test, verdict
 from fastmach.analysis.inference import ratio_estimate
 from fastmach.analysis.tables import bounded_interval, paired_interval, pooled, relative
@@ -120,7 +120,7 @@ def test_effect_intervals_cover_the_truth():
     hits = {"context": 0, "pooled": 0, "relative": 0}
     for _ in range(SIMS):
         parts = _contexts(rng, 30, [2.0, 4.0])  # baseline 40 turns per hand
-        n, ev, eb = parts[0]
+        _, ev, eb = parts[0]
         lo, hi = paired_interval("turns_per_hand", ev, eb, 0.95)
         hits["context"] += lo <= 2.0 <= hi
         _, pv, pb = pooled(parts)

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-
 from conftest_report_data import random_hand_study, write_hand_results
-from fastmach.report import build_report
 from test_report import chromium
+
+from fastmach.report import build_report
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -49,7 +49,7 @@ def first_screen(page: Path, tmp: Path) -> dict:
            "--window-size=1280,900", "--virtual-time-budget=10000", "--dump-dom",
            probe.resolve().as_uri()]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=90)
-    m = re.search(r"PROBE:(\{.*?\}):END", proc.stdout, re.S)
+    m = re.search(r"PROBE:(\{.*?\}):END", proc.stdout, re.DOTALL)
     assert m, f"no probe from Chromium (rc {proc.returncode}): {proc.stderr[-2000:]}"
     return json.loads(m.group(1))
 

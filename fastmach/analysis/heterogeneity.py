@@ -15,8 +15,8 @@ player counts have named effects of opposite signs, the effect is stated per pla
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 import pandas as pd
@@ -25,10 +25,16 @@ from scipy import stats as sps
 from fastmach.analysis.hands import check_hands, plain_strategies
 from fastmach.analysis.inference import Estimate, holm
 from fastmach.analysis.metrics import EFFECT_METRICS_HANDS
-from fastmach.analysis.tables import (adjusted_level, named, paired_contexts, paired_interval,
-                                      pooled, relative)
+from fastmach.analysis.tables import (
+    adjusted_level,
+    named,
+    paired_contexts,
+    paired_interval,
+    pooled,
+    relative,
+)
 
-__all__ = ["equal_test", "effects_by_players", "verdict", "Verdict", "POOLED_METRICS"]
+__all__ = ["POOLED_METRICS", "Verdict", "effects_by_players", "equal_test", "verdict"]
 
 #: Metrics whose effects pool across contexts (a seat spread does not).
 POOLED_METRICS = tuple(m for m in EFFECT_METRICS_HANDS if m != "seat_spread")

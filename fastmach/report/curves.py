@@ -13,15 +13,15 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
 
-from fastmach.analysis.metrics import METRICS  # noqa: E402
-from fastmach.analysis.variants import parameter_values, parse_rules  # noqa: E402
-from fastmach.report.plots import preset_colour  # noqa: E402
+from fastmach.analysis.metrics import METRICS
+from fastmach.analysis.variants import parameter_values, parse_rules
+from fastmach.report.plots import preset_colour
 
-__all__ = ["CURVE_METRICS", "curve_axes", "plot_curve", "curve_caption", "curve_title"]
+__all__ = ["CURVE_METRICS", "curve_axes", "curve_caption", "curve_title", "plot_curve"]
 
 #: Metrics drawn against every axis, in panel order.
 CURVE_METRICS = ("turns_per_hand", "stock_out_per_hand", "blocked", "first_seat_edge")

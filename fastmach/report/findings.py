@@ -20,8 +20,15 @@ import pandas as pd
 from fastmach.analysis.heterogeneity import POOLED_METRICS, Verdict, verdict
 from fastmach.analysis.metrics import METRICS, number, p_text
 
-__all__ = ["Finding", "MAX_FINDINGS", "effect_sentences", "seat_sentence", "headline",
-           "PHRASES", "frame_note"]
+__all__ = [
+    "MAX_FINDINGS",
+    "PHRASES",
+    "Finding",
+    "effect_sentences",
+    "frame_note",
+    "headline",
+    "seat_sentence",
+]
 
 #: Sentences on the first screen, at most.
 MAX_FINDINGS = 7
