@@ -179,13 +179,16 @@ class _Analysis:
 
 
 def _seat_edge_frame(card: pd.DataFrame, seats: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
-    """``card`` with the first-seat edge's interval taken from the seat test's simultaneous
-    interval of seat 1 (minus the fair share): the edge and the seat findings share a frame."""
+    """``card`` with ``first_seat_edge_lo_adjusted, first_seat_edge_hi_adjusted``: the seat
+    test's simultaneous interval of seat 1 minus the fair share, so that the edge the
+    scorecard shows and the seat findings share a frame (``first_seat_edge_lo, _hi`` stay
+    the 95% interval, not adjusted)."""
     first = seats[seats["seat"] == 0][keys + ["lo", "hi", "fair"]]
     m = card[keys].merge(first, on=keys, how="left")
     out = card.copy()
-    out["first_seat_edge_lo"] = (m["lo"] - m["fair"]).to_numpy()
-    out["first_seat_edge_hi"] = (m["hi"] - m["fair"]).to_numpy()
+    at = out.columns.get_loc("first_seat_edge_hi") + 1
+    out.insert(at, "first_seat_edge_lo_adjusted", (m["lo"] - m["fair"]).to_numpy())
+    out.insert(at + 1, "first_seat_edge_hi_adjusted", (m["hi"] - m["fair"]).to_numpy())
     return out
 
 
@@ -338,7 +341,10 @@ def _front_table(a: _Analysis) -> pd.DataFrame:
         "hands per match": col("hands_per_game", digits=2),
         "stock ran out (% of hands)": col("stock_out_per_hand", 100),
         "ended blocked (% of hands)": col("blocked", 100),
-        "first-seat edge (pp per hand, adjusted)": col("first_seat_edge", 100, signed=True),
+        "first-seat edge (pp per hand, adjusted)": [
+            _num(r["first_seat_edge"], r["first_seat_edge_lo_adjusted"],
+                 r["first_seat_edge_hi_adjusted"], 100, signed=True)
+            for _, r in f.iterrows()],
         "seat spread (pp per hand)": col("seat_spread", 100),
         "skill gap (pp per seat)": col("skill_gap", 100, signed=True),
     })

@@ -131,8 +131,9 @@ def plot_curve(front: pd.DataFrame, axis: str, params, labels: dict[str, str]) -
             for i, m in enumerate(metrics):
                 ax = axes[i][j]
                 y = np.array([_value(m, r) for _, r in pts.iterrows()])
-                lo = np.array([_value(m, r, "_lo") for _, r in pts.iterrows()])
-                hi = np.array([_value(m, r, "_hi") for _, r in pts.iterrows()])
+                adj = "_adjusted" if f"{m}_lo_adjusted" in pts.columns else ""
+                lo = np.array([_value(m, r, "_lo" + adj) for _, r in pts.iterrows()])
+                hi = np.array([_value(m, r, "_hi" + adj) for _, r in pts.iterrows()])
                 err = np.vstack([np.maximum(y - lo, 0), np.maximum(hi - y, 0)])
                 ax.errorbar(pts["_x"] + off, y, yerr=err, color=colour, ls=style, lw=1.3,
                             marker=_MARKERS[k % len(_MARKERS)], ms=3.5, capsize=2,

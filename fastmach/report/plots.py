@@ -207,8 +207,8 @@ def plot_seat_dots(seats: pd.DataFrame, labels: dict[str, str]) -> Figure:
         ax.set_title(f"{p} players", fontsize=10)
         ax.set_xlabel("win share minus fair (pp per hand)")
         ax.grid(axis="x", alpha=0.3)
-    fig.suptitle("Seat edges (s1 = first player): simultaneous (Bonferroni) 95% intervals, "
-                 "clustered by deal")
+    fig.suptitle("Seat edges (s1 = first player): 95% score intervals simultaneous with "
+                 "the seat test (max-T over every seat)")
     fig.tight_layout()
     return fig
 
