@@ -119,13 +119,18 @@ def _at(metric: str, r) -> str:
             + f" at {int(r['players'])} players")
 
 
-def _rank(rows: pd.DataFrame) -> float:
-    """Size of a named effect for ordering the first screen (relative, capped at 1)."""
+def _rank(metric: str, rows: pd.DataFrame, v: Verdict) -> float:
+    """Size of a named effect for ordering the first screen: the relative change of a
+    count, twice the change of a share (35 pp ranks as +70%), capped at 1; plus 0.5 for a
+    sign change (a pooled figure would hide it)."""
     named = rows[rows["named"] == 1]
     if named.empty:
         return 0.0
-    rel = named["rel_diff"].abs().fillna(0).clip(upper=1.0)
-    return float(rel.max()) + 1e-3 * float(named["diff"].abs().max())
+    if METRICS[metric].unit == "share":
+        size = 2 * named["diff"].abs()
+    else:
+        size = named["rel_diff"].abs().fillna(0)
+    return float(size.clip(upper=1.0).max()) + (0.5 if v.sign_change else 0.0)
 
 
 def _lineups(t: pd.DataFrame) -> int:
@@ -159,12 +164,21 @@ def _metric_sentence(name: str, metric: str, v: Verdict, alpha: float) -> str | 
         return None  # named pooled, unequal across counts, no count on its own: unclear
     rows = v.rows.set_index(v.rows["players"].astype(int))
     parts = []
+    def each(ps) -> str:
+        """Every count's effect, or with three or more the smallest and the largest."""
+        if len(ps) == 1:
+            return _at(metric, rows.loc[ps[0]]).rsplit(" at ", 1)[0]
+        if len(ps) == 2:
+            return "; ".join(_at(metric, rows.loc[p]) for p in ps)
+        size = {p: abs(float(rows.loc[p, "diff"])) for p in ps}
+        small, large = min(ps, key=size.get), max(ps, key=size.get)
+        return (f"from {_at(metric, rows.loc[small])} to {_at(metric, rows.loc[large])}; "
+                "the others in the table")
+
     if v.up:
-        parts.append(f"{up} at {_counts(v.up)} ("
-                     + "; ".join(_at(metric, rows.loc[p]) for p in v.up) + ")")
+        parts.append(f"{up} at {_counts(v.up)} ({each(v.up)})")
     if v.down:
-        parts.append(f"{down} at {_counts(v.down)} ("
-                     + "; ".join(_at(metric, rows.loc[p]) for p in v.down) + ")")
+        parts.append(f"{down} at {_counts(v.down)} ({each(v.down)})")
     text = f"{name} " + (" but " if v.sign_change else "; ").join(parts)
     if v.sign_change:
         text += f": the effect on {label} changes sign with the player count"
@@ -221,7 +235,8 @@ def effect_sentences(t: pd.DataFrame, pairs, names: dict[str, str], alpha: float
             said += 1
             out.append(Finding(s, [("#fig-rule_effects", "figure"), *curve,
                                    ("#tab-effects", "table")],
-                               _rank(pd.concat([v.rows, v.overall.to_frame().T]))))
+                               _rank(metric, pd.concat([v.rows, v.overall.to_frame().T]),
+                                     v)))
         if not said and ((t["variant"] == variant) & (t["baseline"] == baseline)).any():
             g = t[(t["variant"] == variant) & (t["baseline"] == baseline)
                   & t["players"].isna() & (t["metric"] == "turns_per_hand")]
@@ -291,21 +306,18 @@ def frame_note(t: pd.DataFrame) -> str:
 def headline(byp: pd.DataFrame, pairs, seats: pd.DataFrame, names: dict[str, str],
              alpha: float = 0.05, limit: int = MAX_FINDINGS, curves=()
              ) -> tuple[list[Finding], list[str], list[Finding]]:
-    """``(first screen, could not tell, the rest)``: the largest named effects first, one
-    per rule before a second of the same rule, then the seats; at most ``limit``."""
+    """``(first screen, could not tell, the rest)``: the largest named effects first (at
+    most two of one rule), then the seats; at most ``limit`` sentences."""
     effects, unclear = effect_sentences(byp, pairs, names, alpha, curves)
     seat, seat_unclear = seat_sentence(seats, names, alpha)
     seat_slots = min(len(seat), 2 if effects else limit)
     room = limit - seat_slots
-    first, seen, rest = [], set(), []
+    first, seen, rest = [], {}, []
     for f in sorted(effects, key=lambda f: -f.rank):
         rule = f.text.split(" (against", 1)[0]
-        (first if rule not in seen and len(first) < room else rest).append(f)
-        seen.add(rule)
-    for f in sorted(rest, key=lambda f: -f.rank):
-        if len(first) < room:
-            first.append(f)
-            rest.remove(f)
+        take = seen.get(rule, 0) < 2 and len(first) < room
+        (first if take else rest).append(f)
+        seen[rule] = seen.get(rule, 0) + take
     first += seat[:seat_slots]
     rest += seat[seat_slots:]
     if rest:
