@@ -62,6 +62,12 @@ def _nan(x) -> bool:
     return x is None or (isinstance(x, float) and math.isnan(x))
 
 
+def _p_is(p) -> str:
+    """``= 0.0123`` or ``< 0.0001``."""
+    text = p_text(p)
+    return text.replace("<", "< ") if text.startswith("<") else f"= {text}"
+
+
 def _counts(ps) -> str:
     ps = sorted(int(p) for p in ps)
     if not ps:
@@ -150,8 +156,8 @@ def _metric_sentence(name: str, metric: str, v: Verdict, alpha: float) -> str | 
         rel = _rel(r)
         where = (f"over {_counts(per['players'])}"
                  + (" and every line-up" if _lineups(per) > 1 else "")
-                 + " (no difference between them detected: heterogeneity adjusted p = "
-                 f"{p_text(r['heterogeneity_p_adjusted'])})")
+                 + " (no difference between them detected: heterogeneity adjusted p "
+                 f"{_p_is(r['heterogeneity_p_adjusted'])})")
         example = ""
         if mid is not None and metric != "first_seat_edge":
             example = f"; {_values(metric, mid)} at {int(mid['players'])} players"
@@ -187,12 +193,12 @@ def _metric_sentence(name: str, metric: str, v: Verdict, alpha: float) -> str | 
         split = v.rows[v.rows["one_effect"] == 0]
         if len(v.rows) > 1 and not _nan(het) and het < alpha:
             text += (f": its size differs across player counts (heterogeneity adjusted "
-                     f"p = {p_text(het)}), so no pooled figure is given")
+                     f"p {_p_is(het)}), so no pooled figure is given")
         if len(split):
             text += ("; " if text.endswith("given") else ": ") + (
                 f"it differs between line-ups at {_counts(split['players'])} "
-                f"(heterogeneity adjusted p = "
-                f"{p_text(split['heterogeneity_p_adjusted'].min())})")
+                f"(heterogeneity adjusted p "
+                f"{_p_is(split['heterogeneity_p_adjusted'].min())})")
     if v.unclear:
         text += f"; not told apart from 0 at {_counts(v.unclear)}"
     return text + "."
@@ -227,8 +233,8 @@ def effect_sentences(t: pd.DataFrame, pairs, names: dict[str, str], alpha: float
                     lost.append(
                         f"where the effect of {name} on {METRICS[metric].label} lives: "
                         f"{_diff(metric, v.overall)} pooled, but unequal across player "
-                        f"counts or line-ups (heterogeneity adjusted p = "
-                        f"{p_text(v.overall['heterogeneity_p_adjusted'])}) and no player "
+                        f"counts or line-ups (heterogeneity adjusted p "
+                        f"{_p_is(v.overall['heterogeneity_p_adjusted'])}) and no player "
                         "count's effect is told apart from 0 on its own")
                     said += 1
                 continue
@@ -272,7 +278,7 @@ def seat_sentence(seats: pd.DataFrame, names: dict[str, str], alpha: float = 0.0
             f"{who} wins {side} than a fair share: "
             f"{number(r['win_share'], r['lo'], r['hi'], 100, unit='% of hands')} against a "
             f"fair {number(r['fair'], scale=100)}% at {int(r['players'])} players "
-            f"(simultaneous interval; adjusted p = {p_text(r['p_adjusted'])}).", links,
+            f"(simultaneous interval; adjusted p {_p_is(r['p_adjusted'])}).", links,
             2.0))
     groups = seats.groupby(["rules", "players"]).ngroups
     small = seats[seats["testable"] == 0].groupby(["rules", "players"]).ngroups
