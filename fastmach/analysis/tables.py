@@ -83,8 +83,10 @@ def scorecard(games: pd.DataFrame, hands: pd.DataFrame, by: Sequence[str] = ("ce
     :func:`share_interval`), ``first_seat_edge``, ``seat_spread`` (largest minus smallest
     seat win share, biased upwards; its interval comes from the seats' simultaneous
     intervals, :func:`_spread_bounds`: conservative, and it always contains the value),
-    ``skill_gap`` (NaN unless expert and beginner both sit). The other intervals are t
-    intervals on cluster-robust errors.
+    ``skill_gap`` (NaN unless expert and beginner both sit; a score interval on [-1, 1],
+    :func:`bounded_interval`, so that a gap of 100 pp is never a point). The other
+    intervals are t intervals on cluster-robust errors. Every interval is 95%, not adjusted
+    for multiplicity.
     Counts of games come from ``games``; every other figure from ``hands``.
     """
     check_hands(hands, "scorecard")
@@ -459,16 +461,20 @@ def write_tables(games: pd.DataFrame, hands: pd.DataFrame, outdir: str | Path,
     """Write ``scorecard.csv``, ``seats.csv`` and ``effects.csv`` into ``outdir``.
 
     Also ``seats_by_players.csv`` (seat table pooled over line-ups per rules and player
-    count). ``pairs`` defaults to :func:`default_pairs`. Every column is a number or an
+    count) and ``effects_by_players.csv`` (:mod:`fastmach.analysis.heterogeneity`).
+    ``pairs`` defaults to :func:`default_pairs`. Every column is a number or an
     identifier (no formatted string). Returns the paths by table name.
     """
     out = Path(outdir)
     out.mkdir(parents=True, exist_ok=True)
+    from fastmach.analysis.heterogeneity import effects_by_players
+
+    pairs = default_pairs(games) if pairs is None else pairs
     tables = {"scorecard": scorecard(games, hands),
               "seats": seat_table(hands),
               "seats_by_players": seat_table(hands, by=("rules", "players")),
-              "effects": effects(games, hands, default_pairs(games) if pairs is None
-                                 else pairs)}
+              "effects": effects(games, hands, pairs),
+              "effects_by_players": effects_by_players(hands, pairs)}
     paths = {}
     for name, t in tables.items():
         paths[name] = out / f"{name}.csv"
