@@ -5,7 +5,11 @@ the hand rows in ``_hands/`` and ``_study.json``), so a report can be rebuilt at
 without running the study again. Every figure comes from :mod:`fastmach.analysis.stats` (the deal is the
 unit of every interval). ``index.html`` is self-contained (figures embedded as base64
 PNG); ``summary.md`` links to the PNG/SVG files in ``OUT_DIR/figures/``; ``OUT_DIR/tables/``
-holds the numbers as CSV (``scorecard.csv``, ``seats.csv``, ``effects.csv``, ...). ``fastmach report
+holds the numbers as CSV (``scorecard.csv``, ``seats.csv``, ``effects.csv``,
+``effects_by_players.csv``, ...). The page opens on the findings
+(:mod:`fastmach.report.findings`), then the words it uses
+(:mod:`fastmach.report.glossary`); every swept parameter gets response curves
+(:mod:`fastmach.report.curves`). ``fastmach report
 RESULTS_DIR [--out DIR]`` (fastmach.cli) calls :func:`build_report`. ``OUT_DIR/games/`` holds viewer pages of games
 that show the findings (:mod:`fastmach.report.showcase`).
 """
