@@ -18,10 +18,12 @@ from typing import Sequence
 
 from fastmach.core import __version__
 from fastmach.tools import bench
+from fastmach.tools.bench_bots import bench_bots, format_bots
 from fastmach.solver.batch import solve_file
 from fastmach.tools.comparison import DEFAULT_GAMES, DEFAULT_MAX_GAMES, DEFAULT_SEED, compare, plan_study
 from fastmach.engine import run_play, summary
 from fastmach.errors import BotError, FastmachError
+from fastmach.game.deal import SECRET, resolve_seed
 from fastmach.game.gamelog import replay
 from fastmach.outputs import atomic_path, partial_name, probe_file
 from fastmach.study.precision import execute_to_precision
@@ -94,7 +96,7 @@ def _solve_batch(args: argparse.Namespace) -> int:
 def add_bench(sub) -> None:
     p = sub.add_parser("bench", help="benchmarks (figures for notes, not tests)")
     p.add_argument("what", nargs="?", default="all",
-                   choices=["all", "solver", "games", "strategies", "sweep", "cardset"])
+                   choices=["all", "solver", "games", "strategies", "bots", "sweep", "cardset"])
     p.add_argument("--games", type=int, default=None, help="games to play or sample positions from")
     p.add_argument("--no-milp", action="store_true", help="skip the integer-programming comparison")
     p.add_argument("--c-program", metavar="PATH", default=None,
@@ -116,6 +118,8 @@ def bench_command(args: argparse.Namespace) -> int:
         print(bench.format_games(bench.bench_strategies(games=args.games or 500)))
         print(bench.format_lookahead(bench.bench_lookahead()))
         print(bench.format_search(bench.bench_search()))
+    if what in ("bots", "all"):
+        print(format_bots(bench_bots(games=args.games or 200)))
     if what in ("sweep", "all"):
         print(format_bench(bench_driver(games=args.games or 2000)))
     if what in ("cardset", "all"):
@@ -125,6 +129,17 @@ def bench_command(args: argparse.Namespace) -> int:
 
 # -------------------------------------------------------------------------------- play
 
+def _seed_arg(text: str) -> int | str:
+    """``--seed``: an integer, or ``secret`` (resolved where the games are played)."""
+    if text.strip().lower() == SECRET:
+        return SECRET
+    try:
+        return int(text, 10)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected an integer or 'secret', got {text!r}") from None
+
+
 def add_play(sub) -> None:
     p = sub.add_parser("play", help="play games and write one row per game (parquet)")
     p.add_argument("--rules", default="classic", help="preset or rules string, e.g. 'classic(jokers=2)'")
@@ -133,7 +148,9 @@ def add_play(sub) -> None:
                    help="comma-separated strategies or Python bots (package.module:Class), "
                         "cycled over the seats (default expert)")
     p.add_argument("--games", type=int, default=1000, help="games (replicates 0..G-1)")
-    p.add_argument("--seed", type=int, default=0, help="root seed")
+    p.add_argument("--seed", type=_seed_arg, default=0,
+                   help="root seed, or 'secret': drawn from the operating system and "
+                        "recorded only in the rows (for bot competitions)")
     p.add_argument("--out", required=True, help="output .parquet file")
     p.add_argument("--hands", default=None,
                    help="also write one row per hand played to this .parquet file")
@@ -425,7 +442,10 @@ def add_rate(sub) -> None:
     p.add_argument("--games", type=int, default=rating.DEFAULT_GAMES, metavar="N",
                    help=f"deals per line-up (default {rating.DEFAULT_GAMES}); every deal "
                         f"is played by every line-up in every rotation")
-    p.add_argument("--seed", type=int, default=rating.DEFAULT_SEED, help="root seed")
+    p.add_argument("--seed", type=_seed_arg, default=rating.DEFAULT_SEED,
+                   help="root seed, or 'secret': drawn from the operating system and "
+                        "recorded only in the results (for bot competitions; a secret "
+                        "run cannot be resumed)")
     p.add_argument("--rank", choices=("winner", "points"), default="winner",
                    help="what a hand ranks: its winner(s) (default) or everyone, the "
                         "others by hand points")
@@ -459,6 +479,7 @@ def _rules_list(values: list[str] | None) -> list[str]:
 
 def rate_command(args: argparse.Namespace) -> int:
     """``fastmach rate``: FastmachError propagates (exit 2); failed chunks exit 1."""
+    args.seed = resolve_seed(args.seed)  # once: the plan and the games share it
     rules = _rules_list(args.rules)
     players = _int_list(args.players, "--players")
     plan = rating.plan_rate(args.strategies, rules, players, games=args.games,

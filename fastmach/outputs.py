@@ -145,7 +145,7 @@ def open_text(path: str | Path, mode: str = "r") -> IO[str]:
     else:
         gz = str(path).endswith(".gz")
     if gz:
-        return gzip.open(path, mode + "t", encoding="utf-8", compresslevel=6)
+        return gzip.open(path, mode + "t", encoding="utf-8", compresslevel=6)  # type: ignore[return-value]
     return open(path, mode, encoding="utf-8")
 
 

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import argparse
-import math
 
 import numpy as np
 import pandas as pd
@@ -13,7 +12,7 @@ from fastmach.cli import add_play as register_cli
 from fastmach.engine import _lineups, deck_of, play_games, run_play
 from fastmach.errors import FastmachError
 from fastmach.rules import PRESETS, Rules
-from fastmach.strategies import parse_seats, parse_strategy, split_strategies
+from fastmach.strategies import parse_strategy, split_strategies
 
 BASE_COLUMNS = ["seed", "replicate", "first_player", "winner", "end", "turns", "rounds",
                 "stock_exhausted", "stock_exhausted_turn", "cards_drawn", "plays", "failed",

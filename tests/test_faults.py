@@ -334,3 +334,21 @@ def test_ctrl_c_during_start_up_exits_130_without_a_traceback(tmp_path, moment):
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 130, err
     assert "Traceback" not in err and "interrupted" in err, err
+
+
+def test_a_full_disk_stops_a_report_with_a_message_and_leaves_no_half_written_report(
+        tmp_path, small_disk, capsys):
+    from fastmach.cli import main
+    disk, free = small_disk
+    toml = tmp_path / "s.toml"
+    toml.write_text(SMALL)
+    assert main(["sweep", str(toml), "--out", str(tmp_path / "res"), "--workers", "0",
+                 "-q"]) == 0
+    capsys.readouterr()
+    assert main(["report", str(tmp_path / "res"), "--out", str(disk / "rep")]) == 1
+    err = capsys.readouterr().err
+    assert "No space left on device" in err and "Traceback" not in err
+    assert not _leftovers(disk) and not (disk / "rep" / "index.html").exists()
+    free()
+    assert main(["report", str(tmp_path / "res"), "--out", str(disk / "rep")]) == 0
+    assert (disk / "rep" / "index.html").exists()

@@ -12,7 +12,7 @@ from fastmach.core.cards import JOKER, NCARD, parse_cards
 from fastmach.engine import deck_of, play_games
 from fastmach.errors import FastmachError
 from fastmach.game import Draw, Fail, Game, Pass, Play, meld_points, meld_stands
-from fastmach.rules import PRESETS, Rules
+from fastmach.rules import Rules
 
 # every preset, and every value of each parameter at least once (single hands unless the
 # parameter is the match); the hand counts are kept small where the solver is slow
@@ -171,6 +171,20 @@ def test_clone_is_independent():
     assert not st.is_terminal() and c.is_terminal()
     st.play_out()
     assert st.row() == c.row() and st.history == c.history
+
+
+def test_a_clone_deals_the_next_hands_of_a_match_as_the_original_does():
+    st = Game("classic(players=3)").new_initial_state(2, 5)  # a match of three hands
+    for _ in range(9):
+        st.step()
+    c = st.clone()
+    c._hands[0][:] = 0  # the clone's hands are its own
+    assert st.hand_of(0) and not c.hand_of(0)
+    c = st.clone()
+    st.play_out()
+    c.play_out()
+    assert len(st.hand_results) == 3 and st.hand_results == c.hand_results
+    assert st.row() == c.row()
 
 
 # ----------------------------------------------------------------- a turn

@@ -96,3 +96,24 @@ def test_a_result_directory_grows_but_does_not_shrink_or_change(tmp_path):
     with pytest.raises(FastmachError, match="different study"):
         execute(plain.replace(games=20), tmp_path / "p", workers=0, progress=False,
                 command="test")
+
+
+def test_every_round_runs_on_one_pool_and_equals_the_inline_run(tmp_path, monkeypatch):
+    from fastmach.study import backends
+
+    started = []
+    init = backends._Processes.__init__
+
+    def counting(self, *a, **kw):
+        started.append(1)
+        init(self, *a, **kw)
+
+    monkeypatch.setattr(backends._Processes, "__init__", counting)
+    s = study("precision = { turns_per_hand = 5.0 }\nmax_games = 60")
+    pooled = execute_to_precision(s, tmp_path / "pool", workers=2, progress=False,
+                                  command="test")
+    inline = run(s, tmp_path / "inline")
+    assert pooled["rounds"] > 1 and len(started) == 1
+    assert pooled["precision_games"] == inline["precision_games"]
+    pd.testing.assert_frame_equal(read_results(tmp_path / "pool"),
+                                  read_results(tmp_path / "inline"))

@@ -8,7 +8,7 @@ import random
 import numpy as np
 import pytest
 
-from fastmach.cards import JOKER, NCARD
+from fastmach.cards import NCARD
 from fastmach.engine import make_engine, play_games, run_play
 from fastmach.gamelog import replay
 from fastmach.rules import PRESETS, Rules

@@ -18,8 +18,8 @@ import pytest
 from fastmach.cli import main
 from fastmach.engine import play_games
 from fastmach.errors import FastmachError
-from fastmach.report import build_report, load_results
-from fastmach.study.store import JOURNAL, data_files, read_table
+from fastmach.report import load_results
+from fastmach.study.store import JOURNAL
 from fastmach.study import Study
 from fastmach.study.sweep import (
     MANIFEST, MAX_CHUNKS, Store, execute, iter_plan, parse_chunk_name, plan, read_results,

@@ -8,7 +8,6 @@ from functools import lru_cache
 import numpy as np
 import pytest
 
-from fastmach.engine import _engine
 from fastmach.core.cards import JOKER, NCARD, card_points, parse_cards
 from fastmach.engine import make_engine, play_games
 from fastmach.errors import FastmachError

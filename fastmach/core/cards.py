@@ -71,8 +71,24 @@ def suit_of(c: int) -> int:
     return c // 13
 
 
+#: tokens already read (a log spells the same 53 names over and over), bounded
+_TOKEN_IDS: dict[str, int] = {}
+_TOKEN_CACHE = 4096
+
+
 def parse_card(token: str) -> int:
     """Card id of one text token (``"10H"``, ``"th"``, ``"A♠"``, ``"JK"``, ``"*"``)."""
+    if type(token) is str:
+        hit = _TOKEN_IDS.get(token)
+        if hit is not None:
+            return hit
+    c = _parse_card(token)
+    if type(token) is str and len(_TOKEN_IDS) < _TOKEN_CACHE:
+        _TOKEN_IDS[token] = c
+    return c
+
+
+def _parse_card(token: str) -> int:
     if not isinstance(token, str):
         raise FastmachError(f"bad card {token!r} (a card token must be a string; {_EXPECTED})")
     text = token.strip().rstrip(_VARIATION_SELECTORS).upper()
@@ -117,10 +133,15 @@ def parse_cards(x) -> list[int]:
 
 def card_str(c: int) -> str:
     """Canonical text of one card id: ``10H``, ``AS``, ``JK``."""
+    if type(c) is int and 0 <= c < NCARD:
+        return _CARD_NAMES[c]
     c = _card_id(c)
     if c == JOKER:
         return "JK"
     return RANK_NAMES[c % 13] + SUIT_NAMES[c // 13]
+
+
+_CARD_NAMES = tuple([RANK_NAMES[c % 13] + SUIT_NAMES[c // 13] for c in range(JOKER)] + ["JK"])
 
 
 def _ordered(cards, sort: bool) -> list[int]:

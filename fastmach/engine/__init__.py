@@ -88,7 +88,7 @@ import pandas as pd
 
 from fastmach.core.cards import JOKER, NCARD, card_points
 import fastmach.game as _game
-from fastmach.game.deal import check_seed as _check_seed, deck_of
+from fastmach.game.deal import check_seed as _check_seed, deck_of, resolve_seed as _resolve_seed
 from fastmach.game.log import write_log
 from fastmach.errors import FastmachError
 from fastmach.rules import Rules, resolve_rules
@@ -165,13 +165,15 @@ def make_engine(rules: Rules | str, seats: Sequence[str | Strategy], check: bool
 
     ``check``: the engine verifies its invariants after every turn (card conservation,
     hand counts, meld list = table cards, melds of 3+ cards, a play adds a card, a
-    non-play leaves the table alone) and raises RuntimeError naming the first broken one.
+    non-play leaves the table alone) and raises RuntimeError naming the first broken one;
+    and a Python bot's plays are checked by the independent validator, not the compiled
+    check first.
     """
     rules = resolve_rules(rules)
     strategies = parse_seats(seats, rules.players)
     cfg = engine_config(rules, check)
     ctx = Context(cfg)
-    compiled = build_seats(strategies, ctx, rules, classes)
+    compiled = build_seats(strategies, ctx, rules, classes, strict=bool(check))
     return rules, strategies, _engine.Engine(cfg, ctx, compiled)
 
 
@@ -352,7 +354,7 @@ def run_play(
     rules: Rules | str,
     strategies: str | Sequence[str],
     games: int,
-    seed: int,
+    seed: int | str,
     *,
     players: int | None = None,
     rotate: bool = False,
@@ -363,6 +365,9 @@ def run_play(
 ) -> pd.DataFrame | tuple[pd.DataFrame, pd.DataFrame]:
     """``fastmach play``: games for each line-up (rotations replay the same deals).
 
+    ``seed``: the root seed, or ``"secret"``: one drawn from the operating system, the
+    same for every rotation and recorded only in the rows' ``seed`` column.
+
     ``hands``: return ``(games, hands)`` with one row per hand played as well. ``log``:
     written under a temporary name and moved into place when every game is in; an
     interrupted run leaves ``LOG.partial`` (see :func:`fastmach.outputs.atomic_path`).
@@ -371,6 +376,7 @@ def run_play(
 
     from fastmach.outputs import atomic_path, probe_file
 
+    seed = _resolve_seed(seed)
     rules = resolve_rules(rules)
     if players is not None:
         rules = rules.replace(players=players)

@@ -34,7 +34,8 @@ from fastmach.game.deal import check_seed, deck_of
 from fastmach.game.history import PublicTurn
 from fastmach.game.observation import Observation
 from fastmach.rules import BLOCK_ROUNDS, Rules, resolve_rules
-from fastmach.solver import opening, solve
+from fastmach.game.ability import play_exists
+from fastmach.solver import solve
 from fastmach.game.actions import (Action, Draw, Fail, Pass, Play, check_action, meld_points,
                               meld_stands, rearranges)
 
@@ -91,7 +92,13 @@ engine_factory: Callable | None = None
 class Game:
     """Rules and one strategy per seat; ``new_initial_state`` deals a replicate."""
 
-    def __init__(self, rules: Rules | str, seats: Sequence[Any] | None = None):
+    def __init__(self, rules: Rules | str, seats: Sequence[Any] | None = None, *,
+                 strict: bool = False):
+        """``seats``: a strategy per seat (default experts), whose decisions ``step`` plays.
+        ``strict``: every play's table is checked by the independent validator
+        (``fastmach.core.validate``; replay does this); otherwise by the compiled check
+        first, the validator naming what is wrong (the same answers, faster)."""
+        self.strict = bool(strict)
         self.rules = resolve_rules(rules)
         seats = list(seats) if seats is not None else ["expert"] * self.rules.players
         if engine_factory is None:  # pragma: no cover - `import fastmach` imports the engine
@@ -115,6 +122,11 @@ class Game:
 
     def __repr__(self) -> str:
         return f"Game({str(self.rules)!r}, {[str(s) for s in self.seats]!r})"
+
+
+#: State attributes a clone shares (immutable) and those that are lists of frozen records
+_SHARED = frozenset({"game", "rules", "_dealt"})
+_RECORDS = frozenset({"history", "hand_results", "_public"})
 
 
 class State:
@@ -295,10 +307,20 @@ class State:
     def __deepcopy__(self, memo):
         new = object.__new__(State)
         for k, v in self.__dict__.items():
-            if k in ("game", "rules"):
-                setattr(new, k, v)  # immutable, shared
+            if k in _SHARED:
+                nv = v  # immutable, shared
+            elif k in _RECORDS:
+                nv = list(v)  # lists of frozen records made of tuples
+            elif k == "_hands":
+                nv = [h.copy() for h in v]
+            elif k in ("_melds", "_stands"):
+                nv = [list(m) for m in v]
+            elif k == "_rng":
+                nv = np.random.Generator(type(v.bit_generator)())
+                nv.bit_generator.state = v.bit_generator.state
             else:
-                setattr(new, k, copy.deepcopy(v, memo))
+                nv = copy.deepcopy(v, memo)
+            setattr(new, k, nv)
         return new
 
     def __str__(self) -> str:
@@ -328,19 +350,9 @@ class State:
 
     def can_play(self, seat: int) -> bool:
         """Whether ``seat`` can add a card, as a fact of the position (the exact solver;
-        the opening rule and joker swaps included)."""
-        hand = self.hand_of(seat)
-        if not hand:
-            return False
-        r = self.rules
-        if r.opening_points > 0 and not self.opened[seat]:
-            return opening(hand, r, r.opening_points) is not None
-        if r.joker_swap == "hand" and any(
-            c == JOKER and self._hands[seat][s] > 0
-            for m, st in zip(self._melds, self._stands) for c, s in zip(m, st)
-        ):
-            return True
-        return solve(self._melds, hand, r).n_placed > 0
+        the opening rule and joker swaps included: fastmach.game.ability)."""
+        return play_exists(self.rules, self.hand_of(seat), self._melds, self._stands,
+                           self.opened[seat])
 
     def legal_actions(self) -> list[Action]:
         """Draw/Pass/Fail as allowed, plus one Play: the maximum placement (the set of
@@ -373,6 +385,7 @@ class State:
         seat = self.current_player
         check_action(self.rules, action, seat=seat, hand=self._hands[seat], melds=self._melds,
                      stands=self._stands, opened=self.opened[seat], stock_left=len(self.stock),
+                     strict=self.game.strict,
                      play_exists=(lambda: self.can_play(seat)) if isinstance(action, Fail)
                      else self._play_exists)
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 from fastmach.core import validate
+from fastmach.core._meldcheck import partition_ok
 from fastmach.core.cards import JOKER, NCARD, OPENING_POINTS, card_str
 from fastmach.errors import FastmachError
 from fastmach.rules import Rules
@@ -85,17 +86,20 @@ Action = Play | Draw | Pass | Fail
 def check_action(rules: Rules, action: Action, *, seat: int, hand: Sequence[int],
                  melds: Sequence[Sequence[int]], stands: Sequence[Sequence[int]],
                  opened: bool, stock_left: int, play_exists: Callable[[], bool],
-                 draw_passes: bool = False) -> None:
+                 draw_passes: bool = False, strict: bool = True) -> None:
     """Raise FastmachError naming the rule ``action`` breaks in this position.
 
     ``hand``: the seat's 53 card counts; ``melds``/``stands``: the table's meld list and
     what each card stands for (None: unknown, as in a log); ``play_exists``: whether the
     seat can add a card (asked only when ``may_draw_when_able`` or ``may_pass_when_able``
     is false, and for a Fail without its attempt). ``draw_passes``: a Draw from an empty stock under play-on is
-    the pass the engine makes of it (bots) rather than an error."""
+    the pass the engine makes of it (bots) rather than an error. ``strict``: a play's
+    table is checked by the independent validator (``fastmach.core.validate``) always;
+    otherwise by the compiled check (``fastmach.core._meldcheck``) first, the validator
+    only to name what is wrong (the bots' fast path)."""
     r = rules
     if isinstance(action, Play):
-        _check_play(r, action, seat, hand, melds, stands, opened)
+        _check_play(r, action, seat, hand, melds, stands, opened, strict)
     elif isinstance(action, (Draw, Pass)):
         empty = stock_left == 0
         if isinstance(action, Pass) and not (empty and r.stock_empty == "play-on"):
@@ -110,7 +114,7 @@ def check_action(rules: Rules, action: Action, *, seat: int, hand: Sequence[int]
         if sum(hand) == 0:
             raise FastmachError("fail: the hand is empty")
         if action.attempt is not None:
-            _check_play(r, action.attempt, seat, hand, melds, stands, opened)
+            _check_play(r, action.attempt, seat, hand, melds, stands, opened, strict)
         elif not play_exists():
             raise FastmachError(
                 f"fail: seat {seat} has no legal play, so there is no play to botch")
@@ -125,7 +129,7 @@ def rearranges(melds, new_melds) -> bool:
 
 
 def _check_play(r: Rules, a: Play, seat: int, hand: Sequence[int], melds, stands,
-                opened: bool) -> None:
+                opened: bool, strict: bool = True) -> None:
     if not a.placed:
         raise FastmachError("a play must add at least one hand card")
     for c, k in Counter(a.placed).items():
@@ -152,13 +156,15 @@ def _check_play(r: Rules, a: Play, seat: int, hand: Sequence[int], melds, stands
                 "the real card each stands for")
     expected = table + Counter(a.placed)
     expected.subtract(Counter(a.taken))
-    try:
-        validate.check_partition(
-            [list(m) for m in a.melds], list(expected.elements()), decks=r.decks,
-            ace_high=r.ace_high, jokers_per_meld=r.jokers_per_meld,
-            ace_both_ends=r.ace_both_ends)
-    except validate.ValidationError as e:
-        raise FastmachError(f"illegal play: {e}") from None
+    after, cards = [list(m) for m in a.melds], list(expected.elements())
+    if strict or not partition_ok(after, cards, r.decks, r.ace_high, r.jokers_per_meld,
+                                  r.ace_both_ends):
+        try:
+            validate.check_partition(
+                after, cards, decks=r.decks, ace_high=r.ace_high,
+                jokers_per_meld=r.jokers_per_meld, ace_both_ends=r.ace_both_ends)
+        except validate.ValidationError as e:
+            raise FastmachError(f"illegal play: {e}") from None
     if opening_turn:
         before = Counter(tuple(sorted(m)) for m in melds)
         after = Counter(tuple(sorted(m)) for m in a.melds)

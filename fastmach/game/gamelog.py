@@ -377,7 +377,7 @@ def replay_states(path: str | Path) -> list:
             kind = rec.get("type")
             if kind == "header":
                 if rec.get("hand", 0) == 0:
-                    game = Game(rec["rules"], rec.get("strategies"))
+                    game = Game(rec["rules"], rec.get("strategies"), strict=True)
                     state = game.new_initial_state(_int(rec, "seed"), _int(rec, "replicate"))
                     states.append(state)
                 if state is None or state.is_terminal():

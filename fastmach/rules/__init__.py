@@ -21,7 +21,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
@@ -697,6 +697,11 @@ class Rules:
     ``preset`` is the preset the record was built from: part of the record (and of
     equality), it chooses the base of the canonical string and is never an override.
     """
+
+    if TYPE_CHECKING:  # the fields are made from TABLE (_fields_from_table)
+        preset: str
+
+        def __getattr__(self, name: str) -> Any: ...
 
     def __post_init__(self) -> None:
         if not isinstance(self.preset, str) or self.preset not in PRESETS:

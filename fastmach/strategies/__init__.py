@@ -77,8 +77,9 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Iterable, Sequence
 
-from fastmach.strategies.bots import (Bot, BotStrategy, Observation, bot_name, bot_seat,
-                                      load_bot)
+from fastmach.strategies.bots import Bot, BotStrategy, bot_name, bot_seat
+from fastmach.strategies.bots import Observation as Observation  # re-exported
+from fastmach.strategies.botspec import load_bot as load_bot  # re-exported
 from fastmach.strategies.botspec import BOT_PATH_RE as _BOT_PATH_RE, parse_bot_spec
 
 from fastmach.errors import FastmachError
@@ -364,13 +365,15 @@ def parse_seats(seats: Sequence[str | Strategy] | str, players: int) -> list[Str
 
 
 def build_seats(strategies: Sequence[Strategy | BotStrategy], ctx: Context, rules,
-                classes: dict[str, type] | None = None) -> list[CompiledStrategy]:
+                classes: dict[str, type] | None = None,
+                strict: bool = False) -> list[CompiledStrategy]:
     """The compiled strategy object of each seat, sharing ``ctx``.
 
     A seat is Fallible(Patience(Opening(Skilled(KeepJokers(PointsObjective(skill)))))),
     each tactic present only when its parameter is set; seats with the same skill share
     one skill object (its scratch and caches), as they share the engine. ``classes``
-    replaces a registered class by name (test hooks, see ``_probe``)."""
+    replaces a registered class by name (test hooks, see ``_probe``); ``strict``: Python
+    bots' plays go through the independent validator (see ``bots.bot_seat``)."""
     classes = classes or {}
     skills: dict[tuple, Skill] = {}
 
@@ -387,7 +390,7 @@ def build_seats(strategies: Sequence[Strategy | BotStrategy], ctx: Context, rule
     out = []
     for seat, s in enumerate(strategies):
         if isinstance(s, BotStrategy):
-            out.append(bot_seat(s, seat, ctx, rules))
+            out.append(bot_seat(s, seat, ctx, rules, strict))
             continue
         kind = s.kind
         p = s.params

@@ -30,7 +30,8 @@ cdef class Intermediate(Beginner):
     cdef int connected(self, HState* st, const int* idx, int ns, const Masks* hm,
                        const uint8_t* hand) noexcept nogil:
         """Whether every meld of idx is linked to the hand by 'could share a meld' in the
-        pool of their cards and the hand (see strategies.py: the pruning loses nothing)."""
+        pool of their cards and the hand (_base.pxd's related(); a meld not linked to the
+        hand cannot take a hand card, so the pruning loses nothing)."""
         cdef Masks pool
         cdef int reach[4]
         cdef int i, j, s, changed

@@ -16,7 +16,9 @@ the rules): nothing a bot does to it reaches the game, and its answer is checked
 the engine's position, never against what the bot was handed.
 
 The engine asks the bot on its seat's turn and applies the answer with the same game flow
-as every other strategy. The answer is checked first (``fastmach.game.actions.check_action``):
+as every other strategy. The answer is checked first (``fastmach.game.actions.check_action``;
+a play's table by the compiled check, or under ``play_games(check=True)`` by the
+independent validator):
 an illegal action stops the game with a FastmachError naming the seat, the hand, the turn
 and the rule broken. A bot that raises, or whose move takes longer than the seat's
 ``time_limit`` (seconds, measured around ``act``: a move is not cut short, it is an error
@@ -34,14 +36,15 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from fastmach.game.actions import Action, Draw, Fail, Pass, Play, check_action, meld_stands
-from fastmach.core.cards import JOKER, NCARD
+from fastmach.core.cards import NCARD
 from fastmach.errors import BotError, FastmachError
+from fastmach.game.ability import play_exists
 from fastmach.game.history import PublicTurn, from_raw
 from fastmach.game.observation import Observation
 from fastmach.rules import Rules
-from fastmach.solver import opening, solve
 from fastmach.strategies._python import PyBot
 from fastmach.strategies.botspec import BotSpec, load_bot
+from fastmach.strategies.isolation import IsolatedBot, RemoteError
 
 __all__ = ["Bot", "Observation", "BotStrategy", "load_bot", "bot_name"]
 
@@ -69,10 +72,13 @@ class BotStrategy:
         return cls(str(spec), spec=spec, time_limit=spec.time_limit)
 
     def make(self) -> Bot:
-        """The bot object (a new one from the import path and its arguments)."""
+        """The bot object (a new one from the import path and its arguments; an isolated
+        bot: its proxy, the bot built in its own process)."""
         if self.bot is not None:
             return self.bot
         spec = self.spec or BotSpec(self.name)
+        if spec.isolated:
+            return IsolatedBot(spec.path, dict(spec.kwargs), spec.time_limit)
         return load_bot(spec.path)(**dict(spec.kwargs))
 
     def __str__(self) -> str:
@@ -89,9 +95,9 @@ class BotSeat:
     """The engine's callback for one bot seat: position -> checked decision."""
 
     def __init__(self, bot: Bot, name: str, seat: int, rules: Rules,
-                 time_limit: float | None = None):
+                 time_limit: float | None = None, strict: bool = False):
         self.bot, self.name, self.seat, self.rules = bot, name, seat, rules
-        self.time_limit = time_limit
+        self.time_limit, self.strict = time_limit, strict
         # the hand's public turns, kept by whoever runs the game (the engine: its raw
         # records, fastmach.game.history.from_raw; the State: PublicTurn records)
         self.public_log: list = []
@@ -125,7 +131,7 @@ class BotSeat:
         try:
             action = self.bot.act(obs)
         except Exception as e:
-            raise BotError(f"{where}: act() raised {type(e).__name__}: {e}") from e
+            raise BotError(f"{where}: act() raised {_type_name(e)}: {e}") from e
         took = time.perf_counter() - t0
         if self.time_limit is not None and took > self.time_limit:
             raise BotError(f"{where}: act() took {took:.3f} s, over the time limit of "
@@ -136,8 +142,9 @@ class BotSeat:
         try:
             check_action(r, action, seat=seat, hand=counts, melds=pos["melds"],
                          stands=pos["stands"], opened=pos["opened"][seat],
-                         stock_left=pos["stock"], draw_passes=True,
-                         play_exists=lambda: _play_exists(r, hand, pos, seat))
+                         stock_left=pos["stock"], draw_passes=True, strict=self.strict,
+                         play_exists=lambda: play_exists(r, hand, pos["melds"], pos["stands"],
+                                                         pos["opened"][seat]))
         except FastmachError as e:
             raise FastmachError(f"{where}: illegal action: {e}") from None
         if isinstance(action, Play):
@@ -148,27 +155,21 @@ class BotSeat:
         return ("pass" if isinstance(action, Pass) else "draw"), None, 0, None, None
 
 
-def _play_exists(rules: Rules, hand: list[int], pos: dict, seat: int) -> bool:
-    """Whether the seat can add a card (the exact solver; the opening rule included)."""
-    if not hand:
-        return False
-    if rules.opening_points > 0 and not pos["opened"][seat]:
-        return opening(hand, rules, rules.opening_points) is not None
-    if rules.joker_swap == "hand" and any(
-            c == JOKER and s in hand for m, st in zip(pos["melds"], pos["stands"])
-            for c, s in zip(m, st)):
-        return True
-    return solve(pos["melds"], hand, rules).n_placed > 0
+def _type_name(e: BaseException) -> str:
+    """The exception's type name (for a bot in its own process: the type it raised there)."""
+    return e.remote_type if isinstance(e, RemoteError) else type(e).__name__
 
 
-def bot_seat(strategy: BotStrategy, seat: int, ctx, rules: Rules):
+def bot_seat(strategy: BotStrategy, seat: int, ctx, rules: Rules, strict: bool = False):
     """The compiled seat (``_python.PyBot``) that asks this bot; a constructor that raises
-    is a FastmachError naming the bot and the seat (before any game)."""
+    is a FastmachError naming the bot and the seat (before any game). ``strict``: every
+    play's table goes through the independent validator, not the compiled check first
+    (``play_games(check=True)``)."""
     try:
         bot = strategy.make()
     except FastmachError:
         raise
     except Exception as e:
         raise FastmachError(f"bot {strategy.name!r} at seat {seat}: its constructor raised "
-                            f"{type(e).__name__}: {e}") from None
-    return PyBot(ctx, BotSeat(bot, strategy.name, seat, rules, strategy.time_limit))
+                            f"{_type_name(e)}: {e}") from None
+    return PyBot(ctx, BotSeat(bot, strategy.name, seat, rules, strategy.time_limit, strict))

@@ -4,11 +4,13 @@ The parameters are the keyword arguments of the class's constructor, each typed 
 annotation or, without one, from its default: ``int``, ``float``, ``bool`` (true/false,
 1/0) or ``str`` (``Optional[T]`` takes ``none`` as well). A name the constructor does not
 take, a value of the wrong type or a required argument left out is a FastmachError naming
-the bot and the parameter. ``time_limit`` (seconds, > 0) is the seat's, never the bot's:
-a move that takes longer stops the game (``fastmach.strategies.bots``).
+the bot and the parameter. ``time_limit`` (seconds, > 0) and ``isolated`` (true/false) are the seat's, never the
+bot's: a move that takes longer than the limit stops the game
+(``fastmach.strategies.bots``); an isolated bot runs in its own process and is sent only
+its observation (``fastmach.strategies.isolation``, the setting for competitions).
 
 The canonical string keeps the path and the parameters given that differ from the
-defaults, in the constructor's order, ``time_limit`` last (``mybots:RandomLegal`` or
+defaults, in the constructor's order, ``time_limit`` and ``isolated`` last (``mybots:RandomLegal`` or
 ``mybots:RandomLegal(n_subsets=8)``): results name the bot by it and a sweep's workers
 rebuild the bot from it.
 
@@ -32,12 +34,13 @@ from dataclasses import dataclass
 
 from fastmach.errors import FastmachError
 
-__all__ = ["BOT_PATH_RE", "TIME_LIMIT", "BotSpec", "load_bot", "parse_bot_spec"]
+__all__ = ["BOT_PATH_RE", "TIME_LIMIT", "ISOLATED", "BotSpec", "load_bot", "parse_bot_spec"]
 
 #: ``package.module:Class`` with an optional ``(k=v,...)``
 BOT_PATH_RE = re.compile(r"^\s*([A-Za-z_][\w.]*:[A-Za-z_][\w.]*)\s*(?:\((.*)\))?\s*$",
                          re.DOTALL)
 TIME_LIMIT = "time_limit"
+ISOLATED = "isolated"
 _TYPES = (bool, int, float, str)
 _TRUE, _FALSE = ("true", "1", "yes"), ("false", "0", "no")
 
@@ -45,16 +48,20 @@ _TRUE, _FALSE = ("true", "1", "yes"), ("false", "0", "no")
 @dataclass(frozen=True)
 class BotSpec:
     """A validated bot strategy: the import path, the constructor's keyword arguments
-    (``(name, value)`` in the constructor's order) and the seat's time limit."""
+    (``(name, value)`` in the constructor's order), the seat's time limit and whether the
+    bot plays in its own process."""
 
     path: str
     kwargs: tuple[tuple[str, object], ...] = ()
     time_limit: float | None = None
+    isolated: bool = False
 
     def __str__(self) -> str:
         parts = [f"{k}={_format(v)}" for k, v in self.kwargs]
         if self.time_limit is not None:
             parts.append(f"{TIME_LIMIT}={_format(self.time_limit)}")
+        if self.isolated:
+            parts.append(f"{ISOLATED}=true")
         return f"{self.path}({','.join(parts)})" if parts else self.path
 
 
@@ -115,9 +122,12 @@ def parse_bot_spec(text: str) -> BotSpec:
     time_limit = None
     if TIME_LIMIT in given:
         time_limit = _time_limit(path, given.pop(TIME_LIMIT))
+    isolated = False
+    if ISOLATED in given:
+        isolated = _coerce(path, ISOLATED, bool, False, given.pop(ISOLATED))
     for key in given:
         if key not in params:
-            known = ", ".join(list(params) + [TIME_LIMIT])
+            known = ", ".join(list(params) + [TIME_LIMIT, ISOLATED])
             raise FastmachError(f"bot {path!r} has no parameter {key!r} (parameters: {known})")
     kwargs = []
     for name, (kind, optional, default) in params.items():
@@ -129,7 +139,7 @@ def parse_bot_spec(text: str) -> BotSpec:
         elif default is inspect.Parameter.empty:
             raise FastmachError(f"bot {path!r}: missing required parameter {name!r} "
                                 f"({_type_name(kind)}): write {path}({name}=...)")
-    return BotSpec(path, tuple(kwargs), time_limit)
+    return BotSpec(path, tuple(kwargs), time_limit, isolated)
 
 
 def _constructor_params(path: str, cls: type) -> dict[str, tuple[type | None, bool, object]]:

@@ -19,7 +19,7 @@ from fastmach.study.plan import Chunk, SweepError, check_size, describe, iter_pl
 from fastmach.study.results import Store, read_results
 from fastmach.study.worker import make_spec, play_chunk
 
-__all__ = ["SweepError", "run_study", "execute", "format_summary"]
+__all__ = ["SweepError", "run_study", "execute", "open_backend", "format_summary"]
 
 
 def run_study(study: Study, out: str | Path | None = None, *, workers: int | None = None,
@@ -52,27 +52,46 @@ def run_study(study: Study, out: str | Path | None = None, *, workers: int | Non
     return df
 
 
-def execute(study: Study, out: str | Path, *, workers: int | None = None,
-            scheduler: str | None = None, engine: Callable | None = None,
-            retries: int = 2, progress: bool = True, command: str | None = None) -> dict:
-    """Play the study's missing chunks into ``out`` without loading the table (the CLI).
+def open_backend(workers: int | None = None, scheduler: str | None = None,
+                 engine: Callable | None = None) -> _Backend | None:
+    """The worker pool :func:`execute` would start (None: play in this process), for a
+    caller that runs several studies on one pool (``execute(..., backend=...)``)."""
+    workers, scheduler = _check_run(workers, scheduler)
+    if scheduler is None and workers == 0:
+        return None
+    return (_Dask(scheduler, workers, engine) if scheduler is not None
+            else _Processes(workers, engine))
 
-    Returns the run summary: ``games`` (in the store), ``played`` (this run), ``cells``,
-    ``chunks``, ``resumed_chunks``, ``wall`` (s), ``games_per_s``, ``where``, ``out``.
-    Arguments as :func:`run_study`.
-    """
+
+def _check_run(workers: int | None, scheduler: str | None) -> tuple[int, str | None]:
     if workers is None:
         workers = _cpu_count()
-    if not isinstance(workers, int) or workers < 0:
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 0:
         raise FastmachError(f"workers={workers!r}: must be an integer >= 0")
     if scheduler is not None and workers == 0:
         workers = _cpu_count()
-    if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
-        raise FastmachError(f"retries={retries!r}: must be an integer >= 0")
     if scheduler is not None and scheduler != "local" and not re.match(
             r"^(tcp|tls|ucx|inproc|ws|wss)://\S+$", scheduler):
         raise FastmachError(f"scheduler={scheduler!r}: expected 'local' or an address "
                             f"like tcp://host:8786")
+    return workers, scheduler
+
+
+def execute(study: Study, out: str | Path, *, workers: int | None = None,
+            scheduler: str | None = None, engine: Callable | None = None,
+            retries: int = 2, progress: bool = True, command: str | None = None,
+            backend: _Backend | None = None) -> dict:
+    """Play the study's missing chunks into ``out`` without loading the table (the CLI).
+
+    Returns the run summary: ``games`` (in the store), ``played`` (this run), ``cells``,
+    ``chunks``, ``resumed_chunks``, ``wall`` (s), ``games_per_s``, ``where``, ``out``.
+    Arguments as :func:`run_study`; ``backend``: a pool from :func:`open_backend` to run
+    on instead of starting one (``workers`` and ``scheduler`` are then its own; the
+    caller closes it).
+    """
+    workers, scheduler = _check_run(workers, scheduler)
+    if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
+        raise FastmachError(f"retries={retries!r}: must be an integer >= 0")
     if command is None:
         command = shlex.join(sys.argv) if sys.argv and sys.argv[0] else "python"
     store = Store(out, study, command)
@@ -89,26 +108,26 @@ def execute(study: Study, out: str | Path, *, workers: int | None = None,
     t0 = time.perf_counter()
     failures: list[tuple[Chunk, BaseException]] = []
     finished = False
-    backend: _Backend | None = None
+    own = backend is None  # a pool this run starts, and closes
     try:
         if resumed == n_chunks:
-            where = "nothing to run"
-        elif scheduler is None and workers == 0:
+            where = "nothing to run" if own else backend.where
+        elif backend is None and scheduler is None and workers == 0:
             where = "this process"
             _run_inline(study, todo, store, engine, retries, failures, bar)
         else:
-            backend = (_Dask(scheduler, workers, engine) if scheduler is not None
-                       else _Processes(workers, engine))
+            if backend is None:
+                backend = open_backend(workers, scheduler, engine)
             where = backend.where
             _run_pool(study, todo, store, engine, retries, failures, bar, backend)
         finished = not failures
     except BaseException:
-        if backend is not None:
+        if own and backend is not None:
             backend.close(cancel=True)
             backend = None
         raise
     finally:
-        if backend is not None:
+        if own and backend is not None:
             backend.close()
         if bar is not None:
             bar.close()

@@ -20,6 +20,7 @@ import pandas as pd
 from fastmach.analysis import stats
 from fastmach.errors import FastmachError
 from fastmach.study import Study
+from fastmach.study.driver import open_backend
 from fastmach.study.sweep import MANIFEST, execute, read_hands, read_results
 
 __all__ = ["half_widths", "shortfall", "execute_to_precision"]
@@ -62,23 +63,38 @@ def _resumed_games(study: Study, out: str | Path) -> int:
 def execute_to_precision(study: Study, out: str | Path, **kwargs: Any) -> dict:
     """Run ``study`` into ``out``, growing it by ``chunk`` deals until precise enough.
 
-    ``kwargs`` go to :func:`fastmach.study.sweep.execute`. Returns the last run summary with
-    ``precision_games`` (deals per cell reached) and ``precision_missed`` (cell -> half-
-    widths for the cells that did not reach the precision by ``max_games``); prints them.
+    ``kwargs`` go to :func:`fastmach.study.sweep.execute`. Every round runs on one worker
+    pool, started once (``workers``, ``scheduler``). Returns the run summary (every
+    round's games and time) with ``rounds``, ``precision_games`` (deals per cell reached)
+    and ``precision_missed`` (cell -> half-widths for the cells that did not reach the
+    precision by ``max_games``); prints them.
     """
     games = _resumed_games(study, out)
     played, wall, rounds = 0, 0.0, []
-    while True:
-        current = study.replace(games=games)
-        summary = execute(current, out, **kwargs)
-        rounds.append(summary)
-        played += summary.get("played", 0)
-        wall += summary.get("wall", 0.0)
-        widths = half_widths(read_results(out, current), read_hands(out, current))
-        missing = shortfall(widths, current)
-        if missing.empty or games >= study.max_games:
-            break
-        games = min(games + study.chunk, study.max_games)
+    pool = {k: kwargs.pop(k) for k in ("workers", "scheduler") if k in kwargs}
+    backend = open_backend(**pool, engine=kwargs.get("engine"))
+    if backend is None:
+        kwargs.update(workers=0)
+    try:
+        while True:
+            current = study.replace(games=games)
+            summary = execute(current, out, backend=backend, **kwargs)
+            rounds.append(summary)
+            played += summary.get("played", 0)
+            wall += summary.get("wall", 0.0)
+            widths = half_widths(read_results(out, current), read_hands(out, current))
+            missing = shortfall(widths, current)
+            if missing.empty or games >= study.max_games:
+                break
+            games = min(games + study.chunk, study.max_games)
+    except BaseException:
+        if backend is not None:
+            backend.close(cancel=True)
+            backend = None
+        raise
+    finally:
+        if backend is not None:
+            backend.close()
     want = ", ".join(f"{k} +-{v:g}" for k, v in study.precision)
     if missing.empty:
         print(f"precision reached ({want}) with {games} deals per cell", file=sys.stderr)

@@ -48,6 +48,7 @@ import pandas as pd
 
 from fastmach.analysis.ratings import ANCHOR, RANKS, ladder
 from fastmach.errors import FastmachError
+from fastmach.game.deal import resolve_seed
 from fastmach.outputs import atomic_path, probe_dir
 from fastmach.rules import Rules
 from fastmach.strategies import parse_strategy, split_strategies
@@ -390,8 +391,8 @@ def write_outputs(rating: Rating, out: Path) -> dict[str, Path]:
 
 def rate(strategies: Sequence[str] | str, rules: Sequence[str] | str = "classic",
          players: Sequence[int] | int = 4, *, games: int = DEFAULT_GAMES,
-         seed: int = DEFAULT_SEED, workers: int | None = None, scheduler: str | None = None,
-         out: str | Path | None = None, bootstrap: int = DEFAULT_BOOTSTRAP,
+         seed: int | str = DEFAULT_SEED, workers: int | None = None,
+         scheduler: str | None = None, out: str | Path | None = None, bootstrap: int = DEFAULT_BOOTSTRAP,
          rank: str = "winner", max_lineups: int = DEFAULT_MAX_LINEUPS,
          chunk: int = DEFAULT_CHUNK, progress: bool = False,
          command: str | None = None) -> Rating:
@@ -405,7 +406,10 @@ def rate(strategies: Sequence[str] | str, rules: Sequence[str] | str = "classic"
     ``bootstrap``: deal resamples of the intervals (0: none); ``rank``: ``"winner"``
     (who wins the hand) or ``"points"`` (everyone, by hand points). ``out``: keep the
     study stores and write the tables and the figure there (the same call resumes).
+    ``seed="secret"``: a root seed drawn from the operating system, recorded only in the
+    results (a competition's setting; such a run cannot be resumed).
     """
+    seed = resolve_seed(seed)
     plan = plan_rate(strategies, rules, players, games=games, seed=seed, chunk=chunk,
                      max_lineups=max_lineups)
     if rank not in RANKS:
