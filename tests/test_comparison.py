@@ -466,3 +466,20 @@ def test_cli_warns_when_a_player_count_leaves_the_source(tmp_path, capsys):
     captured = capsys.readouterr()
     assert "outside the 2-4 players of the jokers source" in captured.err
     assert "turns per hand" in captured.out
+
+
+def test_compare_prints_the_reports_sentences_for_its_pair(run):
+    import html as markup
+    import re
+
+    out, texts, _ = run
+    printed = texts[0].split("Findings (", 1)[1].split("\n", 1)[1]
+    printed = printed.split("\nnote: ", 1)[0]
+    sentences = [" ".join(x.split()) for x in ("\n" + printed.strip()).split("\n- ")
+                 if x.strip()]
+    page = markup.unescape((out / "report" / "index.html").read_text())
+    section = page.split("<h3>What each rule changes</h3>", 1)[1].split("</ul>", 1)[0]
+    items = [" ".join(re.sub(r"<[^>]+>", "", li).split())
+             for li in section.split("<li>")[1:]]
+    assert sentences and sentences == items
+    assert any("ace=low-only (against classic) makes hands longer" in s for s in sentences)

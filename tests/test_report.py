@@ -19,6 +19,10 @@ from fastmach.cli import add_report as register_cli
 
 IMG_RE = re.compile(r'<img src="data:image/png;base64,([A-Za-z0-9+/=]+)"')
 
+#: Figures of the synthetic study: the fixed ones and the response curve against the
+#: player count (3 and 4 players; no swept rule parameter).
+SHOWN = [*FIGURES, "curve-players"]
+
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
@@ -36,23 +40,25 @@ def test_report_html_embeds_every_figure(built):
     _, index = built
     html = index.read_text()
     images = IMG_RE.findall(html)
-    assert len(images) == len(FIGURES)
+    assert len(images) == len(SHOWN)
     for b64 in images:  # every embedded image is a PNG
         assert b64.startswith("iVBORw0KGgo")
-    for name in FIGURES:
+    for name in SHOWN:
         assert f'id="fig-{name}"' in html
     assert 'src="figures/' not in html  # self-contained: no link to a local file
 
 
-def test_report_opens_on_the_scorecard_and_holds_findings_and_provenance(built):
+def test_report_opens_on_the_findings_and_holds_scorecard_and_provenance(built):
     _, index = built
     html = index.read_text()
-    assert html.index('id="scorecard"') < html.index('id="findings"') < html.index(
+    assert html.index('id="findings"') < html.index('id="unclear"') < html.index(
+        'id="glossary"') < html.index('id="scorecard"') < html.index(
         'id="how-sure"') < html.index('id="reproduce"')
     for text in ("turns per hand", "hands per match", "stock ran out (% of hands)",
-                 "first-seat edge (pp per hand)", "skill gap (pp per seat)",
+                 "first-seat edge (pp per hand, adjusted)", "skill gap (pp per seat)",
                  "Monte Carlo error", "deals to halve it", "Named seats",
-                 "ace=low-only vs classic", "Holm", "expert against beginner"):
+                 "ace=low-only (against classic)", "Holm",
+                 "expert against beginner at 3 players", "What we could not tell"):
         assert text in html, text
     assert "fastmach sweep simulations/synthetic.toml --out results/synthetic" in html
     assert "name = &#34;synthetic&#34;" in html or 'name = "synthetic"' in html  # study TOML
@@ -81,7 +87,7 @@ def test_summary_markdown_links_written_figures(built):
     _, index = built
     md = (index.parent / "summary.md").read_text()
     links = re.findall(r"!\[[^\]]*\]\((figures/[^)]+\.png)\)", md)
-    assert len(links) == len(FIGURES)
+    assert len(links) == len(SHOWN)
     for link in links:
         png = index.parent / link
         assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -97,7 +103,7 @@ def test_report_of_single_hands_without_variants_or_mixed_lineups(tmp_path):
                          show_games=False)
     html = index.read_text()
     assert 'id="fig-rule_effects"' not in html and 'id="fig-strategy_matrix"' not in html
-    assert len(IMG_RE.findall(html)) == 3
+    assert len(IMG_RE.findall(html)) == 4  # and the response curve against players
     assert "no single-rule variant" in html
     assert "one hand per match" in html
 
@@ -187,7 +193,7 @@ def render_images(page: Path, tmp: Path) -> list[dict]:
 def test_every_figure_loads_in_headless_chromium(built, tmp_path):
     _, index = built
     images = render_images(index, tmp_path)
-    assert len(images) == len(FIGURES)
+    assert len(images) == len(SHOWN)
     for im in images:
         assert im["complete"] and im["w"] > 0 and im["h"] > 0, im
 
@@ -208,7 +214,7 @@ def test_missing_chromium_fails_instead_of_skipping(monkeypatch, tmp_path):
         chromium()
 
 
-def test_findings_name_the_lineups_an_effect_is_confined_to(tmp_path):
+def test_findings_say_when_an_effect_differs_between_lineups(tmp_path):
     games, hands = random_hand_study(games=30)
     # the ace rule lengthens hands by 6 turns only when a beginner sits
     alone = (hands["rules"] == "classic(ace=low-only)") & (hands["lineup"] == "expert")
@@ -217,17 +223,19 @@ def test_findings_name_the_lineups_an_effect_is_confined_to(tmp_path):
                          show_games=False)
     html = index.read_text()
     sentence = next(s for s in html.split("<li>")
-                    if s.startswith("classic with ace=low-only vs classic"))
-    assert "turns per hand" in sentence
-    assert "confined to line-up expert,beginner (3, 4 players" in sentence
+                    if s.startswith("classic with ace=low-only (against classic) makes "
+                                    "hands longer"))
+    assert "it differs between line-ups at 3-4 players" in sentence
+    assert " pooled" not in sentence
 
 
 def test_variants_are_named_by_what_they_change_never_by_a_code(built):
     import re as _re
 
     _, index = built
-    texts = [index.read_text(), (index.parent / "summary.md").read_text()]
+    html = _re.sub(r"data:image/png;base64,[A-Za-z0-9+/=]+", "", index.read_text())
+    texts = [html, (index.parent / "summary.md").read_text()]
     texts += [p.read_text() for p in (index.parent / "tables").glob("*.csv")]
-    for text in texts:
+    for text in texts:  # (the embedded images' base64 text is left out)
         assert not _re.search(r"\bR\d{1,2}\b", text)
     assert "ace=low-only" in texts[0]

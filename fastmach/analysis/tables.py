@@ -11,6 +11,7 @@ paired difference is formed deal by deal. Intervals are 95% by default.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
@@ -53,6 +54,23 @@ def _metric_estimates(hands: pd.DataFrame) -> dict[str, Estimate]:
 
 
 
+def bounded_interval(e: Estimate, low: float, high: float, confidence: float = 0.95
+                     ) -> tuple[float, float]:
+    """Score interval of a mean of values in ``[low, high]`` that cannot collapse.
+
+    The mean is mapped onto [0, 1] and given :func:`share_interval` (Wilson at the
+    effective sample size; a value's variance is at most that of a 0/1 value of the same
+    mean, so the interval is conservative), then mapped back: a skill gap of +100 pp in
+    every hand reads ``+100.0 [+9x.x, +100.0]``, never a point.
+    """
+    if math.isnan(e.value):
+        return math.nan, math.nan
+    width = high - low
+    u = Estimate((e.value - low) / width, e.infl / width, e.n)
+    a, b = share_interval(u, confidence)
+    return low + width * a, low + width * b
+
+
 def scorecard(games: pd.DataFrame, hands: pd.DataFrame, by: Sequence[str] = ("cell",),
               confidence: float = 0.95) -> pd.DataFrame:
     """One row per cell (or per group ``by``, e.g. ``("rules", "players")``): the scorecard.
@@ -65,8 +83,10 @@ def scorecard(games: pd.DataFrame, hands: pd.DataFrame, by: Sequence[str] = ("ce
     :func:`share_interval`), ``first_seat_edge``, ``seat_spread`` (largest minus smallest
     seat win share, biased upwards; its interval comes from the seats' simultaneous
     intervals, :func:`_spread_bounds`: conservative, and it always contains the value),
-    ``skill_gap`` (NaN unless expert and beginner both sit). The other intervals are t
-    intervals on cluster-robust errors.
+    ``skill_gap`` (NaN unless expert and beginner both sit; a score interval on [-1, 1],
+    :func:`bounded_interval`, so that a gap of 100 pp is never a point). The other
+    intervals are t intervals on cluster-robust errors. Every interval is 95%, not adjusted
+    for multiplicity.
     Counts of games come from ``games``; every other figure from ``hands``.
     """
     check_hands(hands, "scorecard")
@@ -93,7 +113,8 @@ def scorecard(games: pd.DataFrame, hands: pd.DataFrame, by: Sequence[str] = ("ce
                 e = est[name]
                 value = e.value
                 lo, hi = (share_interval(e, confidence) if name in BINARY_METRICS
-                          else e.interval(confidence))
+                          else bounded_interval(e, -1.0, 1.0, confidence)
+                          if name == "skill_gap" else e.interval(confidence))
             row.update({name: value, f"{name}_lo": float(lo), f"{name}_hi": float(hi)})
         rows.append(row)
     out = pd.DataFrame(rows)
@@ -223,19 +244,87 @@ def _spread_diff(hv: pd.DataFrame, hb: pd.DataFrame, confidence: float):
     return value, lo, hi, math.exp(high), base
 
 
+@dataclass
+class Context:
+    """One player count x line-up of a pair: the matched hands and their estimates."""
+
+    players: int
+    lineup: str
+    pairs: int            # matched matches
+    hv: pd.DataFrame      # the variant's matched hands
+    hb: pd.DataFrame      # the baseline's
+    ev: dict[str, Estimate]
+    eb: dict[str, Estimate]
+
+
+def paired_contexts(hands: pd.DataFrame, pairs: Sequence[tuple[str, str]]):
+    """``(variant, baseline, [Context, ...])`` per pair: the cells of the pair matched by
+    ``players`` and ``lineup``, their matches deal by deal (same ``seed``, ``replicate``
+    and ``rotation``), with the deal-clustered estimates of every metric."""
+    by_rules = dict(tuple(hands.groupby("rules", sort=False)))
+    for variant, baseline in pairs:
+        for r in (variant, baseline):
+            if r not in by_rules:
+                raise FastmachError(f"effects: no hand of rules {r!r} in the results")
+        hv_all, hb_all = by_rules[variant], by_rules[baseline]
+        out = []
+        for (players, lineup), hv in hv_all.groupby(["players", "lineup"], sort=True):
+            hb = hb_all[(hb_all["players"] == players) & (hb_all["lineup"] == lineup)]
+            if hb.empty:
+                continue
+            hv, hb, n = _matched(hv, hb)
+            if n == 0:
+                continue
+            out.append(Context(int(players), str(lineup), n, hv, hb, _metric_estimates(hv),
+                               _metric_estimates(hb)))
+        yield variant, baseline, out
+
+
+def paired_interval(name: str, ev: Estimate, eb: Estimate, confidence: float
+                    ) -> tuple[float, float]:
+    """Interval of the paired difference ``ev - eb`` of metric ``name``: Newcombe's hybrid
+    score interval for a share of hands, else the t interval on the cluster-robust error."""
+    if name in BINARY_METRICS:
+        return newcombe_paired(ev, eb, confidence)
+    return (ev - eb).interval(confidence)
+
+
+def relative(ev: Estimate, eb: Estimate) -> Estimate:
+    """``ev / eb - 1`` with its delta-method influence values (NaN when ``eb`` is 0)."""
+    if not eb.value or math.isnan(eb.value):
+        return Estimate(math.nan, pd.Series(dtype=float))
+    r = ev.value / eb.value
+    return Estimate(r - 1.0, combine([(1.0 / eb.value, ev), (-r / eb.value, eb)]).infl)
+
+
+def pooled(parts: Sequence[tuple[int, Estimate, Estimate]]) -> tuple[int, Estimate, Estimate]:
+    """Contexts ``(matched matches, variant, baseline)`` pooled, weighted by their matches."""
+    tot = sum(n for n, _, _ in parts)
+    pv = combine([(n / tot, v) for n, v, _ in parts])
+    pb = combine([(n / tot, b) for n, _, b in parts])
+    pv.n = sum(v.n for _, v, _ in parts)
+    pb.n = sum(b.n for _, _, b in parts)
+    return tot, pv, pb
+
+
 def _effect_row(name: str, ev: Estimate, eb: Estimate, confidence: float) -> dict:
     d = ev - eb
-    if name in BINARY_METRICS:
-        lo, hi = newcombe_paired(ev, eb, confidence)
-    else:
-        lo, hi = d.interval(confidence)
+    lo, hi = paired_interval(name, ev, eb, confidence)
     return {"metric": name, "diff": d.value, "lo": lo, "hi": hi, "p_value": d.p_value(),
             "baseline_value": eb.value, "variant_value": ev.value,
             "rel_diff": d.value / eb.value if eb.value else math.nan}
 
 
+def adjusted_level(p_values, alpha: float = 0.05) -> float:
+    """Confidence of intervals simultaneous over a family: ``1 - alpha / m`` (Bonferroni,
+    m = the tests with a p-value). An effect whose Holm-adjusted p is below ``alpha`` and
+    whose interval at this level excludes 0 is named; both hold at once only then."""
+    m = int(np.isfinite(np.asarray(p_values, dtype=float)).sum())
+    return 1.0 - alpha / max(m, 1)
+
+
 def effects(games: pd.DataFrame, hands: pd.DataFrame, pairs: Sequence[tuple[str, str]],
-            confidence: float = 0.95) -> pd.DataFrame:
+            confidence: float = 0.95, alpha: float = 0.05, paired=None) -> pd.DataFrame:
     """Paired rule effects, variant minus baseline, per player count x line-up and pooled.
 
     ``pairs`` lists ``(variant_rules, baseline_rules)`` canonical rules strings; the cells
@@ -244,45 +333,42 @@ def effects(games: pd.DataFrame, hands: pd.DataFrame, pairs: Sequence[tuple[str,
     metric (:data:`EFFECT_METRICS_HANDS`, where defined), then a pooled row per pair x
     metric with ``players`` and ``lineup`` empty (NaN): the contexts weighted by their
     matched matches. Columns (``effects.csv``): ``variant, baseline, players, lineup,
-    metric, diff, lo, hi`` (95%, deal-clustered: t interval on the cluster-robust error;
+    metric, diff, lo, hi`` (95%, not adjusted for multiplicity, deal-clustered: t interval
+    on the cluster-robust error;
     Newcombe's hybrid score interval for the shares of hands ``stock_out_per_hand`` and
     ``blocked``; for ``seat_spread`` a conservative interval from the two cells' seat
     intervals that ignores the pairing, :func:`_spread_diff`), ``rel_diff`` (diff /
     baseline value),
     ``p_value``, ``p_adjusted`` (Holm over every row of the table), ``pairs`` (matched
-    matches), ``baseline_value, variant_value``.
+    matches), ``baseline_value, variant_value``, ``lo_adjusted, hi_adjusted`` (the same
+    interval simultaneous over every row, :func:`adjusted_level`) and ``named`` (1 when
+    ``p_adjusted < alpha`` and the adjusted interval excludes 0). ``paired``: the
+    :func:`paired_contexts` of ``pairs`` when already computed.
     """
     check_hands(hands, "effects")
     hands = plain_strategies(hands)
     require(games, ("rules", "players", "lineup"), "effects")
-    rows = []
-    by_rules = dict(tuple(hands.groupby("rules", sort=False)))
-    for variant, baseline in pairs:
-        for r in (variant, baseline):
-            if r not in by_rules:
-                raise FastmachError(f"effects: no hand of rules {r!r} in the results")
-        hv_all, hb_all = by_rules[variant], by_rules[baseline]
+    rows, redo = [], []
+    for variant, baseline, ctxs in (paired_contexts(hands, pairs) if paired is None
+                                    else paired):
         contexts = []
-        for (players, lineup), hv in hv_all.groupby(["players", "lineup"], sort=True):
-            hb = hb_all[(hb_all["players"] == players) & (hb_all["lineup"] == lineup)]
-            if hb.empty:
-                continue
-            hv, hb, n = _matched(hv, hb)
-            if n == 0:
-                continue
-            ev, eb = _metric_estimates(hv), _metric_estimates(hb)
-            contexts.append((n, ev, eb))
-            head = {"variant": variant, "baseline": baseline, "players": players,
-                    "lineup": lineup, "pairs": n}
+        for c in ctxs:
+            contexts.append((c.pairs, c.ev, c.eb))
+            head = {"variant": variant, "baseline": baseline, "players": c.players,
+                    "lineup": c.lineup, "pairs": c.pairs}
             for name in EFFECT_METRICS_HANDS:
                 if name == "seat_spread":
-                    d, lo, hi, pv, b = _spread_diff(hv, hb, confidence)
+                    d, lo, hi, pv, b = _spread_diff(c.hv, c.hb, confidence)
                     rows.append(head | {"metric": name, "diff": d, "lo": lo, "hi": hi,
                                         "p_value": pv, "baseline_value": b,
                                         "variant_value": b + d,
                                         "rel_diff": d / b if b else math.nan})
-                elif not math.isnan(ev[name].value) and not math.isnan(eb[name].value):
-                    rows.append(head | _effect_row(name, ev[name], eb[name], confidence))
+                    redo.append(lambda q, hv=c.hv, hb=c.hb: _spread_diff(hv, hb, q)[1:3])
+                elif not math.isnan(c.ev[name].value) and not math.isnan(c.eb[name].value):
+                    ev, eb = c.ev[name], c.eb[name]
+                    rows.append(head | _effect_row(name, ev, eb, confidence))
+                    redo.append(lambda q, name=name, ev=ev, eb=eb:
+                                paired_interval(name, ev, eb, q))
         for name in EFFECT_METRICS_HANDS:
             if name == "seat_spread":
                 continue  # a spread does not pool across player counts
@@ -290,25 +376,37 @@ def effects(games: pd.DataFrame, hands: pd.DataFrame, pairs: Sequence[tuple[str,
                    if not math.isnan(ev[name].value) and not math.isnan(eb[name].value)]
             if not use:
                 continue
-            tot = sum(n for n, _, _ in use)
-            pv = combine([(n / tot, v) for n, v, _ in use])
-            pb = combine([(n / tot, b) for n, _, b in use])
-            pv.n = sum(v.n for _, v, _ in use)
-            pb.n = sum(b.n for _, _, b in use)
+            tot, pv, pb = pooled(use)
             rows.append({"variant": variant, "baseline": baseline, "players": math.nan,
                          "lineup": math.nan, "pairs": tot}
                         | _effect_row(name, pv, pb, confidence))
+            redo.append(lambda q, name=name, pv=pv, pb=pb: paired_interval(name, pv, pb, q))
     out = pd.DataFrame(rows, columns=_EFFECT_COLUMNS)
     out["p_adjusted"] = holm(out["p_value"])
+    level = adjusted_level(out["p_value"], alpha)
+    adj = [f(level) for f in redo]
+    out["lo_adjusted"] = [a for a, _ in adj] if adj else []
+    out["hi_adjusted"] = [b for _, b in adj] if adj else []
+    out["named"] = named(out, alpha)
     return out
 
 
-def strategy_matrix(hands: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
-    """Per-seat win share of a strategy against another, over hands seating both.
+def named(t: pd.DataFrame, alpha: float = 0.05) -> np.ndarray:
+    """1 where ``p_adjusted < alpha`` and ``[lo_adjusted, hi_adjusted]`` excludes 0."""
+    if t.empty:
+        return np.zeros(0, dtype=int)
+    return ((t["p_adjusted"] < alpha)
+            & ((t["lo_adjusted"] > 0) | (t["hi_adjusted"] < 0))).astype(int).to_numpy()
 
-    One row per ordered pair: ``strategy, opponent, hands, win_share`` (mean win share of
-    the seats ``strategy`` holds, per hand), ``lo, hi`` (deal-clustered) and ``fair``
-    (total share per hand / players).
+
+def strategy_matrix(hands: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
+    """Per-seat win share of a strategy against another, per player count.
+
+    One row per player count and ordered pair, over the hands seating both: ``players,
+    strategy, opponent, hands, win_share`` (mean win share of the seats ``strategy``
+    holds, per hand), ``lo, hi`` (95%, not adjusted: Wilson at the deal-clustered effective
+    sample size, inside [0, 1] and never a point) and ``fair`` (total share per hand /
+    players at that player count).
     """
     check_hands(hands, "strategy_matrix")
     hands = plain_strategies(hands)
@@ -330,23 +428,13 @@ def strategy_matrix(hands: pd.DataFrame, confidence: float = 0.95) -> pd.DataFra
                 if not both.any():
                     continue
                 e = ratio_estimate(sa[both], np.ones(both.sum()), deal[both])
+                lo, hi = share_interval(e, confidence)
                 rows.append({"players": int(players), "strategy": a, "opponent": b,
                              "hands": int(both.sum()), "win_share": e.value,
-                             "_n": e.n, "_e": e,
+                             "lo": lo, "hi": hi,
                              "fair": float(total[both].mean()) / int(players)})
-    cols = ["strategy", "opponent", "hands", "win_share", "lo", "hi", "fair"]
-    if not rows:
-        return pd.DataFrame(columns=cols)
-    long = pd.DataFrame(rows)
-    out = []
-    for (a, b), g in long.groupby(["strategy", "opponent"], sort=True):
-        w = g["_n"].to_numpy() / g["_n"].sum()
-        e = combine([(wi, ei) for wi, ei in zip(w, g["_e"])])
-        lo, hi = e.interval(confidence)
-        out.append({"strategy": a, "opponent": b, "hands": int(g["hands"].sum()),
-                    "win_share": e.value, "lo": lo, "hi": hi,
-                    "fair": float((w * g["fair"]).sum())})
-    return pd.DataFrame(out, columns=cols)
+    cols = ["players", "strategy", "opponent", "hands", "win_share", "lo", "hi", "fair"]
+    return pd.DataFrame(rows, columns=cols)
 
 
 def monte_carlo_error(card: pd.DataFrame, metrics: Sequence[str] = (
@@ -373,16 +461,20 @@ def write_tables(games: pd.DataFrame, hands: pd.DataFrame, outdir: str | Path,
     """Write ``scorecard.csv``, ``seats.csv`` and ``effects.csv`` into ``outdir``.
 
     Also ``seats_by_players.csv`` (seat table pooled over line-ups per rules and player
-    count). ``pairs`` defaults to :func:`default_pairs`. Every column is a number or an
+    count) and ``effects_by_players.csv`` (:mod:`fastmach.analysis.heterogeneity`).
+    ``pairs`` defaults to :func:`default_pairs`. Every column is a number or an
     identifier (no formatted string). Returns the paths by table name.
     """
     out = Path(outdir)
     out.mkdir(parents=True, exist_ok=True)
+    from fastmach.analysis.heterogeneity import effects_by_players
+
+    pairs = default_pairs(games) if pairs is None else pairs
     tables = {"scorecard": scorecard(games, hands),
               "seats": seat_table(hands),
               "seats_by_players": seat_table(hands, by=("rules", "players")),
-              "effects": effects(games, hands, default_pairs(games) if pairs is None
-                                 else pairs)}
+              "effects": effects(games, hands, pairs),
+              "effects_by_players": effects_by_players(hands, pairs)}
     paths = {}
     for name, t in tables.items():
         paths[name] = out / f"{name}.csv"

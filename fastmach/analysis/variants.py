@@ -12,7 +12,8 @@ from fastmach.errors import FastmachError
 from fastmach.rules import PARAMETERS, PRESETS, Rules, format_value
 
 __all__ = ["RULE_PARAMETERS", "DEAL_PARAMETERS", "parse_rules", "is_base_rules",
-           "rule_differences", "default_pairs"]
+           "rule_differences", "default_pairs", "parameter_values", "swept_parameters",
+           "with_parameters"]
 
 #: Rules parameters stored as columns of the result table: every field of ``Rules`` but the
 #: player count (a column of its own) and the preset name.
@@ -68,8 +69,9 @@ def _parent(ctx: str, rules: str, cells: dict) -> str | None:
         if c != ctx or other == rules:
             continue
         p, o = parse_rules(other)
-        if p == preset and set(o.items()) < items and len(o) > best_n:
-            best, best_n = other, len(o)
+        if p == preset and set(o.items()) < items and (
+                len(o) > best_n or (len(o) == best_n and other < best)):
+            best, best_n = other, len(o)  # ties: the first rules string, in every context
     return best
 
 
@@ -128,3 +130,59 @@ def default_pairs(games: pd.DataFrame) -> list[tuple[str, str]]:
     d = rule_differences(games)
     return list(dict.fromkeys(zip(d["rules"], d["baseline_rules"])))
 
+
+
+def _numeric(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def parameter_values(rules: str) -> dict[str, float]:
+    """The numeric rule parameters of a rules string (``hand_size``, ``opening_points``...)."""
+    r = Rules.parse(str(rules))
+    return {k: float(getattr(r, k)) for k in RULE_PARAMETERS if _numeric(getattr(r, k))}
+
+
+def swept_parameters(rules, axes=()) -> list[str]:
+    """The numeric rule parameters that are axes of a study, in table order.
+
+    A parameter is swept when the study's grid names it (``axes``: the grid keys besides
+    rules, players and line-up) and it is numeric, or when three or more of its values
+    appear among rules that differ in nothing else (a sweep written as rules strings).
+    """
+    rules = sorted(set(map(str, rules)))
+    vals = {r: parameter_values(r) for r in rules}
+    full = {r: Rules.parse(r) for r in rules}
+    out = []
+    for k in RULE_PARAMETERS:
+        if not all(k in v for v in vals.values()):
+            continue
+        if k in set(axes) and len({v[k] for v in vals.values()}) > 1:
+            out.append(k)
+            continue
+        lines: dict[tuple, set] = {}
+        for r in rules:
+            rest = tuple((f, str(getattr(full[r], f))) for f in RULE_PARAMETERS if f != k)
+            lines.setdefault((full[r].preset, rest), set()).add(vals[r][k])
+        if any(len(s) >= 3 for s in lines.values()):
+            out.append(k)
+    return out
+
+
+def with_parameters(df: pd.DataFrame, params, column: str = "rules",
+                    after: str | None = None) -> pd.DataFrame:
+    """``df`` with one numeric column per parameter of ``params``, read from ``column``
+    (a rules string), placed after ``after`` (default: at the end)."""
+    out = df.copy()
+    if out.empty or not params:
+        return out
+    cache = {r: parameter_values(r) for r in out[column].dropna().unique()}
+    for k in params:
+        if k in out.columns:
+            out = out.drop(columns=k)
+    for k in params:
+        out[k] = [cache[r][k] if isinstance(r, str) else np.nan for r in out[column]]
+    if after is not None and after in out.columns:
+        cols = [c for c in out.columns if c not in params]
+        i = cols.index(after) + 1
+        out = out[cols[:i] + list(params) + cols[i:]]
+    return out

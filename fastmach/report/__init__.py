@@ -5,7 +5,11 @@ the hand rows in ``_hands/`` and ``_study.json``), so a report can be rebuilt at
 without running the study again. Every figure comes from :mod:`fastmach.analysis.stats` (the deal is the
 unit of every interval). ``index.html`` is self-contained (figures embedded as base64
 PNG); ``summary.md`` links to the PNG/SVG files in ``OUT_DIR/figures/``; ``OUT_DIR/tables/``
-holds the numbers as CSV (``scorecard.csv``, ``seats.csv``, ``effects.csv``, ...). ``fastmach report
+holds the numbers as CSV (``scorecard.csv``, ``seats.csv``, ``effects.csv``,
+``effects_by_players.csv``, ...). The page opens on the findings
+(:mod:`fastmach.report.findings`), then the words it uses
+(:mod:`fastmach.report.glossary`); every swept parameter gets response curves
+(:mod:`fastmach.report.curves`). ``fastmach report
 RESULTS_DIR [--out DIR]`` (fastmach.cli) calls :func:`build_report`. ``OUT_DIR/games/`` holds viewer pages of games
 that show the findings (:mod:`fastmach.report.showcase`).
 """
@@ -27,11 +31,17 @@ import pandas as pd
 from markupsafe import Markup
 
 from fastmach.analysis import metrics, stats
-from fastmach.report import plots
+from fastmach.analysis.hands import plain_strategies
+from fastmach.analysis.heterogeneity import effects_by_players
+from fastmach.analysis.tables import paired_contexts
+from fastmach.analysis.variants import swept_parameters, with_parameters
+from fastmach.report import curves, plots
+from fastmach.report import findings as words
+from fastmach.report.glossary import glossary
 from fastmach.errors import FastmachError
 from fastmach.study.sweep import MANIFEST
 
-__all__ = ["load_results", "build_report", "findings", "FIGURES", "TABLES"]
+__all__ = ["load_results", "build_report", "findings", "FIGURES", "TABLES", "Section"]
 
 HANDS = "_hands"
 TEMPLATES = Path(__file__).with_name("templates")
@@ -52,16 +62,18 @@ FIGURES = {
                    "step-down max-T over every seat of the report, 95%); filled dots are the seats named in the findings."),
     "strategy_matrix": ("Strategy against strategy",
                         "Per-seat win share of a strategy in hands that seat it with the "
-                        "opponent, against the fair share, deal-clustered 95% intervals."),
+                        "opponent, against the fair share of each player count, "
+                        "deal-clustered 95% score intervals (not adjusted)."),
     "rule_effects": ("Effect of each rule by player count",
                      "Paired difference variant minus baseline on the same deals, per player "
                      "count (one marker per line-up) and pooled (black), deal-clustered 95% "
-                     "intervals (Newcombe's hybrid score interval for shares of hands)."),
+                     "intervals, not adjusted (Newcombe's hybrid score interval for shares "
+                     "of hands); the findings quote the adjusted ones."),
 }
 
 #: Tables written to ``tables/`` (numbers and identifiers only).
-TABLES = ("scorecard", "seats", "seats_by_players", "effects", "strategies",
-          "monte_carlo_error")
+TABLES = ("scorecard", "seats", "seats_by_players", "effects", "effects_by_players",
+          "strategies", "monte_carlo_error")
 
 #: Significance level of the report's named findings.
 ALPHA = 0.05
@@ -134,6 +146,7 @@ class _Table:
     title: str
     frame: pd.DataFrame
     note: str = ""
+    id: str = ""
 
     def html(self) -> Markup:
         return Markup(self.frame.to_html(index=False, border=0, classes="data",
@@ -162,21 +175,52 @@ class _Analysis:
     seats: pd.DataFrame         # by cell (seats.csv)
     seats_rp: pd.DataFrame      # by rules x players (the report's seat findings)
     effects: pd.DataFrame
+    by_players: pd.DataFrame    # effects per player count and pooled (effects_by_players.csv)
+    pairs: list
+    params: list                # swept numeric rule parameters
     strategies: pd.DataFrame
     mc: pd.DataFrame
 
 
-def _analyse(games: pd.DataFrame, hands: pd.DataFrame, pairs=None) -> _Analysis:
+def _seat_edge_frame(card: pd.DataFrame, seats: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    """``card`` with ``first_seat_edge_lo_adjusted, first_seat_edge_hi_adjusted``: the seat
+    test's simultaneous interval of seat 1 minus the fair share, so that the edge the
+    scorecard shows and the seat findings share a frame (``first_seat_edge_lo, _hi`` stay
+    the 95% interval, not adjusted)."""
+    first = seats[seats["seat"] == 0][keys + ["lo", "hi", "fair"]]
+    m = card[keys].merge(first, on=keys, how="left")
+    out = card.copy()
+    at = out.columns.get_loc("first_seat_edge_hi") + 1
+    out.insert(at, "first_seat_edge_lo_adjusted", (m["lo"] - m["fair"]).to_numpy())
+    out.insert(at + 1, "first_seat_edge_hi_adjusted", (m["hi"] - m["fair"]).to_numpy())
+    return out
+
+
+def _analyse(games: pd.DataFrame, hands: pd.DataFrame, pairs=None, axes=()) -> _Analysis:
+    pairs = stats.default_pairs(games) if pairs is None else list(pairs)
+    params = swept_parameters(hands["rules"].unique(), axes)
+    seats = stats.seat_table(hands, alpha=ALPHA)
+    seats_rp = stats.seat_table(hands, by=("rules", "players"), alpha=ALPHA)
     from fastmach.report.skill import front_rows  # the all-strong line-up set apart
-    front = stats.scorecard(*front_rows(games, hands), by=("rules", "players"))
+    front = _seat_edge_frame(
+        stats.scorecard(*front_rows(games, hands), by=("rules", "players")), seats_rp,
+        ["rules", "players"])
+    card = _seat_edge_frame(stats.scorecard(games, hands), seats, ["cell"])
+    paired = list(paired_contexts(plain_strategies(hands), pairs))
     return _Analysis(
         labels=plots.short_labels(hands["rules"]),
-        card=stats.scorecard(games, hands),
-        front=front,
-        seats=stats.seat_table(hands, alpha=ALPHA),
-        seats_rp=stats.seat_table(hands, by=("rules", "players"), alpha=ALPHA),
-        effects=stats.effects(games, hands, stats.default_pairs(games) if pairs is None
-                              else pairs),
+        card=with_parameters(card, params, after="lineup"),
+        front=with_parameters(front, params, after="players"),
+        seats=seats,
+        seats_rp=seats_rp,
+        effects=with_parameters(stats.effects(games, hands, pairs, alpha=ALPHA,
+                                              paired=paired), params,
+                                column="variant", after="lineup"),
+        by_players=with_parameters(effects_by_players(hands, pairs, alpha=ALPHA,
+                                                      paired=paired), params,
+                                   column="variant", after="players"),
+        pairs=pairs,
+        params=params,
         strategies=stats.strategy_matrix(hands),
         mc=stats.monte_carlo_error(front),
     )
@@ -244,85 +288,80 @@ def findings(a: _Analysis) -> dict[str, list[str]]:
                f" to {_num(hi_r['turns_per_hand'], hi_r['turns_per_hand_lo'], hi_r['turns_per_hand_hi'])}")
             + f" turns per hand ({per_match}); the stock runs out in "
             f"{_num(lo_r['stock_out_per_hand'], lo_r['stock_out_per_hand_lo'], lo_r['stock_out_per_hand_hi'], 100, unit='%')}"
-            f" vs {_num(hi_r['stock_out_per_hand'], hi_r['stock_out_per_hand_lo'], hi_r['stock_out_per_hand_hi'], 100, unit='%')}"
-            f" of hands.")
+            + ("" if len(g) == 1 else
+               f" vs {_num(hi_r['stock_out_per_hand'], hi_r['stock_out_per_hand_lo'], hi_r['stock_out_per_hand_hi'], 100, unit='%')}")
+            + " of hands (95% intervals, not adjusted).")
 
-    e = a.effects
-    all_lineups = sorted(e["lineup"].dropna().unique())
-    for (variant, baseline), g in e.groupby(["variant", "baseline"], sort=False):
-        parts = []
-        for metric, what, scale, unit in (
-                ("turns_per_hand", "turns per hand", 1.0, "turns"),
-                ("stock_out_per_hand", "stock exhaustion", 100.0, "pp of hands"),
-                ("blocked", "blocked hands", 100.0, "pp of hands"),
-                ("first_seat_edge", "first-seat edge", 100.0, "pp per hand")):
-            pooled = g[(g["metric"] == metric) & g["players"].isna()]
-            if pooled.empty:
-                continue
-            r = pooled.iloc[0]
-            ctx = g[(g["metric"] == metric) & g["players"].notna()]
-            live = ctx[ctx["p_adjusted"] < ALPHA]
-            text = (f"{what} {_num(r['diff'], r['lo'], r['hi'], scale, signed=True, unit=unit)}"
-                    + ("" if _nan(r["rel_diff"]) or metric != "turns_per_hand"
-                       else f" ({r['rel_diff']:+.1%})"))
-            if live.empty:
-                text += " pooled, in no line-up on its own"
-            else:
-                lus = sorted(live["lineup"].unique())
-                where = ", ".join(
-                    f"{lu} ({', '.join(str(int(p)) for p in sorted(live.loc[live['lineup'] == lu, 'players']))} players: "
-                    + ", ".join(_num(x, scale=scale, signed=True) for x in live.loc[live['lineup'] == lu, 'diff'])
-                    + ")" for lu in lus)
-                if len(lus) < len(all_lineups):
-                    text += f" pooled, confined to line-up {where}"
-                else:
-                    text += f" pooled, in every line-up ({where})"
-            parts.append(text)
-        pairs = int(g.loc[g["players"].isna(), "pairs"].max()) if g["players"].isna().any() else 0
-        out["rules"].append(f"{name(variant)} vs {baseline}: " + "; ".join(parts)
-                            + f" ({pairs} paired matches; Holm-adjusted p < {ALPHA} per "
-                            "line-up).")
+    said, unclear = words.effect_sentences(a.by_players, a.pairs, a.labels, ALPHA,
+                                           curves=a.params)
+    out["rules"] = [x.text for x in said] + [f"We could not tell {u}." for u in unclear]
 
     for _, r in a.strategies.iterrows():
         out["skill"].append(
-            f"{r['strategy']} against {r['opponent']}: "
+            f"{r['strategy']} against {r['opponent']} at {int(r['players'])} players: "
             f"{_num(r['win_share'], r['lo'], r['hi'], 100, unit='% of hands per seat')} "
-            f"against a fair {_num(r['fair'], scale=100)}% ({int(r['hands'])} hands).")
+            f"against a fair {_num(r['fair'], scale=100)}% at {int(r['players'])} players "
+            f"({int(r['hands'])} hands; 95%, not adjusted).")
     sg = a.front.dropna(subset=["skill_gap"])
     for rules, g in sg.groupby("rules", sort=False):
         out["skill"].append(
             f"{name(rules)}: skill gap (expert minus beginner win share, pp per seat and "
-            "hand) " + ", ".join(
+            "hand; 95%, not adjusted) " + ", ".join(
                 f"{_num(r['skill_gap'], r['skill_gap_lo'], r['skill_gap_hi'], 100, signed=True)}"
                 f" at {int(r['players'])} players" for _, r in g.iterrows()) + ".")
     return out
 
 
+def _in_order(a: _Analysis, df: pd.DataFrame, rules: str = "rules",
+              then: tuple[str, ...] = ("players",)) -> pd.DataFrame:
+    """Rows in the labels' order (presets, then variants in parameter order: hand_size=9
+    before hand_size=11), then by ``then``."""
+    from fastmach.analysis.variants import parameter_values, parse_rules
+
+    order = list(a.labels)
+    presets = list(dict.fromkeys(parse_rules(r)[0] for r in order))
+
+    def key(r: str) -> tuple:
+        values = parameter_values(r) if a.params else {}
+        return (presets.index(parse_rules(r)[0]), tuple(values.get(k, 0.0) for k in a.params),
+                order.index(r) if r in order else len(order))
+    rank = {r: i for i, r in enumerate(sorted(order, key=key))}
+    keys = [c for c in then if c in df.columns]
+    return (df.assign(_rank=df[rules].map(rank).fillna(len(rank)))
+            .sort_values(["_rank", *keys], kind="stable").drop(columns="_rank"))
+
+
 def _front_table(a: _Analysis) -> pd.DataFrame:
-    f = a.front
+    f = _in_order(a, a.front)
 
     def col(m, scale=1.0, digits=1, signed=False):
         return [_num(r[m], r[f"{m}_lo"], r[f"{m}_hi"], scale, digits, signed=signed)
                 for _, r in f.iterrows()]
-    return pd.DataFrame({
-        "rules": [a.labels[r] for r in f["rules"]], "players": f["players"],
-        "matches": f["games"], "hands": f["hands"],
+    out = pd.DataFrame({"rules": [a.labels[r] for r in f["rules"]]})
+    for k in a.params:
+        out[k] = [f"{x:g}" for x in f[k]]
+    return out.assign(**{
+        "players": f["players"].to_numpy(),
+        "matches": f["games"].to_numpy(), "hands": f["hands"].to_numpy(),
         "turns per hand": col("turns_per_hand"),
         "hands per match": col("hands_per_game", digits=2),
         "stock ran out (% of hands)": col("stock_out_per_hand", 100),
         "ended blocked (% of hands)": col("blocked", 100),
-        "first-seat edge (pp per hand)": col("first_seat_edge", 100, signed=True),
+        "first-seat edge (pp per hand, adjusted)": [
+            _num(r["first_seat_edge"], r["first_seat_edge_lo_adjusted"],
+                 r["first_seat_edge_hi_adjusted"], 100, signed=True)
+            for _, r in f.iterrows()],
         "seat spread (pp per hand)": col("seat_spread", 100),
         "skill gap (pp per seat)": col("skill_gap", 100, signed=True),
     })
 
 
 def _legend_table(a: _Analysis) -> pd.DataFrame:
-    return pd.DataFrame({"label": list(a.labels.values()), "rules": list(a.labels)})
+    return pd.DataFrame({"name": list(a.labels.values()), "rules": list(a.labels)})
 
 
 def _mc_table(a: _Analysis) -> pd.DataFrame:
-    m = a.mc
+    m = _in_order(a, a.mc, then=("players", "metric"))
     units = {"turns_per_hand": (1.0, "turns per hand", 2),
              "stock_out_per_hand": (100.0, "pp of hands", 2),
              "first_seat_edge": (100.0, "pp per hand", 2)}
@@ -337,31 +376,77 @@ def _mc_table(a: _Analysis) -> pd.DataFrame:
 
 
 def _named_seat_table(a: _Analysis) -> pd.DataFrame:
-    s = a.seats_rp[a.seats_rp["named"] == 1]
+    s = _in_order(a, a.seats_rp[a.seats_rp["named"] == 1], then=("players", "seat"))
     return pd.DataFrame({
         "rules": [a.labels[r] for r in s["rules"]], "players": s["players"],
         "seat": s["seat"] + 1,
         "win share (% of hands, adjusted interval)": [
             _num(r["win_share"], r["lo"], r["hi"], 100) for _, r in s.iterrows()],
-        "fair (%)": [_num(x, scale=100) for x in s["fair"]],
+        "fair at this player count (%)": [_num(x, scale=100) for x in s["fair"]],
         "adjusted p (max-T)": [_p(x) for x in s["p_adjusted"]]})
+
+
+#: Metrics of the effects table in the report (effects_by_players.csv holds them all).
+_EFFECT_TABLE_METRICS = ("turns_per_hand", "stock_out_per_hand", "blocked",
+                         "first_seat_edge")
+
+
+def _effects_table(a: _Analysis) -> pd.DataFrame:
+    t = a.by_players[a.by_players["metric"].isin(_EFFECT_TABLE_METRICS)]
+    order = {m: i for i, m in enumerate(_EFFECT_TABLE_METRICS)}
+    t = t.assign(_m=t["metric"].map(order), _p=t["players"].fillna(99)).sort_values(
+        ["_m", "_p"], kind="stable")
+    t = _in_order(a, t, rules="variant", then=())
+
+    def diff(r):
+        m = metrics.METRICS[r["metric"]]
+        return _num(r["diff"], r["lo_adjusted"], r["hi_adjusted"], m.scale, m.digits,
+                    signed=True)
+
+    def rel(r):
+        if _nan(r["rel_diff"]) or _nan(r["rel_lo_adjusted"]):
+            return ""
+        return (f"{r['rel_diff']:+.0%} [{r['rel_lo_adjusted']:+.0%}, "
+                f"{r['rel_hi_adjusted']:+.0%}]")
+    return pd.DataFrame({
+        "rule": [a.labels.get(v, v) for v in t["variant"]],
+        "against": [a.labels.get(b, b) for b in t["baseline"]],
+        "figure": [metrics.METRICS[m].label for m in t["metric"]],
+        "players": ["pooled" if _nan(p) else str(int(p)) for p in t["players"]],
+        "difference (adjusted interval)": [diff(r) for _, r in t.iterrows()],
+        "relative (adjusted)": [rel(r) for _, r in t.iterrows()],
+        "adjusted p (Holm)": [_p(x) for x in t["p_adjusted"]],
+        "named": ["yes" if x else "" for x in t["named"]],
+        "heterogeneity adj. p": [_p(x) for x in t["heterogeneity_p_adjusted"]],
+        "stated as one effect": ["yes" if x else "no" for x in t["one_effect"]]})
 
 
 def _tables(a: _Analysis) -> list[_Table]:
     return [
-        _Table("Rule labels", _legend_table(a), "Short labels used in tables and figures."),
+        _Table("Effects by player count", _effects_table(a),
+               "Paired differences variant minus baseline per player count (line-ups "
+               "pooled) and pooled over every player count; intervals simultaneous over "
+               "every row of tables/effects_by_players.csv (adjusted with the Holm test). "
+               "Shares in pp of hands. Heterogeneity: the effects of the player count x "
+               "line-up contexts are equal (Holm over the table); an effect is stated as one "
+               "only when it is not rejected and no two player counts have named effects of "
+               "opposite signs.", "tab-effects"),
         _Table("Named seats", _named_seat_table(a),
                "Seats the deal-level randomisation test names (adjusted p below 0.05, max-T "
                "over every seat), with intervals simultaneous with the test, "
                "line-ups pooled per rules and player count; tables/seats_by_players.csv "
-               "lists every seat, tables/seats.csv every cell."),
+               "lists every seat, tables/seats.csv every cell.", "tab-seats"),
+        _Table("Rule names", _legend_table(a),
+               "Each variant's name in this report (what it changes) and its full rules "
+               "string.", "tab-names"),
     ]
 
 
 def _tables_csv(games: pd.DataFrame, hands: pd.DataFrame, a: _Analysis, out: Path) -> list[str]:
     out.mkdir(parents=True, exist_ok=True)
     frames = {"scorecard": a.card, "seats": a.seats, "seats_by_players": a.seats_rp,
-              "effects": a.effects, "strategies": a.strategies, "monte_carlo_error": a.mc}
+              "effects": a.effects, "effects_by_players": a.by_players,
+              "strategies": a.strategies, "monte_carlo_error": a.mc}
     for name in TABLES:
         frames[name].to_csv(out / f"{name}.csv", index=False)
     return [f"tables/{name}.csv" for name in TABLES]
@@ -381,11 +466,18 @@ def _figures(hands: pd.DataFrame, a: _Analysis, fig_dir: Path) -> list[dict]:
         "rule_effects": (lambda: plots.plot_effects(a.effects, a.labels),
                          not a.effects.empty),
     }
+    for axis in curves.curve_axes(a.front, a.params):
+        makers[f"curve-{axis}"] = (
+            lambda axis=axis: curves.plot_curve(a.front, axis, a.params, a.labels), True)
     out = []
     for name, (make, available) in makers.items():
-        title, caption = FIGURES[name]
         if not available:
             continue
+        if name.startswith("curve-"):
+            axis = name[len("curve-"):]
+            title, caption = curves.curve_title(axis), curves.curve_caption(axis, a.params)
+        else:
+            title, caption = FIGURES[name]
         fig = make()
         try:
             paths = plots.save_figure(fig, fig_dir, name)
@@ -396,6 +488,34 @@ def _figures(hands: pd.DataFrame, a: _Analysis, fig_dir: Path) -> list[dict]:
                     "png": f"figures/{paths['png'].name}",
                     "svg": f"figures/{paths['svg'].name}"})
     return out
+
+
+# --------------------------------------------------------------------------- sections
+
+@dataclass
+class Section:
+    """A section of the report after the scorecard: anchor, title and its two bodies."""
+
+    id: str
+    title: str
+    html: Markup
+    markdown: str
+
+
+def _sections(games: pd.DataFrame, hands: pd.DataFrame, a: _Analysis) -> list[Section]:
+    """The report's further sections, in order (a new concern adds its own here)."""
+    return []
+
+
+def _grid_axes(manifest: dict) -> tuple[str, ...]:
+    """The grid keys of the study besides rules, players, line-up and rotation."""
+    import tomllib
+
+    try:
+        grid = tomllib.loads(str(manifest.get("study") or "")).get("grid", {})
+    except tomllib.TOMLDecodeError:
+        return ()
+    return tuple(k for k in grid if k not in ("rules", "players", "lineup", "rotate"))
 
 
 # --------------------------------------------------------------------------- games
@@ -511,8 +631,11 @@ def build_report(results_dir: Path | str, out_dir: Path | str | None = None, *,
     games, hands, manifest = load_results(results_dir, ignore_foreign=ignore_foreign)
     out = Path(out_dir) if out_dir is not None else default_out_dir(manifest)
     probe_dir(out, "--out")
-    a = _analyse(games, hands, pairs)
+    a = _analyse(games, hands, pairs, _grid_axes(manifest))
     figs = _figures(hands, a, out / "figures")
+    first, unclear, _ = words.headline(a.by_players, a.pairs, a.seats_rp, a.labels, ALPHA,
+                                       curves=a.params)
+    fair = {int(p): float(g["fair"].mean()) for p, g in a.seats_rp.groupby("players")}
     csvs = _tables_csv(games, hands, a, out / "tables")
     shown = _games(results_dir, hands, manifest, a, out) if show_games else []
     from fastmach.report import skill as skill_section  # the skill section (report/skill.py)
@@ -538,17 +661,29 @@ def build_report(results_dir: Path | str, out_dir: Path | str | None = None, *,
         "replicates": int(games["replicate"].nunique()),
         "unfinished": _unfinished(games, manifest),
         "findings": findings(a),
+        "headline": first,
+        "unclear": unclear,
+        "frame": words.frame_note(a.by_players),
+        "glossary": glossary(hands, fair),
+        "sections": _sections(games, hands, a),
+        "axes": curves.curve_axes(a.front, a.params),
         "shown": shown,
         "skill": skill,
         "front": _Table("Scorecard", _front_table(a),
                         "One row per rules variant and player count, line-ups pooled ("
                         + skill_section.pooled_lineups(games) +
-                        "; tables/scorecard.csv has one row per cell). Values with 95% "
-                        "intervals clustered by deal; pp = percentage points. Ended "
+                        "; tables/scorecard.csv has one row per cell, and a column per "
+                        "swept parameter). Values with 95% intervals clustered by deal, "
+                        "not adjusted for multiplicity, except the first-seat edge: its "
+                        "interval is the seat test's simultaneous one (adjusted, max-T), "
+                        "so it excludes 0 only where the test names the first seat. "
+                        "pp = percentage points. Ended "
                         "blocked: hands nobody could or did add a card to for a round "
                         "(stock-out endings are counted under the stock only). Seat "
                         "spread: largest minus smallest seat win share; its interval "
-                        "comes from the seats' simultaneous intervals (conservative)."),
+                        "comes from the seats' Bonferroni intervals (conservative, not the "
+                        "seat test's). Shares are score intervals: none is a point at 0 "
+                        "or 100%."),
         "mc": _Table("How sure are we", _mc_table(a),
                      "Monte Carlo error: half the 95% deal-clustered interval of each "
                      "headline figure. It falls as one over the square root of the deals, so "

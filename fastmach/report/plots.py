@@ -207,41 +207,53 @@ def plot_seat_dots(seats: pd.DataFrame, labels: dict[str, str]) -> Figure:
         ax.set_title(f"{p} players", fontsize=10)
         ax.set_xlabel("win share minus fair (pp per hand)")
         ax.grid(axis="x", alpha=0.3)
-    fig.suptitle("Seat edges (s1 = first player): simultaneous (Bonferroni) 95% intervals, "
-                 "clustered by deal")
+    fig.suptitle("Seat edges (s1 = first player): 95% score intervals simultaneous with "
+                 "the seat test (max-T over every seat)")
     fig.tight_layout()
     return fig
 
 
 def plot_strategy_matrix(matrix: pd.DataFrame) -> Figure:
-    """Heat map strategy x opponent: per-seat win share minus the fair share (pp per hand).
+    """Heat maps strategy x opponent, one per player count: per-seat win share minus the
+    fair share at that player count (pp per hand).
 
-    ``matrix`` is :func:`fastmach.analysis.stats.strategy_matrix`; cells are annotated with the win
-    share and its deal-clustered interval.
+    ``matrix`` is :func:`fastmach.analysis.stats.strategy_matrix`; cells are annotated with
+    the win share, its deal-clustered interval and the fair share of the player count.
     """
     names = sorted(set(matrix["strategy"]) | set(matrix["opponent"]))
-    excess = np.full((len(names), len(names)), np.nan)
-    text = [["" for _ in names] for _ in names]
-    for _, r in matrix.iterrows():
-        i, j = names.index(r["strategy"]), names.index(r["opponent"])
-        excess[i, j] = 100 * (r["win_share"] - r["fair"])
-        text[i][j] = (f"{100 * r['win_share']:.1f}%\n[{100 * r['lo']:.1f}, "
-                      f"{100 * r['hi']:.1f}]\nfair {100 * r['fair']:.0f}%")
-    lim = max(5.0, float(np.nanmax(np.abs(excess))) if np.isfinite(excess).any() else 5.0)
-    fig, ax = plt.subplots(figsize=(1.9 * len(names) + 2.6, 1.1 * len(names) + 1.8))
-    im = ax.imshow(excess, cmap="RdBu", vmin=-lim, vmax=lim, aspect="auto")
-    for i in range(len(names)):
-        for j in range(len(names)):
-            dark = np.isfinite(excess[i, j]) and abs(excess[i, j]) > 0.6 * lim
-            ax.text(j, i, text[i][j], ha="center", va="center", fontsize=8,
-                    color="white" if dark else "black")
-    ax.set_xticks(range(len(names)), names, rotation=20)
-    ax.set_yticks(range(len(names)), names)
-    ax.set_xlabel("opponent")
-    ax.set_ylabel("strategy")
-    fig.colorbar(im, ax=ax, label="win share per seat minus fair (pp per hand)")
-    ax.set_title("Strategy against strategy (hands seating both, all rules pooled)")
-    fig.tight_layout()
+    counts = sorted(int(p) for p in matrix["players"].unique())
+    grids = {}
+    for p in counts:
+        excess = np.full((len(names), len(names)), np.nan)
+        text = [["" for _ in names] for _ in names]
+        for _, r in matrix[matrix["players"] == p].iterrows():
+            i, j = names.index(r["strategy"]), names.index(r["opponent"])
+            excess[i, j] = 100 * (r["win_share"] - r["fair"])
+            text[i][j] = (f"{100 * r['win_share']:.1f}%\n[{100 * r['lo']:.1f}, "
+                          f"{100 * r['hi']:.1f}]\nfair {100 * r['fair']:.0f}%")
+        grids[p] = (excess, text)
+    finite = [np.nanmax(np.abs(e)) for e, _ in grids.values() if np.isfinite(e).any()]
+    lim = max([5.0] + [float(x) for x in finite])
+    fig, axes = plt.subplots(1, len(counts), squeeze=False,
+                             figsize=((1.7 * len(names) + 1.2) * len(counts) + 1.6,
+                                      1.1 * len(names) + 1.8))
+    im = None
+    for ax, p in zip(axes[0], counts):
+        excess, text = grids[p]
+        im = ax.imshow(excess, cmap="RdBu", vmin=-lim, vmax=lim, aspect="auto")
+        for i in range(len(names)):
+            for j in range(len(names)):
+                dark = np.isfinite(excess[i, j]) and abs(excess[i, j]) > 0.6 * lim
+                ax.text(j, i, text[i][j], ha="center", va="center", fontsize=7,
+                        color="white" if dark else "black")
+        ax.set_xticks(range(len(names)), names, rotation=20, fontsize=7)
+        ax.set_yticks(range(len(names)), names, fontsize=7)
+        ax.set_xlabel("opponent")
+        ax.set_title(f"{p} players", fontsize=10)
+    axes[0][0].set_ylabel("strategy")
+    fig.colorbar(im, ax=list(axes[0]), label="win share per seat minus fair (pp per hand)")
+    fig.suptitle("Strategy against strategy (hands seating both, rules pooled; fair share "
+                 "of each player count)")
     return fig
 
 

@@ -35,7 +35,7 @@ from fastmach.errors import FastmachError
 from fastmach.study import Study, split_lineup
 
 __all__ = ["compare", "Comparison", "METRICS", "plan_study", "parse_precision", "word",
-           "comparison_table", "format_table"]
+           "comparison_table", "format_table", "format_sentences", "sentences_of"]
 
 DEFAULT_PLAYERS = (2, 3, 4, 5)
 DEFAULT_LINEUPS = (("expert",), ("expert", "beginner"))
@@ -344,6 +344,30 @@ def format_table(table: pd.DataFrame, header: str = "") -> str:
     return "\n".join(lines + [""] + textwrap.wrap(_FOOTNOTE, 92))
 
 
+def format_sentences(sentences: Sequence[str]) -> str:
+    """The findings' sentences as printed under the table (empty when there are none)."""
+    import textwrap
+
+    if not sentences:
+        return ""
+    lines = ["", "", "Findings (the report's sentences: intervals adjusted over every effect "
+             "of effects_by_players.csv):"]
+    for x in sentences:
+        lines += textwrap.wrap(x, 92, initial_indent="- ", subsequent_indent="  ")
+    return "\n".join(lines)
+
+
+def sentences_of(by_players: pd.DataFrame, pairs: Sequence[tuple[str, str]]) -> list[str]:
+    """The sentences the report writes on ``pairs`` (what each rule changes, and what the
+    study could not tell), from ``effects_by_players.csv``'s rows."""
+    from fastmach.report.findings import effect_sentences
+    from fastmach.report.plots import short_labels
+
+    names = short_labels([r for pair in pairs for r in pair])
+    said, unclear = effect_sentences(by_players, pairs, names, ALPHA)
+    return [f.text for f in said] + [f"We could not tell {u}." for u in unclear]
+
+
 # ----------------------------------------------------------------------------- result
 
 @dataclass
@@ -365,6 +389,8 @@ class Comparison:
     table: pd.DataFrame
     out: Path | None = None
     notes: list[str] = field(default_factory=list)
+    #: The report's sentences on the compared pairs (:mod:`fastmach.report.findings`).
+    sentences: list[str] = field(default_factory=list)
 
     @property
     def pairs(self) -> list[tuple[str, str]]:
@@ -378,7 +404,7 @@ class Comparison:
                 f"{s.seed}")
 
     def __str__(self) -> str:
-        return format_table(self.table, self.header())
+        return format_table(self.table, self.header()) + format_sentences(self.sentences)
 
     def _repr_html_(self) -> str:
         t = self.table
@@ -388,7 +414,8 @@ class Comparison:
         shown = shown[["B vs A"] + _HEAD[:-1] + ["word"]]
         return (f"<div><p>{html.escape(self.header())}</p>"
                 + shown.to_html(index=False, border=0, escape=True)
-                + f"<p>{html.escape(_FOOTNOTE)}</p></div>")
+                + f"<p>{html.escape(_FOOTNOTE)}</p>"
+                + "".join(f"<p>{html.escape(x)}</p>" for x in self.sentences) + "</div>")
 
 
 # ----------------------------------------------------------------------------- running
@@ -399,8 +426,11 @@ def _analyse(results: Path, study: Study, pairs: list[tuple[str, str]]
     from fastmach.analysis import stats
     from fastmach.study.sweep import read_hands, read_results
 
+    from fastmach.analysis.heterogeneity import effects_by_players
+
     games, hands = read_results(results, study), read_hands(results, study)
-    return stats.effects(games, hands, pairs), stats.scorecard(games, hands)
+    return (stats.effects(games, hands, pairs), stats.scorecard(games, hands),
+            effects_by_players(hands, pairs))
 
 
 def parse_precision(value: float | str | Mapping[str, float] | Sequence[str]
@@ -502,12 +532,13 @@ def compare(rules: Sequence[str], players: Sequence[int] | int | None = None,
                 notes.append(f"the precision was not reached by max_games = {max_games} "
                              f"deals in {len(missed)} of {len(study.cells)} cells")
         log(format_summary(summary))
-        effects, scorecard = _analyse(results, study, pairs)
+        effects, scorecard, by_players = _analyse(results, study, pairs)
         table = comparison_table(effects, pairs)
         if out is not None and report:
             _write_report(results, root / "report", pairs, log)
         return Comparison(tuple(study.rules), study, effects, scorecard, table,
-                          None if out is None else root, notes)
+                          None if out is None else root, notes,
+                          sentences_of(by_players, pairs))
     finally:
         if tmp is not None:
             tmp.cleanup()
