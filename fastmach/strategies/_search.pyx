@@ -9,10 +9,11 @@ from libc.math cimport sqrt
 
 from fastmach.core._solver cimport NCARD, JOKER
 from fastmach.game._turn cimport (ERules, HState, Decision, Flow, A_PLAY, A_DRAW, MAX_PLAYERS,
-                                  T_ASK, next_u64, next_uniform, same_play, set_draw, total,
+                                  T_ASK, next_u64, same_play, set_draw, total,
                                   apply_turn, blocked_end, any_seat_can_play, hand_end,
                                   wit_copy, wit_append)
 from fastmach.strategies._base cimport Context, may_meld
+from fastmach.strategies._hidden cimport deal_hidden
 from fastmach.strategies._tactics cimport Opening, Skilled
 
 cdef enum:
@@ -271,34 +272,10 @@ cdef class Search(Strategy):
         the stock) dealt at random from what is not in its hand or on the table, every
         hand size and the stock size kept; under clairvoyant the true position."""
         cdef HState* ds = &self.deal
-        cdef const ERules* R = self.R
-        cdef int s, c, k, j, nu = 0
-        cdef uint8_t x
         memcpy(ds, st, sizeof(HState))
         if self.clairvoyant:
             return
-        for c in range(NCARD):
-            k = R.deck_counts[c] - st.hands[seat][c] - st.table[c]
-            for j in range(k):
-                self.unknown[nu] = c
-                nu += 1
-        for j in range(nu - 1, 0, -1):   # Fisher-Yates with the round's PRNG
-            k = <int>(next_uniform(prng) * (j + 1))
-            x = self.unknown[j]
-            self.unknown[j] = self.unknown[k]
-            self.unknown[k] = x
-        k = 0
-        for s in range(R.players):
-            if s == seat:
-                continue
-            memset(ds.hands[s], 0, NCARD)
-            for j in range(st.hand_n[s]):
-                ds.hands[s][self.unknown[k]] += 1
-                k += 1
-        ds.stock_pos = 0
-        ds.stock_len = st.stock_len - st.stock_pos
-        for j in range(ds.stock_len):
-            ds.stock[j] = self.unknown[k + j]
+        deal_hidden(self.R, ds, seat, self.unknown, prng)
 
     cdef double playout(self, int seat, Decision* cand, uint64_t* prng) noexcept nogil:
         """One playout of self.deal: `cand` for the seat, then the policy for every seat,
