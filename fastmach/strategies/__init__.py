@@ -188,6 +188,10 @@ STRONG = (
     Param("keep", int, 2, 0, 2,
           "what a play outside holding keeps back: 0 (or none), 1 (or jokers), 2 (or faces: "
           "jokers and J/Q/K)", ("none", "jokers", "faces")),
+    Param("last_round", int, 1, 0, 1,
+          "1 (or true): where the stock's end ends the hand (stock_empty=ends-hand), stop "
+          "holding once the stock holds at most one card per player (its last round)",
+          ("false", "true")),
 )
 
 REGISTRY: dict[str, StrategyKind] = {

@@ -26,7 +26,7 @@ from fastmach.strategies._base cimport Context, meld_cards
 cdef class Strong(Strategy):
 
     def __init__(self, Context ctx, Strategy expert_strategy, Skill expert, int stock_low,
-                 int hand_cap, int rush, int keep):
+                 int hand_cap, int rush, int keep, int last_round=1):
         Strategy.__init__(self, ctx)
         self.xstrat = expert_strategy
         self.expert = expert
@@ -34,22 +34,24 @@ cdef class Strong(Strategy):
         self.hand_cap = hand_cap
         self.rush = rush
         self.keep = keep
+        self.last_round = last_round
 
     cdef void decide(self, HState* st, int seat, uint64_t* rng, Decision* d) noexcept nogil:
         """Hold, or play keeping cards back.
 
         Holding (where the rules let a player who can play draw instead, or pass on an
         empty stock): a play that does not empty the hand is not made, the player draws,
-        while the stock holds more than stock_low cards, the hand fewer than hand_cap
-        cards and every opponent more than rush cards. A play that empties the hand is
-        always made. Otherwise (or where the player must play) it plays the maximum
+        while the stock holds more than stock_low cards (where the stock's end ends the
+        hand and last_round is set, more than max(stock_low, players): the last round is
+        played), the hand fewer than hand_cap cards and every opponent more than rush
+        cards. A play that empties the hand is always made. Otherwise (or where the player must play) it plays the maximum
         placement of its hand without the cards it keeps back (keep: 1 the jokers, 2 the
         jokers and J/Q/K), or the whole maximum placement when that places nothing. Before
         opening (opening_points) it opens as the expert does."""
         cdef const ERules* R = self.R
         cdef const uint8_t* hand = st.hands[seat]
         cdef int n = st.hand_n[seat], s, c, opp = 1 << 30
-        cdef int left = st.stock_len - st.stock_pos
+        cdef int left = st.stock_len - st.stock_pos, low = self.stock_low
         cdef bint may_hold = R.may_draw if left > 0 else R.may_pass
         set_draw(d)
         if n == 0:
@@ -60,7 +62,9 @@ cdef class Strong(Strategy):
         if R.opening > 0 and not st.opened[seat]:
             self.xstrat.decide(st, seat, rng, d)
             return
-        if may_hold and left > self.stock_low and opp > self.rush and \
+        if self.last_round and R.ends_hand and low < R.players:
+            low = R.players   # the hand ends with the stock: its last round is played
+        if may_hold and left > low and opp > self.rush and \
                 (self.hand_cap == 0 or n < self.hand_cap):
             if self.may_go_out(st, hand):
                 self.go_out(st, hand, n, d)
