@@ -147,6 +147,7 @@ def test_strong_plays_are_legal_under_every_preset(rules, tmp_path):
     ("jokers", "strong(stock_low=20,rush=2)"),
     ("italian(jokers=2)", "strong"),
     ("ace-low(jokers=2,opening_points=36,match=single)", "strong(hand_cap=16)"),
+    ("ace-low(match=single)", "strong"),
 ])
 def test_strong_decisions_do_not_depend_on_cards_it_cannot_see(rules, strategy):
     r, positions = game_positions(rules, [strategy, "expert"], 6, 9)
