@@ -29,7 +29,7 @@ def _single(preset: str) -> Rules:
 
 # ----------------------------------------------------------------- legal everywhere
 @pytest.mark.parametrize("preset", list(PRESETS))
-@pytest.mark.parametrize("strategy", [SEARCH, "search(budget=1,policy=holding)", CLAIRVOYANT])
+@pytest.mark.parametrize("strategy", [SEARCH, "search(budget=2,policy=holding)", CLAIRVOYANT])
 def test_search_and_clairvoyant_play_legally_under_every_preset(preset, strategy, tmp_path):
     r = _single(preset)
     seats = [strategy, "expert", "beginner", "expert"][:r.players]
@@ -98,6 +98,21 @@ def test_fair_players_decide_alike_whatever_the_hidden_cards(preset):
                 assert _decide(eng, st, hands, stock) == base, (name, str(st))
 
 
+@pytest.mark.parametrize("preset,strategy", [
+    ("classic(match=single)", "search(budget=2,policy=expert)"),
+    ("jokers", "search(budget=2,policy=holding)"),
+    ("ace-low(match=single)", "search(budget=3)"),
+])
+def test_the_search_on_every_policy_decides_alike_whatever_the_hidden_cards(preset, strategy):
+    r, positions = _hidden_positions(preset, 3, 5)
+    eng = make_engine(r, [strategy] * r.players)[2]
+    rng = random.Random(11)
+    for st in positions[:8]:
+        base = _decide(eng, st, st._hands, list(st.stock))
+        hands, stock = _permuted(st, st.current_player, rng)
+        assert _decide(eng, st, hands, stock) == base, (strategy, str(st))
+
+
 def test_the_clairvoyant_decides_on_the_hidden_cards():
     # the same positions: somewhere, dealing the hidden cards again changes its play
     r, positions = _hidden_positions("jokers", 3, 4)
@@ -134,23 +149,26 @@ def test_search_never_places_more_than_the_maximum_and_empties_when_it_can():
     assert weighed > 10
 
 
-def test_search_leaves_the_policys_play_only_on_evidence():
-    # one sampled deal gives no standard error: budget 1 plays the policy's (the expert's)
-    # play everywhere; a larger budget departs from it somewhere
+@pytest.mark.parametrize("policy", ["strong", "expert"])
+def test_search_leaves_the_policys_play_only_on_evidence(policy):
+    # one sampled deal gives no standard error: budget 1 plays the policy's play
+    # everywhere (the same cards; the solver may arrange the table another way), without
+    # a playout (no PRNG draw); a larger budget departs from it somewhere
     r, positions = game_positions("classic(match=single)", ("expert", "beginner"), 3, 6)
-    one = make_engine(r, ["search(budget=1)"] * r.players)[2]
-    many = make_engine(r, ["search(budget=8)"] * r.players)[2]
-    exp = make_engine(r, ["expert"] * r.players)[2]
+    one = make_engine(r, [f"search(budget=1,policy={policy})"] * r.players)[2]
+    many = make_engine(r, [f"search(budget=8,policy={policy})"] * r.players)[2]
+    base = make_engine(r, [policy] * r.players)[2]
     departed = 0
     for st in positions[:40]:
-        b = _decide(exp, st, st._hands, list(st.stock))
-        assert _decide(one, st, st._hands, list(st.stock))[:5] == b[:5]
+        b = _decide(base, st, st._hands, list(st.stock))
+        a = _decide(one, st, st._hands, list(st.stock))
+        assert a[:3] == b[:3] and a[5] == b[5] == st.rng_state
         departed += _decide(many, st, st._hands, list(st.stock))[:3] != b[:3]
     assert departed > 0
 
 
 def test_search_and_clairvoyant_games_are_reproducible_for_a_seed():
-    seats = [SEARCH, "expert", CLAIRVOYANT, "search(budget=1,policy=holding)"]
+    seats = [SEARCH, "expert", CLAIRVOYANT, "search(budget=2,policy=holding)"]
     a = play_games("classic(match=single)", seats, 11, range(3))
     b = play_games("classic(match=single)", seats, 11, range(3))
     assert a.equals(b)
@@ -208,14 +226,17 @@ def test_parameters_of_the_search_parse_with_their_words():
     from fastmach.strategies import parse_strategy
     s = parse_strategy("search(budget=16,policy=holding)")
     assert s.params == {"budget": 16, "policy": 1} and str(s) == "search(budget=16,policy=1)"
+    # the search plays on the strong player by default, the clairvoyant on the expert
+    assert str(parse_strategy("search(policy=strong)")) == "search"
+    assert str(parse_strategy("search(policy=expert)")) == "search(policy=0)"
     assert str(parse_strategy("clairvoyant(policy=expert)")) == "clairvoyant"
 
 
 def test_bench_reports_search_and_clairvoyant_decisions_per_second():
     from fastmach.tools.bench import bench_search, format_search
-    rows = bench_search(budgets=(1, 2), positions=5)
-    assert [r["strategy"] for r in rows] == ["expert", "search(budget=1)",
-                                             "search(budget=2)", "clairvoyant"]
+    rows = bench_search(budgets=(2, 4), positions=5)
+    assert [r["strategy"] for r in rows] == ["expert", "search(budget=2)",
+                                             "search(budget=4)", "clairvoyant"]
     for r in rows:
         assert r["positions"] == 5 and 0 < r["weighed"] <= 5 and r["decisions_per_s"] > 0
     assert rows[0]["weighed"] == 5   # the reference decides every position

@@ -43,7 +43,10 @@ def _reference(st, rules: Rules, p: dict) -> tuple[str, int, str]:
         return "draw", 0, "nothing"
     if len(full.placed) == n:
         return "play", n, "out"
-    if may_hold and left > p["stock_low"] and opp > p["rush"] and \
+    low = p["stock_low"]
+    if p["last_round"] and rules.stock_empty == "ends-hand":
+        low = max(low, rules.players)   # the last round is played
+    if may_hold and left > low and opp > p["rush"] and \
             (p["hand_cap"] == 0 or n < p["hand_cap"]):
         return "draw", 0, "held"
     if p["keep"] == 0:
@@ -60,6 +63,8 @@ def _reference(st, rules: Rules, p: dict) -> tuple[str, int, str]:
     ("jokers", "strong(rush=3,hand_cap=18,keep=none)"),
     ("italian(jokers=2)", "strong"),
     ("ace-low(match=single)", "strong(stock_low=20)"),
+    ("ace-low(match=single)", "strong"),
+    ("ace-low(match=single)", "strong(last_round=false)"),
 ])
 def test_strong_holds_until_it_can_go_out_then_keeps_cards_back(rules, strategy):
     r, positions = game_positions(rules, [strategy, "expert", HOLDBACK, "expert"], 8, 5)
@@ -75,6 +80,23 @@ def test_strong_holds_until_it_can_go_out_then_keeps_cards_back(rules, strategy)
         why[tag] += 1
     # it held a play it could have made (or, where it must play, kept cards back)
     assert why["held" if r.may_draw_when_able else "kept"] > 0, why
+
+
+def test_strong_plays_the_last_round_where_the_stock_ends_the_hand():
+    # ace-low: the hand ends with the stock's last card and the lowest hand wins, so
+    # holding stops once the stock holds at most one card per player
+    r, positions = game_positions("ace-low(match=single)", ["strong", "expert"], 12, 4)
+    late = [st for st in positions if 0 < len(st.stock) <= r.players]
+    eng, off = _engine(r, "strong"), _engine(r, "strong(last_round=false)")
+    played = 0
+    for st in late:
+        full = solve(st._melds, listing(st._hands[st.current_player]), r, trusted=True)
+        if not full.placed or len(full.placed) == int(st._hands[st.current_player].sum()):
+            continue
+        a, b = _decide(eng, st), _decide(off, st)
+        assert a[0] == "play" and b[0] == "draw"
+        played += 1
+    assert played >= 3
 
 
 def test_strong_must_play_where_drawing_when_able_is_forbidden():
@@ -125,6 +147,7 @@ def test_strong_plays_are_legal_under_every_preset(rules, tmp_path):
     ("jokers", "strong(stock_low=20,rush=2)"),
     ("italian(jokers=2)", "strong"),
     ("ace-low(jokers=2,opening_points=36,match=single)", "strong(hand_cap=16)"),
+    ("ace-low(match=single)", "strong"),
 ])
 def test_strong_decisions_do_not_depend_on_cards_it_cannot_see(rules, strategy):
     r, positions = game_positions(rules, [strategy, "expert"], 6, 9)

@@ -47,12 +47,13 @@ Search (``search(budget, policy)``, ``_search``): candidates are the playout pol
 play, the expert's maximum placement and that placement restricted to parts of the hand
 (without its jokers; without J/Q/K; without both; without the placed cards that could
 share a meld with a card kept in hand, the pieces of future melds; without pieces and
-jokers), the most points placed, and a draw (where holding is allowed); a play that
-empties the hand is made at once. Each of ``budget`` rounds deals the cards the seat
-cannot see (other hands' contents, the stock order) at random from the cards not in its
-hand or on the table, sizes kept, and plays every candidate out from that deal with the
-same PRNG, every seat played by the policy (``expert``, or ``holding``: jokers and J/Q/K
-kept until the play empties the hand). Outcome: the share of the hand's win, then fewer
+jokers; without 10-K and jokers; without 8-K and jokers), the most points placed, and a
+draw (where holding is allowed); a play that empties the hand is made at once. Each of
+``budget`` rounds deals the cards the seat cannot see (other hands' contents, the stock
+order) at random from the cards not in its hand or on the table, sizes kept, and plays
+every candidate out from that deal with the same PRNG, every seat played by the policy
+(``strong`` by default, ``expert``, or ``holding``: jokers and J/Q/K kept until the play
+empties the hand). Outcome: the share of the hand's win, then fewer
 cards left; a candidate replaces the policy's play only where its mean paired difference
 from it exceeds one standard error (budget 1 plays the policy's play), the best such
 mean wins. ``clairvoyant`` is the same search over the true
@@ -176,9 +177,12 @@ PLAYOUTS = Param("playouts", int, 32, 1, 4096,
 TACTICS = (ERROR, MIN_CARDS, OBJECTIVE, KEEP_JOKERS)
 BUDGET = Param("budget", int, 8, 1, 4096,
                "sampled deals per decision, each candidate played out on every one")
-POLICY = Param("policy", int, 0, 0, len(POLICIES) - 1,
-               "every seat's play in the playouts: 0 (or expert), 1 (or holding: jokers "
-               "and J/Q/K kept until the play empties the hand)", POLICIES)
+_POLICY_DOC = ("every seat's play in the playouts, and the search's base play: 0 (or "
+               "expert), 1 (or holding: jokers and J/Q/K kept until the play empties the "
+               "hand), 2 (or strong: the strong player's defaults)")
+POLICY = Param("policy", int, POLICIES.index("strong"), 0, len(POLICIES) - 1, _POLICY_DOC,
+               POLICIES)
+CLAIRVOYANT_POLICY = Param("policy", int, 0, 0, len(POLICIES) - 1, _POLICY_DOC, POLICIES)
 STRONG = (
     Param("stock_low", int, 0, 0, 200,
           "holding stops when the stock holds at most this many cards"),
@@ -189,6 +193,10 @@ STRONG = (
     Param("keep", int, 2, 0, 2,
           "what a play outside holding keeps back: 0 (or none), 1 (or jokers), 2 (or faces: "
           "jokers and J/Q/K)", ("none", "jokers", "faces")),
+    Param("last_round", int, 1, 0, 1,
+          "1 (or true): where the stock's end ends the hand (stock_empty=ends-hand), stop "
+          "holding once the stock holds at most one card per player (its last round)",
+          ("false", "true")),
 )
 
 REGISTRY: dict[str, StrategyKind] = {
@@ -228,16 +236,17 @@ REGISTRY: dict[str, StrategyKind] = {
         "search", Search, (BUDGET, POLICY),
         "the best of its candidates by playouts of `budget` sampled deals of the hidden "
         "cards (the same deals for every candidate; win share, then fewer cards left): the "
-        "policy's play, the maximum placement and its holding variants (keeping the "
-        "jokers, J/Q/K, both, the pieces of future melds, pieces and jokers; the most "
-        "points), a draw; it leaves the policy's play only for a candidate better by more "
-        "than one standard error",
+        "policy's play (the strong player's by default), the maximum placement and its "
+        "holding variants (keeping the jokers, J/Q/K, both, the pieces of future melds, "
+        "pieces and jokers, 10-K and jokers, 8-K and jokers; the most points), a draw; it "
+        "leaves the policy's play only for a candidate better by more than one standard "
+        "error",
         build=lambda ctx, p, expert: build_search(ctx, p, expert),
     ),
     "clairvoyant": StrategyKind(
         "clairvoyant", Search, (Param("budget", int, 1, 1, 4096,
                                       "playouts per candidate (the true deal each time)"),
-                                POLICY),
+                                CLAIRVOYANT_POLICY),
         "a measuring stick, not a fair player: the search over the true position (every "
         "hand and the stock order, no sampling)",
         build=lambda ctx, p, expert: build_search(ctx, p, expert, clairvoyant=True),

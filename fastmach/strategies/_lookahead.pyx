@@ -5,9 +5,10 @@ from libc.string cimport memset, memcpy
 
 from fastmach.core._solver cimport NCARD, JOKER
 from fastmach.game._turn cimport (ERules, HState, Decision, Flow, A_PLAY, A_DRAW, MAX_PLAYERS,
-                                  T_ASK, next_u64, next_uniform, same_play, apply_turn,
+                                  T_ASK, next_u64, same_play, apply_turn,
                                   blocked_end, any_seat_can_play, hand_end)
 from fastmach.strategies._base cimport Context
+from fastmach.strategies._hidden cimport deal_hidden
 
 cdef enum:
     PLAYOUT_TURNS = 400   # a playout longer than this is scored as it stands
@@ -95,35 +96,12 @@ cdef class Lookahead(Strategy):
         through the game's own turn flow (apply_turn, hand_end)."""
         cdef HState* ps = &self.ps
         cdef const ERules* R = self.R
-        cdef int s, c, k, nu = 0, j, cur, end = -1, winner
-        cdef uint8_t x
+        cdef int cur, end = -1, winner
         cdef Flow f
         cdef int points[MAX_PLAYERS]
         cdef int won[MAX_PLAYERS]
         memcpy(ps, st, sizeof(HState))
-        # the unseen cards: the deck minus the seat's hand minus the table
-        for c in range(NCARD):
-            k = R.deck_counts[c] - st.hands[seat][c] - st.table[c]
-            for j in range(k):
-                self.unknown[nu] = c
-                nu += 1
-        for j in range(nu - 1, 0, -1):   # Fisher-Yates with the playout's PRNG
-            k = <int>(next_uniform(prng) * (j + 1))
-            x = self.unknown[j]
-            self.unknown[j] = self.unknown[k]
-            self.unknown[k] = x
-        k = 0
-        for s in range(R.players):
-            if s == seat:
-                continue
-            memset(ps.hands[s], 0, NCARD)
-            for j in range(st.hand_n[s]):
-                ps.hands[s][self.unknown[k]] += 1
-                k += 1
-        ps.stock_pos = 0
-        ps.stock_len = st.stock_len - st.stock_pos
-        for j in range(ps.stock_len):
-            ps.stock[j] = self.unknown[k + j]
+        deal_hidden(R, ps, seat, self.unknown, prng)
         memset(&f, 0, sizeof(Flow))
         f.playable = -1
         cur = seat

@@ -4,7 +4,7 @@ from fastmach.game._turn cimport HState, Decision, MAX_DECK
 from fastmach.strategies._base cimport Strategy, Skill
 
 cdef enum:
-    MAX_CANDS = 9       # the policy's play, 6 holding variants, most points, a draw
+    MAX_CANDS = 11      # the policy's play, the maximum placement, 8 variants, a draw
 
 
 cdef class Holding(Skill):

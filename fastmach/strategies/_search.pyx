@@ -1,19 +1,22 @@
 # The search level: the best of a set of candidate plays (the policy's own, holding
 # variants of the maximum placement, a draw) by playouts of sampled deals, every seat
-# played by a policy (expert, holding; any compiled Strategy) through the game's own turn
-# flow (fastmach.game._turn); common random numbers across candidates. Clairvoyant: the same
-# search over the true position (every hand, the stock order), no sampling.
+# played by a policy (strong by default, expert, holding; any compiled Strategy) through
+# the game's own turn flow (fastmach.game._turn); common random numbers across
+# candidates. Clairvoyant: the same search over the true position (every hand, the stock
+# order), no sampling.
 from libc.stdint cimport uint8_t, int32_t, int64_t, uint64_t
 from libc.string cimport memset, memcpy, memcmp
 from libc.math cimport sqrt
 
 from fastmach.core._solver cimport NCARD, JOKER
 from fastmach.game._turn cimport (ERules, HState, Decision, Flow, A_PLAY, A_DRAW, MAX_PLAYERS,
-                                  T_ASK, next_u64, next_uniform, same_play, set_draw, total,
+                                  T_ASK, next_u64, same_play, set_draw, total,
                                   apply_turn, blocked_end, any_seat_can_play, hand_end,
                                   wit_copy, wit_append)
 from fastmach.strategies._base cimport Context, may_meld
+from fastmach.strategies._hidden cimport deal_hidden
 from fastmach.strategies._tactics cimport Opening, Skilled
+from fastmach.strategies._strong cimport Strong
 
 cdef enum:
     PLAYOUT_TURNS = 400   # a playout longer than this is scored as it stands
@@ -25,6 +28,9 @@ cdef enum:
     H_JOKERS = 1          # the jokers
     H_FACES = 2           # J, Q, K
     H_PIECES = 4          # placed cards that would join a meld with a card kept in hand
+    H_TENS = 8            # 10, J, Q, K (the cards the faces build on)
+    H_EIGHTS = 16         # 8 to K
+    N_VARIANTS = 8
 
 
 
@@ -107,7 +113,7 @@ cdef class Search(Strategy):
         (1 alone, 1/k of a k-way tie) minus 0.001 per card left in the seat's hand.
         A candidate replaces the policy's play only where its mean paired difference
         in win share from it exceeds DEVIATE_Z standard errors (so budget 1 plays the
-        policy's play: the winner's curse of many noisy candidates, and the card term of
+        policy's play, without playouts: the winner's curse of many noisy candidates, and the card term of
         lost playouts, cost more than they won); among those, the highest mean win share,
         then value, ties to the earlier candidate. Clairvoyant (no sampling error): the
         highest mean value. The PRNG is the game's: one draw per round, so games stay
@@ -118,7 +124,7 @@ cdef class Search(Strategy):
         n = self.candidates(st, seat, rng)
         if self.ctx.rc:
             return
-        if n > 1:
+        if n > 1 and (b >= 2 or self.clairvoyant):   # one sampled deal decides nothing
             for k in range(n):
                 self.value[k] = 0.0
                 self.win[k] = 0.0
@@ -193,7 +199,8 @@ cdef class Search(Strategy):
         placement exists and does not empty the hand, that placement and the same search
         restricted to the hand without (1) its jokers, (2) its J/Q/K, (3) both, (4) the
         placed cards that could join a meld with a card it keeps (pieces of future
-        melds), (5) pieces and jokers; the play placing the most points (once opened);
+        melds), (5) pieces and jokers, (6) its 10-K and jokers, (7) its 8-K and jokers;
+        the play placing the most points (once opened);
         a draw (where holding is allowed: drawing when able, or passing on an empty
         stock). Duplicates and variants that place nothing are left out. Every
         candidate reads only the seat's hand, the table and the public counts."""
@@ -203,13 +210,15 @@ cdef class Search(Strategy):
         cdef Decision* c
         cdef int n = 1, j, k, v, x, dup, held, hold_ok, opened
         cdef uint8_t left[NCARD]
-        cdef int variants[6]
+        cdef int variants[N_VARIANTS]
         variants[0] = H_JOKERS
         variants[1] = H_FACES
         variants[2] = H_JOKERS | H_FACES
         variants[3] = H_PIECES
         variants[4] = H_PIECES | H_JOKERS
-        variants[5] = 0
+        variants[5] = H_TENS | H_JOKERS
+        variants[6] = H_EIGHTS | H_JOKERS
+        variants[7] = 0
         self.policy.decide(st, seat, rng, &self.cand[0])
         if self.ctx.rc:
             return 0
@@ -228,7 +237,7 @@ cdef class Search(Strategy):
         for x in range(NCARD):
             left[x] = hand[x] - full.placed[x]
         opened = R.opening == 0 or st.opened[seat]
-        for k in range(6):
+        for k in range(N_VARIANTS):
             v = variants[k]
             if v == 0 and not opened:
                 continue
@@ -238,6 +247,8 @@ cdef class Search(Strategy):
                 if self.hk[x] == 0:
                     continue
                 if (v & H_JOKERS and x == JOKER) or (v & H_FACES and is_face(x)) or \
+                        (v & H_TENS and x < JOKER and x % 13 >= 9) or \
+                        (v & H_EIGHTS and x < JOKER and x % 13 >= 7) or \
                         (v & H_PIECES and x < JOKER and full.placed[x]
                          and is_piece(x, left, R.srules.ace_high)):
                     self.hk[x] = 0
@@ -271,34 +282,10 @@ cdef class Search(Strategy):
         the stock) dealt at random from what is not in its hand or on the table, every
         hand size and the stock size kept; under clairvoyant the true position."""
         cdef HState* ds = &self.deal
-        cdef const ERules* R = self.R
-        cdef int s, c, k, j, nu = 0
-        cdef uint8_t x
         memcpy(ds, st, sizeof(HState))
         if self.clairvoyant:
             return
-        for c in range(NCARD):
-            k = R.deck_counts[c] - st.hands[seat][c] - st.table[c]
-            for j in range(k):
-                self.unknown[nu] = c
-                nu += 1
-        for j in range(nu - 1, 0, -1):   # Fisher-Yates with the round's PRNG
-            k = <int>(next_uniform(prng) * (j + 1))
-            x = self.unknown[j]
-            self.unknown[j] = self.unknown[k]
-            self.unknown[k] = x
-        k = 0
-        for s in range(R.players):
-            if s == seat:
-                continue
-            memset(ds.hands[s], 0, NCARD)
-            for j in range(st.hand_n[s]):
-                ds.hands[s][self.unknown[k]] += 1
-                k += 1
-        ds.stock_pos = 0
-        ds.stock_len = st.stock_len - st.stock_pos
-        for j in range(ds.stock_len):
-            ds.stock[j] = self.unknown[k + j]
+        deal_hidden(self.R, ds, seat, self.unknown, prng)
 
     cdef double playout(self, int seat, Decision* cand, uint64_t* prng) noexcept nogil:
         """One playout of self.deal: `cand` for the seat, then the policy for every seat,
@@ -339,12 +326,19 @@ def _holding_policy(Context ctx, expert_seat, Skill expert):
     return Opening(ctx, Skilled(ctx, Holding(ctx, expert)))
 
 
+def _strong_policy(Context ctx, expert_seat, Skill expert):
+    # the registry's default strong player (stock_low, hand_cap, rush 0; keep faces;
+    # last_round on)
+    return Strong(ctx, expert_seat, expert, 0, 0, 0, 2, 1)
+
+
 # The playout policies, by name (the words of the registry's ``policy`` parameter, in
 # order): a factory (ctx, expert seat, expert skill) -> the compiled Strategy every seat
 # plays in the playouts. A new policy (a compiled strong player) is one entry here.
 PLAYOUT_POLICIES = {
     "expert": lambda ctx, seat, skill: seat,
     "holding": _holding_policy,
+    "strong": _strong_policy,
 }
 POLICIES = tuple(PLAYOUT_POLICIES)
 
@@ -353,7 +347,7 @@ def build_search(Context ctx, params, expert_seat, bint clairvoyant=False):
     """The Search seat of registry parameters ``budget`` and ``policy`` (an index into
     POLICIES); ``expert_seat()`` gives an expert seat and its skill (the registry's)."""
     xs, sk = expert_seat()
-    policy = int(params.get("policy", 0))
+    policy = int(params.get("policy", POLICIES.index("strong")))
     if not 0 <= policy < len(POLICIES):
         raise ValueError(f"search: unknown playout policy {policy}")
     pol = PLAYOUT_POLICIES[POLICIES[policy]](ctx, xs, sk)

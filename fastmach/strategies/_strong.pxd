@@ -11,6 +11,7 @@ cdef class Strong(Strategy):
     cdef readonly int hand_cap       # ... or the hand holds >= this many (0: no cap)
     cdef readonly int rush           # ... or an opponent holds <= this many
     cdef readonly int keep           # a play outside holding keeps: 0 nothing, 1 jokers, 2 + J/Q/K
+    cdef readonly int last_round     # where the stock's end ends the hand, play its last round
     cdef Strategy xstrat             # the expert seat (its opening, its maximum placement)
     cdef Skill expert                # its skill (plays from a restricted hand)
     cdef Decision alt                # the play with cards kept back
