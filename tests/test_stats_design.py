@@ -162,20 +162,20 @@ def _clustered_sample(rng, deals, truth, sd_deal=4.0, sd_hand=6.0):
 def test_coverage_of_turns_per_hand_intervals_on_clustered_data():
     rng = np.random.default_rng(11)
     hits = naive_hits = 0
-    sims = 400
+    sims = 1500  # Monte Carlo sd of the coverage 0.6 pp: 95 +- 2 is more than 3 sd
     for _ in range(sims):
         y, d = _clustered_sample(rng, 30, truth=50.0)
         lo, hi = S.ratio_estimate(y, np.ones(len(y)), d).interval()
         hits += lo <= 50.0 <= hi
         nlo, nhi = S.ratio_estimate(y, np.ones(len(y)), np.arange(len(y))).interval()
         naive_hits += nlo <= 50.0 <= nhi
-    assert 0.92 <= hits / sims <= 0.98
+    assert 0.93 <= hits / sims <= 0.97
     assert naive_hits / sims < 0.90  # treating hands as independent under-covers
 
 
 def test_coverage_of_paired_share_differences_on_clustered_data():
     rng = np.random.default_rng(12)
-    sims, hits = 300, 0
+    sims, hits = 1200, 0  # Monte Carlo sd of the coverage 0.6 pp
     pv, pb = 0.25, 0.18
     for _ in range(sims):
         deals = 40
@@ -189,7 +189,7 @@ def test_coverage_of_paired_share_differences_on_clustered_data():
         lo, hi = S.newcombe_paired(S.ratio_estimate(v, np.ones(len(v)), d),
                                    S.ratio_estimate(b, np.ones(len(b)), d))
         hits += lo <= pv - pb <= hi
-    assert 0.92 <= hits / sims <= 0.99
+    assert 0.93 <= hits / sims <= 0.97
 
 
 def test_coverage_of_seat_intervals_on_fair_clustered_seats():
@@ -212,8 +212,9 @@ def test_coverage_of_seat_intervals_on_fair_clustered_seats():
         t = S.seat_table(hands, alpha=0.05 * 3)  # m = 3 rows: each seat at 95%
         hits += int(((t["lo"] <= t["fair"]) & (t["fair"] <= t["hi"])).sum())
         total += len(t)
-    # simultaneous intervals: each seat's own coverage is at least about 95%
-    assert 0.92 <= hits / total <= 0.98
+    # simultaneous intervals: each seat's own coverage is at least about 95% (900
+    # intervals, correlated within a study: Monte Carlo sd about 0.8 pp)
+    assert 0.93 <= hits / total <= 0.97
 
 
 # ----------------------------------------------------------------- seat spread
