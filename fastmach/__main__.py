@@ -1,9 +1,9 @@
 import sys
 
 try:
-    from .cli import main
+    from .cli import console
 except KeyboardInterrupt:  # Ctrl-C while the package imports
     print("fastmach: interrupted", file=sys.stderr)
     sys.exit(130)
 
-sys.exit(main())
+console()

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import errno
 import json
+import os
 import re
 import shlex
 import sys
@@ -638,6 +639,20 @@ def os_message(e: OSError) -> str:
         errno.ENOSPC, errno.EDQUOT) else "run the same command again when it is fixed")
     return (f"{e.strerror or type(e).__name__}{where}: the run stopped; no output was left "
             f"half-written; {hint}")
+
+
+def console() -> None:
+    """The ``fastmach`` command (and ``python -m fastmach``): :func:`main`, then exit.
+
+    An interrupted run (130) has stopped its workers and said so; it leaves at once, so
+    that the exit hooks of concurrent.futures and multiprocessing, racing the pool just
+    stopped, add no traceback to the message."""
+    rc = main()
+    if rc == 130:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(130)
+    sys.exit(rc)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

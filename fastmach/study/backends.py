@@ -75,6 +75,11 @@ class _Processes(_Backend):
     def _start(self) -> None:
         ctx = multiprocessing.get_context("spawn")
         self._before = {p.pid for p in multiprocessing.active_children()}
+        # multiprocessing's resource tracker, started on the pool's first lock, unblocks
+        # SIGINT in this thread when it starts (resource_tracker.ensure_running): start it
+        # first, so that the mask below holds for every worker
+        from multiprocessing import resource_tracker
+        resource_tracker.ensure_running()
         # Ctrl-C is held back while workers start (they inherit the mask, so none prints
         # a traceback from its imports) and delivered to the driver right after
         with _sigint_held():
