@@ -127,6 +127,14 @@ def bench_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def _interrupted(command: str, out: str | None) -> int:
+    """Ctrl-C in a command that keeps its study stores in ``--out``: say what is kept, 130."""
+    where = (f"finished chunks are saved in {out}; run the same command again to play only "
+             "the missing ones" if out else "nothing was kept (use --out DIR to keep and resume)")
+    print(f"\nfastmach {command}: interrupted; {where}", file=sys.stderr)
+    return 130
+
+
 # -------------------------------------------------------------------------------- play
 
 def _seed_arg(text: str) -> int | str:
@@ -370,11 +378,7 @@ def compare_command(args: argparse.Namespace) -> int:
         print(f"fastmach compare: {e}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        where = (f"finished chunks are saved in {args.out}; run the same command again "
-                 "to play only the missing ones" if args.out else
-                 "nothing was kept (use --out DIR to keep and resume)")
-        print(f"\nfastmach compare: interrupted; {where}", file=sys.stderr)
-        return 130
+        return _interrupted("compare", args.out)
     print(c)
     for n in c.notes:
         print(f"note: {n}")
@@ -504,11 +508,7 @@ def rate_command(args: argparse.Namespace) -> int:
         print(f"fastmach rate: {e}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        where = (f"finished chunks are saved in {args.out}; run the same command again "
-                 "to play only the missing ones" if args.out else
-                 "nothing was kept (use --out DIR to keep and resume)")
-        print(f"\nfastmach rate: interrupted; {where}", file=sys.stderr)
-        return 130
+        return _interrupted("rate", args.out)
     print(r, end="")
     if args.out:
         print(f"tables and figure written to {args.out}")
