@@ -476,7 +476,7 @@ def _check_deals(space: Space) -> None:
                 desc = ", ".join(f"{k}={format_value(k, v)}" for k, v in params.items())
                 key = next((a.name for a in space.axes if re.search(rf"\b{a.name}\b", str(e))),
                            None)
-                raise SpaceError("space", key, f"the rule set {space.rules} with players={p}, "
+                raise SpaceError("space", key, f"the rule set {space.rules} at {p} players, "
                                  f"{desc} cannot be played: {e}") from None
 
 
