@@ -210,7 +210,6 @@ def test_precision_grows_to_the_study_precision_matches_a_fixed_run_and_resumes(
     c = compare(rules, precision=2.0, max_games=400, out=tmp_path / "p", **PREC)
     n = c.study.games
     assert 20 < n < 400 and n % 20 == 0 and not c.notes
-    games = read_results(tmp_path / "p" / "results", c.study)
     hands = read_hands(tmp_path / "p" / "results", c.study)
     assert (precision.half_widths(hands)["turns_per_hand"] <= 2.0).all()
     # one chunk fewer was not enough
