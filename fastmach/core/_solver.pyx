@@ -102,6 +102,7 @@ cdef struct Impl:
     int stats_high[8]
     int n_sweeps
     void* moves     # the suit step's moves by pattern (MoveCache, _suit_moves.pxi)
+    int64_t ub      # no partition weighs more (-1: not known), see _solve_one
 
 
 cdef inline uint64_t _hash(uint64_t a, uint64_t b) noexcept nogil:
@@ -447,6 +448,7 @@ cdef int _suit_step_plain(Impl* im, int v, int s) noexcept nogil:
     cdef int na1, na2, na3, umin, umax, gnew, gmaxnew, later, short_ok, one_ok
     cdef int last = (v == im.V), next_dead, next2_dead, merged = im.merged
     cdef int64_t val, base, wv = im.w[s][v], al, w14 = im.w[s][14]
+    cdef int acelow = (v == 1 and im.ace_high)
     _open_layer(im)
     next_dead = 1 if (v == im.V or im.avail[s][v + 1] == 0) else 0
     next2_dead = 1 if (next_dead or v + 1 == im.V or im.avail[s][v + 2] == 0) else 0
@@ -477,7 +479,7 @@ cdef int _suit_step_plain(Impl* im, int v, int s) noexcept nogil:
         for u in range(umin if umin > R0 else R0, umax + 1):
             val = base + u * wv
             if im.lb >= 0 and val + im.rest[v][s] + al \
-                    - (u * w14 if v == 1 and im.ace_high else 0) <= im.lb:
+                    - (u * w14 if acelow else 0) <= im.lb:
                 continue
             for x3 in range(a3 + 1):
                 R = R0 + x3
@@ -508,7 +510,7 @@ cdef int _suit_step_plain(Impl* im, int v, int s) noexcept nogil:
                     nk2 = k2 & ~(<uint64_t>0x1FF)
                     nk2 |= <uint64_t>gnew << 3
                     nk2 |= <uint64_t>gmaxnew << 7
-                    if v == 1 and im.ace_high:
+                    if acelow:
                         nk2 |= <uint64_t>u << (9 + 2 * s)
                     # (the rebuild reads runs by length only when merged: P2 / P3)
                     dec = (<uint64_t>u | (<uint64_t>a1 << (4 * D_X1))
@@ -851,6 +853,7 @@ cdef class Solver:
         im.moves = moves_new()
         if im.moves == NULL:
             raise MemoryError()
+        im.ub = -1
         self._memo = malloc(sizeof(SolveMemo))
         if self._memo == NULL:
             raise MemoryError()
@@ -1000,6 +1003,11 @@ cdef class Solver:
                 else:
                     return val
             _FALLBACKS[0] += 1
+            # its value bounds the exact one: the searches that cannot reach it are skipped
+            (<Impl*> self._impl).ub = val
+            val = self._solve_exact(table, hand, rules, card_w, joker_w, placed, wit)
+            (<Impl*> self._impl).ub = -1
+            return val
         return self._solve_exact(table, hand, rules, card_w, joker_w, placed, wit)
 
     cdef int64_t _solve_exact(self, const uint8_t* table, const uint8_t* hand,
@@ -1059,9 +1067,10 @@ cdef class Solver:
             if not _high_run_possible(im):
                 # no suit can hold ...-Q-K-A: aces high add nothing to aces low
                 return _finish(im.lb, table, placed, wit, &self.scratch)
-            if im.lb >= _weight_bound(im):
-                # the aces-low partition already holds every card that could be placed:
-                # the search with aces high cannot beat it (it would return this one)
+            if im.lb >= _weight_bound(im) or (im.ub >= 0 and im.lb >= im.ub):
+                # the aces-low partition already holds every card that could be placed
+                # (or reaches the relaxation's value): the search with aces high cannot
+                # beat it (it would return this one)
                 return _finish(im.lb, table, placed, wit, &self.scratch)
         # The full search drops every state that cannot beat that value (branch and
         # bound on the weight still to come); if none does, the aces-low one is optimal.
@@ -1149,6 +1158,12 @@ cdef int _deepening(Impl* im) noexcept nogil:
     D = 0   # first: can everything be placed? (cheap: nothing may be left out)
     while True:
         im.lb = total - D - 1 if D < total else -1
+        if im.ub >= 0 and im.lb >= im.ub:
+            # nothing beats ub, so nothing beats lb: this sweep would find nothing
+            D = 2 * wmax if D == 0 else D * 4
+            if D == 0:
+                D = 1
+            continue
         best = _sweep(im)
         # (a final state at or below lb proves nothing: a better one may have been dropped)
         if best < -1 or (best >= 0 and im.nodes[best].val > im.lb) or im.lb < 0:
