@@ -413,6 +413,8 @@ cdef int _suit_step(Impl* im, int v, int s) noexcept nogil:
         low = <int>((k2 >> (9 + 2 * s)) & 3)
         JL = im.jtot - j
         _cards_here(im, v, s, low, &m, &A)
+        if not _MOVE_LISTS:
+            moves_reset(mc)   # (debug: walk the choices again for every state)
         slot = moves_of(mc, im, v, s, (k1 >> sh) & 0x7FFF, JL, m, A)
         if slot == NULL:
             return -4
@@ -878,7 +880,7 @@ cdef class Solver:
         cdef int64_t val
         if not _MEMO:
             return self.solve_direct(table, hand, rules, card_w, joker_w, placed, wit)
-        memo_key(&key, table, hand, rules, card_w, joker_w, _RELAX)
+        memo_key(&key, table, hand, rules, card_w, joker_w, _RELAX | ((_RELAX_BOUND + 1) << 1))
         e = memo_find(memo, &key)
         if e != NULL:
             return memo_answer(e, placed, wit)
@@ -1004,7 +1006,8 @@ cdef class Solver:
                     return val
             _FALLBACKS[0] += 1
             # its value bounds the exact one: the searches that cannot reach it are skipped
-            (<Impl*> self._impl).ub = val
+            if _RELAX_BOUND:
+                (<Impl*> self._impl).ub = val - 1 if _RELAX_BOUND < 0 else val
             val = self._solve_exact(table, hand, rules, card_w, joker_w, placed, wit)
             (<Impl*> self._impl).ub = -1
             return val
@@ -1327,6 +1330,21 @@ class SolverLimitError(RuntimeError):
 cdef Solver _default_solver = Solver()
 cdef int _RELAX = 1
 cdef int _MEMO = 1
+cdef int _MOVE_LISTS = 1
+cdef int _RELAX_BOUND = 1
+
+
+def _set_move_lists(int on):
+    """Debug: 0 walks the choices of a suit step for every state (no lists by pattern)."""
+    global _MOVE_LISTS
+    _MOVE_LISTS = on
+
+
+def _set_relax_bound(int mode):
+    """Debug: whether a fallen-back relaxation's value bounds the exact search: 1 (yes),
+    0 (no), -1 (a deliberately wrong bound, one less: the tests must catch it)."""
+    global _RELAX_BOUND
+    _RELAX_BOUND = mode
 
 
 def _set_memo(int on):
