@@ -28,8 +28,12 @@
 #    15 - r, or 14 - r with aces low only) and mapped back (Solver.solve);
 #  - one joker per meld: a relaxation that counts runs by length only (no joker flag) is
 #    solved first and kept when no meld of its partition holds two jokers (_solve_one);
+#    when it is not kept, its value bounds the exact search (Impl.ub): the deepening
+#    sweeps that cannot reach it, and the aces-high sweep when the aces-low value does;
 #    jokers unlimited: runs are counted by length only (`merged`), which is exact there;
 #  - no joker at all: a suit step with the real-card choices only (_suit_step_plain);
+#  - with jokers, the choices of a suit step are walked once per suit pattern and
+#    replayed for every state that shows it (_suit_moves.pxi: the same states, in order);
 #  - a hard cap of MAX_STATES states: past it the solve reports -4, never a guess (a
 #    direction that hits it is retried the other way first).
 #
