@@ -139,3 +139,24 @@ def test_the_glossary_names_every_word_and_the_fair_share_per_player_count(synth
     assert (f"{100 * fair[3]:.1f}% at 3 players, {100 * fair[4]:.1f}% at 4 players"
             in box)
     assert fair[4] < 0.25
+
+
+REFERENCE = ROOT / "reports" / "balance-reference"
+
+
+def test_the_default_studys_reference_report_opens_on_its_findings(tmp_path):
+    """reports/balance-reference (the default study, simulations/balance.toml, as the
+    README's first command makes it) in Chromium: findings first, the players curve, no
+    variant code anywhere."""
+    page = tmp_path / "index.html"
+    page.write_text((REFERENCE / "index.html").read_text())
+    shot = first_screen(page, tmp_path)
+    assert_opens_on_findings(shot)
+    loaded = {im["id"]: im["w"] > 0 and im["h"] > 0 for im in shot["images"]}
+    assert loaded.get("fig-curve-players")
+    html = re.sub(r"data:image/png;base64,[A-Za-z0-9+/=]+", "", page.read_text())
+    texts = [html, (REFERENCE / "summary.md").read_text()]
+    texts += [p.read_text() for p in (REFERENCE / "tables").glob("*.csv")]
+    for text in texts:
+        assert not re.search(r"\bR\d{1,2}\b", text)
+    assert "balance" in texts[1].splitlines()[0] and "unfinished" not in texts[1].splitlines()[0]
