@@ -9,17 +9,13 @@ from libc.string cimport memset, memcpy, memcmp
 from libc.math cimport sqrt
 
 from fastmach.core._solver cimport NCARD, JOKER
-from fastmach.game._turn cimport (ERules, HState, Decision, Flow, A_PLAY, A_DRAW, MAX_PLAYERS,
-                                  T_ASK, next_u64, same_play, set_draw, total,
-                                  apply_turn, blocked_end, any_seat_can_play, hand_end,
-                                  wit_copy, wit_append)
+from fastmach.game._turn cimport (ERules, HState, Decision, A_PLAY, A_DRAW, MAX_PLAYERS,
+                                  next_u64, same_play, set_draw, total, wit_copy, wit_append)
 from fastmach.strategies._base cimport Context, may_meld
 from fastmach.strategies._hidden cimport deal_hidden
+from fastmach.strategies._playout cimport play_out
 from fastmach.strategies._tactics cimport Opening, Skilled
 from fastmach.strategies._strong cimport Strong
-
-cdef enum:
-    PLAYOUT_TURNS = 400   # a playout longer than this is scored as it stands
 
 cdef double DEVIATE_Z = 1.0   # standard errors a candidate must beat the policy's play by
 
@@ -129,6 +125,8 @@ cdef class Search(Strategy):
                 self.value[k] = 0.0
                 self.win[k] = 0.0
                 self.sq[k] = 0.0
+            self.rec_cands = n
+            self.rec_rounds = b if b < MAX_REC else MAX_REC
             for i in range(b):
                 prng = next_u64(rng)
                 self.sample(st, seat, &prng)
@@ -140,6 +138,10 @@ cdef class Search(Strategy):
                     if self.ctx.rc:
                         return
                     x = w - 0.001 * self.cards_left
+                    if i < MAX_REC:
+                        self.rec_win[i][k] = w
+                        self.rec_cards[i][k] = self.cards_left
+                        self.rec_points[i][k] = self.points_left
                     if k == 0:
                         v0 = x
                         w0 = w
@@ -288,38 +290,36 @@ cdef class Search(Strategy):
         deal_hidden(self.R, ds, seat, self.unknown, prng)
 
     cdef double playout(self, int seat, Decision* cand, uint64_t* prng) noexcept nogil:
-        """One playout of self.deal: `cand` for the seat, then the policy for every seat,
-        through the game's own turn flow (apply_turn, hand_end). Returns the seat's share
-        of the hand's win; its cards left in self.cards_left."""
+        """One playout of self.deal: `cand` for the seat, then the policy for every seat
+        (fastmach.strategies._playout.play_out). Returns the seat's share of the hand's
+        win; its cards left in self.cards_left, its hand points in self.points_left."""
         cdef HState* ps = &self.ps
-        cdef const ERules* R = self.R
-        cdef int s, cur = seat, end = -1, nw = 0
-        cdef Flow f
+        cdef int s, nw = 0
         cdef int points[MAX_PLAYERS]
         cdef int won[MAX_PLAYERS]
         memcpy(ps, &self.deal, sizeof(HState))
-        memset(&f, 0, sizeof(Flow))
-        f.playable = -1
-        end = apply_turn(R, ps, cur, cand, &f)
-        while f.turns < PLAYOUT_TURNS:
-            if end == T_ASK:   # a full round added no card: blocked only if nobody can play
-                f.playable = any_seat_can_play(self.ctx.solver, R, ps)
-                if f.playable < -1:
-                    self.ctx.rc = f.playable
-                    return 0.0
-                end = blocked_end(R, &f)
-            if end >= 0:
-                break
-            cur = (cur + 1) % R.players
-            self.policy.decide(ps, cur, prng, &self.pdec)
-            if self.ctx.rc:
-                return 0.0
-            end = apply_turn(R, ps, cur, &self.pdec, &f)
-        hand_end(R, ps, end, cur, points, won)
-        for s in range(R.players):
+        play_out(self.ctx, self.R, self.policy, ps, seat, cand, &self.pdec, prng, points, won)
+        if self.ctx.rc:
+            return 0.0
+        for s in range(self.R.players):
             nw += won[s]
         self.cards_left = ps.hand_n[seat]
+        self.points_left = points[seat]
         return won[seat] / <double>nw if nw else 0.0
+
+    def last_playouts(self):
+        """The playouts of the last weighed decision: (win share, cards left, hand points),
+        each a rounds x candidates array (candidate 0 the policy's play; at most
+        MAX_REC rounds kept)."""
+        import numpy as np
+        r, k = self.rec_rounds, self.rec_cands
+        out = [np.zeros((r, k)) for _ in range(3)]
+        for i in range(r):
+            for j in range(k):
+                out[0][i, j] = self.rec_win[i][j]
+                out[1][i, j] = self.rec_cards[i][j]
+                out[2][i, j] = self.rec_points[i][j]
+        return tuple(out)
 
 
 def _holding_policy(Context ctx, expert_seat, Skill expert):
