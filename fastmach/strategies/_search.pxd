@@ -31,7 +31,7 @@ cdef class Search(Strategy):
     cdef double sq[MAX_CANDS]        # sums of the squared paired win differences
     cdef int cards_left              # the seat's cards at the end of the last playout
     cdef int points_left             # ... and their hand points
-    cdef int rec_rounds, rec_cands   # the last weighed decision's playouts (last_playouts)
+    cdef int rec_rounds, rec_cands, rec_best   # the last weighed decision's playouts (last_playouts)
     cdef double rec_win[MAX_REC][MAX_CANDS]
     cdef int rec_cards[MAX_REC][MAX_CANDS]
     cdef int rec_points[MAX_REC][MAX_CANDS]

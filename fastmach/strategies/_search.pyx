@@ -17,7 +17,8 @@ from fastmach.strategies._playout cimport play_out
 from fastmach.strategies._tactics cimport Opening, Skilled
 from fastmach.strategies._strong cimport Strong
 
-cdef double DEVIATE_Z = 1.0   # standard errors a candidate must beat the policy's play by
+cdef double DEVIATE_Z = 0.5     # standard errors a candidate must beat the policy's play by
+cdef double VAR_FLOOR = 0.05    # the least variance of a paired win-share difference
 
 # the holding variants: which hand cards the maximum placement is restricted from
 cdef enum:
@@ -28,6 +29,30 @@ cdef enum:
     H_EIGHTS = 16         # 8 to K
     N_VARIANTS = 8
 
+
+
+cdef int departure(const double* win, const double* sq, int n, int b) noexcept nogil:
+    """The candidate that replaces the policy's play (candidate 0) after b >= 2 rounds of
+    paired playouts, or 0: win[k] and sq[k] are the sums of the paired win-share
+    differences of candidate k from candidate 0 and of their squares. The candidate of
+    the highest mean difference (ties to the earlier), where that mean exceeds DEVIATE_Z
+    standard errors sqrt(v / b), v the sample variance pooled (averaged) over the n - 1
+    candidates and at least VAR_FLOOR (two rounds give no variance to trust)."""
+    cdef int k, best = 0
+    cdef double mean, var, v = 0.0, top = 0.0
+    if n < 2 or b < 2:
+        return 0
+    for k in range(1, n):
+        mean = win[k] / b
+        var = (sq[k] / b - mean * mean) * b / (b - 1)
+        v += var if var > 0.0 else 0.0
+        if best == 0 or mean > top:
+            best = k
+            top = mean
+    v /= n - 1
+    if v < VAR_FLOOR:
+        v = VAR_FLOOR
+    return best if top > DEVIATE_Z * sqrt(v / b) else 0
 
 
 cdef inline int is_face(int c) noexcept nogil:
@@ -107,16 +132,15 @@ cdef class Search(Strategy):
         see (``sample``: none under clairvoyant) and plays every candidate out from it
         with the same PRNG (common random numbers). Value: the share of the hand's win
         (1 alone, 1/k of a k-way tie) minus 0.001 per card left in the seat's hand.
-        A candidate replaces the policy's play only where its mean paired difference
-        in win share from it exceeds DEVIATE_Z standard errors (so budget 1 plays the
-        policy's play, without playouts: the winner's curse of many noisy candidates, and the card term of
-        lost playouts, cost more than they won); among those, the highest mean win share,
-        then value, ties to the earlier candidate. Clairvoyant (no sampling error): the
-        highest mean value. The PRNG is the game's: one draw per round, so games stay
+        Budget 1 plays the policy's play without playouts (one sampled deal decides
+        nothing; the skill trace's base). Otherwise the candidate of the highest mean
+        paired win-share difference from the policy's play replaces it where that mean
+        exceeds DEVIATE_Z standard errors of the variance pooled over the candidates
+        (``departure``). Clairvoyant (no sampling error): the highest mean value. The PRNG is the game's: one draw per round, so games stay
         reproducible."""
         cdef int n, i, k, best = 0, b = self.budget
         cdef uint64_t prng, p0
-        cdef double v0, w0, x, w, mean, var
+        cdef double v0, w0, x, w
         n = self.candidates(st, seat, rng)
         if self.ctx.rc:
             return
@@ -151,21 +175,13 @@ cdef class Search(Strategy):
                         self.sq[k] += w * w
                     self.value[k] += x
                     self.win[k] += w
-            for k in range(1, n):
-                if self.clairvoyant:   # the true deal: no sampling error
+            if not self.clairvoyant:
+                best = departure(self.win, self.sq, n, b)
+            else:   # the true deal: no sampling error
+                for k in range(1, n):
                     if self.value[k] > (self.value[best] if best else 0.0):
                         best = k
-                    continue
-                if b < 2:
-                    break
-                mean = self.win[k] / b
-                var = (self.sq[k] / b - mean * mean) * b / (b - 1)
-                if var < 0.0:
-                    var = 0.0
-                if mean - DEVIATE_Z * sqrt(var / b) > 0.0 and (
-                        best == 0 or self.win[k] > self.win[best]
-                        or (self.win[k] == self.win[best] and self.value[k] > self.value[best])):
-                    best = k
+            self.rec_best = best
         memcpy(d, &self.cand[best], sizeof(Decision))
 
     cdef void restricted(self, HState* st, int seat, const uint8_t* hand, const int32_t* w,
@@ -310,7 +326,7 @@ cdef class Search(Strategy):
     def last_playouts(self):
         """The playouts of the last weighed decision: (win share, cards left, hand points),
         each a rounds x candidates array (candidate 0 the policy's play; at most
-        MAX_REC rounds kept)."""
+        MAX_REC rounds kept), and the candidate it played."""
         import numpy as np
         r, k = self.rec_rounds, self.rec_cands
         out = [np.zeros((r, k)) for _ in range(3)]
@@ -319,7 +335,7 @@ cdef class Search(Strategy):
                 out[0][i, j] = self.rec_win[i][j]
                 out[1][i, j] = self.rec_cards[i][j]
                 out[2][i, j] = self.rec_points[i][j]
-        return tuple(out)
+        return out[0], out[1], out[2], self.rec_best
 
 
 def _holding_policy(Context ctx, expert_seat, Skill expert):
