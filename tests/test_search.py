@@ -3,9 +3,11 @@ every preset, a fair player's decisions independent of the cards it cannot see (
 clairvoyant's not), reproducible games for a seed, the registry's fair flag."""
 from __future__ import annotations
 
+import math
 import random
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from fastmach.cards import NCARD
@@ -165,6 +167,99 @@ def test_search_leaves_the_policys_play_only_on_evidence(policy):
         assert a[:3] == b[:3] and a[5] == b[5] == st.rng_state
         departed += _decide(many, st, st._hands, list(st.stock))[:3] != b[:3]
     assert departed > 0
+
+
+def _pooled_departure(w: np.ndarray) -> int:
+    """Test-local reference of the departure rule on one decision's playouts (rounds x
+    candidates of win shares, candidate 0 the policy's play): the highest mean paired
+    difference from candidate 0, where it exceeds half a standard error of the sample
+    variance averaged over the candidates (at least 0.05)."""
+    b = w.shape[0]
+    d = w[:, 1:] - w[:, [0]]
+    m = d.mean(axis=0)
+    v = max(float(np.mean(np.clip(d.var(axis=0, ddof=1), 0, None))), 0.05)
+    k = int(np.argmax(m))
+    return k + 1 if m[k] > 0.5 * math.sqrt(v / b) + 1e-12 else 0
+
+
+def test_search_departs_by_the_pooled_rule_on_its_own_playouts():
+    # every weighed decision: the candidate played is the reference rule's on the
+    # playouts it recorded, and the policy's play (the same cards) exactly when that is 0
+    r, positions = game_positions("classic(match=single)", ("strong", "expert"), 3, 8)
+    eng = make_engine(r, ["search(budget=4)"] * r.players)[2]
+    base = make_engine(r, ["strong"] * r.players)[2]
+    weighed = departed = 0
+    for st in positions[:50]:
+        a = _decide(eng, st, st._hands, list(st.stock))
+        if a[5] == st.rng_state:
+            continue
+        w, cards, points, chosen = eng.seats[st.current_player].last_playouts()
+        assert w.shape[0] == 4 and w.shape[1] >= 2
+        assert ((w >= 0) & (w <= 1)).all() and (cards >= 0).all() and (points >= 0).all()
+        weighed += 1
+        assert chosen == _pooled_departure(w)
+        b = _decide(base, st, st._hands, list(st.stock))
+        assert (a[:3] == b[:3]) == (chosen == 0)
+        departed += chosen > 0
+    assert weighed >= 10 and 0 < departed < weighed
+
+
+def _last_round_position(strategy: str):
+    """ace-low: one card left in the stock (the strong player's last round: it plays,
+    keeping its kings back), three kings and 2-3-4 of clubs in hand with a 9 that fits
+    nowhere, eight cards in every other hand. Placing the kings leaves 9 points, keeping
+    them 39: the lowest hand wins when the stock's end ends the hand."""
+    from fastmach.cards import parse_cards
+    from fastmach.game import Game
+    rules = "ace-low(match=single)"
+    eng = make_engine(rules, [strategy] * 4)[2]
+    st = Game(rules, ["expert"] * 4).new_initial_state(0, 0)
+    others = [["5S", "8C", "QD", "2H"] * 2, ["6D", "10S", "JC", "3H"] * 2,
+              ["7S", "9C", "AH", "4D"] * 2]
+    st.set_position([["KS", "KH", "KD", "2C", "3C", "4C", "9D"]] + others,
+                    [["5H", "6H", "7H"]], current_player=0)
+    kind, placed, *_, rng = eng.decide_position(0, st._hands, st._melds, st._stands,
+                                                st.opened, 1, 7)
+    kings = parse_cards(["KS", "KH", "KD"])
+    return kind, sorted(np.repeat(np.arange(NCARD), placed).tolist()), kings, rng
+
+
+@pytest.mark.parametrize("budget", [4, 8])
+def test_search_places_what_the_policy_keeps_back_where_that_clearly_wins(budget):
+    kind, placed, kings, rng = _last_round_position("strong")
+    assert kind == "play" and not set(kings) & set(placed)   # the strong player keeps them
+    kind, placed, kings, rng = _last_round_position(f"search(budget={budget})")
+    assert kind == "play" and set(kings) <= set(placed) and rng != 7
+
+
+def test_search_with_budget_one_plays_the_policy_on_a_clear_position():
+    expect = _last_round_position("strong")
+    kind, placed, kings, rng = _last_round_position("search(budget=1)")
+    assert (kind, placed) == expect[:2] and rng == 7   # no playout, no PRNG draw
+
+
+SEARCH_STUDY = """\
+[study]
+name = "search-workers"
+seed = 5
+games = 4
+chunk = 1
+
+[grid]
+rules = ["classic(match=single)"]
+players = [4]
+lineup = [["search(budget=2)", "strong", "strong", "strong"]]
+"""
+
+
+def test_search_games_are_the_same_on_one_and_two_workers(tmp_path):
+    from fastmach.study import Study
+    from fastmach.study.sweep import run_study
+    study = Study.from_toml(SEARCH_STUDY)
+    one = run_study(study, tmp_path / "one", workers=1, progress=False)
+    two = run_study(study, tmp_path / "two", workers=2, progress=False)
+    pd.testing.assert_frame_equal(one, two)
+    assert len(one) == 4 and (one["strategy_0"] == "search(budget=2)").all()
 
 
 def test_search_and_clairvoyant_games_are_reproducible_for_a_seed():

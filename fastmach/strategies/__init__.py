@@ -53,10 +53,10 @@ draw (where holding is allowed); a play that empties the hand is made at once. E
 order) at random from the cards not in its hand or on the table, sizes kept, and plays
 every candidate out from that deal with the same PRNG, every seat played by the policy
 (``strong`` by default, ``expert``, or ``holding``: jokers and J/Q/K kept until the play
-empties the hand). Outcome: the share of the hand's win, then fewer
-cards left; a candidate replaces the policy's play only where its mean paired difference
-from it exceeds one standard error (budget 1 plays the policy's play), the best such
-mean wins. ``clairvoyant`` is the same search over the true
+empties the hand). Outcome: the share of the hand's win; the candidate of
+the highest mean paired difference from the policy's play replaces it where that mean
+exceeds half a standard error, the variance pooled over the candidates (budget 1 plays
+the policy's play). ``clairvoyant`` is the same search over the true
 position (every hand, the stock order): not a fair player but the ceiling's measuring
 stick (the best mean, no sampling error), ``fair=False`` in its registry entry
 (``fair_names`` leaves it out).
@@ -239,8 +239,9 @@ REGISTRY: dict[str, StrategyKind] = {
         "policy's play (the strong player's by default), the maximum placement and its "
         "holding variants (keeping the jokers, J/Q/K, both, the pieces of future melds, "
         "pieces and jokers, 10-K and jokers, 8-K and jokers; the most points), a draw; it "
-        "leaves the policy's play only for a candidate better by more than one standard "
-        "error",
+        "leaves the policy's play for the best mean candidate where that is better by "
+        "more than half a standard error (pooled over the candidates); budget 1 is the "
+        "policy itself",
         build=lambda ctx, p, expert: build_search(ctx, p, expert),
     ),
     "clairvoyant": StrategyKind(

@@ -11,6 +11,7 @@ cdef class Lookahead(Strategy):
     cdef Skill expert           # its skill (the candidates)
     cdef HState ps              # the playout position
     cdef Decision pdec          # its decisions
+    cdef Decision draw          # the draw candidate
     cdef Decision la            # candidates: the maximum placement,
     cdef Decision la_kj         # ... keeping the jokers,
     cdef Decision la_pts        # ... placing the most points

@@ -1,17 +1,14 @@
 # Lookahead: the best candidate play by Monte Carlo playouts (expert players, common
-# random numbers), the playouts running through the game's own turn flow (fastmach.game._turn).
+# random numbers), the playouts played to the hand's end by fastmach.strategies._playout.
 from libc.stdint cimport uint8_t, int64_t, uint64_t
 from libc.string cimport memset, memcpy
 
 from fastmach.core._solver cimport NCARD, JOKER
-from fastmach.game._turn cimport (ERules, HState, Decision, Flow, A_PLAY, A_DRAW, MAX_PLAYERS,
-                                  T_ASK, next_u64, same_play, apply_turn,
-                                  blocked_end, any_seat_can_play, hand_end)
+from fastmach.game._turn cimport (ERules, HState, Decision, A_PLAY, A_DRAW, MAX_PLAYERS,
+                                  next_u64, same_play, set_draw)
 from fastmach.strategies._base cimport Context
 from fastmach.strategies._hidden cimport deal_hidden
-
-cdef enum:
-    PLAYOUT_TURNS = 400   # a playout longer than this is scored as it stands
+from fastmach.strategies._playout cimport play_out
 
 
 cdef class Lookahead(Strategy):
@@ -21,6 +18,7 @@ cdef class Lookahead(Strategy):
         self.xstrat = expert_strategy
         self.expert = expert
         self.playouts = playouts
+        set_draw(&self.draw)
 
     cdef void decide(self, HState* st, int seat, uint64_t* rng, Decision* d) noexcept nogil:
         """The best of its candidate plays by Monte Carlo playouts.
@@ -92,38 +90,16 @@ cdef class Lookahead(Strategy):
             memcpy(d, cands[best], sizeof(Decision))
 
     cdef double playout(self, HState* st, int seat, Decision* cand, uint64_t* prng) noexcept nogil:
-        """One determinised playout from seat's view: `cand` (NULL = draw) then experts,
-        through the game's own turn flow (apply_turn, hand_end)."""
+        """One determinised playout from seat's view: `cand` (NULL = draw) then experts
+        (fastmach.strategies._playout.play_out)."""
         cdef HState* ps = &self.ps
-        cdef const ERules* R = self.R
-        cdef int cur, end = -1, winner
-        cdef Flow f
+        cdef int winner
         cdef int points[MAX_PLAYERS]
         cdef int won[MAX_PLAYERS]
         memcpy(ps, st, sizeof(HState))
-        deal_hidden(R, ps, seat, self.unknown, prng)
-        memset(&f, 0, sizeof(Flow))
-        f.playable = -1
-        cur = seat
-        while f.turns < PLAYOUT_TURNS:
-            if f.turns == 0:
-                if cand != NULL:
-                    memcpy(&self.pdec, cand, sizeof(Decision))
-                else:
-                    self.pdec.kind = A_DRAW
-            else:
-                self.xstrat.decide(ps, cur, prng, &self.pdec)
-                if self.ctx.rc:
-                    return 0.0
-            end = apply_turn(R, ps, cur, &self.pdec, &f)
-            if end == T_ASK:
-                f.playable = any_seat_can_play(self.ctx.solver, R, ps)
-                if f.playable < -1:
-                    self.ctx.rc = f.playable
-                    return 0.0
-                end = blocked_end(R, &f)
-            if end >= 0:
-                break
-            cur = (cur + 1) % R.players
-        winner = hand_end(R, ps, end, cur, points, won)
+        deal_hidden(self.R, ps, seat, self.unknown, prng)
+        winner = play_out(self.ctx, self.R, self.xstrat, ps, seat,
+                          cand if cand != NULL else &self.draw, &self.pdec, prng, points, won)
+        if self.ctx.rc:
+            return 0.0
         return (1.0 if winner == seat else 0.0) - 0.001 * ps.hand_n[seat]

@@ -5,6 +5,7 @@ from fastmach.strategies._base cimport Strategy, Skill
 
 cdef enum:
     MAX_CANDS = 11      # the policy's play, the maximum placement, 8 variants, a draw
+    MAX_REC = 64        # rounds of playouts kept for last_playouts
 
 
 cdef class Holding(Skill):
@@ -29,6 +30,11 @@ cdef class Search(Strategy):
     cdef double win[MAX_CANDS]       # sums of the win shares (k > 0: minus the policy's)
     cdef double sq[MAX_CANDS]        # sums of the squared paired win differences
     cdef int cards_left              # the seat's cards at the end of the last playout
+    cdef int points_left             # ... and their hand points
+    cdef int rec_rounds, rec_cands, rec_best   # the last weighed decision's playouts (last_playouts)
+    cdef double rec_win[MAX_REC][MAX_CANDS]
+    cdef int rec_cards[MAX_REC][MAX_CANDS]
+    cdef int rec_points[MAX_REC][MAX_CANDS]
     cdef uint8_t unknown[MAX_DECK]
     cdef uint8_t hk[NCARD]
     cdef uint8_t empty[NCARD]

@@ -1,0 +1,40 @@
+# A position played to the hand's end: the playout step of every player that weighs its
+# candidates by playing them out (lookahead, search).
+from libc.stdint cimport uint64_t
+from libc.string cimport memset
+
+from fastmach.game._turn cimport (ERules, HState, Decision, Flow, T_ASK, apply_turn,
+                                  blocked_end, any_seat_can_play, hand_end)
+from fastmach.strategies._base cimport Context, Strategy
+
+
+cdef int play_out(Context ctx, const ERules* R, Strategy policy, HState* ps, int seat,
+                  const Decision* first, Decision* dec, uint64_t* prng, int* points,
+                  int* won) noexcept nogil:
+    """Play ps to the hand's end through the game's own turn flow (apply_turn, hand_end):
+    `first` for `seat`, then `policy` for every seat in turn (its decisions in `dec`,
+    drawing on prng), at most PLAYOUT_TURNS turns (a longer playout is scored as it
+    stands). Fills points and won as hand_end does and returns its winner; -1 with
+    ctx.rc set on a solver error."""
+    cdef int cur = seat, end = -1
+    cdef Flow f
+    memset(&f, 0, sizeof(Flow))
+    f.playable = -1
+    while f.turns < PLAYOUT_TURNS:
+        if f.turns == 0:
+            end = apply_turn(R, ps, cur, first, &f)
+        else:
+            policy.decide(ps, cur, prng, dec)
+            if ctx.rc:
+                return -1
+            end = apply_turn(R, ps, cur, dec, &f)
+        if end == T_ASK:   # a full round added no card: blocked only if nobody can play
+            f.playable = any_seat_can_play(ctx.solver, R, ps)
+            if f.playable < -1:
+                ctx.rc = f.playable
+                return -1
+            end = blocked_end(R, &f)
+        if end >= 0:
+            break
+        cur = (cur + 1) % R.players
+    return hand_end(R, ps, end, cur, points, won)
