@@ -25,6 +25,7 @@ from typing import Iterable, Iterator
 import numpy as np
 
 from fastmach.game.actions import Draw, Fail, Pass, Play, check_action
+from fastmach.core import validate
 from fastmach.core.cards import JOKER, card_points, card_str, parse_card
 from fastmach.errors import FastmachError
 from fastmach.game import Game
@@ -36,6 +37,19 @@ __all__ = ["log_records", "replay", "replay_states", "to_action", "ReplayedHand"
 
 def _txt(cards: Iterable[int]) -> list[str]:
     return [card_str(c) for c in cards]
+
+
+#: canonical card names -> ids (the engine writes these; anything else goes to parse_card)
+_IDS = {card_str(c): c for c in range(JOKER + 1)}
+_id_of = _IDS.__getitem__
+
+
+def _ids(v: list) -> list[int]:
+    """Card ids of a JSON list of card tokens; parse_card reads (or names) the others."""
+    try:
+        return list(map(_id_of, v))
+    except (KeyError, TypeError):
+        return [parse_card(c) for c in v]
 
 
 # ---------------------------------------------------------------------------------------
@@ -69,7 +83,7 @@ def _cards(rec: dict, key: str) -> list[int]:
     if not isinstance(v, list):
         raise _Bad(f"field {key!r} must be a list of cards")
     try:
-        return [parse_card(c) for c in v]
+        return _ids(v)
     except FastmachError as e:
         raise _Bad(f"field {key!r}: {e}") from None
 
@@ -79,7 +93,7 @@ def _melds(rec: dict) -> list[list[int]]:
     if not isinstance(v, list) or not all(isinstance(m, list) for m in v):
         raise _Bad("field 'table' must be a list of melds (lists of cards)")
     try:
-        return [[parse_card(c) for c in m] for m in v]
+        return [_ids(m) for m in v]
     except FastmachError as e:
         raise _Bad(f"field 'table': {e}") from None
 
@@ -135,6 +149,13 @@ class _HandChecker:
         self.turns = 0
         self.ended: str | None = None  # the end the next line must announce
         self.pts = card_points(r.hand_points)
+        # the validator's verdict on each meld met in this hand (melds stay on the table
+        # turn after turn), the last turn's table as logged and its text
+        self.memo = validate.MeldMemo(ace_high=r.ace_high, jokers_per_meld=r.jokers_per_meld,
+                                      ace_both_ends=r.ace_both_ends)
+        self._raw_table: list = []
+        self._table_text = _show_table([])
+        self._meld_text: dict[tuple, str] = {}
         self.lines = [
             f"== {r} seed {header.get('seed')} replicate {header.get('replicate')} "
             f"hand {header.get('hand', 0)}: dealer {header.get('dealer', '?')}, "
@@ -153,7 +174,9 @@ class _HandChecker:
         action = rec.get("action")
         placed, drawn = _cards(rec, "placed"), _cards(rec, "drawn")
         taken = _cards(rec, "taken") if "taken" in rec else []
-        table = _melds(rec)
+        raw = rec.get("table")
+        same = raw == self._raw_table  # as logged last turn (read and checked then)
+        table = self.table if same else _melds(rec)
         hand = self.hands[seat]
         empty_at_start = not self.stock
         self.turns += 1
@@ -166,24 +189,27 @@ class _HandChecker:
             try:
                 check_action(r, Play(table, placed, taken), seat=seat, hand=hand,
                              melds=self.table, stands=None, opened=self.opened[seat],
-                             stock_left=len(self.stock), play_exists=lambda: False)
+                             stock_left=len(self.stock), play_exists=lambda: False,
+                             memo=self.memo)
             except FastmachError as e:
                 raise _Bad(str(e)) from None
             hand.subtract(Counter(placed))
             hand[JOKER] += len(taken)
             self.table = table
+            self._raw_table = raw
+            self._table_text = self._show(table)
             self.opened[seat] = True
             self.noadd = 0
             desc = f"plays {' '.join(_txt(sorted(placed)))}"
             if taken:
                 desc += f", takes back {len(taken)} joker(s)"
-            desc += f" -> {_show_table(table)}"
+            desc += f" -> {self._table_text}"
             if sum(hand.values()) == 0:
                 self.ended = "emptied"
         elif action in ("draw", "pass", "fail"):
             if placed or taken:
                 raise _Bad(f"a {action} places no card")
-            if table != self.table:
+            if not same and table != self.table:
                 raise _Bad(f"a {action} must leave the table unchanged")
             if action == "pass":
                 if self.stock or r.stock_empty != "play-on":
@@ -220,6 +246,17 @@ class _HandChecker:
             raise _Bad(f"unknown action {action!r} (play, draw, pass or fail)")
         self.lines.append(f"   {self.turns:4d} seat {seat} {desc}")
         self.cur = (seat + 1) % self.P
+
+    def _show(self, melds: list[list[int]]) -> str:
+        """``_show_table`` of the table, each meld's text made once."""
+        out = []
+        for m in melds:
+            key = tuple(m)
+            text = self._meld_text.get(key)
+            if text is None:
+                text = self._meld_text[key] = "[" + " ".join(_txt(m)) + "]"
+            out.append(text)
+        return " ".join(out) or "(empty)"
 
     def end(self, rec: dict) -> tuple[str, int, list[int]]:
         r = self.rules
@@ -279,77 +316,128 @@ def log_records(path: str | Path) -> Iterator[tuple[int, dict]]:
         yield no, rec
 
 
+#: the messages of a new game's header that the previous records make wrong
+HEADER_IN_HAND = "header before the previous hand's end record"
+MATCH_NOT_OVER = ("a new game starts but the previous match is not over "
+                  "(its last end record has match_over false)")
+
+
+def close_count_message(claimed, games: int) -> str:
+    return (f"closing record counts {claimed!r} game(s), the log holds {games} since the "
+            f"previous one")
+
+
+def truncated_message(name: str) -> str:
+    return f"{name}: the last game has no end record (truncated log?)"
+
+
+def unclosed_message(name: str) -> str:
+    return (f"{name}: no closing record after the last game: the log is incomplete (an "
+            f"interrupted run?)")
+
+
+class _LogChecker:
+    """The records of a log in order: games, hands and closing records (``record``), then
+    the end of the log (``finish``); each finished hand is appended to ``hands`` with the
+    line of its end record (``ends``).
+
+    ``open_count``: the first closing record's game count is not checked but kept in
+    ``pending`` as (line, its count, games seen before it): a piece of a log that starts
+    at a game (``fastmach.game.replay_workers``) cannot know the games before it."""
+
+    def __init__(self, *, open_count: bool = False):
+        self.hands: list[ReplayedHand] = []
+        self.ends: list[int] = []
+        self.checker: _HandChecker | None = None
+        self.head: dict = {}
+        self.scores: list[int] | None = None
+        self.games = 0  # games since the last closing record
+        self.match_over = True  # the last end record closed its match
+        self.closed = False  # the last record is a closing record
+        self.seen_close = not open_count
+        self.pending: tuple | None = None
+
+    def record(self, no: int, rec: dict) -> ReplayedHand | None:
+        """Check one record; the hand it ends, if it is an end record. Raises _Bad."""
+        kind = rec.get("type")
+        self.closed = False
+        checker = self.checker
+        if kind == "header":
+            if checker is not None:
+                raise _Bad(HEADER_IN_HAND)
+            first = rec.get("hand", 0) == 0
+            if first and not self.match_over:
+                raise _Bad(MATCH_NOT_OVER)
+            if not first and self.match_over:
+                raise _Bad(f"hand {rec.get('hand')} of a match that is over")
+            self.games += first
+            self.checker = _HandChecker(rec)
+            if rec.get("hand", 0) == 0:
+                self.scores = [0] * self.checker.P
+            self.head = rec
+        elif kind == "turn":
+            if checker is None:
+                raise _Bad("turn before any header")
+            checker.turn(rec)
+        elif kind == "end":
+            if checker is None:
+                raise _Bad("end before any header")
+            end, winner, points = checker.end(rec)
+            scores = self.scores
+            if scores is not None and len(scores) == len(points):
+                self.scores = scores = [a + b for a, b in zip(scores, checker.scored)]
+                if "scores" in rec and rec["scores"] != scores:
+                    raise _Bad(f"scores {rec['scores']} but the hands give {scores}")
+            head = self.head
+            done = ReplayedHand(str(checker.rules), head.get("seed"), head.get("replicate"),
+                                head.get("hand", 0), end, winner, checker.turns, points,
+                                checker.lines)
+            self.hands.append(done)
+            self.ends.append(no)
+            self.checker = None
+            self.match_over = rec.get("match_over") is True
+            return done
+        elif kind == "close":
+            if checker is not None:
+                raise _Bad("closing record inside a hand (no end record)")
+            if not self.match_over:
+                raise _Bad("closing record but the last match is not over (its last "
+                           "end record has match_over false)")
+            if not self.seen_close:
+                self.pending = (no, rec.get("games"), self.games)
+                self.seen_close = True
+            elif rec.get("games") != self.games:
+                raise _Bad(close_count_message(rec.get("games"), self.games))
+            self.games, self.closed = 0, True
+        else:
+            raise _Bad(f"unknown record type {kind!r} (header, turn, end or close)")
+        return None
+
+    def finish(self, name: str) -> None:
+        """The end of the log: its last game ended and closed, or FastmachError."""
+        if self.checker is not None:
+            raise FastmachError(truncated_message(name))
+        if not self.closed:
+            raise FastmachError(unclosed_message(name))
+
+
 def replay(path: str | Path, *, out=None) -> list[ReplayedHand]:
     """Re-check every game of a JSONL log; returns the hands (``.text`` is readable).
 
     ``out``: a file to print the readable games to. A bad log raises FastmachError naming
-    the line.
+    the line. (One process; ``fastmach.game.replay_workers`` checks a log on several.)
     """
     path = Path(path)
-    hands: list[ReplayedHand] = []
-    checker: _HandChecker | None = None
-    head: dict = {}
-    scores: list[int] | None = None
-    games = 0  # games since the last closing record
-    match_over = True  # the last end record closed its match
-    closed = False  # the last record is a closing record
+    log = _LogChecker()
     for no, rec in log_records(path):
         try:
-            kind = rec.get("type")
-            closed = False
-            if kind == "header":
-                if checker is not None:
-                    raise _Bad("header before the previous hand's end record")
-                first = rec.get("hand", 0) == 0
-                if first and not match_over:
-                    raise _Bad("a new game starts but the previous match is not over "
-                               "(its last end record has match_over false)")
-                if not first and match_over:
-                    raise _Bad(f"hand {rec.get('hand')} of a match that is over")
-                games += first
-                checker = _HandChecker(rec)
-                if rec.get("hand", 0) == 0:
-                    scores = [0] * checker.P
-                head = rec
-            elif kind == "turn":
-                if checker is None:
-                    raise _Bad("turn before any header")
-                checker.turn(rec)
-            elif kind == "end":
-                if checker is None:
-                    raise _Bad("end before any header")
-                end, winner, points = checker.end(rec)
-                if scores is not None and len(scores) == len(points):
-                    scores = [a + b for a, b in zip(scores, checker.scored)]
-                    if "scores" in rec and rec["scores"] != scores:
-                        raise _Bad(f"scores {rec['scores']} but the hands give {scores}")
-                hands.append(ReplayedHand(
-                    str(checker.rules), head.get("seed"), head.get("replicate"),
-                    head.get("hand", 0), end, winner, checker.turns, points, checker.lines))
-                if out is not None:
-                    print(hands[-1].text, file=out)
-                checker = None
-                match_over = rec.get("match_over") is True
-            elif kind == "close":
-                if checker is not None:
-                    raise _Bad("closing record inside a hand (no end record)")
-                if not match_over:
-                    raise _Bad("closing record but the last match is not over (its last "
-                               "end record has match_over false)")
-                if rec.get("games") != games:
-                    raise _Bad(f"closing record counts {rec.get('games')!r} game(s), the log "
-                               f"holds {games} since the previous one")
-                games, closed = 0, True
-            else:
-                raise _Bad(f"unknown record type {kind!r} (header, turn, end or close)")
+            done = log.record(no, rec)
         except _Bad as e:
             raise FastmachError(f"{path.name} line {no}: {e}") from None
-    if checker is not None:
-        raise FastmachError(f"{path.name}: the last game has no end record (truncated log?)")
-    if not closed:
-        raise FastmachError(f"{path.name}: no closing record after the last game: the log is "
-                            f"incomplete (an interrupted run?)")
-    return hands
+        if done is not None and out is not None:
+            print(done.text, file=out)
+    log.finish(path.name)
+    return log.hands
 
 
 def to_action(rec: dict):
