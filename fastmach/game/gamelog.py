@@ -22,7 +22,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Iterator
 
-import numpy as np
 
 from fastmach.game.actions import Draw, Fail, Pass, Play, check_action
 from fastmach.core import validate
@@ -88,14 +87,79 @@ def _cards(rec: dict, key: str) -> list[int]:
         raise _Bad(f"field {key!r}: {e}") from None
 
 
-def _melds(rec: dict) -> list[list[int]]:
+def _melds(rec: dict, seen: "_Seen | None" = None) -> list[list[int]]:
     v = rec.get("table")
     if not isinstance(v, list) or not all(isinstance(m, list) for m in v):
         raise _Bad("field 'table' must be a list of melds (lists of cards)")
     try:
-        return [_ids(m) for m in v]
+        if seen is None:
+            return [_ids(m) for m in v]
+        return [seen.meld_ids(m) for m in v]
     except FastmachError as e:
         raise _Bad(f"field 'table': {e}") from None
+
+
+class _Seen:
+    """What a replay has read and judged already, shared by its hands (the same few
+    hundred melds fill the tables of a whole log): each meld's card ids by its logged
+    text, the validator's verdicts under each rules setting (``validate.MeldMemo``), each
+    meld's printed text. Emptied when it grows past ``LIMIT`` melds."""
+
+    LIMIT = 100_000
+
+    def __init__(self) -> None:
+        self._ids: dict[tuple, tuple[int, ...]] = {}
+        self._memos: dict[tuple, validate.MeldMemo] = {}
+        self._text: dict[tuple, str] = {}
+        self._rules: dict[str, Rules] = {}
+        self._decks: dict[tuple, list[int]] = {}
+
+    def rules(self, text) -> Rules:
+        """``Rules.parse`` of a header's rules string (once per string)."""
+        if not isinstance(text, str):
+            return Rules.parse(text)
+        r = self._rules.get(text)
+        if r is None:
+            r = self._rules[text] = Rules.parse(text)
+        return r
+
+    def deck(self, r: Rules) -> list[int]:
+        """The sorted card ids of the rules' deck."""
+        key = (r.decks, r.jokers)
+        if key not in self._decks:
+            self._decks[key] = sorted(list(range(JOKER)) * r.decks + [JOKER] * r.jokers)
+        return self._decks[key]
+
+    def meld_ids(self, meld: list) -> list[int]:
+        key = tuple(meld)   # a key only ever stored from a list of card tokens (strings)
+        ids = self._ids.get(key)
+        if ids is None:
+            ids = tuple(_ids(meld))
+            if len(self._ids) >= self.LIMIT:
+                self._ids.clear()
+                self._text.clear()
+            self._ids[key] = ids
+        return list(ids)
+
+    def memo(self, r: Rules) -> validate.MeldMemo:
+        key = (r.ace_high, r.jokers_per_meld, r.ace_both_ends)
+        memo = self._memos.get(key)
+        if memo is None or len(memo._seen) >= self.LIMIT:
+            memo = self._memos[key] = validate.MeldMemo(
+                ace_high=r.ace_high, jokers_per_meld=r.jokers_per_meld,
+                ace_both_ends=r.ace_both_ends)
+        return memo
+
+    def table_text(self, melds: list[list[int]]) -> str:
+        """``_show_table`` of the table, each meld's text made once."""
+        out = []
+        for m in melds:
+            key = tuple(m)
+            text = self._text.get(key)
+            if text is None:
+                text = self._text[key] = "[" + " ".join(_txt(m)) + "]"
+            out.append(text)
+        return " ".join(out) or "(empty)"
 
 
 def _int(rec: dict, key: str) -> int:
@@ -109,12 +173,20 @@ def _show_table(melds) -> str:
     return " ".join("[" + " ".join(_txt(m)) + "]" for m in melds) or "(empty)"
 
 
+def _close(got, want: list[float]) -> bool:
+    """``got`` is a list of numbers, each within numpy's ``allclose`` of ``want``'s."""
+    return (isinstance(got, list) and len(got) == len(want)
+            and all(isinstance(x, (int, float)) and not isinstance(x, bool)
+                    and abs(x - y) <= 1e-8 + 1e-5 * abs(y) for x, y in zip(got, want)))
+
+
 class _HandChecker:
     """Re-checks one hand from its header, turn by turn."""
 
-    def __init__(self, header: dict):
+    def __init__(self, header: dict, seen: _Seen | None = None):
+        self.seen = seen = seen if seen is not None else _Seen()
         try:
-            self.rules = Rules.parse(header.get("rules"))
+            self.rules = seen.rules(header.get("rules"))
         except FastmachError as e:
             raise _Bad(f"header: {e}") from None
         r = self.rules
@@ -123,16 +195,17 @@ class _HandChecker:
         hands = header.get("hands")
         if not isinstance(hands, list) or len(hands) != P:
             raise _Bad(f"header: 'hands' must list {P} hands (players={P})")
-        self.hands = [Counter(_cards({"h": h}, "h")) for h in hands]
-        for s, h in enumerate(self.hands):
-            if sum(h.values()) != r.hand_size:
-                raise _Bad(f"header: seat {s} holds {sum(h.values())} cards, hand_size={r.hand_size}")
+        dealt = [_cards({"h": h}, "h") for h in hands]
+        self.hands = [Counter(h) for h in dealt]
+        for s, h in enumerate(dealt):
+            if len(h) != r.hand_size:
+                raise _Bad(f"header: seat {s} holds {len(h)} cards, hand_size={r.hand_size}")
         self.stock = _cards(header, "stock")
-        deck = Counter({c: r.decks for c in range(JOKER)})
-        if r.jokers:
-            deck[JOKER] = r.jokers
-        have = sum(self.hands, Counter()) + Counter(self.stock)
-        if have != deck:
+        if sorted(self.stock + [c for h in dealt for c in h]) != seen.deck(r):
+            deck = Counter({c: r.decks for c in range(JOKER)})
+            if r.jokers:
+                deck[JOKER] = r.jokers
+            have = sum(self.hands, Counter()) + Counter(self.stock)
             diff = (deck - have) + (have - deck)
             raise _Bad("header: hands + stock are not the deck (" +
                        ", ".join(f"{card_str(c)}" for c in sorted(diff)) + " differ)")
@@ -149,20 +222,18 @@ class _HandChecker:
         self.turns = 0
         self.ended: str | None = None  # the end the next line must announce
         self.pts = card_points(r.hand_points)
-        # the validator's verdict on each meld met in this hand (melds stay on the table
-        # turn after turn), the last turn's table as logged and its text
-        self.memo = validate.MeldMemo(ace_high=r.ace_high, jokers_per_meld=r.jokers_per_meld,
-                                      ace_both_ends=r.ace_both_ends)
+        # the validator's verdicts on melds (shared by the hands of a replay); the last
+        # turn's table as logged
+        self.memo = seen.memo(r)
         self._raw_table: list = []
         self._table_text = _show_table([])
-        self._meld_text: dict[tuple, str] = {}
         self.lines = [
             f"== {r} seed {header.get('seed')} replicate {header.get('replicate')} "
             f"hand {header.get('hand', 0)}: dealer {header.get('dealer', '?')}, "
             f"seat {self.first} starts, stock {len(self.stock)}"
         ]
         for s in range(P):
-            self.lines.append(f"   seat {s}: " + " ".join(_txt(sorted(self.hands[s].elements()))))
+            self.lines.append(f"   seat {s}: " + " ".join(_txt(sorted(dealt[s]))))
 
     def turn(self, rec: dict) -> None:
         r = self.rules
@@ -176,7 +247,7 @@ class _HandChecker:
         taken = _cards(rec, "taken") if "taken" in rec else []
         raw = rec.get("table")
         same = raw == self._raw_table  # as logged last turn (read and checked then)
-        table = self.table if same else _melds(rec)
+        table = self.table if same else _melds(rec, self.seen)
         hand = self.hands[seat]
         empty_at_start = not self.stock
         self.turns += 1
@@ -193,11 +264,12 @@ class _HandChecker:
                              memo=self.memo)
             except FastmachError as e:
                 raise _Bad(str(e)) from None
-            hand.subtract(Counter(placed))
+            for c in placed:
+                hand[c] -= 1
             hand[JOKER] += len(taken)
             self.table = table
             self._raw_table = raw
-            self._table_text = self._show(table)
+            self._table_text = self.seen.table_text(table)
             self.opened[seat] = True
             self.noadd = 0
             desc = f"plays {' '.join(_txt(sorted(placed)))}"
@@ -229,7 +301,8 @@ class _HandChecker:
                 raise _Bad(f"drawn {' '.join(_txt(drawn)) or 'nothing'} but the stock gives "
                            f"{' '.join(_txt(want)) or 'nothing'}")
             self.stock = self.stock[len(drawn):]
-            hand.update(drawn)
+            for c in drawn:
+                hand[c] += 1
             desc = {"draw": "draws", "pass": "passes", "fail": "fails a manipulation, draws"}[action]
             if drawn:
                 desc += " " + " ".join(_txt(drawn))
@@ -246,17 +319,6 @@ class _HandChecker:
             raise _Bad(f"unknown action {action!r} (play, draw, pass or fail)")
         self.lines.append(f"   {self.turns:4d} seat {seat} {desc}")
         self.cur = (seat + 1) % self.P
-
-    def _show(self, melds: list[list[int]]) -> str:
-        """``_show_table`` of the table, each meld's text made once."""
-        out = []
-        for m in melds:
-            key = tuple(m)
-            text = self._meld_text.get(key)
-            if text is None:
-                text = self._meld_text[key] = "[" + " ".join(_txt(m)) + "]"
-            out.append(text)
-        return " ".join(out) or "(empty)"
 
     def end(self, rec: dict) -> tuple[str, int, list[int]]:
         r = self.rules
@@ -287,7 +349,7 @@ class _HandChecker:
             shares = [0.0] * self.P
         else:
             shares = [1.0 / k if p == best else 0.0 for p in points]
-        if "shares" in rec and not np.allclose(rec["shares"], shares):
+        if "shares" in rec and not _close(rec["shares"], shares):
             raise _Bad(f"shares {rec['shares']} but the rules give {shares}")
         # the hand's score: winners pay nothing; winner-takes: they score the others' points
         lost = sum(p for p, x in zip(points, shares) if x == 0)
@@ -300,20 +362,24 @@ class _HandChecker:
         return end, winner, points
 
 
+def parse_log_line(name: str, no: int, line: str) -> dict:
+    """The record of line ``no`` of log ``name``: a JSON object, or FastmachError."""
+    try:
+        rec = json.loads(line)
+    except json.JSONDecodeError as e:
+        raise FastmachError(f"{name} line {no}: not JSON ({e.msg})") from None
+    if not isinstance(rec, dict):
+        raise FastmachError(f"{name} line {no}: expected a JSON object")
+    return rec
+
+
 def log_records(path: str | Path) -> Iterator[tuple[int, dict]]:
     """``(line number, record)`` of every non-blank line of a log (plain or gzip); a line
     that is not a JSON object is a FastmachError naming the file and the line."""
     path = Path(path)
     for no, line in enumerate(read_text(path, "log").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            rec = json.loads(line)
-        except json.JSONDecodeError as e:
-            raise FastmachError(f"{path.name} line {no}: not JSON ({e.msg})") from None
-        if not isinstance(rec, dict):
-            raise FastmachError(f"{path.name} line {no}: expected a JSON object")
-        yield no, rec
+        if line.strip():
+            yield no, parse_log_line(path.name, no, line)
 
 
 #: the messages of a new game's header that the previous records make wrong
@@ -356,6 +422,7 @@ class _LogChecker:
         self.closed = False  # the last record is a closing record
         self.seen_close = not open_count
         self.pending: tuple | None = None
+        self.seen = _Seen()
 
     def record(self, no: int, rec: dict) -> ReplayedHand | None:
         """Check one record; the hand it ends, if it is an end record. Raises _Bad."""
@@ -371,7 +438,7 @@ class _LogChecker:
             if not first and self.match_over:
                 raise _Bad(f"hand {rec.get('hand')} of a match that is over")
             self.games += first
-            self.checker = _HandChecker(rec)
+            self.checker = _HandChecker(rec, self.seen)
             if rec.get("hand", 0) == 0:
                 self.scores = [0] * self.checker.P
             self.head = rec
