@@ -233,7 +233,7 @@ def add_replay(sub) -> None:
 def replay_command(args: argparse.Namespace) -> int:
     if args.workers is not None and args.workers < 1:
         raise FastmachError(f"--workers must be at least 1, got {args.workers}")
-    hands = replay_parallel(args.file, workers=args.workers,
+    hands = replay_parallel(args.file, workers=args.workers, text=not args.quiet,
                             out=None if args.quiet else sys.stdout)
     games = sum(1 for h in hands if h.hand == 0)
     print(f"{args.file}: {len(hands)} hand(s) of {games} game(s) re-checked, all turns legal")

@@ -143,7 +143,10 @@ def test_random_faults_give_the_same_first_error_in_pieces(log_lines, tmp_path, 
         assert cut == serial, (k, serial[2], cut[2])
 
 
-def test_worker_processes_replay_like_one(log_lines, tmp_path, tiny_pieces):
+@pytest.mark.parametrize("start", ["fork", "spawn"])
+def test_worker_processes_replay_like_one(start, log_lines, tmp_path, tiny_pieces,
+                                          monkeypatch):
+    monkeypatch.setattr(replay_workers, "START_METHOD", start)
     good = _write(tmp_path, log_lines, "good.jsonl")
     recs = _records(log_lines)
     TAMPERS["a forged closing record"](recs)

@@ -124,9 +124,11 @@ class Game:
         return f"Game({str(self.rules)!r}, {[str(s) for s in self.seats]!r})"
 
 
-#: State attributes a clone shares (immutable) and those that are lists of frozen records
-_SHARED = frozenset({"game", "rules", "_dealt"})
-_RECORDS = frozenset({"history", "hand_results", "_public"})
+#: State attributes a clone shares (immutable, or replaced and never changed: the stock
+#: list, the deal generator's state) and those that are lists of immutable values
+_SHARED = frozenset({"game", "rules", "_dealt", "_stock", "_deal_state"})
+_LISTS = frozenset({"history", "hand_results", "_public", "scores", "opened", "failed_last"})
+_IMMUTABLE = frozenset({int, bool, float, str, tuple})
 
 
 class State:
@@ -140,13 +142,16 @@ class State:
             raise FastmachError(f"replicate must be a non-negative integer, got {replicate!r}")
         self.replicate = int(replicate)
         P = self.rules.players
-        self._rng = np.random.default_rng(np.random.SeedSequence([self.replicate, self.root_seed]))
-        perm = self._rng.permutation(game.deck)
-        self.first_dealer = int(self._rng.integers(P))
-        self.rng_state = int(self._rng.integers(0, 2**64, dtype=np.uint64))
+        rng = np.random.default_rng(np.random.SeedSequence([self.replicate, self.root_seed]))
+        perm = rng.permutation(game.deck)
+        self.first_dealer = int(rng.integers(P))
+        self.rng_state = int(rng.integers(0, 2**64, dtype=np.uint64))
         # first_player_by = cut: the seat that cuts highest starts the first hand (a uniform
         # seat), the next seat clockwise the next hand (drawn as the engine does)
-        self.first_cut = int(self._rng.integers(P)) if self.rules.first_player_by == "cut" else None
+        self.first_cut = int(rng.integers(P)) if self.rules.first_player_by == "cut" else None
+        # the deal's generator, kept as its state (a snapshot, replaced, never changed: a
+        # clone shares it) and made again for the next hand's deal
+        self._deal_state = rng.bit_generator.state
         self.scores = [0] * P
         self.history: list[TurnRecord] = []
         self.hand_results: list[HandResult] = []
@@ -161,7 +166,7 @@ class State:
     def _deal(self, perm: np.ndarray) -> None:
         P, n = self.rules.players, self.rules.hand_size
         self.dealer = (self.first_dealer + self.hand_index) % P
-        self._hands = [np.zeros(NCARD, dtype=np.int64) for _ in range(P)]
+        self._hands = np.zeros((P, NCARD), dtype=np.int64)  # a row of card counts per seat
         for k in range(P * n):
             self._hands[(self.dealer + 1 + k) % P][int(perm[k])] += 1
         self._stock = [int(c) for c in perm[P * n:]]
@@ -204,7 +209,7 @@ class State:
                                      ace_both_ends=r.ace_both_ends)
         except validate.ValidationError as e:
             raise FastmachError(f"set_position: {e}") from None
-        self._hands = hs
+        self._hands = np.array(hs, dtype=np.int64)
         self._melds = melds
         self._stands = ([list(s) for s in stands] if stands is not None
                         else [meld_stands(m, r.ace_high) for m in melds])
@@ -218,6 +223,15 @@ class State:
         return self
 
     # -------------------------------------------------------------- views
+    def _hand_lists(self) -> list[list[int]]:
+        """Each seat's 53 card counts as a list (the engine reads a list of ints several
+        times faster than a NumPy array)."""
+        return self._hands.tolist()
+
+    def _sizes(self) -> tuple[int, ...]:
+        """Each seat's number of cards."""
+        return tuple(self._hands.sum(axis=1).tolist())
+
     def hand_of(self, seat: int) -> list[int]:
         return np.repeat(np.arange(NCARD), self._hands[seat]).tolist()
 
@@ -263,7 +277,7 @@ class State:
             seat=int(seat), hand=tuple(self.hand_of(seat)),
             table=tuple(tuple(m) for m in self._melds),
             stands=tuple(tuple(m) for m in self._stands),
-            stock=len(self.stock), hand_sizes=tuple(int(h.sum()) for h in self._hands),
+            stock=len(self.stock), hand_sizes=self._sizes(),
             scores=tuple(self.scores), opened=self.opened[seat], rules=copy.copy(self.rules),
             hand_index=self.hand_index, turn=self.turn + 1, opened_seats=tuple(self.opened),
             history=tuple(self._public))
@@ -302,26 +316,28 @@ class State:
         return _lowest_shares(self.scores, self.rules.ties == "shared")
 
     def clone(self) -> "State":
-        return copy.deepcopy(self)
+        """An independent copy (what it changes never reaches this state)."""
+        new = object.__new__(State)
+        d = new.__dict__
+        for k, v in self.__dict__.items():
+            if k in _SHARED or v is None or type(v) in _IMMUTABLE:
+                d[k] = v
+            elif k in _LISTS:
+                d[k] = list(v)
+            elif k == "_hands":
+                d[k] = v.copy()
+            elif k in ("_melds", "_stands"):
+                d[k] = [list(m) for m in v]
+            elif type(v) is Counter:
+                d[k] = Counter(v)
+            elif k == "_able":
+                d[k] = {a: list(x) for a, x in v.items()}
+            else:
+                d[k] = copy.deepcopy(v)
+        return new
 
     def __deepcopy__(self, memo):
-        new = object.__new__(State)
-        for k, v in self.__dict__.items():
-            if k in _SHARED:
-                nv = v  # immutable, shared
-            elif k in _RECORDS:
-                nv = list(v)  # lists of frozen records made of tuples
-            elif k == "_hands":
-                nv = [h.copy() for h in v]
-            elif k in ("_melds", "_stands"):
-                nv = [list(m) for m in v]
-            elif k == "_rng":
-                nv = np.random.Generator(type(v.bit_generator)())
-                nv.bit_generator.state = v.bit_generator.state
-            else:
-                nv = copy.deepcopy(v, memo)
-            setattr(new, k, nv)
-        return new
+        return self.clone()
 
     def __str__(self) -> str:
         lines = [f"hand {self.hand_index}, turn {self.turn}, seat {self.current_player} to play, "
@@ -343,7 +359,7 @@ class State:
         seat = self.current_player
         if getattr(self.game.seats[seat], "limited_search", False):
             kind = self.game._engine.decide_position(
-                seat, [h for h in self._hands], self._melds, self._stands, self.opened,
+                seat, self._hand_lists(), self._melds, self._stands, self.opened,
                 len(self.stock), self.rng_state, self.failed_last, raw=True)[0]
             return kind == "play"
         return self.can_play(seat)
@@ -420,7 +436,7 @@ class State:
         for seat in engine.observers:  # Python bots see this hand's public history
             seat.public_log = self._public
         kind, placed, taken, melds, stands, rng = engine.decide_position(
-            self.current_player, [h for h in self._hands], self._melds, self._stands,
+            self.current_player, self._hand_lists(), self._melds, self._stands,
             self.opened, len(self.stock), self.rng_state, self.failed_last,
             turn=self.turn, hand_no=self.hand_index, scores=self.scores, stock=self.stock)
         if kind == "play":
@@ -428,7 +444,7 @@ class State:
             return Play(melds, cards, (JOKER,) * taken, stands=stands, rng_after=rng)
         if kind == "fail":  # the botched play: the same skill's decision without error
             _, placed, taken, melds, stands, _ = engine.decide_position(
-                self.current_player, [h for h in self._hands], self._melds, self._stands,
+                self.current_player, self._hand_lists(), self._melds, self._stands,
                 self.opened, len(self.stock), self.rng_state, self.failed_last, raw=True)
             cards = np.repeat(np.arange(NCARD), placed).tolist()
             attempt = Play(melds, cards, (JOKER,) * taken, stands=stands)
@@ -515,11 +531,11 @@ class State:
                     end = "blocked"
         rec = TurnRecord(self.hand_index, self.turn, seat, kind, action.placed if kind == "play" else (),
                          tuple(drawn), action.taken if kind == "play" else (),
-                         tuple(tuple(m) for m in self._melds))
+                         tuple(map(tuple, self._melds)))
         self.history.append(rec)
         self._public.append(PublicTurn(
             self.turn, seat, kind, rec.placed, rec.taken, len(drawn),
-            tuple(int(h.sum()) for h in self._hands), kind == "play" and not was_open))
+            self._sizes(), kind == "play" and not was_open))
         if end is not None:
             self._end_hand(end, seat)
         else:
@@ -542,7 +558,7 @@ class State:
     def _end_hand(self, end: str, seat: int) -> None:
         r = self.rules
         P = r.players
-        pts = [int((h * self.game.hand_points).sum()) for h in self._hands]
+        pts = (self._hands * self.game.hand_points).sum(axis=1).tolist()
         if end == "emptied":
             winner = seat
             shares = [1.0 if s == seat else 0.0 for s in range(P)]
@@ -569,7 +585,7 @@ class State:
                  ("max_table", self.hand_stats["max_table"]))
         self.hand_results.append(HandResult(
             self.hand_index, self.dealer, self.first_player, end, winner, self.turn,
-            tuple(int(h.sum()) for h in self._hands), tuple(pts), *self._dealt,
+            self._sizes(), tuple(pts), *self._dealt,
             shares=tuple(shares), scores=tuple(self.scores), stats=stats,
             draws_when_able=tuple(self._able["draws"]),
             passes_when_able=tuple(self._able["passes"])))
@@ -580,7 +596,15 @@ class State:
         if over:
             self._terminal = True
         else:
-            self._deal(self._rng.permutation(self.game.deck))
+            self._deal(self._next_permutation())
+
+    def _next_permutation(self) -> np.ndarray:
+        """The next hand's deck order, from the deal generator's state."""
+        bits = np.random.PCG64()
+        bits.state = self._deal_state
+        perm = np.random.Generator(bits).permutation(self.game.deck)
+        self._deal_state = bits.state
+        return perm
 
     def play_out(self) -> "State":
         """Step with the seats' strategies until the game is over; returns self."""

@@ -183,7 +183,7 @@ def _close(got, want: list[float]) -> bool:
 class _HandChecker:
     """Re-checks one hand from its header, turn by turn."""
 
-    def __init__(self, header: dict, seen: _Seen | None = None):
+    def __init__(self, header: dict, seen: _Seen | None = None, text: bool = True):
         self.seen = seen = seen if seen is not None else _Seen()
         try:
             self.rules = seen.rules(header.get("rules"))
@@ -226,14 +226,15 @@ class _HandChecker:
         # turn's table as logged
         self.memo = seen.memo(r)
         self._raw_table: list = []
-        self._table_text = _show_table([])
-        self.lines = [
-            f"== {r} seed {header.get('seed')} replicate {header.get('replicate')} "
-            f"hand {header.get('hand', 0)}: dealer {header.get('dealer', '?')}, "
-            f"seat {self.first} starts, stock {len(self.stock)}"
-        ]
-        for s in range(P):
-            self.lines.append(f"   seat {s}: " + " ".join(_txt(sorted(dealt[s]))))
+        self.text = text   # the readable lines (``lines``) are written
+        self.lines: list[str] = []
+        if text:
+            self.lines.append(
+                f"== {r} seed {header.get('seed')} replicate {header.get('replicate')} "
+                f"hand {header.get('hand', 0)}: dealer {header.get('dealer', '?')}, "
+                f"seat {self.first} starts, stock {len(self.stock)}")
+            for s in range(P):
+                self.lines.append(f"   seat {s}: " + " ".join(_txt(sorted(dealt[s]))))
 
     def turn(self, rec: dict) -> None:
         r = self.rules
@@ -269,13 +270,13 @@ class _HandChecker:
             hand[JOKER] += len(taken)
             self.table = table
             self._raw_table = raw
-            self._table_text = self.seen.table_text(table)
             self.opened[seat] = True
             self.noadd = 0
-            desc = f"plays {' '.join(_txt(sorted(placed)))}"
-            if taken:
-                desc += f", takes back {len(taken)} joker(s)"
-            desc += f" -> {self._table_text}"
+            if self.text:
+                desc = f"plays {' '.join(_txt(sorted(placed)))}"
+                if taken:
+                    desc += f", takes back {len(taken)} joker(s)"
+                desc += f" -> {self.seen.table_text(table)}"
             if sum(hand.values()) == 0:
                 self.ended = "emptied"
         elif action in ("draw", "pass", "fail"):
@@ -317,7 +318,8 @@ class _HandChecker:
                     self.ended = "blocked"   # (from P turns on, it may end blocked: see end)
         else:
             raise _Bad(f"unknown action {action!r} (play, draw, pass or fail)")
-        self.lines.append(f"   {self.turns:4d} seat {seat} {desc}")
+        if self.text:
+            self.lines.append(f"   {self.turns:4d} seat {seat} {desc}")
         self.cur = (seat + 1) % self.P
 
     def end(self, rec: dict) -> tuple[str, int, list[int]]:
@@ -358,7 +360,8 @@ class _HandChecker:
             self.scored = [lost // won if x > 0 else 0 for x in shares]
         else:
             self.scored = [p if x == 0 else 0 for p, x in zip(points, shares)]
-        self.lines.append(f"   end: {end}, winner {winner if winner >= 0 else 'none'}, points {points}")
+        if self.text:
+            self.lines.append(f"   end: {end}, winner {winner if winner >= 0 else 'none'}, points {points}")
         return end, winner, points
 
 
@@ -411,7 +414,7 @@ class _LogChecker:
     ``pending`` as (line, its count, games seen before it): a piece of a log that starts
     at a game (``fastmach.game.replay_workers``) cannot know the games before it."""
 
-    def __init__(self, *, open_count: bool = False):
+    def __init__(self, *, open_count: bool = False, text: bool = True):
         self.hands: list[ReplayedHand] = []
         self.ends: list[int] = []
         self.checker: _HandChecker | None = None
@@ -423,6 +426,7 @@ class _LogChecker:
         self.seen_close = not open_count
         self.pending: tuple | None = None
         self.seen = _Seen()
+        self.text = text
 
     def record(self, no: int, rec: dict) -> ReplayedHand | None:
         """Check one record; the hand it ends, if it is an end record. Raises _Bad."""
@@ -438,7 +442,7 @@ class _LogChecker:
             if not first and self.match_over:
                 raise _Bad(f"hand {rec.get('hand')} of a match that is over")
             self.games += first
-            self.checker = _HandChecker(rec, self.seen)
+            self.checker = _HandChecker(rec, self.seen, self.text)
             if rec.get("hand", 0) == 0:
                 self.scores = [0] * self.checker.P
             self.head = rec
@@ -488,14 +492,15 @@ class _LogChecker:
             raise FastmachError(unclosed_message(name))
 
 
-def replay(path: str | Path, *, out=None) -> list[ReplayedHand]:
+def replay(path: str | Path, *, out=None, text: bool = True) -> list[ReplayedHand]:
     """Re-check every game of a JSONL log; returns the hands (``.text`` is readable).
 
-    ``out``: a file to print the readable games to. A bad log raises FastmachError naming
-    the line. (One process; ``fastmach.game.replay_workers`` checks a log on several.)
+    ``out``: a file to print the readable games to. ``text=False``: no readable text (the
+    hands' ``lines`` are empty; a quiet replay). A bad log raises FastmachError naming the
+    line. (One process; ``fastmach.game.replay_workers`` checks a log on several.)
     """
     path = Path(path)
-    log = _LogChecker()
+    log = _LogChecker(text=text or out is not None)
     for no, rec in log_records(path):
         try:
             done = log.record(no, rec)

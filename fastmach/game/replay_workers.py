@@ -65,11 +65,27 @@ class Piece:
     seen_close: bool = False
 
 
-def check_piece(name: str, first: int, lines: Sequence[str]) -> Piece:
+#: how workers start: None (fork when this process runs one thread), "fork" or "spawn"
+START_METHOD: str | None = None
+#: the log's lines, in this process and in the workers forked from it
+_LINES: list[str] = []
+
+
+def _forked_piece(name: str, a: int, b: int, text: bool) -> Piece:
+    """``check_piece`` of the lines ``a:b`` (0-based) of the log this worker was forked
+    with."""
+    return check_piece(name, a + 1, _LINES[a:b], text)
+
+
+def _spawned_piece(name: str, a: int, lines: Sequence[str], text: bool) -> Piece:
+    return check_piece(name, a + 1, lines, text)
+
+
+def check_piece(name: str, first: int, lines: Sequence[str], text: bool = True) -> Piece:
     """Check the lines of a log from line ``first`` on, as ``replay`` would from the start
-    of a game."""
+    of a game (``text``: with the hands' readable text)."""
     out = Piece(first)
-    log = _LogChecker(open_count=True)
+    log = _LogChecker(open_count=True, text=text)
     started = False
     for no, line in enumerate(lines, first):
         if not line.strip():
@@ -147,56 +163,72 @@ def _merge(name: str, pieces: list[Piece]) -> _Verdict | None:
     return _Verdict(hands, None)
 
 
-def _pool(workers: int) -> cf.ProcessPoolExecutor:
+def _pool(workers: int) -> tuple[cf.ProcessPoolExecutor, bool]:
     """Worker processes, started with Ctrl-C held back so that none takes it (it reaches
-    this process once they run). Forked from this process when it runs one thread (the
-    checker is loaded already: a worker starts at once), else spawned (a fork copies
-    other threads' locks)."""
-    one_thread = threading.active_count() == 1
-    method = ("fork" if one_thread and "fork" in multiprocessing.get_all_start_methods()
-              else "spawn")
-    ctx = multiprocessing.get_context(method)
+    this process once they run); whether they are forked. Forked from this process when
+    it runs one thread (the checker is loaded already and the log's lines are shared:
+    a worker starts at once), else spawned (a fork copies other threads' locks)."""
+    forked = (START_METHOD == "fork" if START_METHOD is not None else
+              threading.active_count() == 1
+              and "fork" in multiprocessing.get_all_start_methods())
+    ctx = multiprocessing.get_context("fork" if forked else "spawn")
     from multiprocessing import resource_tracker
     resource_tracker.ensure_running()  # its start unblocks SIGINT: before the mask
     main = threading.current_thread() is threading.main_thread()
     old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT}) if main else None
     try:
-        return cf.ProcessPoolExecutor(workers, mp_context=ctx)
+        return cf.ProcessPoolExecutor(workers, mp_context=ctx), forked
     finally:
         if old is not None:
             signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
 def replay_parallel(path: str | Path, *, workers: int | None = None, out=None,
-                    pieces_per_worker: int = 4,
+                    text: bool = True, pieces_per_worker: int = 4,
                     run: Callable | None = None) -> list[ReplayedHand]:
     """``gamelog.replay`` of a log on ``workers`` processes (default: every core).
 
-    The same hands, text, verdict and message at any worker count. ``run``: a map of
-    ``check_piece`` over the pieces in order (default: the worker pool; the tests give
-    the builtin ``map`` to cut a log without processes)."""
+    The same hands, text, verdict and message at any worker count (``text=False``: no
+    readable text, as for ``replay``). ``run``: a map of ``check_piece`` over the pieces
+    in order (default: the worker pool; the tests give the builtin ``map`` to cut a log
+    without processes)."""
+    global _LINES
     path = Path(path)
     workers = default_workers() if workers is None else workers
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise FastmachError(f"workers must be a positive integer, got {workers!r}")
     if workers == 1 and run is None:
-        return replay(path, out=out)
+        return replay(path, out=out, text=text)
+    text = text or out is not None
     lines = read_text(path, "log").splitlines()
     cuts = _cuts(lines, workers * pieces_per_worker)
     if len(cuts) < 2 and run is None:
-        return replay(path, out=out)
+        del lines
+        return replay(path, out=out, text=text)
     bounds = list(zip(cuts, cuts[1:] + [len(lines)]))
-    args = ([path.name] * len(bounds), [a + 1 for a, _ in bounds],
-            [lines[a:b] for a, b in bounds])
-    del lines
+    n = len(bounds)
     if run is not None:
-        pieces = list(run(check_piece, *args))
+        pieces = list(run(check_piece, [path.name] * n, [a + 1 for a, _ in bounds],
+                          [lines[a:b] for a, b in bounds], [text] * n))
     else:
-        with _pool(min(workers, len(bounds))) as pool:
-            pieces = list(pool.map(check_piece, *args))
+        _LINES = lines
+        try:
+            pool, forked = _pool(min(workers, n))
+            with pool:
+                if forked:
+                    pieces = list(pool.map(_forked_piece, [path.name] * n,
+                                           [a for a, _ in bounds], [b for _, b in bounds],
+                                           [text] * n))
+                else:
+                    pieces = list(pool.map(_spawned_piece, [path.name] * n,
+                                           [a for a, _ in bounds],
+                                           [lines[a:b] for a, b in bounds], [text] * n))
+        finally:
+            _LINES = []
+    del lines
     verdict = _merge(path.name, pieces)
     if verdict is None:
-        return replay(path, out=out)
+        return replay(path, out=out, text=text)
     if out is not None:
         for h in verdict.hands:
             print(h.text, file=out)
