@@ -182,3 +182,48 @@ def test_replay_names_shares_of_the_wrong_length(log_lines, tmp_path):
     recs[i]["shares"] = recs[i]["shares"][:-1]
     with pytest.raises(FastmachError, match=f"line {i + 1}: shares .* but the rules give"):
         replay(_write(tmp_path, _dump(recs)))
+
+
+def test_the_meld_memo_gives_the_validators_verdicts_and_messages():
+    """check_partition with a MeldMemo (melds judged once, a good partition found by
+    sorted lists) against check_partition without it: the same pass or the same message,
+    on random partitions, near-misses and bad input."""
+    from fastmach.core import validate
+    rng = random.Random(3)
+    memo = validate.MeldMemo(ace_high=True, jokers_per_meld=1)
+    runs = [[s * 13 + r for r in range(a, a + n)] for s in range(4) for a in range(10)
+            for n in (3, 4, 5) if a + n <= 13]
+    groups = [[s * 13 + r for s in ss] for r in range(13)
+              for ss in ([0, 1, 2], [1, 2, 3], [0, 1, 2, 3], [0, 2, 3])]
+    melds = runs + groups
+    for k in range(600):
+        table = [list(rng.choice(melds)) for _ in range(rng.randint(0, 8))]
+        if table and rng.random() < 0.3:
+            m = rng.choice(table)
+            m[rng.randrange(len(m))] = 52                      # a joker stands in
+        cards = [c for m in table for c in m]
+        op = rng.random()
+        if cards and op < 0.2:
+            cards.pop(rng.randrange(len(cards)))               # a card missing
+        elif op < 0.35:
+            cards.append(rng.randrange(53))                    # one too many
+        elif table and op < 0.45:
+            table[0] = table[0][:2]                            # a short meld
+        elif op < 0.5:
+            cards.append(True)                                 # not a card id
+        elif table and op < 0.55:
+            table.append(list(table[0]))                       # too many copies
+            cards += table[0] * 2
+        got = want = None
+        try:
+            validate.check_partition(table, cards, decks=2, ace_high=True, jokers_per_meld=1,
+                                     memo=memo)
+        except validate.ValidationError as e:
+            got = str(e)
+        try:
+            validate.check_partition(table, cards, decks=2, ace_high=True, jokers_per_meld=1)
+        except validate.ValidationError as e:
+            want = str(e)
+        assert got == want, (k, table, cards)
+    with pytest.raises(FastmachError, match="MeldMemo"):
+        validate.check_partition([], [], decks=2, ace_high=False, jokers_per_meld=1, memo=memo)
