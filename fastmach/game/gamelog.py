@@ -31,7 +31,8 @@ from fastmach.game import Game
 from fastmach.outputs import read_text
 from fastmach.rules import BLOCK_ROUNDS, Rules
 
-__all__ = ["log_records", "replay", "replay_states", "to_action", "ReplayedHand"]
+__all__ = ["log_records", "parse_log_line", "game_lines", "replay", "replay_states",
+           "to_action", "ReplayedHand"]
 
 
 def _txt(cards: Iterable[int]) -> list[str]:
@@ -383,6 +384,30 @@ def log_records(path: str | Path) -> Iterator[tuple[int, dict]]:
     for no, line in enumerate(read_text(path, "log").splitlines(), 1):
         if line.strip():
             yield no, parse_log_line(path.name, no, line)
+
+
+def game_lines(path: str | Path, seed: int, replicate: int) -> list[str] | None:
+    """The lines of one game of a log (its hands' headers, turns and end records, as
+    written), every line read as a record; None when the log does not hold the game or a
+    line is not a record (a damaged log)."""
+    path = Path(path)
+    out: list[str] | None = None
+    for no, line in enumerate(read_text(path, "log").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            rec = parse_log_line(path.name, no, line)
+        except FastmachError:
+            return None
+        kind = rec.get("type")
+        first = kind == "header" and rec.get("hand", 0) == 0
+        if out is not None:
+            if kind == "close" or first:
+                return out
+            out.append(line)
+        elif first and rec.get("seed") == seed and rec.get("replicate") == replicate:
+            out = [line]
+    return None
 
 
 #: the messages of a new game's header that the previous records make wrong
