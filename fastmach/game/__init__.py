@@ -43,6 +43,7 @@ __all__ = ["Game", "State", "Play", "Draw", "Pass", "Fail", "TurnRecord", "HandR
            "meld_points", "meld_stands"]
 
 Meld = tuple[int, ...]
+_CARD_IDS = np.arange(NCARD)
 
 
 
@@ -228,12 +229,16 @@ class State:
         times faster than a NumPy array)."""
         return self._hands.tolist()
 
+    def _left(self) -> int:
+        """Cards left in the stock."""
+        return len(self._stock) - self._stock_pos
+
     def _sizes(self) -> tuple[int, ...]:
         """Each seat's number of cards."""
         return tuple(self._hands.sum(axis=1).tolist())
 
     def hand_of(self, seat: int) -> list[int]:
-        return np.repeat(np.arange(NCARD), self._hands[seat]).tolist()
+        return np.repeat(_CARD_IDS, self._hands[seat]).tolist()
 
     @property
     def hands(self) -> list[list[int]]:
@@ -277,7 +282,7 @@ class State:
             seat=int(seat), hand=tuple(self.hand_of(seat)),
             table=tuple(tuple(m) for m in self._melds),
             stands=tuple(tuple(m) for m in self._stands),
-            stock=len(self.stock), hand_sizes=self._sizes(),
+            stock=self._left(), hand_sizes=self._sizes(),
             scores=tuple(self.scores), opened=self.opened[seat], rules=copy.copy(self.rules),
             hand_index=self.hand_index, turn=self.turn + 1, opened_seats=tuple(self.opened),
             history=tuple(self._public))
@@ -341,7 +346,7 @@ class State:
 
     def __str__(self) -> str:
         lines = [f"hand {self.hand_index}, turn {self.turn}, seat {self.current_player} to play, "
-                 f"stock {len(self.stock)}, scores {self.scores}"]
+                 f"stock {self._left()}, scores {self.scores}"]
         for s in range(self.rules.players):
             lines.append(f"  seat {s}: " + " ".join(card_str(c) for c in self.hand_of(s)))
         for m in self._melds:
@@ -360,7 +365,7 @@ class State:
         if getattr(self.game.seats[seat], "limited_search", False):
             kind = self.game._engine.decide_position(
                 seat, self._hand_lists(), self._melds, self._stands, self.opened,
-                len(self.stock), self.rng_state, self.failed_last, raw=True)[0]
+                self._left(), self.rng_state, self.failed_last, raw=True)[0]
             return kind == "play"
         return self.can_play(seat)
 
@@ -380,7 +385,7 @@ class State:
         exp = self._decide(self.game.expert_engine())
         if isinstance(exp, Play):
             out.append(exp)
-        passing = not self.stock and r.stock_empty == "play-on"
+        passing = not self._left() and r.stock_empty == "play-on"
         if (r.may_pass_when_able if passing else r.may_draw_when_able) or not out:
             out.append(Pass() if passing else Draw())
         if out and isinstance(out[0], Play):
@@ -400,7 +405,7 @@ class State:
             raise FastmachError("the game is over")
         seat = self.current_player
         check_action(self.rules, action, seat=seat, hand=self._hands[seat], melds=self._melds,
-                     stands=self._stands, opened=self.opened[seat], stock_left=len(self.stock),
+                     stands=self._stands, opened=self.opened[seat], stock_left=self._left(),
                      strict=self.game.strict,
                      play_exists=(lambda: self.can_play(seat)) if isinstance(action, Fail)
                      else self._play_exists)
@@ -437,19 +442,19 @@ class State:
             seat.public_log = self._public
         kind, placed, taken, melds, stands, rng = engine.decide_position(
             self.current_player, self._hand_lists(), self._melds, self._stands,
-            self.opened, len(self.stock), self.rng_state, self.failed_last,
+            self.opened, self._left(), self.rng_state, self.failed_last,
             turn=self.turn, hand_no=self.hand_index, scores=self.scores, stock=self.stock)
         if kind == "play":
-            cards = np.repeat(np.arange(NCARD), placed).tolist()
+            cards = np.repeat(_CARD_IDS, placed).tolist()
             return Play(melds, cards, (JOKER,) * taken, stands=stands, rng_after=rng)
         if kind == "fail":  # the botched play: the same skill's decision without error
             _, placed, taken, melds, stands, _ = engine.decide_position(
                 self.current_player, self._hand_lists(), self._melds, self._stands,
-                self.opened, len(self.stock), self.rng_state, self.failed_last, raw=True)
-            cards = np.repeat(np.arange(NCARD), placed).tolist()
+                self.opened, self._left(), self.rng_state, self.failed_last, raw=True)
+            cards = np.repeat(_CARD_IDS, placed).tolist()
             attempt = Play(melds, cards, (JOKER,) * taken, stands=stands)
             return Fail(attempt, rng_after=rng)
-        if not self.stock and self.rules.stock_empty == "play-on":
+        if not self._left() and self.rules.stock_empty == "play-on":
             return Pass(rng_after=rng)
         return Draw(rng_after=rng)
 
@@ -478,7 +483,7 @@ class State:
         seat = self.current_player
         if getattr(action, "rng_after", None) is not None:
             self.rng_state = action.rng_after
-        empty_at_start = not self.stock
+        empty_at_start = self._stock_pos >= len(self._stock)
         was_open = self.opened[seat]
         self.turn += 1
         self.total_turns += 1
@@ -486,9 +491,10 @@ class State:
         end = None
         kind = "play"
         if isinstance(action, Play):
+            hand = self._hands[seat]
             for c in action.placed:
-                self._hands[seat][c] -= 1
-            self._hands[seat][JOKER] += len(action.taken)
+                hand[c] -= 1
+            hand[JOKER] += len(action.taken)
             self._melds = [list(m) for m in action.melds]
             self._stands = ([list(s) for s in action.stands] if action.stands is not None
                             else [meld_stands(m, r.ace_high) for m in action.melds])
@@ -497,17 +503,17 @@ class State:
             self.hand_stats["plays"] += 1
             self._noadd = 0
             self._playable = None
-            n = sum(len(m) for m in self._melds)
+            n = sum(map(len, self._melds))
             self.stats["max_table"] = max(self.stats["max_table"], n)
             self.hand_stats["max_table"] = max(self.hand_stats["max_table"], n)
-            if self._hands[seat].sum() == 0:
+            if not hand.any():
                 end = "emptied"
         elif isinstance(action, (Draw, Pass)):
             kind = "pass" if isinstance(action, Pass) else "draw"
             if self.can_play(seat):  # a draw or pass while a play existed (counted)
-                passing = not self.stock and r.stock_empty == "play-on"
+                passing = empty_at_start and r.stock_empty == "play-on"
                 self._able["passes" if passing else "draws"][seat] += 1
-            if self.stock:
+            if not empty_at_start:
                 drawn = self._draw(1)
             elif r.stock_empty == "ends-hand":
                 end = "stock-out"
@@ -515,11 +521,11 @@ class State:
             kind = "fail"
             self.stats["failed"] += 1
             self.hand_stats["failed"] += 1
-            if not self.stock and r.stock_empty == "ends-hand":
+            if empty_at_start and r.stock_empty == "ends-hand":
                 end = "stock-out"
             else:
                 drawn = self._draw(r.failed_penalty)
-        if drawn and not self.stock and r.stock_empty == "ends-hand":
+        if drawn and self._stock_pos >= len(self._stock) and r.stock_empty == "ends-hand":
             end = "stock-out"  # 003: the turn that draws the stock's last card ends the hand
         self.failed_last[seat] = kind == "fail"
         if end is None and kind != "play" and empty_at_start:
@@ -529,9 +535,10 @@ class State:
                     self._playable = any(self.can_play(s) for s in range(P))
                 if not self._playable or self._noadd >= P * BLOCK_ROUNDS:
                     end = "blocked"
-        rec = TurnRecord(self.hand_index, self.turn, seat, kind, action.placed if kind == "play" else (),
-                         tuple(drawn), action.taken if kind == "play" else (),
-                         tuple(map(tuple, self._melds)))
+        play = kind == "play"
+        rec = TurnRecord(self.hand_index, self.turn, seat, kind, action.placed if play else (),
+                         tuple(drawn), action.taken if play else (),
+                         action.melds if play else tuple(map(tuple, self._melds)))
         self.history.append(rec)
         self._public.append(PublicTurn(
             self.turn, seat, kind, rec.placed, rec.taken, len(drawn),
@@ -545,11 +552,12 @@ class State:
     def _draw(self, k: int) -> list[int]:
         take = self._stock[self._stock_pos:self._stock_pos + k]
         self._stock_pos += len(take)
+        hand = self._hands[self.current_player]
         for c in take:
-            self._hands[self.current_player][c] += 1
+            hand[c] += 1
         self.stats["cards_drawn"] += len(take)
         self.hand_stats["cards_drawn"] += len(take)
-        if take and not self.stock:
+        if take and self._stock_pos >= len(self._stock):
             self.hand_exhausted_turn = self.turn
             if self.stock_exhausted_turn < 0:
                 self.stock_exhausted_turn = self.total_turns
