@@ -227,3 +227,12 @@ def test_the_meld_memo_gives_the_validators_verdicts_and_messages():
         assert got == want, (k, table, cards)
     with pytest.raises(FastmachError, match="MeldMemo"):
         validate.check_partition([], [], decks=2, ace_high=False, jokers_per_meld=1, memo=memo)
+
+
+def test_cli_replay_refuses_zero_workers_and_replays_on_two(log_lines, tmp_path, capsys):
+    from fastmach.cli import main
+    path = _write(tmp_path, log_lines)
+    assert main(["replay", "--workers", "0", str(path)]) == 2
+    assert "--workers must be at least 1, got 0" in capsys.readouterr().err
+    assert main(["replay", "-q", "--workers", "2", str(path)]) == 0
+    assert "10 game(s) re-checked, all turns legal" in capsys.readouterr().out
