@@ -627,10 +627,23 @@ def _version() -> str:
     return f"fastmach {__version__}"
 
 
+#: the library's argument names that are also a command's flags (``max_games``: --max-games)
+FLAG_ARGUMENTS = ("out", "workers", "retries", "scheduler", "players", "strategies", "games",
+                  "max_games", "max_lineups", "rules", "lineup", "precision", "seed", "rank",
+                  "bootstrap", "game", "log", "hands")
+_ARGUMENT = "|".join(FLAG_ARGUMENTS)
+
+
 def as_flags(message: str) -> str:
-    """A library message naming Python arguments (``out='x'``, ``workers=-1``) as the
-    command's flags (``--out 'x'``, ``--workers -1``)."""
-    return re.sub(r"\b(out|workers|retries|scheduler)=(?=['\"\d\-N])", r"--\1 ", message)
+    """A library message naming Python arguments (``out='x'``, ``workers=-1``, a leading
+    ``players:``) as the command's flags (``--out 'x'``, ``--workers -1``, ``--players:``).
+
+    An argument inside a rules string (``classic(players=3)``) is left as it is."""
+    def flag(name: str) -> str:
+        return "--" + name.replace("_", "-")
+    message = re.sub(rf"(?<![(,\w])\b({_ARGUMENT})=(?=\S)",
+                     lambda m: flag(m.group(1)) + " ", message)
+    return re.sub(rf"^({_ARGUMENT}):", lambda m: flag(m.group(1)) + ":", message)
 
 
 class RunFailed(RuntimeError):

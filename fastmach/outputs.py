@@ -68,7 +68,7 @@ def _make_dir(d: Path, what: str, target: Path) -> None:
         raise FastmachError(f"{_named(what, target)}: {str(d)!r} is not a directory")
 
 
-def probe_file(path: str | Path, what: str = "--out") -> Path:
+def probe_file(path: str | Path, what: str = "out=") -> Path:
     """Check that ``path`` can be written as a file (its directory is created); return it."""
     p = Path(path)
     if _is_dir(p):
@@ -78,7 +78,7 @@ def probe_file(path: str | Path, what: str = "--out") -> Path:
     return p
 
 
-def probe_dir(path: str | Path, what: str = "--out") -> Path:
+def probe_dir(path: str | Path, what: str = "out=") -> Path:
     """Check that ``path`` is (or can be created as) a directory that takes files."""
     p = Path(path)
     if _is_dir(p) is False:

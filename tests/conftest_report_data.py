@@ -12,24 +12,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-PRESET_PARAMS = {
-    "classic": dict(decks=2, jokers=0, jokers_per_meld=1, joker_swap="table", hand_size=13,
-                    ace="low-or-high", may_draw_when_able=True, opening_points=0,
-                    failed_penalty=3, stock_empty="play-on", blocked_winner="none",
-                    hand_points="cards", match="single"),
-    "jokers": dict(decks=2, jokers=4, jokers_per_meld=1, joker_swap="table", hand_size=13,
-                   ace="low-or-high", may_draw_when_able=True, opening_points=0,
-                   failed_penalty=3, stock_empty="play-on", blocked_winner="lowest",
-                   hand_points="face-ace11", match="single"),
-    "ace-low": dict(decks=2, jokers=0, jokers_per_meld=1, joker_swap="table", hand_size=13,
-                    ace="low-only", may_draw_when_able=True, opening_points=0,
-                    failed_penalty=1, stock_empty="ends-hand", blocked_winner="lowest",
-                    hand_points="face-ace1", match="single"),
-    "italian": dict(decks=2, jokers=0, jokers_per_meld=0, joker_swap="table", hand_size=13,
-                    ace="low-or-high", may_draw_when_able=False, opening_points=0,
-                    failed_penalty=3, stock_empty="play-on", blocked_winner="none",
-                    hand_points="face-ace11", match="single"),
-}
+from fastmach.rules import PRESETS
+
+#: the rule columns the synthetic rows carry, with each preset's own values
+_RULE_COLUMNS = ("decks", "jokers", "jokers_per_meld", "joker_swap", "hand_size", "ace",
+                 "may_draw_when_able", "opening_points", "failed_penalty", "stock_empty",
+                 "blocked_winner", "hand_points", "match")
+PRESET_PARAMS = {name: {k: params[k] for k in _RULE_COLUMNS} for name, params in PRESETS.items()}
 
 MAX_SEATS = 8
 

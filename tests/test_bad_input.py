@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from fastmach.cli import main
+from fastmach.engine import run_play
 from fastmach.errors import FastmachError
 from fastmach.strategies import parse_strategy
 
@@ -128,3 +129,29 @@ def test_the_main_commands_report_is_not_tracked():
     rc = subprocess.run(["git", "check-ignore", "-q", "reports/balance-reference/index.html"],
                         cwd=ROOT)
     assert rc.returncode == 1
+
+
+LIBRARY_CALLS = [
+    (lambda fm: fm.compare(["classic", "jokers"], players=[9]), "players: expected"),
+    (lambda fm: fm.compare(["classic", "jokers"], lineups=[5]), "lineup: expected"),
+    (lambda fm: fm.rate("expert"), "strategies: a rating needs two"),
+    (lambda fm: fm.rate("expert,beginner", games=0), "games: expected"),
+    (lambda fm: run_play("classic", "expert", 0, 1, players=4), "games=0"),
+]
+
+
+@pytest.mark.parametrize("call, words", LIBRARY_CALLS)
+def test_a_library_error_names_the_python_argument_not_a_flag(call, words):
+    import fastmach
+    with pytest.raises(FastmachError) as e:
+        call(fastmach)
+    assert words in str(e.value) and "--" not in str(e.value)
+
+
+def test_the_command_line_names_the_flag_and_leaves_rules_strings_alone(capsys):
+    from fastmach.cli import as_flags
+    assert main(["compare", "classic", "jokers", "--players", "9", "-q"]) == 2
+    assert "--players: expected integers 2..8" in capsys.readouterr().err
+    assert as_flags("max_games=3 is too small") == "--max-games 3 is too small"
+    text = "expected a rules string like 'classic(players=3)', got 1"
+    assert as_flags(text) == text

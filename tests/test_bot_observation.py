@@ -69,9 +69,34 @@ class Mutator:
         return fastmach.Play(sol.melds, sol.placed) if sol.placed else fastmach.Draw()
 
 
+class ShortReadings:
+    """Plays the maximum placement with one reading too few per meld (the engine would
+    keep a table without those cards)."""
+
+    def act(self, obs):
+        sol = fastmach.solve(obs.table, list(obs.hand), obs.rules)
+        if not sol.placed:
+            return fastmach.Draw()
+        return fastmach.Play(sol.melds, sol.placed, stands=[m[:-1] for m in sol.stands])
+
+
+class Relabeller:
+    """Plays the maximum placement saying that its first card stands for another card."""
+
+    def act(self, obs):
+        sol = fastmach.solve(obs.table, list(obs.hand), obs.rules)
+        if not sol.placed:
+            return fastmach.Draw()
+        stands = [list(m) for m in sol.stands]
+        stands[0][0] = (stands[0][0] + 1) % 52
+        return fastmach.Play(sol.melds, sol.placed, stands=stands)
+
+
 @pytest.mark.parametrize("bot,rule", [
     (TableClearer, r"illegal play: card \w+ missing from the melds"),
     (HandAppender, r"placed \w+ x1 but seat 0 holds 0"),
+    (ShortReadings, r"stands: the meld .+ has \d cards and \d readings"),
+    (Relabeller, r"stands: (\w+ in .+ must stand for itself|.+ is not a meld)"),
 ])
 def test_a_bot_that_rewrites_its_observation_has_its_play_rejected(bot, rule):
     name = f"{bot.__module__}:{bot.__qualname__}"
@@ -113,3 +138,20 @@ def test_a_clean_bot_games_log_replays_clean(tmp_path):
     run_play(RULES, "fastmach.strategies.examples:MaxPlacement,expert", 6, 2, log=log,
              progress=False)
     assert len(replay(log)) == 6
+
+
+def test_a_joker_read_as_a_card_that_breaks_its_meld_is_refused():
+    from fastmach.core.cards import parse_cards
+    from fastmach.game.actions import Play, check_action
+    from fastmach.rules import resolve_rules
+    r = resolve_rules("jokers")
+    hand = [0] * 53
+    for c in parse_cards("5H 6H JK"):
+        hand[c] += 1
+    run = parse_cards("5H 6H JK")
+    args = dict(seat=0, hand=hand, melds=[], stands=[], opened=True, stock_left=10,
+                play_exists=lambda: True)
+    check_action(r, Play([run], run, stands=[parse_cards("5H 6H 7H")]), **args)
+    check_action(r, Play([run], run, stands=[parse_cards("5H 6H 4H")]), **args)
+    with pytest.raises(FastmachError, match=r"stands: 5H 6H JK read as 5H 6H 9H is not a meld"):
+        check_action(r, Play([run], run, stands=[parse_cards("5H 6H 9H")]), **args)

@@ -58,7 +58,7 @@ def test_default_players_are_clipped_to_what_every_rule_set_can_deal():
     # 21 cards each: 104 cards deal at most 4 hands
     s = plan_study(["classic", "classic(hand_size=21)"])
     assert s.players == (2, 3, 4)
-    with pytest.raises(FastmachError, match=r"--players 5: impossible under "
+    with pytest.raises(FastmachError, match=r"players=5: impossible under "
                                             r"classic\(hand_size=21\)"):
         plan_study(["classic", "classic(hand_size=21)"], [4, 5])
 
@@ -72,8 +72,8 @@ def test_default_players_are_clipped_to_what_every_rule_set_can_deal():
     (["classic", "classic(ace=low-only)"], [1], None, "2..8"),
     (["classic", "classic(ace=low-only)"], [3], ["expert,nobody"], "nobody"),
     (["classic", "classic(ace=low-only)"], [2], ["expert,beginner,expert"], "more strategies"),
-    (["classic", "classic(ace=low-only)"], None, ["expert,"], "--lineup 'expert,': empty"),
-    (["classic", "classic(ace=low-only)"], None, [5], "--lineup: expected"),
+    (["classic", "classic(ace=low-only)"], None, ["expert,"], "lineup='expert,': empty"),
+    (["classic", "classic(ace=low-only)"], None, [5], "lineup: expected"),
 ])
 def test_bad_input_names_what_is_wrong(rules, players, lineups, message):
     with pytest.raises(FastmachError, match=message):
@@ -210,12 +210,10 @@ def test_precision_grows_to_the_study_precision_matches_a_fixed_run_and_resumes(
     c = compare(rules, precision=2.0, max_games=400, out=tmp_path / "p", **PREC)
     n = c.study.games
     assert 20 < n < 400 and n % 20 == 0 and not c.notes
-    games = read_results(tmp_path / "p" / "results", c.study)
     hands = read_hands(tmp_path / "p" / "results", c.study)
-    assert (precision.half_widths(games, hands)["turns_per_hand"] <= 2.0).all()
+    assert (precision.half_widths(hands)["turns_per_hand"] <= 2.0).all()
     # one chunk fewer was not enough
-    fewer = precision.half_widths(games[games["replicate"] < n - 20],
-                                  hands[hands["replicate"] < n - 20])
+    fewer = precision.half_widths(hands[hands["replicate"] < n - 20])
     assert (fewer["turns_per_hand"] > 2.0).any()
     # the rows are those of a fixed-size run of the same length
     fixed = plan_study(rules, [2], ["expert"], games=n, chunk=20)
@@ -254,7 +252,7 @@ def test_precision_stops_at_the_cap_and_says_so():
     c = compare(["classic", "classic(ace=low-only)"], precision=0.01, max_games=40, **PREC)
     assert c.study.games == 40
     assert c.notes and "not reached by max_games = 40 deals in 2 of 2 cells" in c.notes[0]
-    with pytest.raises(FastmachError, match="--max-games: expected a multiple of 20"):
+    with pytest.raises(FastmachError, match="max_games: expected a multiple of 20"):
         compare(["classic", "classic(ace=low-only)"], precision=1.0, max_games=50, **PREC)
 
 

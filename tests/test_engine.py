@@ -218,7 +218,7 @@ def test_cli_play_writes_parquet_and_summary(tmp_path, capsys):
 
 
 def test_run_play_validates_games():
-    with pytest.raises(FastmachError, match="--games"):
+    with pytest.raises(FastmachError, match="games=0"):
         run_play("classic", "expert", 0, 1)
 
 

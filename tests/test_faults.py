@@ -317,12 +317,14 @@ def _mapped(pid: int, name: str) -> bool:
 
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")
-@pytest.mark.parametrize("moment", ["the package's imports", "the workers' start-up"])
+@pytest.mark.parametrize("moment", ["the package's imports", "the workers' start-up",
+                                    "a Dask LocalCluster's start-up"])
 def test_ctrl_c_during_start_up_exits_130_without_a_traceback(tmp_path, moment):
     toml = tmp_path / "s.toml"
     toml.write_text(SMALL)
+    dask = ["--scheduler", "local"] if "Dask" in moment else []
     proc = subprocess.Popen([sys.executable, "-m", "fastmach", "sweep", str(toml), "--out",
-                             str(tmp_path / "out"), "--workers", "2", "-q"],
+                             str(tmp_path / "out"), "--workers", "2", *dask, "-q"],
                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, start_new_session=True)
     deadline = time.time() + 60
@@ -334,6 +336,7 @@ def test_ctrl_c_during_start_up_exits_130_without_a_traceback(tmp_path, moment):
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 130, err
     assert "Traceback" not in err and "interrupted" in err, err
+    assert "Warning" not in err and "never retrieved" not in err, err
 
 
 def test_a_full_disk_stops_a_report_with_a_message_and_leaves_no_half_written_report(

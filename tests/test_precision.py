@@ -35,12 +35,12 @@ def test_grown_run_equals_a_fixed_size_run(tmp_path, capsys):
     summary = run(s, tmp_path / "grown")
     n = summary["precision_games"]
     assert 10 < n <= 60 and n % 10 == 0
-    widths = half_widths(read_results(tmp_path / "grown"), read_hands(tmp_path / "grown"))
+    widths = half_widths(read_hands(tmp_path / "grown"))
     assert (widths["turns_per_hand"] <= 5.0).all()
     # one chunk fewer was not enough: growth stopped at the first size that reached it
     fixed = s.replace(games=n - 10, precision=(), max_games=None)
     execute(fixed, tmp_path / "smaller", workers=0, progress=False, command="test")
-    w = half_widths(read_results(tmp_path / "smaller"), read_hands(tmp_path / "smaller"))
+    w = half_widths(read_hands(tmp_path / "smaller"))
     assert (w["turns_per_hand"] > 5.0).any()
     fixed = s.replace(games=n, precision=(), max_games=None)
     execute(fixed, tmp_path / "fixed", workers=0, progress=False, command="test")
@@ -117,3 +117,43 @@ def test_every_round_runs_on_one_pool_and_equals_the_inline_run(tmp_path, monkey
     assert pooled["precision_games"] == inline["precision_games"]
     pd.testing.assert_frame_equal(read_results(tmp_path / "pool"),
                                   read_results(tmp_path / "inline"))
+
+
+def test_half_widths_are_the_scorecard_and_seat_table_intervals(tmp_path):
+    from fastmach.analysis import stats
+    s = study("").replace(games=30)
+    execute(s, tmp_path / "r", workers=0, progress=False, command="test")
+    games, hands = read_results(tmp_path / "r"), read_hands(tmp_path / "r")
+    got = half_widths(hands)
+    card = stats.scorecard(games, hands).set_index("cell")
+    seats = stats.seat_table(hands)
+    q = seats["deals"].map(lambda d: stats.t_quantile(0.975, d - 1))
+    seat_hw = (q * seats["se"]).groupby(seats["cell"]).max()
+    assert list(got.index) == sorted(card.index)
+    for cell in card.index:
+        assert got.loc[cell, "deals"] == card.loc[cell, "deals"] == 30
+        assert got.loc[cell, "turns_per_hand"] == pytest.approx(
+            (card.loc[cell, "turns_per_hand_hi"] - card.loc[cell, "turns_per_hand_lo"]) / 2,
+            rel=1e-12)
+        assert got.loc[cell, "win_share"] == pytest.approx(seat_hw[cell], rel=1e-12)
+
+
+def test_a_growing_study_reads_each_chunk_once_and_still_refuses_an_altered_one(tmp_path):
+    from fastmach.study.store import ReadCache
+    s = study("precision = { turns_per_hand = 0.01 }\nmax_games = 30").replace(games=20)
+    execute(s, tmp_path / "r", workers=0, progress=False, command="test")
+    cache = ReadCache()
+    first = read_hands(tmp_path / "r", cache=cache)
+    assert len(cache.tables) == 4  # 2 cells x 2 chunks of hand rows
+    kept = dict(cache.tables)
+    pd.testing.assert_frame_equal(read_hands(tmp_path / "r", cache=cache), first)
+    assert all(cache.tables[k] is kept[k] for k in kept)  # nothing read again
+    grown = s.replace(games=30)
+    execute(grown, tmp_path / "r", workers=0, progress=False, command="test")
+    pd.testing.assert_frame_equal(read_hands(tmp_path / "r", grown, cache=cache),
+                                  read_hands(tmp_path / "r", grown))
+    assert len(cache.tables) == 6
+    victim = sorted((tmp_path / "r" / "_hands").glob("*.parquet"))[0]
+    victim.write_bytes(victim.read_bytes() + b"x")  # a size change is seen without hashing
+    with pytest.raises(FastmachError, match="altered"):
+        read_hands(tmp_path / "r", grown, cache=cache)

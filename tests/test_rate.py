@@ -100,10 +100,10 @@ def test_a_python_bot_takes_part_by_its_import_path():
     (dict(strategies="expert,expert"), "listed twice"),
     (dict(strategies="expert,beginner", players=9), "expected integers 2..8, got 9"),
     (dict(strategies="expert,beginner", players=[4, 1]), "got 1"),
-    (dict(strategies="expert,beginner", rules="classic", players=8), "--players 8: impossible"),
+    (dict(strategies="expert,beginner", rules="classic", players=8), "players=8: impossible"),
     (dict(strategies="expert,beginner", rules="classik"), "classik"),
-    (dict(strategies="expert,beginner", games=0), "--games"),
-    (dict(strategies="expert,beginner,patient", max_lineups=2), "--max-lineups"),
+    (dict(strategies="expert,beginner", games=0), "games"),
+    (dict(strategies="expert,beginner,patient", max_lineups=2), "max_lineups"),
 ])
 def test_bad_input_is_refused_naming_it(kwargs, needle):
     with pytest.raises(FastmachError, match=needle.replace("(", r"\(").replace(".", r"\.")):

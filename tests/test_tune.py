@@ -143,7 +143,7 @@ def test_bad_space_exits_2_naming_the_problem_before_any_game(tmp_path, capsys, 
 
 
 def test_a_deal_that_does_not_fit_names_players_hand_size_and_decks(tmp_path):
-    with pytest.raises(FastmachError, match=r"players=4, hand_size=26 cannot be played.*decks"):
+    with pytest.raises(FastmachError, match=r"at 4 players, hand_size=26 cannot be played.*decks"):
         load_space(_space(tmp_path, 'hand_size = "9..27"'))
 
 

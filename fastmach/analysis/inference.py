@@ -11,6 +11,7 @@ of the parts' (aligned on the deal). Distributions come from :mod:`scipy.stats`.
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Sequence
 
@@ -80,6 +81,12 @@ def t_quantile(p: float, df: float) -> float:
         raise FastmachError(f"t_quantile: p must lie in (0, 1), got {p!r}")
     if df <= 0:
         raise FastmachError(f"t_quantile: df must be positive, got {df!r}")
+    return _t_ppf(float(p), float(df))
+
+
+@functools.lru_cache(maxsize=4096)
+def _t_ppf(p: float, df: float) -> float:
+    """scipy's t quantile (about 3 ms a call; a report asks for the same few many times)."""
     return float(scipy_stats().t.ppf(p, df))
 
 

@@ -168,7 +168,7 @@ def choice_data(hands: pd.DataFrame, strategies: Sequence[str], rank: str = "win
     per row (default: the deal, :func:`fastmach.stats.deal_key`).
     """
     if rank not in RANKS:
-        raise FastmachError(f"--rank {rank!r}: expected one of {', '.join(RANKS)}")
+        raise FastmachError(f"rank={rank!r}: expected one of {', '.join(RANKS)}")
     players = hands["players"].unique()
     if len(players) != 1:
         raise FastmachError(f"choice_data: the hands mix player counts {sorted(players)}")
@@ -330,7 +330,7 @@ def ladder(hands: pd.DataFrame, strategies: Sequence[str], *, rank: str = "winne
     if cluster not in ("deal", "hand"):
         raise FastmachError(f"cluster {cluster!r}: expected 'deal' or 'hand'")
     if isinstance(resamples, bool) or not isinstance(resamples, int) or resamples < 0:
-        raise FastmachError(f"--bootstrap: expected an integer >= 0, got {resamples!r}")
+        raise FastmachError(f"bootstrap: expected an integer >= 0, got {resamples!r}")
     strategies = list(strategies)
     if len(set(strategies)) != len(strategies) or len(strategies) < 2:
         raise FastmachError(f"ladder: expected two or more distinct strategies, got "

@@ -28,8 +28,12 @@
 #    15 - r, or 14 - r with aces low only) and mapped back (Solver.solve);
 #  - one joker per meld: a relaxation that counts runs by length only (no joker flag) is
 #    solved first and kept when no meld of its partition holds two jokers (_solve_one);
+#    when it is not kept, its value bounds the exact search (Impl.ub): the deepening
+#    sweeps that cannot reach it, and the aces-high sweep when the aces-low value does;
 #    jokers unlimited: runs are counted by length only (`merged`), which is exact there;
 #  - no joker at all: a suit step with the real-card choices only (_suit_step_plain);
+#  - with jokers, the choices of a suit step are walked once per suit pattern and
+#    replayed for every state that shows it (_suit_moves.pxi: the same states, in order);
 #  - a hard cap of MAX_STATES states: past it the solve reports -4, never a guess (a
 #    direction that hits it is retried the other way first).
 #
@@ -38,7 +42,7 @@
 # 3k <= sum g + jg <= 4k and (limited) jg <= jpm k.
 from libc.stdlib cimport malloc, realloc, free
 from libc.string cimport memset, memcpy, memcmp
-from libc.stdint cimport uint8_t, int32_t, int64_t, uint64_t
+from libc.stdint cimport uint8_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t
 
 import numpy as np
 cimport numpy as cnp
@@ -101,6 +105,8 @@ cdef struct Impl:
     int64_t stats_lb[8]
     int stats_high[8]
     int n_sweeps
+    void* moves     # the suit step's moves by pattern (MoveCache, _suit_moves.pxi)
+    int64_t ub      # no partition weighs more (-1: not known), see _solve_one
 
 
 cdef inline uint64_t _hash(uint64_t a, uint64_t b) noexcept nogil:
@@ -383,164 +389,58 @@ cdef inline void _cards_here(Impl* im, int v, int s, int low, int* m, int* A) no
         m[0] = 0
 
 
+include "_suit_moves.pxi"
+
+
 cdef int _suit_step(Impl* im, int v, int s) noexcept nogil:
-    """Expand every state of the last layer by the choices for suit s at value v."""
+    """Expand every state of the last layer by the choices for suit s at value v (the
+    moves of its pattern in suit s, see _suit_moves.pxi)."""
     cdef int lo = im.layer_start[im.n_layers], hi = im.n_nodes
-    cdef int i, sh = 15 * s
-    cdef uint64_t k1, k2, F, nk1, nk2, dec
-    cdef int a1, a2, a3, b2, b3, j, gsum, gmax, low
-    cdef int m, A, u, x1, x2, x3, y3, p2, p3, q3, e3, n0, n1, nL, xl
-    cdef int R, Jr, JL, g, na1, na2, na3, nb2, nb3, lead, nJ, umin, umax
-    cdef int limited = im.limited, merged = im.merged, last = (v == im.V)
-    cdef int next_dead   # no card of this suit at v+1: short runs cannot survive
-    cdef int next2_dead, later, gnew, gmaxnew
-    cdef int64_t val, wv = im.w[s][v], jwv = im.jw[v], lw, al
-    cdef int64_t jwm1 = im.jw[v - 1] if v >= 2 else 0
-    cdef int64_t jwm2 = im.jw[v - 2] if v >= 3 else 0
+    cdef int i, t, sh = 15 * s, j, gsum, gmax, low, m, A, JL, later, gnew, gmaxnew
+    cdef int acelow = (v == 1 and im.ace_high)
+    cdef uint64_t k1, k2, nk1, nk2, keep1 = ~(<uint64_t>0x7FFF << sh)
+    cdef int64_t val, al, rest = im.rest[v][s], w14 = im.w[s][14]
+    cdef MoveCache* mc = <MoveCache*> im.moves
+    cdef MoveSlot* slot
+    cdef Move* mv
     _open_layer(im)
-    next_dead = 1 if (v == im.V or im.avail[s][v + 1] == 0) else 0
-    # a run of length 1 needs cards at v+1 and v+2
-    next2_dead = 1 if (next_dead or v + 1 == im.V or im.avail[s][v + 2] == 0) else 0
+    moves_reset(mc)
     later = _later(im, v, s)
     for i in range(lo, hi):
         if im.nodes[i].val < 0:
             continue
         k1 = im.nodes[i].k1
         k2 = im.nodes[i].k2
-        F = (k1 >> sh) & 0x7FFF
-        a1 = <int>(F & 3)
-        a2 = <int>((F >> 2) & 3)
-        a3 = <int>((F >> 4) & 3)
-        b2 = <int>((F >> 9) & 7)
-        b3 = <int>((F >> 12) & 7)
-        if merged:
-            # runs counted by length only, whatever jokers they hold (b2, b3; a2, a3
-            # hold what exceeds 7, see below)
-            b2 += a2
-            a2 = 0
-            b3 += a3
-            a3 = 0
         j = <int>(k2 & 7)
         gsum = <int>((k2 >> 3) & 15)
         gmax = <int>((k2 >> 7) & 3)
         low = <int>((k2 >> (9 + 2 * s)) & 3)
         JL = im.jtot - j
         _cards_here(im, v, s, low, &m, &A)
-        umin = m
-        umax = A
+        if not _MOVE_LISTS:
+            moves_reset(mc)   # (debug: walk the choices again for every state)
+        slot = moves_of(mc, im, v, s, (k1 >> sh) & 0x7FFF, JL, m, A)
+        if slot == NULL:
+            return -4
         # aces still to come at 14 (those used low at value 1 are subtracted below)
         al = _aces_left(im, k2, v, s) if im.lb >= 0 else 0
-        for u in range(umin, umax + 1):
-            if im.lb >= 0 and im.nodes[i].val + u * wv + im.rest[v][s] + JL * im.jwmax + al \
-                    - (u * im.w[s][14] if v == 1 and im.ace_high else 0) <= im.lb:
-                continue   # even with every joker placed, u cards here cannot beat lb
-            # runs of length 1 and 2 must go on; 3+ may go on or end
-            for x1 in range(a1 + 1):
-                if a1 - x1 > JL:
-                    continue
-                for x2 in range(a2 + 1):
-                    if (a1 - x1) + (a2 - x2) > JL:
-                        continue
-                    for x3 in range(a3 + 1):
-                        for y3 in range(a3 - x3 + 1):
-                            e3 = a3 - x3 - y3
-                            for p2 in range(b2 + 1):
-                                if limited and not merged and p2 != b2:
-                                    continue
-                                for p3 in range(b3 + 1):
-                                    for q3 in range(b3 - p3 + 1):
-                                        if limited and not merged and q3 != 0:
-                                            break
-                                        R = x1 + x2 + x3 + p2 + p3
-                                        if R > u:
-                                            continue
-                                        Jr = (a1 - x1) + (a2 - x2) + y3 + (b2 - p2) + q3
-                                        if Jr > JL:
-                                            continue
-                                        # new runs starting here (0, 1, >=2 leading jokers)
-                                        for n0 in range(u - R + 1):
-                                            if n0 > 0 and (e3 > 0 or (merged and b3 - p3 - q3 > 0)):
-                                                break  # continuing the ended run dominates
-                                                # (one joker per meld: not a run with a
-                                                # joker, which could take no other)
-                                            for n1 in range(u - R - n0 + 1):
-                                                if n1 > 0 and v < 2:
-                                                    break
-                                                if Jr + n1 > JL:
-                                                    break
-                                                for nL in range(u - R - n0 - n1 + 1):
-                                                    if nL > 0 and (limited or v < 3):
-                                                        break
-                                                    if Jr + n1 + 2 * nL > JL:
-                                                        break
-                                                    for xl in range(JL - Jr - n1 - 2 * nL + 1):
-                                                        if xl > 0 and (nL == 0 or 2 + xl > v - 1):
-                                                            break
-                                                        g = u - R - n0 - n1 - nL
-                                                        na1 = n0
-                                                        na2 = x1
-                                                        na3 = x2 + x3
-                                                        nb2 = (a1 - x1) + n1
-                                                        nb3 = (a2 - x2) + y3 + b2 + p3 + q3 + nL
-                                                        if merged:
-                                                            # by length only; beyond 7 the
-                                                            # rest goes to a2 / a3 (canonical)
-                                                            nb2 += na2
-                                                            nb3 += na3
-                                                            na2 = nb2 - 7 if nb2 > 7 else 0
-                                                            nb2 -= na2
-                                                            na3 = nb3 - 7 if nb3 > 7 else 0
-                                                            nb3 -= na3
-                                                            if na2 > 3:
-                                                                continue
-                                                        if last and (na1 + na2 + nb2) > 0:
-                                                            continue
-                                                        nJ = Jr + n1 + 2 * nL + xl
-                                                        if next_dead and (na1 + na2 + nb2) > 0 and nJ >= JL:
-                                                            continue
-                                                        if next2_dead and na1 > 0 and nJ >= JL:
-                                                            continue
-                                                        if na3 > 3 or nb3 > 7 or nb2 > 7:
-                                                            continue
-                                                        gnew = gsum + g
-                                                        gmaxnew = gmax if gmax > g else g
-                                                        if gnew > 0 and not _GP[limited][gnew][gmaxnew][later][JL - nJ]:
-                                                            continue
-                                                        lw = 0
-                                                        if nL > 0:
-                                                            lw = nL * (jwm1 + jwm2)
-                                                            if xl > 0:
-                                                                lw += _lead_extra_w(im, v, xl)
-                                                        val = im.nodes[i].val + u * wv + (Jr) * jwv + n1 * jwm1 + lw
-                                                        if v == 1 and im.ace_high and g > 0:
-                                                            continue   # groups of aces are made at value 14
-                                                        if im.lb >= 0 and val + im.rest[v][s] + (JL - nJ) * im.jwmax \
-                                                                + al - (u * im.w[s][14] if v == 1 and im.ace_high else 0) <= im.lb:
-                                                            continue   # cannot beat the known value
-                                                        F = (<uint64_t>na1 | (<uint64_t>na2 << 2) | (<uint64_t>na3 << 4)
-                                                             | (<uint64_t>nb2 << 9) | (<uint64_t>nb3 << 12))
-                                                        nk1 = (k1 & ~(<uint64_t>0x7FFF << sh)) | (F << sh)
-                                                        nk2 = k2 & ~(<uint64_t>0x1FF)
-                                                        nk2 |= <uint64_t>(j + nJ)
-                                                        nk2 |= <uint64_t>(gsum + g) << 3
-                                                        nk2 |= <uint64_t>(gmax if gmax > g else g) << 7
-                                                        if v == 1 and im.ace_high:
-                                                            nk2 |= <uint64_t>u << (9 + 2 * s)
-                                                        dec = 0
-                                                        dec = _dset(dec, D_U, u)
-                                                        dec = _dset(dec, D_X1, x1)
-                                                        dec = _dset(dec, D_X2, x2)
-                                                        dec = _dset(dec, D_X3, x3)
-                                                        dec = _dset(dec, D_Y3, y3)
-                                                        dec = _dset(dec, D_P2, p2)
-                                                        dec = _dset(dec, D_P3, p3)
-                                                        dec = _dset(dec, D_Q3, q3)
-                                                        dec = _dset(dec, D_N0, n0)
-                                                        dec = _dset(dec, D_N1, n1)
-                                                        dec = _dset(dec, D_NL, nL)
-                                                        dec = _dset(dec, D_XL, xl)
-                                                        if _insert(im, nk1, nk2, val, i, dec) < 0:
-                                                            return -4
+        for t in range(slot.off, slot.off + slot.n):
+            mv = &mc.moves[t]
+            gnew = gsum + mv.g
+            gmaxnew = gmax if gmax > mv.g else mv.g
+            if gnew > 0 and not _GP[im.limited][gnew][gmaxnew][later][JL - mv.nJ]:
+                continue
+            val = im.nodes[i].val + mv.dval
+            if im.lb >= 0 and val + rest + (JL - mv.nJ) * im.jwmax + al \
+                    - (mv.u * w14 if acelow else 0) <= im.lb:
+                continue   # cannot beat the known value
+            nk1 = (k1 & keep1) | (<uint64_t>mv.F << sh)
+            nk2 = (k2 & ~(<uint64_t>0x1FF)) | <uint64_t>(j + mv.nJ) | (<uint64_t>gnew << 3) \
+                | (<uint64_t>gmaxnew << 7)
+            if acelow:
+                nk2 |= <uint64_t>mv.u << (9 + 2 * s)
+            if _insert(im, nk1, nk2, val, i, mv.dec) < 0:
+                return -4
     return 0
 
 
@@ -554,6 +454,7 @@ cdef int _suit_step_plain(Impl* im, int v, int s) noexcept nogil:
     cdef int na1, na2, na3, umin, umax, gnew, gmaxnew, later, short_ok, one_ok
     cdef int last = (v == im.V), next_dead, next2_dead, merged = im.merged
     cdef int64_t val, base, wv = im.w[s][v], al, w14 = im.w[s][14]
+    cdef int acelow = (v == 1 and im.ace_high)
     _open_layer(im)
     next_dead = 1 if (v == im.V or im.avail[s][v + 1] == 0) else 0
     next2_dead = 1 if (next_dead or v + 1 == im.V or im.avail[s][v + 2] == 0) else 0
@@ -584,7 +485,7 @@ cdef int _suit_step_plain(Impl* im, int v, int s) noexcept nogil:
         for u in range(umin if umin > R0 else R0, umax + 1):
             val = base + u * wv
             if im.lb >= 0 and val + im.rest[v][s] + al \
-                    - (u * w14 if v == 1 and im.ace_high else 0) <= im.lb:
+                    - (u * w14 if acelow else 0) <= im.lb:
                 continue
             for x3 in range(a3 + 1):
                 R = R0 + x3
@@ -615,7 +516,7 @@ cdef int _suit_step_plain(Impl* im, int v, int s) noexcept nogil:
                     nk2 = k2 & ~(<uint64_t>0x1FF)
                     nk2 |= <uint64_t>gnew << 3
                     nk2 |= <uint64_t>gmaxnew << 7
-                    if v == 1 and im.ace_high:
+                    if acelow:
                         nk2 |= <uint64_t>u << (9 + 2 * s)
                     # (the rebuild reads runs by length only when merged: P2 / P3)
                     dec = (<uint64_t>u | (<uint64_t>a1 << (4 * D_X1))
@@ -955,6 +856,10 @@ cdef class Solver:
             raise MemoryError()
         _clear_slots(im)
         self._impl = im
+        im.moves = moves_new()
+        if im.moves == NULL:
+            raise MemoryError()
+        im.ub = -1
         self._memo = malloc(sizeof(SolveMemo))
         if self._memo == NULL:
             raise MemoryError()
@@ -963,6 +868,7 @@ cdef class Solver:
     def __dealloc__(self):
         cdef Impl* im = <Impl*> self._impl
         if im != NULL:
+            moves_free(<MoveCache*> im.moves)
             free(im.nodes)
             free(im.slots)
             free(im)
@@ -978,7 +884,7 @@ cdef class Solver:
         cdef int64_t val
         if not _MEMO:
             return self.solve_direct(table, hand, rules, card_w, joker_w, placed, wit)
-        memo_key(&key, table, hand, rules, card_w, joker_w, _RELAX)
+        memo_key(&key, table, hand, rules, card_w, joker_w, _RELAX | ((_RELAX_BOUND + 1) << 1))
         e = memo_find(memo, &key)
         if e != NULL:
             return memo_answer(e, placed, wit)
@@ -1103,6 +1009,12 @@ cdef class Solver:
                 else:
                     return val
             _FALLBACKS[0] += 1
+            # its value bounds the exact one: the searches that cannot reach it are skipped
+            if _RELAX_BOUND:
+                (<Impl*> self._impl).ub = val - 1 if _RELAX_BOUND < 0 else val
+            val = self._solve_exact(table, hand, rules, card_w, joker_w, placed, wit)
+            (<Impl*> self._impl).ub = -1
+            return val
         return self._solve_exact(table, hand, rules, card_w, joker_w, placed, wit)
 
     cdef int64_t _solve_exact(self, const uint8_t* table, const uint8_t* hand,
@@ -1162,9 +1074,10 @@ cdef class Solver:
             if not _high_run_possible(im):
                 # no suit can hold ...-Q-K-A: aces high add nothing to aces low
                 return _finish(im.lb, table, placed, wit, &self.scratch)
-            if im.lb >= _weight_bound(im):
-                # the aces-low partition already holds every card that could be placed:
-                # the search with aces high cannot beat it (it would return this one)
+            if im.lb >= _weight_bound(im) or (im.ub >= 0 and im.lb >= im.ub):
+                # the aces-low partition already holds every card that could be placed
+                # (or reaches the relaxation's value): the search with aces high cannot
+                # beat it (it would return this one)
                 return _finish(im.lb, table, placed, wit, &self.scratch)
         # The full search drops every state that cannot beat that value (branch and
         # bound on the weight still to come); if none does, the aces-low one is optimal.
@@ -1252,6 +1165,12 @@ cdef int _deepening(Impl* im) noexcept nogil:
     D = 0   # first: can everything be placed? (cheap: nothing may be left out)
     while True:
         im.lb = total - D - 1 if D < total else -1
+        if im.ub >= 0 and im.lb >= im.ub:
+            # nothing beats ub, so nothing beats lb: this sweep would find nothing
+            D = 2 * wmax if D == 0 else D * 4
+            if D == 0:
+                D = 1
+            continue
         best = _sweep(im)
         # (a final state at or below lb proves nothing: a better one may have been dropped)
         if best < -1 or (best >= 0 and im.nodes[best].val > im.lb) or im.lb < 0:
@@ -1415,6 +1334,21 @@ class SolverLimitError(RuntimeError):
 cdef Solver _default_solver = Solver()
 cdef int _RELAX = 1
 cdef int _MEMO = 1
+cdef int _MOVE_LISTS = 1
+cdef int _RELAX_BOUND = 1
+
+
+def _set_move_lists(int on):
+    """Debug: 0 walks the choices of a suit step for every state (no lists by pattern)."""
+    global _MOVE_LISTS
+    _MOVE_LISTS = on
+
+
+def _set_relax_bound(int mode):
+    """Debug: whether a fallen-back relaxation's value bounds the exact search: 1 (yes),
+    0 (no), -1 (a deliberately wrong bound, one less: the tests must catch it)."""
+    global _RELAX_BOUND
+    _RELAX_BOUND = mode
 
 
 def _set_memo(int on):

@@ -382,22 +382,22 @@ def run_play(
         rules = rules.replace(players=players)
     names = split_strategies(strategies) if isinstance(strategies, str) else list(strategies)
     if len(names) > rules.players:
-        raise FastmachError(f"--strategies lists {len(names)} strategies for "
+        raise FastmachError(f"strategies: {len(names)} strategies for "
                             f"players={rules.players}: {', '.join(names[rules.players:])} "
                             f"would never play")
     if isinstance(games, bool) or not isinstance(games, (int, np.integer)) or games < 1:
-        raise FastmachError(f"--games must be a positive integer, got {games!r}")
+        raise FastmachError(f"games={games!r}: must be a positive integer")
     seed = _check_seed(seed)
     lineups = _lineups(names, rules.players, rotate)
     if games * len(lineups) > MAX_PLAY_GAMES:
         raise FastmachError(
-            f"--games {games} x {len(lineups)} line-up(s) is {games * len(lineups):.3g} games, "
+            f"games={games} x {len(lineups)} line-up(s) is {games * len(lineups):.3g} games, "
             f"beyond the {MAX_PLAY_GAMES:.0e} one play run may hold in memory; use a study "
             f"(fastmach sweep) for more")
     for lineup in lineups:  # validate every seat before the first game
         parse_seats(lineup, rules.players)
     if log is not None:
-        probe_file(log, "--log")
+        probe_file(log, "log=")
     from tqdm import tqdm
 
     frames, hand_frames = [], []

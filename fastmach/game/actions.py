@@ -13,6 +13,7 @@ says why an action is illegal in a position; it uses the independent validator
 from __future__ import annotations
 
 from collections import Counter
+from itertools import chain
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
@@ -138,7 +139,7 @@ def _check_play(r: Rules, a: Play, seat: int, hand: Sequence[int], melds, stands
     for c, k in Counter(a.placed).items():
         if not 0 <= c < NCARD or hand[c] < k:
             raise FastmachError(f"placed {card_str(c)} x{k} but seat {seat} holds {int(hand[c]) if 0 <= c < NCARD else 0}")
-    flat = [c for m in melds for c in m]
+    flat = list(chain.from_iterable(melds))
     opening_turn = r.opening_points > 0 and not opened
     if a.taken:
         table = Counter(flat)
@@ -164,6 +165,8 @@ def _check_play(r: Rules, a: Play, seat: int, hand: Sequence[int], melds, stands
     for _ in a.taken:
         cards.remove(JOKER)
     after = a.melds
+    if a.stands is not None:
+        _check_stands(r, a)
     if strict or not partition_ok([list(m) for m in after], cards, r.decks, r.ace_high,
                                   r.jokers_per_meld, r.ace_both_ends):
         try:
@@ -183,6 +186,35 @@ def _check_play(r: Rules, a: Play, seat: int, hand: Sequence[int], melds, stands
             raise FastmachError(
                 f"opening: the new melds are worth {pts} points, below opening_points="
                 f"{r.opening_points}")
+
+
+def _check_stands(r: Rules, a: Play) -> None:
+    """A play's readings (``stands``) are readings of its melds: one per card, each natural
+    card standing for itself, and each meld with jokers a valid meld when every joker is
+    replaced by the card it stands for (the engine keeps the readings for later swaps)."""
+    if len(a.stands) != len(a.melds):
+        raise FastmachError(f"stands: {len(a.stands)} readings for {len(a.melds)} melds")
+    for m, st in zip(a.melds, a.stands):
+        text = " ".join(card_str(c) if 0 <= c < NCARD else str(c) for c in m)
+        if len(st) != len(m):
+            raise FastmachError(f"stands: the meld {text} has {len(m)} cards and "
+                                f"{len(st)} readings")
+        for c, x in zip(m, st):
+            if c != JOKER and x != c:
+                raise FastmachError(f"stands: {card_str(c) if 0 <= c < NCARD else c} in "
+                                    f"{text} must stand for itself")
+            if c == JOKER and not 0 <= x < JOKER:
+                raise FastmachError(f"stands: a joker in {text} stands for {x}, not a card")
+        if JOKER in m:
+            read = list(st)
+            try:
+                validate.check_partition([read], read, decks=r.decks, ace_high=r.ace_high,
+                                         jokers_per_meld=r.jokers_per_meld,
+                                         ace_both_ends=r.ace_both_ends)
+            except validate.ValidationError:
+                raise FastmachError(
+                    f"stands: {text} read as {' '.join(card_str(x) for x in read)} is not "
+                    f"a meld") from None
 
 
 # ------------------------------------------------------------------ meld values

@@ -630,7 +630,7 @@ def build_report(results_dir: Path | str, out_dir: Path | str | None = None, *,
 
     games, hands, manifest = load_results(results_dir, ignore_foreign=ignore_foreign)
     out = Path(out_dir) if out_dir is not None else default_out_dir(manifest)
-    probe_dir(out, "--out")
+    probe_dir(out, "out=")
     a = _analyse(games, hands, pairs, _grid_axes(manifest))
     figs = _figures(hands, a, out / "figures")
     first, unclear, _ = words.headline(a.by_players, a.pairs, a.seats_rp, a.labels, ALPHA,

@@ -339,11 +339,11 @@ def solve_file(path: str, out: str | None, *, rules: str = "classic",
 
     fmt = file_format(path)
     if fmt == "parquet" and not out:
-        raise FastmachError("a parquet batch needs --out FILE.parquet for its answers")
+        raise FastmachError("a parquet batch needs out=FILE.parquet for its answers")
     if out and file_format(out) != fmt:
-        raise FastmachError(f"--out {out!r} must have the input's format ({fmt})")
+        raise FastmachError(f"out={out!r} must have the input's format ({fmt})")
     if out and out != "-":
-        probe_file(out, "--out")  # before the work: a bad path costs nothing
+        probe_file(out, "out=")  # before the work: a bad path costs nothing
     rows, frame = _read_rows(path, fmt, rules, objective)
     _solve_rows(rows, workers)
     failed = sum("error" in r for r in rows)

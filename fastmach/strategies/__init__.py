@@ -356,7 +356,7 @@ def split_strategies(text: str) -> list[str]:
             cur.append(ch)
     out.append("".join(cur).strip())
     if any(not s for s in out):
-        raise FastmachError(f"--strategies {text!r}: empty strategy in the list")
+        raise FastmachError(f"strategies={text!r}: empty strategy in the list")
     return out
 
 

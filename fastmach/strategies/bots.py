@@ -36,7 +36,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from fastmach.game.actions import Action, Draw, Fail, Pass, Play, check_action, meld_stands
-from fastmach.core.cards import NCARD
+from fastmach.core.cards import JOKER, NCARD
 from fastmach.errors import BotError, FastmachError
 from fastmach.game.ability import play_exists
 from fastmach.game.history import PublicTurn, from_raw
@@ -102,6 +102,9 @@ class BotSeat:
         # records, fastmach.game.history.from_raw; the State: PublicTurn records)
         self.public_log: list = []
         self._seen: tuple[list | None, list[PublicTurn]] = (None, [])
+        # the bot's own copy of the rules, made once: whatever it does to it stays its own
+        # (the game checks against self.rules), and the solver's record of it is reused
+        self._rules_shown = copy.copy(rules)
 
     def history(self) -> tuple[PublicTurn, ...]:
         """The public log as PublicTurn records (each raw record converted once)."""
@@ -120,10 +123,10 @@ class BotSeat:
         counts = pos["hands"][seat]
         hand = np.repeat(np.arange(NCARD), counts).tolist()
         obs = Observation(
-            seat=seat, hand=tuple(hand), table=tuple(tuple(m) for m in pos["melds"]),
-            stands=tuple(tuple(m) for m in pos["stands"]),
-            stock=pos["stock"], hand_sizes=tuple(sum(h) for h in pos["hands"]),
-            scores=tuple(pos["scores"]), opened=pos["opened"][seat], rules=copy.copy(r),
+            seat=seat, hand=tuple(hand), table=tuple(map(tuple, pos["melds"])),
+            stands=tuple(map(tuple, pos["stands"])),
+            stock=pos["stock"], hand_sizes=tuple(map(sum, pos["hands"])),
+            scores=tuple(pos["scores"]), opened=pos["opened"][seat], rules=self._rules_shown,
             hand_index=pos["hand"], turn=pos["turn"],
             opened_seats=tuple(pos["opened"]), history=self.history())
         where = f"bot {self.name!r} at seat {seat}, hand {pos['hand']}, turn {pos['turn']}"
@@ -149,8 +152,9 @@ class BotSeat:
             raise FastmachError(f"{where}: illegal action: {e}") from None
         if isinstance(action, Play):
             placed = np.bincount(action.placed, minlength=NCARD).tolist()
-            stands = (action.stands if action.stands is not None
-                      else [meld_stands(m, r.ace_high) for m in action.melds])
+            stands = (action.stands if action.stands is not None  # checked: readings
+                      else [meld_stands(m, r.ace_high) if JOKER in m else m
+                            for m in action.melds])
             return "play", placed, len(action.taken), action.melds, stands
         return ("pass" if isinstance(action, Pass) else "draw"), None, 0, None, None
 

@@ -42,13 +42,13 @@ import hashlib
 import itertools
 import json
 import re
-import tomllib
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 from fastmach.errors import FastmachError
+from fastmach.study.tomlfile import read_toml
 from fastmach.strategies import parse_strategy, rotations_of, seating, split_strategies
 
 __all__ = ["Study", "Cell", "DEFAULT_CHUNK", "seating", "rotations_of", "split_lineup"]
@@ -369,22 +369,7 @@ class Study:
         """A study from a TOML file (a Path, or a one-line string) or TOML text (several
         lines); ``games`` overrides the games per cell. Errors name the file, line and key.
         """
-        if isinstance(path_or_text, Path) or "\n" not in str(path_or_text):
-            path = Path(path_or_text)
-            try:
-                text = path.read_text(encoding="utf-8")
-            except OSError as e:
-                raise FastmachError(f"cannot read study file {str(path)!r}: {e.strerror}") from None
-            except UnicodeDecodeError as e:
-                raise FastmachError(f"study file {str(path)!r} is not UTF-8 text (byte "
-                                    f"{e.start + 1})") from None
-            source = str(path)
-        else:
-            text, source = str(path_or_text), "<study>"
-        try:
-            data = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as e:
-            raise FastmachError(f"{source}: bad TOML: {e}") from None
+        data, text, source = read_toml(path_or_text, "study file", "<study>")
         if games is not None:
             data.setdefault("study", {})
             if isinstance(data["study"], dict):

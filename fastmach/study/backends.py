@@ -8,6 +8,7 @@ import logging
 import multiprocessing
 import os
 import signal
+import sys
 import threading
 import time
 from concurrent.futures.process import BrokenProcessPool
@@ -65,6 +66,20 @@ def _sigint_held():
         signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
+def _start_resource_tracker() -> None:
+    """Start multiprocessing's resource tracker now, before SIGINT is held: started on a
+    pool's first lock, it unblocks SIGINT in the calling thread
+    (resource_tracker.ensure_running), which would undo the mask for the workers spawned
+    after it. An interrupted run leaves with os._exit (fastmach.cli.console) and the
+    tracker then frees the pool's semaphores itself; its warning that it did is silenced
+    in its process (a -W option it inherits from sys.warnoptions)."""
+    from multiprocessing import resource_tracker
+    quiet = "ignore:resource_tracker:UserWarning"
+    if quiet not in sys.warnoptions:
+        sys.warnoptions.append(quiet)
+    resource_tracker.ensure_running()
+
+
 class _Processes(_Backend):
     def __init__(self, workers: int, engine: Callable | None):
         self.workers, self.engine = workers, engine
@@ -75,11 +90,7 @@ class _Processes(_Backend):
     def _start(self) -> None:
         ctx = multiprocessing.get_context("spawn")
         self._before = {p.pid for p in multiprocessing.active_children()}
-        # multiprocessing's resource tracker, started on the pool's first lock, unblocks
-        # SIGINT in this thread when it starts (resource_tracker.ensure_running): start it
-        # first, so that the mask below holds for every worker
-        from multiprocessing import resource_tracker
-        resource_tracker.ensure_running()
+        _start_resource_tracker()
         # Ctrl-C is held back while workers start (they inherit the mask, so none prints
         # a traceback from its imports) and delivered to the driver right after
         with _sigint_held():
@@ -148,9 +159,22 @@ class _Dask(_Backend):
         self.cluster = None
         self.address = "local" if scheduler == "local" else repr(scheduler)
         if scheduler == "local":
-            self.cluster = LocalCluster(n_workers=workers, threads_per_worker=1,
-                                        processes=True, dashboard_address=None)
-            self.client = Client(self.cluster)
+            # as for local processes (_Processes._start): the workers start with Ctrl-C
+            # held back (the cluster's event-loop thread, and the worker processes it
+            # spawns, inherit the mask), and an interrupt delivered after the start
+            # closes the cluster before it propagates
+            _start_resource_tracker()
+            try:
+                with _sigint_held():
+                    self.cluster = LocalCluster(n_workers=workers, threads_per_worker=1,
+                                                processes=True, dashboard_address=None)
+                    self.client = Client(self.cluster)
+            except BaseException:
+                if self.cluster is not None:
+                    with contextlib.suppress(Exception):
+                        self.cluster.close()
+                self._restore_logs()
+                raise
             self.where = f"a Dask LocalCluster of {workers} workers"
         else:
             try:
@@ -228,8 +252,11 @@ class _Dask(_Backend):
         finally:
             if self.cluster is not None:
                 self.cluster.close()
-            for name, log in self._quiet.items():
-                log.setLevel(self._levels[name])
+            self._restore_logs()
+
+    def _restore_logs(self) -> None:
+        for name, log in self._quiet.items():
+            log.setLevel(self._levels[name])
 
 
 def _cpu_count() -> int:

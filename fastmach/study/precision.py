@@ -11,34 +11,47 @@ there are named.
 from __future__ import annotations
 
 import json
+import math
 import sys
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
-from fastmach.analysis import stats
+from fastmach.analysis.hands import deal_key, hand_metrics, seat_shares
+from fastmach.analysis.inference import ratio_estimate, t_quantile
 from fastmach.errors import FastmachError
 from fastmach.study import Study
 from fastmach.study.driver import open_backend
-from fastmach.study.sweep import MANIFEST, execute, read_hands, read_results
+from fastmach.study.store import ReadCache
+from fastmach.study.sweep import MANIFEST, execute, read_hands
 
 __all__ = ["half_widths", "shortfall", "execute_to_precision"]
 
 
-def half_widths(games: pd.DataFrame, hands: pd.DataFrame) -> pd.DataFrame:
+def half_widths(hands: pd.DataFrame) -> pd.DataFrame:
     """Per cell: ``deals``, ``turns_per_hand`` and ``win_share`` 95% half-widths.
 
-    ``win_share`` is the widest of the cell's seats (unadjusted 95%, deal-clustered).
+    The scorecard's deal-clustered t interval of turns per hand, and the widest of the
+    cell's seats' unadjusted 95% t intervals of the win share (the seat table's ``se``).
     """
-    card = stats.scorecard(games, hands).set_index("cell")
-    seats = stats.seat_table(hands)
-    q = seats["deals"].map(lambda d: stats.t_quantile(0.975, d - 1) if d > 1 else float("nan"))
-    seat_hw = (q * seats["se"]).groupby(seats["cell"]).max()
-    return pd.DataFrame({"deals": card["deals"],
-                         "turns_per_hand": (card["turns_per_hand_hi"]
-                                            - card["turns_per_hand_lo"]) / 2,
-                         "win_share": seat_hw.reindex(card.index)})
+    rows = {}
+    for cell, g in hands.groupby("cell", sort=True):
+        deal = deal_key(g).to_numpy()
+        turns = ratio_estimate(hand_metrics(g)["turns"].to_numpy(), np.ones(len(g)), deal)
+        players = int(g["players"].iloc[0])
+        rel = seat_shares(g, players)  # the seat table's se: of each share minus the fair one
+        fair = rel.sum(axis=1) / players
+        se = max(ratio_estimate(rel[:, s] - fair, np.ones(len(g)), deal).se
+                 for s in range(players))
+        q = t_quantile(0.975, turns.deals - 1) if turns.deals > 1 else math.nan
+        lo, hi = turns.interval(0.95)
+        rows[cell] = {"deals": turns.deals, "turns_per_hand": (hi - lo) / 2,
+                      "win_share": q * se}
+    out = pd.DataFrame.from_dict(rows, orient="index")
+    out.index.name = "cell"
+    return out
 
 
 def shortfall(widths: pd.DataFrame, study: Study) -> pd.DataFrame:
@@ -73,6 +86,7 @@ def execute_to_precision(study: Study, out: str | Path, **kwargs: Any) -> dict:
     played, wall, rounds = 0, 0.0, []
     pool = {k: kwargs.pop(k) for k in ("workers", "scheduler") if k in kwargs}
     backend = open_backend(**pool, engine=kwargs.get("engine"))
+    cache = ReadCache()  # each round reads and verifies only the chunks it added
     if backend is None:
         kwargs.update(workers=0)
     try:
@@ -82,7 +96,7 @@ def execute_to_precision(study: Study, out: str | Path, **kwargs: Any) -> dict:
             rounds.append(summary)
             played += summary.get("played", 0)
             wall += summary.get("wall", 0.0)
-            widths = half_widths(read_results(out, current), read_hands(out, current))
+            widths = half_widths(read_hands(out, current, cache=cache))
             missing = shortfall(widths, current)
             if missing.empty or games >= study.max_games:
                 break

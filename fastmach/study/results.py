@@ -237,19 +237,25 @@ def _grown(stored: Any, study: Study) -> bool:
             and old.replace(games=study.games).to_toml() == study.to_toml())
 
 
-def read_results(out: str | Path, study: Study | None = None):
-    """The tidy table of a result directory, sorted by cell (study order), replicate, rotation."""
-    return _read_rows(Path(out), study, CHUNKS, ["replicate", "rotation"])
+def read_results(out: str | Path, study: Study | None = None, *,
+                 cache: integrity.ReadCache | None = None):
+    """The tidy table of a result directory, sorted by cell (study order), replicate, rotation.
+
+    ``cache``: what this process verified and read of ``out`` before (a growing study's
+    rounds); None verifies and reads every file."""
+    return _read_rows(Path(out), study, CHUNKS, ["replicate", "rotation"], cache)
 
 
-def read_hands(out: str | Path, study: Study | None = None):
+def read_hands(out: str | Path, study: Study | None = None, *,
+               cache: integrity.ReadCache | None = None):
     """The hand rows of a result directory (one per hand played, with the cell columns),
     sorted by cell (study order), replicate, rotation and hand; every file verified
     against its record, as :func:`read_results` does."""
-    return _read_rows(Path(out), study, HANDS, ["replicate", "rotation", "hand"])
+    return _read_rows(Path(out), study, HANDS, ["replicate", "rotation", "hand"], cache)
 
 
-def _read_rows(root: Path, study: Study | None, subdir: str, keys: list[str]):
+def _read_rows(root: Path, study: Study | None, subdir: str, keys: list[str],
+               cache: integrity.ReadCache | None = None):
     """The rows of ``root/subdir``'s chunk files (verified, see :mod:`fastmach.study.store`),
     sorted by cell (study order), then ``keys``."""
     manifest = _manifest(root)
@@ -257,7 +263,8 @@ def _read_rows(root: Path, study: Study | None, subdir: str, keys: list[str]):
         study = Study.from_toml(manifest["study"])
     if not any((root / subdir).glob("*.parquet")):
         raise FastmachError(f"{root}: no finished chunk yet")
-    df = integrity.read_table(root, manifest, subdir=None if subdir == CHUNKS else subdir)
+    df = integrity.read_table(root, manifest, subdir=None if subdir == CHUNKS else subdir,
+                              cache=cache)
     if integrity.load_records(root, manifest) is None:  # no records: check what we can
         cells = {c.hash: c for c in study.cells}
         for rel in integrity.data_files(root, None if subdir == CHUNKS else subdir):

@@ -21,7 +21,7 @@ import hashlib
 import json
 import os
 from pathlib import Path
-from typing import Mapping
+from typing import Any, Mapping
 
 from fastmach.errors import FastmachError
 
@@ -134,13 +134,34 @@ def data_files(root: Path, subdir: str | None = None) -> list[str]:
     return sorted(found)
 
 
+class ReadCache:
+    """What one process has verified and read of a result directory, for a study read
+    again after every round of its growth (:mod:`fastmach.study.precision`): a file whose
+    record is unchanged and whose size on disk still matches it is neither hashed nor read
+    again. A fresh read (``cache=None``) verifies every file."""
+
+    def __init__(self) -> None:
+        self.verified: dict[str, dict] = {}  # relative path -> the record it matched
+        self.tables: dict[str, Any] = {}     # relative path -> its pyarrow table
+
+    def known(self, root: Path, rel: str, want: Any) -> bool:
+        """``rel`` was verified against the same record and keeps its size."""
+        if self.verified.get(rel) != want:
+            return False
+        try:
+            return (root / rel).stat().st_size == want.get("size")
+        except OSError:
+            return False
+
+
 def read_table(root: str | Path, manifest: Mapping, *, ignore_foreign: bool = False,
-               subdir: str | None = None):
+               subdir: str | None = None, cache: ReadCache | None = None):
     """The game rows of a result directory as one DataFrame, every file verified first
     (with ``subdir``: the rows of that directory's parquet files, e.g. ``_hands``).
 
     ``ignore_foreign``: skip (with a warning) parquet files the manifest does not record,
-    instead of refusing them.
+    instead of refusing them. ``cache``: skip the files it verified and read before
+    (:class:`ReadCache`).
     """
     import warnings
 
@@ -165,17 +186,30 @@ def read_table(root: str | Path, manifest: Mapping, *, ignore_foreign: bool = Fa
             warnings.warn(f"{root}: {len(foreign)} file(s) not of this study left out, "
                           f"e.g. {foreign[0]}", stacklevel=2)
         for name in sorted(records):
-            bad = check_record(root, records[name])
+            record = records[name]
+            if cache is not None:
+                record = {rel: want for rel, want in record.items()
+                          if not cache.known(root, rel, want)}
+            bad = check_record(root, record)
             if bad:
                 raise FastmachError(f"{bad}; run the same `fastmach sweep` again to replay "
                                     f"the chunk")
+            if cache is not None:  # (re)verified: any table read before is stale
+                for rel, want in record.items():
+                    cache.verified[rel] = want
+                    cache.tables.pop(rel, None)
         files = [rel for rel in files if rel in recorded]
     tables = []
     for rel in files:
+        if cache is not None and rel in cache.tables and rel in cache.verified:
+            tables.append(cache.tables[rel])
+            continue
         try:
             tables.append(pq.read_table(root / rel))
         except Exception as e:  # pyarrow raises several types
             raise FastmachError(f"{root / rel}: unreadable parquet file ({e})") from None
+        if cache is not None and records is not None:
+            cache.tables[rel] = tables[-1]
     if not tables:
         raise FastmachError(f"{root}: no finished chunk yet")
     try:

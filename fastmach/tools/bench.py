@@ -286,6 +286,25 @@ def bench_strategies(games: int = 500, seed: int = 0, repeats: int = 1) -> list[
     return rows
 
 
+def _decision_positions(r, positions: int, seed: int) -> list:
+    """Up to ``positions`` states of experts' games (from replicate 0 on) where the seat to
+    move has opened, the table holds melds and the stock is not empty: decisions a
+    look-ahead player has something to weigh in."""
+    from fastmach.game import Game
+
+    game = Game(r, ["expert"] * r.players)
+    states: list = []
+    rep = 0
+    while len(states) < positions and rep < 50:
+        st = game.new_initial_state(seed, rep)
+        while not st.is_terminal() and len(states) < positions:
+            if st.table and st.opened[st.current_player] and st.stock:
+                states.append(st.clone())
+            st.step()
+        rep += 1
+    return states
+
+
 def bench_lookahead(budgets: Sequence[int] = (4, 8, 16, 32, 64), positions: int = 24,
                     rules: str = "classic(match=single)", seed: int = 0) -> list[dict]:
     """Lookahead's cost per decision against its playout budget.
@@ -295,19 +314,9 @@ def bench_lookahead(budgets: Sequence[int] = (4, 8, 16, 32, 64), positions: int 
     number of candidates per decision (all / some / none of the maximum placement).
     """
     from fastmach.engine import make_engine
-    from fastmach.game import Game
 
     r = resolve_rules(rules)
-    game = Game(r, ["expert"] * r.players)
-    states = []
-    rep = 0
-    while len(states) < positions and rep < 50:
-        st = game.new_initial_state(seed, rep)
-        while not st.is_terminal() and len(states) < positions:
-            if st.table and st.opened[st.current_player] and st.stock:
-                states.append(st.clone())
-            st.step()
-        rep += 1
+    states = _decision_positions(r, positions, seed)
     rows = []
     for n in budgets:
         eng = make_engine(r, [f"lookahead(playouts={n})"] * r.players)[2]
@@ -342,19 +351,9 @@ def bench_search(budgets: Sequence[int] = (2, 4, 8, 16), positions: int = 24,
     expert's on every one of those positions first, the reference of the ratios. (Budget
     1 plays the policy's play without a playout: nothing to time.)"""
     from fastmach.engine import make_engine
-    from fastmach.game import Game
 
     r = resolve_rules(rules)
-    game = Game(r, ["expert"] * r.players)
-    states = []
-    rep = 0
-    while len(states) < positions and rep < 50:
-        st = game.new_initial_state(seed, rep)
-        while not st.is_terminal() and len(states) < positions:
-            if st.table and st.opened[st.current_player] and st.stock:
-                states.append(st.clone())
-            st.step()
-        rep += 1
+    states = _decision_positions(r, positions, seed)
     rows = []
     for name in ["expert"] + [f"search(budget={b})" for b in budgets] + ["clairvoyant"]:
         eng = make_engine(r, [name] * r.players)[2]

@@ -115,14 +115,14 @@ def _players_of(parsed: list, players: Sequence[int] | None, least: int = 2
     out = []
     for p in players:
         if isinstance(p, bool) or not isinstance(p, int) or not 2 <= p <= 8:
-            raise FastmachError(f"--players: expected integers 2..8, got {p!r}")
+            raise FastmachError(f"players: expected integers 2..8, got {p!r}")
         why = fits(p)
         if why is not None:
-            raise FastmachError(f"--players {p}: impossible under {why}")
+            raise FastmachError(f"players={p}: impossible under {why}")
         if p not in out:
             out.append(p)
     if not out:
-        raise FastmachError("--players: empty list")
+        raise FastmachError("players: empty list")
     return tuple(out)
 
 
@@ -137,15 +137,15 @@ def _lineups_of(lineups: Sequence[str | Sequence[str]] | None) -> tuple[tuple[st
             try:
                 out.append(tuple(split_lineup(lu)))
             except FastmachError:
-                raise FastmachError(f"--lineup {lu!r}: empty strategy in the line-up"
+                raise FastmachError(f"lineup={lu!r}: empty strategy in the line-up"
                                     ) from None
         elif isinstance(lu, (list, tuple)) and lu:
             out.append(tuple(lu))
         else:
-            raise FastmachError(f"--lineup: expected 'a,b' or a list of strategies, got "
+            raise FastmachError(f"lineup: expected 'a,b' or a list of strategies, got "
                                 f"{lu!r}")
     if not out:
-        raise FastmachError("--lineup: no line-up given")
+        raise FastmachError("lineup: no line-up given")
     from fastmach.strategies import parse_strategy
 
     for lu in out:  # named by the option, before the study names it by its grid key
@@ -153,7 +153,7 @@ def _lineups_of(lineups: Sequence[str | Sequence[str]] | None) -> tuple[tuple[st
             try:
                 parse_strategy(s)
             except FastmachError as e:
-                raise FastmachError(f"--lineup {','.join(map(str, lu))!r}: {e}") from None
+                raise FastmachError(f"lineup={','.join(map(str, lu))!r}: {e}") from None
     return tuple(out)
 
 
@@ -452,17 +452,17 @@ def parse_precision(value: float | str | Mapping[str, float] | Sequence[str]
     out = {}
     for name, x in items:
         if name not in PRECISION_KEYS:
-            raise FastmachError(f"--precision: unknown figure {name!r}; known: "
+            raise FastmachError(f"precision: unknown figure {name!r}; known: "
                                 f"{', '.join(PRECISION_KEYS)}")
         try:
             x = float(x)
         except (TypeError, ValueError):
-            raise FastmachError(f"--precision {name}: expected a number, got {x!r}") from None
+            raise FastmachError(f"precision={name}: expected a number, got {x!r}") from None
         if not x > 0 or math.isinf(x):
-            raise FastmachError(f"--precision {name}: expected a half-width > 0, got {x!r}")
+            raise FastmachError(f"precision={name}: expected a half-width > 0, got {x!r}")
         out[name] = x
     if not out:
-        raise FastmachError("--precision: no value given")
+        raise FastmachError("precision: no value given")
     return out
 
 
@@ -490,11 +490,11 @@ def compare(rules: Sequence[str], players: Sequence[int] | int | None = None,
         raise FastmachError("compare: give games or precision, not both")
     if games is not None and (isinstance(games, bool) or not isinstance(games, int)
                               or games < 1):
-        raise FastmachError(f"--games: expected an integer >= 1, got {games!r}")
+        raise FastmachError(f"games: expected an integer >= 1, got {games!r}")
     wanted = parse_precision(precision) if precision is not None else None
     if wanted is not None and (isinstance(max_games, bool) or not isinstance(max_games, int)
                                or max_games < chunk or max_games % chunk):
-        raise FastmachError(f"--max-games: expected a multiple of {chunk} (the deals added "
+        raise FastmachError(f"max_games: expected a multiple of {chunk} (the deals added "
                             f"at a time), got {max_games!r}")
     if wanted is None:
         study = plan_study(rules, players, lineups, games=games or DEFAULT_GAMES, seed=seed,
@@ -513,7 +513,7 @@ def compare(rules: Sequence[str], players: Sequence[int] | int | None = None,
     else:
         root = Path(out)
         if root.exists() and not root.is_dir():
-            raise FastmachError(f"--out {str(root)!r} is a file, not a directory")
+            raise FastmachError(f"out={str(root)!r} is a file, not a directory")
     results = root / "results"
     notes: list[str] = []
     try:

@@ -134,19 +134,19 @@ def _strategies_of(strategies: Sequence[str] | str) -> tuple[str, ...]:
     if isinstance(strategies, str):
         strategies = split_strategies(strategies)
     if not isinstance(strategies, Sequence):
-        raise FastmachError(f"--strategies: expected a list of strategies, got "
+        raise FastmachError(f"strategies: expected a list of strategies, got "
                             f"{strategies!r}")
     out: list[str] = []
     for s in strategies:
         if not isinstance(s, str):
-            raise FastmachError(f"--strategies: expected strategy strings (a Python bot by "
+            raise FastmachError(f"strategies: expected strategy strings (a Python bot by "
                                 f"its import path package.module:Class), got {s!r}")
         canon = str(parse_strategy(s))
         if canon in out:
-            raise FastmachError(f"--strategies: {s!r} is listed twice (as {canon!r})")
+            raise FastmachError(f"strategies: {s!r} is listed twice (as {canon!r})")
         out.append(canon)
     if len(out) < 2:
-        raise FastmachError(f"--strategies: a rating needs two or more strategies, got "
+        raise FastmachError(f"strategies: a rating needs two or more strategies, got "
                             f"{out}")
     return tuple(out)
 
@@ -155,16 +155,16 @@ def _rules_of(rules: Sequence[str] | str) -> list[Rules]:
     if isinstance(rules, str):
         rules = [rules]
     if not rules:
-        raise FastmachError("--rules: no rules given")
+        raise FastmachError("rules: no rules given")
     parsed = []
     for r in rules:
         if not isinstance(r, str):
-            raise FastmachError(f"--rules: expected a preset or rules string, got {r!r}")
+            raise FastmachError(f"rules: expected a preset or rules string, got {r!r}")
         parsed.append(Rules.parse(r))
     canon = [str(p) for p in parsed]
     for r in canon:
         if canon.count(r) > 1:
-            raise FastmachError(f"--rules: {r!r} is listed twice")
+            raise FastmachError(f"rules: {r!r} is listed twice")
     return parsed
 
 
@@ -172,20 +172,20 @@ def _players_of(players: Sequence[int] | int, parsed: list[Rules]) -> tuple[int,
     if isinstance(players, int) and not isinstance(players, bool):
         players = [players]
     if isinstance(players, (bool, str)) or not isinstance(players, Sequence):
-        raise FastmachError(f"--players: expected integers 2..8, got {players!r}")
+        raise FastmachError(f"players: expected integers 2..8, got {players!r}")
     if not players:
-        raise FastmachError("--players: no player count given")
+        raise FastmachError("players: no player count given")
     out = []
     for p in players:
         if isinstance(p, bool) or not isinstance(p, int) or not 2 <= p <= 8:
-            raise FastmachError(f"--players: expected integers 2..8, got {p!r}")
+            raise FastmachError(f"players: expected integers 2..8, got {p!r}")
         for r in parsed:
             try:
                 r.replace(players=p)
             except FastmachError as e:
-                raise FastmachError(f"--players {p}: impossible under {r}: {e}") from None
+                raise FastmachError(f"players={p}: impossible under {r}: {e}") from None
         if p in out:
-            raise FastmachError(f"--players: {p} is listed twice")
+            raise FastmachError(f"players: {p} is listed twice")
         out.append(p)
     return tuple(out)
 
@@ -205,10 +205,10 @@ def plan_rate(strategies: Sequence[str] | str, rules: Sequence[str] | str = "cla
     names = _strategies_of(strategies)
     parsed = _rules_of(rules)
     counts = _players_of(players, parsed)
-    _positive(games, "--games")
-    _positive(max_lineups, "--max-lineups", len(names))
+    _positive(games, "games")
+    _positive(max_lineups, "max_lineups", len(names))
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
-        raise FastmachError(f"--seed: expected an integer 0..2**63-1, got {seed!r}")
+        raise FastmachError(f"seed: expected an integer 0..2**63-1, got {seed!r}")
     anchor = names.index(ANCHOR) if ANCHOR in names else None
     studies, balanced = [], {}
     for n in counts:
@@ -413,8 +413,8 @@ def rate(strategies: Sequence[str] | str, rules: Sequence[str] | str = "classic"
     plan = plan_rate(strategies, rules, players, games=games, seed=seed, chunk=chunk,
                      max_lineups=max_lineups)
     if rank not in RANKS:
-        raise FastmachError(f"--rank {rank!r}: expected one of {', '.join(RANKS)}")
-    _positive(bootstrap, "--bootstrap", 0)
+        raise FastmachError(f"rank={rank!r}: expected one of {', '.join(RANKS)}")
+    _positive(bootstrap, "bootstrap", 0)
     log = (lambda s: print(s, file=sys.stderr, flush=True)) if progress else (lambda s: None)
     if command is None:
         command = f"python: fastmach.rate({list(plan.strategies)!r}, ...)"
@@ -423,7 +423,7 @@ def rate(strategies: Sequence[str] | str, rules: Sequence[str] | str = "classic"
         tmp = tempfile.TemporaryDirectory(prefix="fastmach-rate-")
         root = Path(tmp.name)
     else:
-        root = probe_dir(Path(out), "--out")
+        root = probe_dir(Path(out), "out=")
     try:
         from fastmach.study.sweep import execute, format_summary, read_hands
 

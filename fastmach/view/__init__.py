@@ -462,7 +462,7 @@ def write_views(log: str | Path, out: str | Path | None = None, game: int | None
     games = read_games(log)
     if game is not None:
         if not 0 <= game < len(games):
-            raise FastmachError(f"--game {game}: the log holds games 0..{len(games) - 1}")
+            raise FastmachError(f"game={game}: the log holds games 0..{len(games) - 1}")
         path = Path(out) if out else log.with_name(f"{_stem(log)}-game{game}.html")
         write_page(path, game_page(games[game]))
         return [path]

@@ -40,11 +40,11 @@ def _check_budget(space: Space, max_games: int) -> int:
     """The search's share of ``max_games`` (FastmachError when it cannot buy one candidate
     and the fresh-deal check)."""
     if isinstance(max_games, bool) or not isinstance(max_games, int) or max_games < 1:
-        raise FastmachError(f"--max-games: expected an integer >= 1, got {max_games!r}")
+        raise FastmachError(f"max_games: expected an integer >= 1, got {max_games!r}")
     first, check = cost_floor(space)
     if max_games < first + check:
         raise FastmachError(
-            f"--max-games {max_games} is too small: one candidate at the first rung "
+            f"max_games={max_games} is too small: one candidate at the first rung "
             f"({space.deals} deals) costs {first} games and the fresh-deal check of "
             f"{space.finalists} finalists at {space.fresh_deals} deals {check}; give at "
             f"least {first + check}, or lower deals, finalists or fresh_deals")
@@ -56,16 +56,16 @@ def _open_dir(out: Path, space: Space) -> None:
     from fastmach.outputs import probe_dir, write_bytes_atomic
 
     if out.exists() and not out.is_dir():
-        raise FastmachError(f"--out {str(out)!r} is a file, not a directory")
+        raise FastmachError(f"out={str(out)!r} is a file, not a directory")
     stored = out / "space.toml"
     if stored.exists():
         if stored.read_text(encoding="utf-8") != space.to_toml():
-            raise FastmachError(f"--out {str(out)!r} holds another search space "
+            raise FastmachError(f"out={str(out)!r} holds another search space "
                                 f"({stored}); use another directory or the same space")
     elif out.is_dir() and any(out.iterdir()):
-        raise FastmachError(f"--out {str(out)!r} is not empty and holds no space.toml: not "
+        raise FastmachError(f"out={str(out)!r} is not empty and holds no space.toml: not "
                             f"a fastmach tune directory")
-    probe_dir(out, "--out")
+    probe_dir(out, "out=")
     if not stored.exists():
         write_bytes_atomic(stored, space.to_toml().encode("utf-8"))
 
@@ -85,7 +85,7 @@ def tune(space: Space | str | Path, out: str | Path, *, max_games: int,
         space = load_space(space)
     budget = _check_budget(space, max_games)
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 0:
-        raise FastmachError(f"--workers must be an integer >= 0, got {workers!r}")
+        raise FastmachError(f"workers={workers!r}: must be an integer >= 0")
     root = Path(out)
     _open_dir(root, space)
     if command is None:

@@ -35,7 +35,6 @@ import hashlib
 import itertools
 import math
 import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from statistics import NormalDist
@@ -45,6 +44,7 @@ from fastmach.errors import FastmachError
 from fastmach.rules import TABLE, Rules, format_value
 from fastmach.analysis.stats import SCORECARD_METRICS, SKILL_PAIR
 from fastmach.study import Study
+from fastmach.study.tomlfile import read_toml
 
 __all__ = ["Axis", "Target", "Space", "load_space", "METRIC_UNITS"]
 
@@ -476,29 +476,14 @@ def _check_deals(space: Space) -> None:
                 desc = ", ".join(f"{k}={format_value(k, v)}" for k, v in params.items())
                 key = next((a.name for a in space.axes if re.search(rf"\b{a.name}\b", str(e))),
                            None)
-                raise SpaceError("space", key, f"the rule set {space.rules} with players={p}, "
+                raise SpaceError("space", key, f"the rule set {space.rules} at {p} players, "
                                  f"{desc} cannot be played: {e}") from None
 
 
 def load_space(path_or_text: str | Path) -> Space:
     """A space from a TOML file (a Path or a one-line string) or TOML text; errors name the
     file, line and key."""
-    if isinstance(path_or_text, Path) or "\n" not in str(path_or_text):
-        path = Path(path_or_text)
-        try:
-            text = path.read_text(encoding="utf-8")
-        except OSError as e:
-            raise FastmachError(f"cannot read search space {str(path)!r}: {e.strerror}") from None
-        except UnicodeDecodeError as e:
-            raise FastmachError(f"search space {str(path)!r} is not UTF-8 text (byte "
-                                f"{e.start + 1})") from None
-        source = str(path)
-    else:
-        text, source = str(path_or_text), "<space>"
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise FastmachError(f"{source}: bad TOML: {e}") from None
+    data, text, source = read_toml(path_or_text, "search space", "<space>")
     try:
         return space_from_dict(data, source)
     except SpaceError as e:

@@ -1,0 +1,260 @@
+# The moves of one suit step, enumerated once per suit pattern (included by
+# fastmach/core/_solver.pyx, used by _suit_step).
+#
+# What a state can do with the cards of suit s at value v depends only on that suit's
+# open runs (its 15 bits of k1), the jokers left and how many cards must / may be used
+# there; the rest of the state only filters the moves (the groups so far, the bound on
+# the weight to come) and places them in the new key. A layer holds many states with the
+# same pattern in suit s (they differ in other suits), so the nested choices of a suit
+# step are walked once per pattern and kept as a list of moves, in the order the walk
+# makes them; every state then takes its pattern's list in that order. The states made,
+# their order and their back-pointers are exactly those of walking the choices for each
+# state in turn.
+cdef struct Move:
+    uint64_t dec      # the decision word (D_* fields)
+    int64_t dval      # weight added: real cards, and jokers by what they stand for
+    uint16_t F        # the suit's new 15 bits of k1
+    uint8_t u         # real cards of the suit used here
+    uint8_t g         # of them, set aside for groups
+    uint8_t nJ        # jokers used by the move
+
+
+cdef struct MoveSlot:
+    uint32_t stamp    # the suit step that filled the slot (others are empty)
+    uint32_t key
+    int32_t off       # its moves: moves[off:off + n]
+    int32_t n
+
+
+cdef struct MoveCache:
+    Move* moves
+    int n_moves
+    int cap_moves
+    MoveSlot* slots
+    int cap_slots     # a power of two
+    int n_keys
+    uint32_t stamp
+
+
+cdef MoveCache* moves_new() noexcept nogil:
+    cdef MoveCache* mc = <MoveCache*> malloc(sizeof(MoveCache))
+    if mc == NULL:
+        return NULL
+    mc.cap_moves = 1024
+    mc.moves = <Move*> malloc(mc.cap_moves * sizeof(Move))
+    mc.cap_slots = 256
+    mc.slots = <MoveSlot*> malloc(mc.cap_slots * sizeof(MoveSlot))
+    if mc.moves == NULL or mc.slots == NULL:
+        free(mc.moves)
+        free(mc.slots)
+        free(mc)
+        return NULL
+    memset(mc.slots, 0, mc.cap_slots * sizeof(MoveSlot))
+    mc.n_moves = 0
+    mc.n_keys = 0
+    mc.stamp = 0
+    return mc
+
+
+cdef void moves_free(MoveCache* mc) noexcept nogil:
+    if mc != NULL:
+        free(mc.moves)
+        free(mc.slots)
+        free(mc)
+
+
+cdef inline void moves_reset(MoveCache* mc) noexcept nogil:
+    """Forget the moves of the last suit step (slots of older steps read as empty)."""
+    mc.n_moves = 0
+    mc.n_keys = 0
+    mc.stamp += 1
+    if mc.stamp == 0:     # (wrapped: clear for real)
+        memset(mc.slots, 0, mc.cap_slots * sizeof(MoveSlot))
+        mc.stamp = 1
+
+
+cdef inline uint32_t _move_key(uint64_t F, int JL, int m, int A) noexcept nogil:
+    return <uint32_t>F | (<uint32_t>JL << 15) | (<uint32_t>m << 18) | (<uint32_t>A << 21)
+
+
+cdef inline int _move_slot(MoveCache* mc, uint32_t key) noexcept nogil:
+    cdef int h = <int>((key * <uint32_t>0x9E3779B1U) >> 8) & (mc.cap_slots - 1)
+    while mc.slots[h].stamp == mc.stamp and mc.slots[h].key != key:
+        h = (h + 1) & (mc.cap_slots - 1)
+    return h
+
+
+cdef int _moves_grow_slots(MoveCache* mc) noexcept nogil:
+    cdef int old = mc.cap_slots, i, h
+    cdef MoveSlot* was = mc.slots
+    cdef MoveSlot* p = <MoveSlot*> malloc(2 * old * sizeof(MoveSlot))
+    if p == NULL:
+        return -1
+    memset(p, 0, 2 * old * sizeof(MoveSlot))
+    mc.slots = p
+    mc.cap_slots = 2 * old
+    for i in range(old):
+        if was[i].stamp == mc.stamp:
+            h = _move_slot(mc, was[i].key)
+            mc.slots[h] = was[i]
+    free(was)
+    return 0
+
+
+cdef inline int _moves_push(MoveCache* mc, uint64_t dec, int64_t dval, uint64_t F, int u,
+                            int g, int nJ) noexcept nogil:
+    cdef Move* p
+    if mc.n_moves == mc.cap_moves:
+        p = <Move*> realloc(mc.moves, 2 * mc.cap_moves * sizeof(Move))
+        if p == NULL:
+            return -1
+        mc.moves = p
+        mc.cap_moves *= 2
+    p = &mc.moves[mc.n_moves]
+    p.dec = dec
+    p.dval = dval
+    p.F = <uint16_t>F
+    p.u = <uint8_t>u
+    p.g = <uint8_t>g
+    p.nJ = <uint8_t>nJ
+    mc.n_moves += 1
+    return 0
+
+
+cdef MoveSlot* moves_of(MoveCache* mc, Impl* im, int v, int s, uint64_t F, int JL, int m,
+                        int A) noexcept nogil:
+    """The moves of suit s at value v for a state whose suit bits are F (NULL: no memory).
+
+    The walk below is the choice of _suit_step for one state: u real cards (m <= u <= A);
+    x1, x2, x3 runs of length 1, 2, 3+ without a joker going on with a real card (the
+    others of length 1-2 take a joker, y3 of the 3+ ones a joker too, the rest end); p2,
+    p3 runs with a joker going on with a real card, q3 of the 3+ ones with a joker (one
+    joker per meld: none); n0, n1, nL new runs with 0, 1 or 2 + xl leading jokers; the
+    remaining g real cards go to the groups of value v."""
+    cdef uint32_t key = _move_key(F, JL, m, A)
+    cdef int h = _move_slot(mc, key)
+    cdef MoveSlot* slot = &mc.slots[h]
+    cdef int a1, a2, a3, b2, b3, u, x1, x2, x3, y3, p2, p3, q3, e3, n0, n1, nL, xl
+    cdef int R, Jr, g, na1, na2, na3, nb2, nb3, nJ
+    cdef int limited = im.limited, merged = im.merged, last = (v == im.V)
+    cdef int next_dead, next2_dead, acelow = (v == 1 and im.ace_high)
+    cdef int64_t wv = im.w[s][v], jwv = im.jw[v], lw
+    cdef int64_t jwm1 = im.jw[v - 1] if v >= 2 else 0
+    cdef int64_t jwm2 = im.jw[v - 2] if v >= 3 else 0
+    cdef uint64_t dec, NF
+    if slot.stamp == mc.stamp:
+        return slot
+    if 2 * (mc.n_keys + 1) > mc.cap_slots:
+        if _moves_grow_slots(mc) < 0:
+            return NULL
+        h = _move_slot(mc, key)
+        slot = &mc.slots[h]
+    slot.stamp = mc.stamp
+    slot.key = key
+    slot.off = mc.n_moves
+    mc.n_keys += 1
+    next_dead = 1 if (v == im.V or im.avail[s][v + 1] == 0) else 0
+    # a run of length 1 needs cards at v+1 and v+2
+    next2_dead = 1 if (next_dead or v + 1 == im.V or im.avail[s][v + 2] == 0) else 0
+    a1 = <int>(F & 3)
+    a2 = <int>((F >> 2) & 3)
+    a3 = <int>((F >> 4) & 3)
+    b2 = <int>((F >> 9) & 7)
+    b3 = <int>((F >> 12) & 7)
+    if merged:
+        # runs counted by length only, whatever jokers they hold (b2, b3; a2, a3 hold what
+        # exceeds 7, see below)
+        b2 += a2
+        a2 = 0
+        b3 += a3
+        a3 = 0
+    for u in range(m, A + 1):
+        # runs of length 1 and 2 must go on; 3+ may go on or end
+        for x1 in range(a1 + 1):
+            if a1 - x1 > JL:
+                continue
+            for x2 in range(a2 + 1):
+                if (a1 - x1) + (a2 - x2) > JL:
+                    continue
+                for x3 in range(a3 + 1):
+                    for y3 in range(a3 - x3 + 1):
+                        e3 = a3 - x3 - y3
+                        for p2 in range(b2 + 1):
+                            if limited and not merged and p2 != b2:
+                                continue
+                            for p3 in range(b3 + 1):
+                                for q3 in range(b3 - p3 + 1):
+                                    if limited and not merged and q3 != 0:
+                                        break
+                                    R = x1 + x2 + x3 + p2 + p3
+                                    if R > u:
+                                        continue
+                                    Jr = (a1 - x1) + (a2 - x2) + y3 + (b2 - p2) + q3
+                                    if Jr > JL:
+                                        continue
+                                    # new runs starting here (0, 1, >=2 leading jokers)
+                                    for n0 in range(u - R + 1):
+                                        if n0 > 0 and (e3 > 0 or (merged and b3 - p3 - q3 > 0)):
+                                            break  # continuing the ended run dominates
+                                            # (one joker per meld: not a run with a
+                                            # joker, which could take no other)
+                                        for n1 in range(u - R - n0 + 1):
+                                            if n1 > 0 and v < 2:
+                                                break
+                                            if Jr + n1 > JL:
+                                                break
+                                            for nL in range(u - R - n0 - n1 + 1):
+                                                if nL > 0 and (limited or v < 3):
+                                                    break
+                                                if Jr + n1 + 2 * nL > JL:
+                                                    break
+                                                for xl in range(JL - Jr - n1 - 2 * nL + 1):
+                                                    if xl > 0 and (nL == 0 or 2 + xl > v - 1):
+                                                        break
+                                                    g = u - R - n0 - n1 - nL
+                                                    na1 = n0
+                                                    na2 = x1
+                                                    na3 = x2 + x3
+                                                    nb2 = (a1 - x1) + n1
+                                                    nb3 = (a2 - x2) + y3 + b2 + p3 + q3 + nL
+                                                    if merged:
+                                                        # by length only; beyond 7 the rest
+                                                        # goes to a2 / a3 (canonical)
+                                                        nb2 += na2
+                                                        nb3 += na3
+                                                        na2 = nb2 - 7 if nb2 > 7 else 0
+                                                        nb2 -= na2
+                                                        na3 = nb3 - 7 if nb3 > 7 else 0
+                                                        nb3 -= na3
+                                                        if na2 > 3:
+                                                            continue
+                                                    if last and (na1 + na2 + nb2) > 0:
+                                                        continue
+                                                    nJ = Jr + n1 + 2 * nL + xl
+                                                    if next_dead and (na1 + na2 + nb2) > 0 and nJ >= JL:
+                                                        continue
+                                                    if next2_dead and na1 > 0 and nJ >= JL:
+                                                        continue
+                                                    if na3 > 3 or nb3 > 7 or nb2 > 7:
+                                                        continue
+                                                    if acelow and g > 0:
+                                                        continue   # groups of aces are made at value 14
+                                                    lw = 0
+                                                    if nL > 0:
+                                                        lw = nL * (jwm1 + jwm2)
+                                                        if xl > 0:
+                                                            lw += _lead_extra_w(im, v, xl)
+                                                    NF = (<uint64_t>na1 | (<uint64_t>na2 << 2) | (<uint64_t>na3 << 4)
+                                                          | (<uint64_t>nb2 << 9) | (<uint64_t>nb3 << 12))
+                                                    dec = (<uint64_t>u << (4 * D_U)) | (<uint64_t>x1 << (4 * D_X1)) \
+                                                        | (<uint64_t>x2 << (4 * D_X2)) | (<uint64_t>x3 << (4 * D_X3)) \
+                                                        | (<uint64_t>y3 << (4 * D_Y3)) | (<uint64_t>p2 << (4 * D_P2)) \
+                                                        | (<uint64_t>p3 << (4 * D_P3)) | (<uint64_t>q3 << (4 * D_Q3)) \
+                                                        | (<uint64_t>n0 << (4 * D_N0)) | (<uint64_t>n1 << (4 * D_N1)) \
+                                                        | (<uint64_t>nL << (4 * D_NL)) | (<uint64_t>xl << (4 * D_XL))
+                                                    if _moves_push(mc, dec, u * wv + Jr * jwv + n1 * jwm1 + lw,
+                                                                   NF, u, g, nJ) < 0:
+                                                        return NULL
+    slot = &mc.slots[_move_slot(mc, key)]
+    slot.n = mc.n_moves - slot.off
+    return slot

@@ -1,0 +1,128 @@
+"""The solver's fast paths for positions with jokers, against their slow forms and the
+brute-force reference.
+
+* move lists: a suit step walks its choices once per suit pattern and replays the list
+  for every state of that pattern; walking them again for every state must give the same
+  answer (value, placed cards, melds, what each joker stands for);
+* the relaxation's bound: when the relaxation of one joker per meld falls back to the
+  exact search, its value bounds that search (sweeps that cannot reach it are skipped);
+  without the bound the answer is the same, and a bound one too low is caught.
+"""
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from fastmach.core import _solver
+from tests.positions import JOKER, NCARD, adv_jokers, counts, rand_hand, rand_table, text
+from tests.refs import brute
+
+# ace codes of the solver: 0 low only, 1 low or high (a run may hold both), 2 never both
+ACES = (0, 1, 2)
+
+
+def _answer(table, hand, decks, ace, lim, w):
+    jw = np.full(16, int(w[JOKER]), dtype=np.int32)
+    total, placed, melds, stands = _solver.solve_counts(counts(table), counts(hand), decks, ace,
+                                                        lim, w, jw, True)
+    return int(total), None if placed is None else placed.tolist(), melds, stands
+
+
+def _brute(table, hand, decks, ace, lim, w):
+    ref = brute.solve(table, hand, decks=decks, ace_high=ace > 0, jokers_per_meld=lim,
+                      card_w=w.tolist(), ace_both_ends=ace != 2)
+    return None if ref is None else ref[0] + int((w.astype(np.int64) * counts(table)).sum())
+
+
+def _weights(rng):
+    w = [rng.randint(1, 9) for _ in range(NCARD)] if rng.random() < 0.5 else [1] * NCARD
+    return np.array(w, dtype=np.int32)
+
+
+def _joker_position(rng, size=(6, 30), hand=(2, 9)):
+    decks, ace, lim = rng.choice((2, 2, 3)), rng.choice(ACES), rng.choice((1, 1, 0))
+    rules = dict(decks=decks, ace_high=ace > 0, jokers_per_meld=lim)
+    if rng.random() < 0.3:
+        table, held = adv_jokers(rng, rules)
+    else:
+        table = rand_table(rng, rng.randint(*size), rules, max_jokers=rng.choice((1, 2, 3)))
+        k = table.count(JOKER)
+        held = rand_hand(rng, table, decks, rng.randint(*hand),
+                         jokers=rng.randint(0, min(2, 4 - k)))
+    return table, held, decks, ace, lim, _weights(rng)
+
+
+@pytest.fixture
+def switches():
+    yield
+    _solver._set_move_lists(1)
+    _solver._set_relax_bound(1)
+
+
+def test_move_lists_give_the_answers_of_walking_every_state(switches):
+    rng = random.Random("move-lists")
+    for _ in range(250):
+        pos = _joker_position(rng)
+        _solver._set_move_lists(0)
+        walked = _answer(*pos)
+        _solver._set_move_lists(1)
+        assert _answer(*pos) == walked, f"table {text(pos[0])} hand {text(pos[1])} {pos[2:5]}"
+
+
+def test_move_lists_match_brute_force_on_small_joker_positions():
+    rng = random.Random("move-lists-brute")
+    checked = 0
+    for _ in range(60):
+        pos = _joker_position(rng, size=(3, 14), hand=(1, 5))
+        ref = _brute(*pos)
+        if ref is None:
+            continue
+        assert _answer(*pos)[0] == ref, f"table {text(pos[0])} hand {text(pos[1])} {pos[2:5]}"
+        checked += 1
+    assert checked >= 40
+
+
+def _fallback_positions(seed, n, size=(6, 24), hand=(2, 7)):
+    """Positions (one joker per meld) whose relaxation falls back to the exact search."""
+    rng = random.Random(seed)
+    out = []
+    while len(out) < n:
+        decks, ace = rng.choice((2, 3)), rng.choice(ACES)
+        rules = dict(decks=decks, ace_high=ace > 0, jokers_per_meld=1)
+        table = rand_table(rng, rng.randint(*size), rules, max_jokers=rng.choice((1, 2, 3)))
+        k = table.count(JOKER)
+        held = rand_hand(rng, table, decks, rng.randint(*hand),
+                         jokers=rng.choice((0, 1, 2)) if k < 3 else 0)
+        pos = (table, held, decks, ace, 1, _weights(rng))
+        before = _solver._relax_fallbacks()
+        _answer(*pos)
+        if _solver._relax_fallbacks() > before:
+            out.append(pos)
+    return out
+
+
+def test_relaxation_bound_keeps_the_exact_searchs_answer(switches):
+    for pos in _fallback_positions("relax-bound", 60):
+        _solver._set_relax_bound(0)
+        unbounded = _answer(*pos)
+        _solver._set_relax_bound(1)
+        assert _answer(*pos) == unbounded, f"table {text(pos[0])} hand {text(pos[1])} {pos[2:5]}"
+
+
+def test_relaxation_bound_matches_brute_force_where_the_relaxation_falls_back():
+    for pos in _fallback_positions("relax-bound-brute", 15, size=(6, 14), hand=(2, 5)):
+        assert _answer(*pos)[0] == _brute(*pos), f"table {text(pos[0])} hand {text(pos[1])} {pos[2:5]}"
+
+
+def test_a_relaxation_bound_one_too_low_gives_wrong_answers(switches):
+    # the mutant: the exact search is told that nothing weighs more than the relaxation's
+    # value minus one; the comparison above must be able to see such a bound
+    wrong = 0
+    for pos in _fallback_positions("relax-bound", 60):
+        _solver._set_relax_bound(0)
+        unbounded = _answer(*pos)
+        _solver._set_relax_bound(-1)
+        wrong += _answer(*pos)[0] != unbounded[0]
+    assert wrong > 0
