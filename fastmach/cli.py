@@ -25,7 +25,7 @@ from fastmach.tools.comparison import DEFAULT_GAMES, DEFAULT_MAX_GAMES, DEFAULT_
 from fastmach.engine import run_play, summary
 from fastmach.errors import BotError, FastmachError
 from fastmach.game.deal import SECRET, resolve_seed
-from fastmach.game.gamelog import replay
+from fastmach.game.replay_workers import replay_parallel
 from fastmach.outputs import atomic_path, partial_name, probe_file
 from fastmach.rules import PRESETS, resolve_rules, source_warning
 from fastmach.rules.doc import describe as describe_preset, markdown as rules_markdown
@@ -224,11 +224,17 @@ def add_replay(sub) -> None:
     p = sub.add_parser("replay", help="re-check and print the games of a JSONL log")
     p.add_argument("file", help="a log written by fastmach play --log")
     p.add_argument("-q", "--quiet", action="store_true", help="only the summary line")
+    p.add_argument("--workers", type=int, default=None, metavar="N",
+                   help="processes that check the log's games (default: every core; the "
+                        "same verdict and messages at any count)")
     p.set_defaults(func=replay_command)
 
 
 def replay_command(args: argparse.Namespace) -> int:
-    hands = replay(args.file, out=None if args.quiet else sys.stdout)
+    if args.workers is not None and args.workers < 1:
+        raise FastmachError(f"--workers must be at least 1, got {args.workers}")
+    hands = replay_parallel(args.file, workers=args.workers, text=not args.quiet,
+                            out=None if args.quiet else sys.stdout)
     games = sum(1 for h in hands if h.hand == 0)
     print(f"{args.file}: {len(hands)} hand(s) of {games} game(s) re-checked, all turns legal")
     return 0

@@ -10,7 +10,9 @@ holds an ace at each end (A 2 ... K A, the only 14-card runs).
 """
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections import Counter
+from operator import eq
 from typing import Iterable, Sequence
 
 from fastmach.errors import FastmachError
@@ -119,6 +121,60 @@ def is_valid_meld(meld: Sequence[int], *, ace_high: bool, jokers_per_meld: int,
                         ace_both_ends=ace_both_ends) is None
 
 
+_INT = frozenset({int})
+
+
+class MeldMemo:
+    """The verdict of :func:`meld_problem` on each meld met so far, under one rules
+    setting: ``problem(meld)`` judges a meld the first time and remembers it (keyed by its
+    card tuple; a meld with anything but plain int ids is judged every time)."""
+
+    def __init__(self, *, ace_high: bool, jokers_per_meld: int, ace_both_ends: bool = True):
+        _check_rules(None, ace_high, jokers_per_meld)
+        self.rules = (ace_high, jokers_per_meld, ace_both_ends)
+        self._seen: dict[tuple, str | None] = {}
+
+    def check_rules(self, ace_high: bool, jokers_per_meld: int, ace_both_ends: bool) -> None:
+        if (ace_high, jokers_per_meld, ace_both_ends) != self.rules:
+            raise FastmachError(f"a MeldMemo of rules {self.rules} used under "
+                                f"{(ace_high, jokers_per_meld, ace_both_ends)}")
+
+    def problem(self, meld: Sequence[int]) -> str | None:
+        key = tuple(meld)
+        plain = _INT.issuperset(map(type, key))  # (True, 2, 3) == (1, 2, 3): never looked up
+        if plain and key in self._seen:
+            return self._seen[key]
+        ace_high, jokers, both = self.rules
+        why = meld_problem(list(key), ace_high=ace_high, jokers_per_meld=jokers,
+                           ace_both_ends=both)
+        if plain:
+            self._seen[key] = why
+        return why
+
+    def partition_ok(self, melds: Sequence[Sequence[int]], expected: list, decks: int) -> bool:
+        """True only when ``check_partition`` passes: plain card ids, at most ``decks``
+        copies of a card, valid melds (``problem``) holding exactly ``expected``. False:
+        ask ``check_partition`` itself (it finds and names the fault)."""
+        if not _INT.issuperset(map(type, expected)):
+            return False
+        want = sorted(expected)
+        if want and not 0 <= want[0] <= want[-1] <= JOKER:
+            return False
+        real = want[:bisect_left(want, JOKER)]
+        if any(map(eq, real, real[decks:])):  # decks + 1 copies of a card
+            return False
+        used = [c for m in melds for c in m]
+        if not _INT.issuperset(map(type, used)) or sorted(used) != want:
+            return False
+        seen = self._seen
+        for meld in melds:
+            key = tuple(meld)
+            why = seen[key] if key in seen else self.problem(key)
+            if why is not None:
+                return False
+        return True
+
+
 def _check_copies(counts: Counter, decks: int, what: str) -> None:
     for c, k in sorted(counts.items()):
         if c != JOKER and k > decks:
@@ -133,9 +189,20 @@ def check_partition(
     ace_high: bool,
     jokers_per_meld: int,
     ace_both_ends: bool = True,
+    memo: MeldMemo | None = None,
 ) -> None:
-    """Raise ValidationError unless ``melds`` are valid and use exactly ``expected_cards``."""
+    """Raise ValidationError unless ``melds`` are valid and use exactly ``expected_cards``.
+
+    ``memo``: verdicts of melds already judged under these rules (a replay meets the same
+    table melds turn after turn): each meld is judged once, by :func:`meld_problem`, and a
+    partition found good by ``MeldMemo.partition_ok`` is not checked again here."""
     _check_rules(decks, ace_high, jokers_per_meld)
+    if memo is not None:
+        memo.check_rules(ace_high, jokers_per_meld, ace_both_ends)
+        expected_cards = list(expected_cards)
+        if memo.partition_ok(melds, expected_cards, decks):
+            return
+    # (every check below, in this order, names what is wrong)
     expected = Counter(_check_ids(expected_cards, "expected cards"))
     used: Counter = Counter()
     for i, meld in enumerate(melds):

@@ -43,6 +43,7 @@ __all__ = ["Game", "State", "Play", "Draw", "Pass", "Fail", "TurnRecord", "HandR
            "meld_points", "meld_stands"]
 
 Meld = tuple[int, ...]
+_CARD_IDS = np.arange(NCARD)
 
 
 
@@ -124,9 +125,11 @@ class Game:
         return f"Game({str(self.rules)!r}, {[str(s) for s in self.seats]!r})"
 
 
-#: State attributes a clone shares (immutable) and those that are lists of frozen records
-_SHARED = frozenset({"game", "rules", "_dealt"})
-_RECORDS = frozenset({"history", "hand_results", "_public"})
+#: State attributes a clone shares (immutable, or replaced and never changed: the stock
+#: list, the deal generator's state) and those that are lists of immutable values
+_SHARED = frozenset({"game", "rules", "_dealt", "_stock", "_deal_state"})
+_LISTS = frozenset({"history", "hand_results", "_public", "scores", "opened", "failed_last"})
+_IMMUTABLE = frozenset({int, bool, float, str, tuple})
 
 
 class State:
@@ -140,13 +143,16 @@ class State:
             raise FastmachError(f"replicate must be a non-negative integer, got {replicate!r}")
         self.replicate = int(replicate)
         P = self.rules.players
-        self._rng = np.random.default_rng(np.random.SeedSequence([self.replicate, self.root_seed]))
-        perm = self._rng.permutation(game.deck)
-        self.first_dealer = int(self._rng.integers(P))
-        self.rng_state = int(self._rng.integers(0, 2**64, dtype=np.uint64))
+        rng = np.random.default_rng(np.random.SeedSequence([self.replicate, self.root_seed]))
+        perm = rng.permutation(game.deck)
+        self.first_dealer = int(rng.integers(P))
+        self.rng_state = int(rng.integers(0, 2**64, dtype=np.uint64))
         # first_player_by = cut: the seat that cuts highest starts the first hand (a uniform
         # seat), the next seat clockwise the next hand (drawn as the engine does)
-        self.first_cut = int(self._rng.integers(P)) if self.rules.first_player_by == "cut" else None
+        self.first_cut = int(rng.integers(P)) if self.rules.first_player_by == "cut" else None
+        # the deal's generator, kept as its state (a snapshot, replaced, never changed: a
+        # clone shares it) and made again for the next hand's deal
+        self._deal_state = rng.bit_generator.state
         self.scores = [0] * P
         self.history: list[TurnRecord] = []
         self.hand_results: list[HandResult] = []
@@ -161,7 +167,7 @@ class State:
     def _deal(self, perm: np.ndarray) -> None:
         P, n = self.rules.players, self.rules.hand_size
         self.dealer = (self.first_dealer + self.hand_index) % P
-        self._hands = [np.zeros(NCARD, dtype=np.int64) for _ in range(P)]
+        self._hands = np.zeros((P, NCARD), dtype=np.int64)  # a row of card counts per seat
         for k in range(P * n):
             self._hands[(self.dealer + 1 + k) % P][int(perm[k])] += 1
         self._stock = [int(c) for c in perm[P * n:]]
@@ -204,7 +210,7 @@ class State:
                                      ace_both_ends=r.ace_both_ends)
         except validate.ValidationError as e:
             raise FastmachError(f"set_position: {e}") from None
-        self._hands = hs
+        self._hands = np.array(hs, dtype=np.int64)
         self._melds = melds
         self._stands = ([list(s) for s in stands] if stands is not None
                         else [meld_stands(m, r.ace_high) for m in melds])
@@ -218,8 +224,21 @@ class State:
         return self
 
     # -------------------------------------------------------------- views
+    def _hand_lists(self) -> list[list[int]]:
+        """Each seat's 53 card counts as a list (the engine reads a list of ints several
+        times faster than a NumPy array)."""
+        return self._hands.tolist()
+
+    def _left(self) -> int:
+        """Cards left in the stock."""
+        return len(self._stock) - self._stock_pos
+
+    def _sizes(self) -> tuple[int, ...]:
+        """Each seat's number of cards."""
+        return tuple(self._hands.sum(axis=1).tolist())
+
     def hand_of(self, seat: int) -> list[int]:
-        return np.repeat(np.arange(NCARD), self._hands[seat]).tolist()
+        return np.repeat(_CARD_IDS, self._hands[seat]).tolist()
 
     @property
     def hands(self) -> list[list[int]]:
@@ -263,7 +282,7 @@ class State:
             seat=int(seat), hand=tuple(self.hand_of(seat)),
             table=tuple(tuple(m) for m in self._melds),
             stands=tuple(tuple(m) for m in self._stands),
-            stock=len(self.stock), hand_sizes=tuple(int(h.sum()) for h in self._hands),
+            stock=self._left(), hand_sizes=self._sizes(),
             scores=tuple(self.scores), opened=self.opened[seat], rules=copy.copy(self.rules),
             hand_index=self.hand_index, turn=self.turn + 1, opened_seats=tuple(self.opened),
             history=tuple(self._public))
@@ -302,30 +321,32 @@ class State:
         return _lowest_shares(self.scores, self.rules.ties == "shared")
 
     def clone(self) -> "State":
-        return copy.deepcopy(self)
+        """An independent copy (what it changes never reaches this state)."""
+        new = object.__new__(State)
+        d = new.__dict__
+        for k, v in self.__dict__.items():
+            if k in _SHARED or v is None or type(v) in _IMMUTABLE:
+                d[k] = v
+            elif k in _LISTS:
+                d[k] = list(v)
+            elif k == "_hands":
+                d[k] = v.copy()
+            elif k in ("_melds", "_stands"):
+                d[k] = [list(m) for m in v]
+            elif type(v) is Counter:
+                d[k] = Counter(v)
+            elif k == "_able":
+                d[k] = {a: list(x) for a, x in v.items()}
+            else:
+                d[k] = copy.deepcopy(v)
+        return new
 
     def __deepcopy__(self, memo):
-        new = object.__new__(State)
-        for k, v in self.__dict__.items():
-            if k in _SHARED:
-                nv = v  # immutable, shared
-            elif k in _RECORDS:
-                nv = list(v)  # lists of frozen records made of tuples
-            elif k == "_hands":
-                nv = [h.copy() for h in v]
-            elif k in ("_melds", "_stands"):
-                nv = [list(m) for m in v]
-            elif k == "_rng":
-                nv = np.random.Generator(type(v.bit_generator)())
-                nv.bit_generator.state = v.bit_generator.state
-            else:
-                nv = copy.deepcopy(v, memo)
-            setattr(new, k, nv)
-        return new
+        return self.clone()
 
     def __str__(self) -> str:
         lines = [f"hand {self.hand_index}, turn {self.turn}, seat {self.current_player} to play, "
-                 f"stock {len(self.stock)}, scores {self.scores}"]
+                 f"stock {self._left()}, scores {self.scores}"]
         for s in range(self.rules.players):
             lines.append(f"  seat {s}: " + " ".join(card_str(c) for c in self.hand_of(s)))
         for m in self._melds:
@@ -343,8 +364,8 @@ class State:
         seat = self.current_player
         if getattr(self.game.seats[seat], "limited_search", False):
             kind = self.game._engine.decide_position(
-                seat, [h for h in self._hands], self._melds, self._stands, self.opened,
-                len(self.stock), self.rng_state, self.failed_last, raw=True)[0]
+                seat, self._hand_lists(), self._melds, self._stands, self.opened,
+                self._left(), self.rng_state, self.failed_last, raw=True)[0]
             return kind == "play"
         return self.can_play(seat)
 
@@ -364,7 +385,7 @@ class State:
         exp = self._decide(self.game.expert_engine())
         if isinstance(exp, Play):
             out.append(exp)
-        passing = not self.stock and r.stock_empty == "play-on"
+        passing = not self._left() and r.stock_empty == "play-on"
         if (r.may_pass_when_able if passing else r.may_draw_when_able) or not out:
             out.append(Pass() if passing else Draw())
         if out and isinstance(out[0], Play):
@@ -384,7 +405,7 @@ class State:
             raise FastmachError("the game is over")
         seat = self.current_player
         check_action(self.rules, action, seat=seat, hand=self._hands[seat], melds=self._melds,
-                     stands=self._stands, opened=self.opened[seat], stock_left=len(self.stock),
+                     stands=self._stands, opened=self.opened[seat], stock_left=self._left(),
                      strict=self.game.strict,
                      play_exists=(lambda: self.can_play(seat)) if isinstance(action, Fail)
                      else self._play_exists)
@@ -420,20 +441,20 @@ class State:
         for seat in engine.observers:  # Python bots see this hand's public history
             seat.public_log = self._public
         kind, placed, taken, melds, stands, rng = engine.decide_position(
-            self.current_player, [h for h in self._hands], self._melds, self._stands,
-            self.opened, len(self.stock), self.rng_state, self.failed_last,
+            self.current_player, self._hand_lists(), self._melds, self._stands,
+            self.opened, self._left(), self.rng_state, self.failed_last,
             turn=self.turn, hand_no=self.hand_index, scores=self.scores, stock=self.stock)
         if kind == "play":
-            cards = np.repeat(np.arange(NCARD), placed).tolist()
+            cards = np.repeat(_CARD_IDS, placed).tolist()
             return Play(melds, cards, (JOKER,) * taken, stands=stands, rng_after=rng)
         if kind == "fail":  # the botched play: the same skill's decision without error
             _, placed, taken, melds, stands, _ = engine.decide_position(
-                self.current_player, [h for h in self._hands], self._melds, self._stands,
-                self.opened, len(self.stock), self.rng_state, self.failed_last, raw=True)
-            cards = np.repeat(np.arange(NCARD), placed).tolist()
+                self.current_player, self._hand_lists(), self._melds, self._stands,
+                self.opened, self._left(), self.rng_state, self.failed_last, raw=True)
+            cards = np.repeat(_CARD_IDS, placed).tolist()
             attempt = Play(melds, cards, (JOKER,) * taken, stands=stands)
             return Fail(attempt, rng_after=rng)
-        if not self.stock and self.rules.stock_empty == "play-on":
+        if not self._left() and self.rules.stock_empty == "play-on":
             return Pass(rng_after=rng)
         return Draw(rng_after=rng)
 
@@ -462,7 +483,7 @@ class State:
         seat = self.current_player
         if getattr(action, "rng_after", None) is not None:
             self.rng_state = action.rng_after
-        empty_at_start = not self.stock
+        empty_at_start = self._stock_pos >= len(self._stock)
         was_open = self.opened[seat]
         self.turn += 1
         self.total_turns += 1
@@ -470,9 +491,10 @@ class State:
         end = None
         kind = "play"
         if isinstance(action, Play):
+            hand = self._hands[seat]
             for c in action.placed:
-                self._hands[seat][c] -= 1
-            self._hands[seat][JOKER] += len(action.taken)
+                hand[c] -= 1
+            hand[JOKER] += len(action.taken)
             self._melds = [list(m) for m in action.melds]
             self._stands = ([list(s) for s in action.stands] if action.stands is not None
                             else [meld_stands(m, r.ace_high) for m in action.melds])
@@ -481,17 +503,17 @@ class State:
             self.hand_stats["plays"] += 1
             self._noadd = 0
             self._playable = None
-            n = sum(len(m) for m in self._melds)
+            n = sum(map(len, self._melds))
             self.stats["max_table"] = max(self.stats["max_table"], n)
             self.hand_stats["max_table"] = max(self.hand_stats["max_table"], n)
-            if self._hands[seat].sum() == 0:
+            if not hand.any():
                 end = "emptied"
         elif isinstance(action, (Draw, Pass)):
             kind = "pass" if isinstance(action, Pass) else "draw"
             if self.can_play(seat):  # a draw or pass while a play existed (counted)
-                passing = not self.stock and r.stock_empty == "play-on"
+                passing = empty_at_start and r.stock_empty == "play-on"
                 self._able["passes" if passing else "draws"][seat] += 1
-            if self.stock:
+            if not empty_at_start:
                 drawn = self._draw(1)
             elif r.stock_empty == "ends-hand":
                 end = "stock-out"
@@ -499,11 +521,11 @@ class State:
             kind = "fail"
             self.stats["failed"] += 1
             self.hand_stats["failed"] += 1
-            if not self.stock and r.stock_empty == "ends-hand":
+            if empty_at_start and r.stock_empty == "ends-hand":
                 end = "stock-out"
             else:
                 drawn = self._draw(r.failed_penalty)
-        if drawn and not self.stock and r.stock_empty == "ends-hand":
+        if drawn and self._stock_pos >= len(self._stock) and r.stock_empty == "ends-hand":
             end = "stock-out"  # 003: the turn that draws the stock's last card ends the hand
         self.failed_last[seat] = kind == "fail"
         if end is None and kind != "play" and empty_at_start:
@@ -513,13 +535,14 @@ class State:
                     self._playable = any(self.can_play(s) for s in range(P))
                 if not self._playable or self._noadd >= P * BLOCK_ROUNDS:
                     end = "blocked"
-        rec = TurnRecord(self.hand_index, self.turn, seat, kind, action.placed if kind == "play" else (),
-                         tuple(drawn), action.taken if kind == "play" else (),
-                         tuple(tuple(m) for m in self._melds))
+        play = kind == "play"
+        rec = TurnRecord(self.hand_index, self.turn, seat, kind, action.placed if play else (),
+                         tuple(drawn), action.taken if play else (),
+                         action.melds if play else tuple(map(tuple, self._melds)))
         self.history.append(rec)
         self._public.append(PublicTurn(
             self.turn, seat, kind, rec.placed, rec.taken, len(drawn),
-            tuple(int(h.sum()) for h in self._hands), kind == "play" and not was_open))
+            self._sizes(), kind == "play" and not was_open))
         if end is not None:
             self._end_hand(end, seat)
         else:
@@ -529,11 +552,12 @@ class State:
     def _draw(self, k: int) -> list[int]:
         take = self._stock[self._stock_pos:self._stock_pos + k]
         self._stock_pos += len(take)
+        hand = self._hands[self.current_player]
         for c in take:
-            self._hands[self.current_player][c] += 1
+            hand[c] += 1
         self.stats["cards_drawn"] += len(take)
         self.hand_stats["cards_drawn"] += len(take)
-        if take and not self.stock:
+        if take and self._stock_pos >= len(self._stock):
             self.hand_exhausted_turn = self.turn
             if self.stock_exhausted_turn < 0:
                 self.stock_exhausted_turn = self.total_turns
@@ -542,7 +566,7 @@ class State:
     def _end_hand(self, end: str, seat: int) -> None:
         r = self.rules
         P = r.players
-        pts = [int((h * self.game.hand_points).sum()) for h in self._hands]
+        pts = (self._hands * self.game.hand_points).sum(axis=1).tolist()
         if end == "emptied":
             winner = seat
             shares = [1.0 if s == seat else 0.0 for s in range(P)]
@@ -569,7 +593,7 @@ class State:
                  ("max_table", self.hand_stats["max_table"]))
         self.hand_results.append(HandResult(
             self.hand_index, self.dealer, self.first_player, end, winner, self.turn,
-            tuple(int(h.sum()) for h in self._hands), tuple(pts), *self._dealt,
+            self._sizes(), tuple(pts), *self._dealt,
             shares=tuple(shares), scores=tuple(self.scores), stats=stats,
             draws_when_able=tuple(self._able["draws"]),
             passes_when_able=tuple(self._able["passes"])))
@@ -580,7 +604,15 @@ class State:
         if over:
             self._terminal = True
         else:
-            self._deal(self._rng.permutation(self.game.deck))
+            self._deal(self._next_permutation())
+
+    def _next_permutation(self) -> np.ndarray:
+        """The next hand's deck order, from the deal generator's state."""
+        bits = np.random.PCG64()
+        bits.state = self._deal_state
+        perm = np.random.Generator(bits).permutation(self.game.deck)
+        self._deal_state = bits.state
+        return perm
 
     def play_out(self) -> "State":
         """Step with the seats' strategies until the game is over; returns self."""

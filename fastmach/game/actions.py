@@ -46,11 +46,11 @@ class Play:
         return self.melds
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "melds", tuple(tuple(map(int, m)) for m in self.melds))
+        object.__setattr__(self, "melds", tuple([tuple(map(int, m)) for m in self.melds]))
         object.__setattr__(self, "placed", tuple(sorted(map(int, self.placed))))
         object.__setattr__(self, "taken", tuple(map(int, self.taken)))
         if self.stands is not None:
-            object.__setattr__(self, "stands", tuple(tuple(map(int, m)) for m in self.stands))
+            object.__setattr__(self, "stands", tuple([tuple(map(int, m)) for m in self.stands]))
 
 
 @dataclass(frozen=True)
@@ -87,7 +87,8 @@ Action = Play | Draw | Pass | Fail
 def check_action(rules: Rules, action: Action, *, seat: int, hand: Sequence[int],
                  melds: Sequence[Sequence[int]], stands: Sequence[Sequence[int]],
                  opened: bool, stock_left: int, play_exists: Callable[[], bool],
-                 draw_passes: bool = False, strict: bool = True) -> None:
+                 draw_passes: bool = False, strict: bool = True,
+                 memo: validate.MeldMemo | None = None) -> None:
     """Raise FastmachError naming the rule ``action`` breaks in this position.
 
     ``hand``: the seat's 53 card counts; ``melds``/``stands``: the table's meld list and
@@ -97,10 +98,11 @@ def check_action(rules: Rules, action: Action, *, seat: int, hand: Sequence[int]
     the pass the engine makes of it (bots) rather than an error. ``strict``: a play's
     table is checked by the independent validator (``fastmach.core.validate``) always;
     otherwise by the compiled check (``fastmach.core._meldcheck``) first, the validator
-    only to name what is wrong (the bots' fast path)."""
+    only to name what is wrong (the bots' fast path). ``memo``: the validator's verdicts
+    of melds already judged (``validate.MeldMemo``; a replay's table melds repeat)."""
     r = rules
     if isinstance(action, Play):
-        _check_play(r, action, seat, hand, melds, stands, opened, strict)
+        _check_play(r, action, seat, hand, melds, stands, opened, strict, memo)
     elif isinstance(action, (Draw, Pass)):
         empty = stock_left == 0
         if isinstance(action, Pass) and not (empty and r.stock_empty == "play-on"):
@@ -115,7 +117,7 @@ def check_action(rules: Rules, action: Action, *, seat: int, hand: Sequence[int]
         if sum(hand) == 0:
             raise FastmachError("fail: the hand is empty")
         if action.attempt is not None:
-            _check_play(r, action.attempt, seat, hand, melds, stands, opened, strict)
+            _check_play(r, action.attempt, seat, hand, melds, stands, opened, strict, memo)
         elif not play_exists():
             raise FastmachError(
                 f"fail: seat {seat} has no legal play, so there is no play to botch")
@@ -130,15 +132,17 @@ def rearranges(melds, new_melds) -> bool:
 
 
 def _check_play(r: Rules, a: Play, seat: int, hand: Sequence[int], melds, stands,
-                opened: bool, strict: bool = True) -> None:
+                opened: bool, strict: bool = True,
+                memo: validate.MeldMemo | None = None) -> None:
     if not a.placed:
         raise FastmachError("a play must add at least one hand card")
     for c, k in Counter(a.placed).items():
         if not 0 <= c < NCARD or hand[c] < k:
             raise FastmachError(f"placed {card_str(c)} x{k} but seat {seat} holds {int(hand[c]) if 0 <= c < NCARD else 0}")
-    table = Counter(chain.from_iterable(melds))
+    flat = list(chain.from_iterable(melds))
     opening_turn = r.opening_points > 0 and not opened
     if a.taken:
+        table = Counter(flat)
         if r.joker_swap != "hand":
             raise FastmachError("taken: table cards never return to a hand (joker_swap=table)")
         if opening_turn:
@@ -155,19 +159,20 @@ def _check_play(r: Rules, a: Play, seat: int, hand: Sequence[int], melds, stands
             raise FastmachError(
                 f"taken {len(a.taken)} joker(s) but only {swappable} can be replaced by "
                 "the real card each stands for")
-    expected = table.copy()  # the table's cards, the placed ones added, the taken removed
-    expected.update(a.placed)
-    if a.taken:
-        expected.subtract(a.taken)
-    after, cards = [list(m) for m in a.melds], list(expected.elements())
+    # the table before, the placed cards, less the jokers taken back (all jokers, no more
+    # than the table holds: checked above)
+    cards = flat + list(a.placed)
+    for _ in a.taken:
+        cards.remove(JOKER)
+    after = a.melds
     if a.stands is not None:
         _check_stands(r, a)
-    if strict or not partition_ok(after, cards, r.decks, r.ace_high, r.jokers_per_meld,
-                                  r.ace_both_ends):
+    if strict or not partition_ok([list(m) for m in after], cards, r.decks, r.ace_high,
+                                  r.jokers_per_meld, r.ace_both_ends):
         try:
             validate.check_partition(
                 after, cards, decks=r.decks, ace_high=r.ace_high,
-                jokers_per_meld=r.jokers_per_meld, ace_both_ends=r.ace_both_ends)
+                jokers_per_meld=r.jokers_per_meld, ace_both_ends=r.ace_both_ends, memo=memo)
         except validate.ValidationError as e:
             raise FastmachError(f"illegal play: {e}") from None
     if opening_turn:

@@ -22,20 +22,34 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Iterator
 
-import numpy as np
 
 from fastmach.game.actions import Draw, Fail, Pass, Play, check_action
+from fastmach.core import validate
 from fastmach.core.cards import JOKER, card_points, card_str, parse_card
 from fastmach.errors import FastmachError
 from fastmach.game import Game
 from fastmach.outputs import read_text
 from fastmach.rules import BLOCK_ROUNDS, Rules
 
-__all__ = ["log_records", "replay", "replay_states", "to_action", "ReplayedHand"]
+__all__ = ["log_records", "parse_log_line", "game_lines", "replay", "replay_states",
+           "to_action", "ReplayedHand"]
 
 
 def _txt(cards: Iterable[int]) -> list[str]:
     return [card_str(c) for c in cards]
+
+
+#: canonical card names -> ids (the engine writes these; anything else goes to parse_card)
+_IDS = {card_str(c): c for c in range(JOKER + 1)}
+_id_of = _IDS.__getitem__
+
+
+def _ids(v: list) -> list[int]:
+    """Card ids of a JSON list of card tokens; parse_card reads (or names) the others."""
+    try:
+        return list(map(_id_of, v))
+    except (KeyError, TypeError):
+        return [parse_card(c) for c in v]
 
 
 # ---------------------------------------------------------------------------------------
@@ -69,19 +83,84 @@ def _cards(rec: dict, key: str) -> list[int]:
     if not isinstance(v, list):
         raise _Bad(f"field {key!r} must be a list of cards")
     try:
-        return [parse_card(c) for c in v]
+        return _ids(v)
     except FastmachError as e:
         raise _Bad(f"field {key!r}: {e}") from None
 
 
-def _melds(rec: dict) -> list[list[int]]:
+def _melds(rec: dict, seen: "_Seen | None" = None) -> list[list[int]]:
     v = rec.get("table")
     if not isinstance(v, list) or not all(isinstance(m, list) for m in v):
         raise _Bad("field 'table' must be a list of melds (lists of cards)")
     try:
-        return [[parse_card(c) for c in m] for m in v]
+        if seen is None:
+            return [_ids(m) for m in v]
+        return [seen.meld_ids(m) for m in v]
     except FastmachError as e:
         raise _Bad(f"field 'table': {e}") from None
+
+
+class _Seen:
+    """What a replay has read and judged already, shared by its hands (the same few
+    hundred melds fill the tables of a whole log): each meld's card ids by its logged
+    text, the validator's verdicts under each rules setting (``validate.MeldMemo``), each
+    meld's printed text. Emptied when it grows past ``LIMIT`` melds."""
+
+    LIMIT = 100_000
+
+    def __init__(self) -> None:
+        self._ids: dict[tuple, tuple[int, ...]] = {}
+        self._memos: dict[tuple, validate.MeldMemo] = {}
+        self._text: dict[tuple, str] = {}
+        self._rules: dict[str, Rules] = {}
+        self._decks: dict[tuple, list[int]] = {}
+
+    def rules(self, text) -> Rules:
+        """``Rules.parse`` of a header's rules string (once per string)."""
+        if not isinstance(text, str):
+            return Rules.parse(text)
+        r = self._rules.get(text)
+        if r is None:
+            r = self._rules[text] = Rules.parse(text)
+        return r
+
+    def deck(self, r: Rules) -> list[int]:
+        """The sorted card ids of the rules' deck."""
+        key = (r.decks, r.jokers)
+        if key not in self._decks:
+            self._decks[key] = sorted(list(range(JOKER)) * r.decks + [JOKER] * r.jokers)
+        return self._decks[key]
+
+    def meld_ids(self, meld: list) -> list[int]:
+        key = tuple(meld)   # a key only ever stored from a list of card tokens (strings)
+        ids = self._ids.get(key)
+        if ids is None:
+            ids = tuple(_ids(meld))
+            if len(self._ids) >= self.LIMIT:
+                self._ids.clear()
+                self._text.clear()
+            self._ids[key] = ids
+        return list(ids)
+
+    def memo(self, r: Rules) -> validate.MeldMemo:
+        key = (r.ace_high, r.jokers_per_meld, r.ace_both_ends)
+        memo = self._memos.get(key)
+        if memo is None or len(memo._seen) >= self.LIMIT:
+            memo = self._memos[key] = validate.MeldMemo(
+                ace_high=r.ace_high, jokers_per_meld=r.jokers_per_meld,
+                ace_both_ends=r.ace_both_ends)
+        return memo
+
+    def table_text(self, melds: list[list[int]]) -> str:
+        """``_show_table`` of the table, each meld's text made once."""
+        out = []
+        for m in melds:
+            key = tuple(m)
+            text = self._text.get(key)
+            if text is None:
+                text = self._text[key] = "[" + " ".join(_txt(m)) + "]"
+            out.append(text)
+        return " ".join(out) or "(empty)"
 
 
 def _int(rec: dict, key: str) -> int:
@@ -95,12 +174,20 @@ def _show_table(melds) -> str:
     return " ".join("[" + " ".join(_txt(m)) + "]" for m in melds) or "(empty)"
 
 
+def _close(got, want: list[float]) -> bool:
+    """``got`` is a list of numbers, each within numpy's ``allclose`` of ``want``'s."""
+    return (isinstance(got, list) and len(got) == len(want)
+            and all(isinstance(x, (int, float)) and not isinstance(x, bool)
+                    and abs(x - y) <= 1e-8 + 1e-5 * abs(y) for x, y in zip(got, want)))
+
+
 class _HandChecker:
     """Re-checks one hand from its header, turn by turn."""
 
-    def __init__(self, header: dict):
+    def __init__(self, header: dict, seen: _Seen | None = None, text: bool = True):
+        self.seen = seen = seen if seen is not None else _Seen()
         try:
-            self.rules = Rules.parse(header.get("rules"))
+            self.rules = seen.rules(header.get("rules"))
         except FastmachError as e:
             raise _Bad(f"header: {e}") from None
         r = self.rules
@@ -109,16 +196,17 @@ class _HandChecker:
         hands = header.get("hands")
         if not isinstance(hands, list) or len(hands) != P:
             raise _Bad(f"header: 'hands' must list {P} hands (players={P})")
-        self.hands = [Counter(_cards({"h": h}, "h")) for h in hands]
-        for s, h in enumerate(self.hands):
-            if sum(h.values()) != r.hand_size:
-                raise _Bad(f"header: seat {s} holds {sum(h.values())} cards, hand_size={r.hand_size}")
+        dealt = [_cards({"h": h}, "h") for h in hands]
+        self.hands = [Counter(h) for h in dealt]
+        for s, h in enumerate(dealt):
+            if len(h) != r.hand_size:
+                raise _Bad(f"header: seat {s} holds {len(h)} cards, hand_size={r.hand_size}")
         self.stock = _cards(header, "stock")
-        deck = Counter({c: r.decks for c in range(JOKER)})
-        if r.jokers:
-            deck[JOKER] = r.jokers
-        have = sum(self.hands, Counter()) + Counter(self.stock)
-        if have != deck:
+        if sorted(self.stock + [c for h in dealt for c in h]) != seen.deck(r):
+            deck = Counter({c: r.decks for c in range(JOKER)})
+            if r.jokers:
+                deck[JOKER] = r.jokers
+            have = sum(self.hands, Counter()) + Counter(self.stock)
             diff = (deck - have) + (have - deck)
             raise _Bad("header: hands + stock are not the deck (" +
                        ", ".join(f"{card_str(c)}" for c in sorted(diff)) + " differ)")
@@ -135,13 +223,19 @@ class _HandChecker:
         self.turns = 0
         self.ended: str | None = None  # the end the next line must announce
         self.pts = card_points(r.hand_points)
-        self.lines = [
-            f"== {r} seed {header.get('seed')} replicate {header.get('replicate')} "
-            f"hand {header.get('hand', 0)}: dealer {header.get('dealer', '?')}, "
-            f"seat {self.first} starts, stock {len(self.stock)}"
-        ]
-        for s in range(P):
-            self.lines.append(f"   seat {s}: " + " ".join(_txt(sorted(self.hands[s].elements()))))
+        # the validator's verdicts on melds (shared by the hands of a replay); the last
+        # turn's table as logged
+        self.memo = seen.memo(r)
+        self._raw_table: list = []
+        self.text = text   # the readable lines (``lines``) are written
+        self.lines: list[str] = []
+        if text:
+            self.lines.append(
+                f"== {r} seed {header.get('seed')} replicate {header.get('replicate')} "
+                f"hand {header.get('hand', 0)}: dealer {header.get('dealer', '?')}, "
+                f"seat {self.first} starts, stock {len(self.stock)}")
+            for s in range(P):
+                self.lines.append(f"   seat {s}: " + " ".join(_txt(sorted(dealt[s]))))
 
     def turn(self, rec: dict) -> None:
         r = self.rules
@@ -153,7 +247,9 @@ class _HandChecker:
         action = rec.get("action")
         placed, drawn = _cards(rec, "placed"), _cards(rec, "drawn")
         taken = _cards(rec, "taken") if "taken" in rec else []
-        table = _melds(rec)
+        raw = rec.get("table")
+        same = raw == self._raw_table  # as logged last turn (read and checked then)
+        table = self.table if same else _melds(rec, self.seen)
         hand = self.hands[seat]
         empty_at_start = not self.stock
         self.turns += 1
@@ -166,24 +262,28 @@ class _HandChecker:
             try:
                 check_action(r, Play(table, placed, taken), seat=seat, hand=hand,
                              melds=self.table, stands=None, opened=self.opened[seat],
-                             stock_left=len(self.stock), play_exists=lambda: False)
+                             stock_left=len(self.stock), play_exists=lambda: False,
+                             memo=self.memo)
             except FastmachError as e:
                 raise _Bad(str(e)) from None
-            hand.subtract(Counter(placed))
+            for c in placed:
+                hand[c] -= 1
             hand[JOKER] += len(taken)
             self.table = table
+            self._raw_table = raw
             self.opened[seat] = True
             self.noadd = 0
-            desc = f"plays {' '.join(_txt(sorted(placed)))}"
-            if taken:
-                desc += f", takes back {len(taken)} joker(s)"
-            desc += f" -> {_show_table(table)}"
+            if self.text:
+                desc = f"plays {' '.join(_txt(sorted(placed)))}"
+                if taken:
+                    desc += f", takes back {len(taken)} joker(s)"
+                desc += f" -> {self.seen.table_text(table)}"
             if sum(hand.values()) == 0:
                 self.ended = "emptied"
         elif action in ("draw", "pass", "fail"):
             if placed or taken:
                 raise _Bad(f"a {action} places no card")
-            if table != self.table:
+            if not same and table != self.table:
                 raise _Bad(f"a {action} must leave the table unchanged")
             if action == "pass":
                 if self.stock or r.stock_empty != "play-on":
@@ -203,7 +303,8 @@ class _HandChecker:
                 raise _Bad(f"drawn {' '.join(_txt(drawn)) or 'nothing'} but the stock gives "
                            f"{' '.join(_txt(want)) or 'nothing'}")
             self.stock = self.stock[len(drawn):]
-            hand.update(drawn)
+            for c in drawn:
+                hand[c] += 1
             desc = {"draw": "draws", "pass": "passes", "fail": "fails a manipulation, draws"}[action]
             if drawn:
                 desc += " " + " ".join(_txt(drawn))
@@ -218,7 +319,8 @@ class _HandChecker:
                     self.ended = "blocked"   # (from P turns on, it may end blocked: see end)
         else:
             raise _Bad(f"unknown action {action!r} (play, draw, pass or fail)")
-        self.lines.append(f"   {self.turns:4d} seat {seat} {desc}")
+        if self.text:
+            self.lines.append(f"   {self.turns:4d} seat {seat} {desc}")
         self.cur = (seat + 1) % self.P
 
     def end(self, rec: dict) -> tuple[str, int, list[int]]:
@@ -250,7 +352,7 @@ class _HandChecker:
             shares = [0.0] * self.P
         else:
             shares = [1.0 / k if p == best else 0.0 for p in points]
-        if "shares" in rec and not np.allclose(rec["shares"], shares):
+        if "shares" in rec and not _close(rec["shares"], shares):
             raise _Bad(f"shares {rec['shares']} but the rules give {shares}")
         # the hand's score: winners pay nothing; winner-takes: they score the others' points
         lost = sum(p for p, x in zip(points, shares) if x == 0)
@@ -259,8 +361,20 @@ class _HandChecker:
             self.scored = [lost // won if x > 0 else 0 for x in shares]
         else:
             self.scored = [p if x == 0 else 0 for p, x in zip(points, shares)]
-        self.lines.append(f"   end: {end}, winner {winner if winner >= 0 else 'none'}, points {points}")
+        if self.text:
+            self.lines.append(f"   end: {end}, winner {winner if winner >= 0 else 'none'}, points {points}")
         return end, winner, points
+
+
+def parse_log_line(name: str, no: int, line: str) -> dict:
+    """The record of line ``no`` of log ``name``: a JSON object, or FastmachError."""
+    try:
+        rec = json.loads(line)
+    except json.JSONDecodeError as e:
+        raise FastmachError(f"{name} line {no}: not JSON ({e.msg})") from None
+    if not isinstance(rec, dict):
+        raise FastmachError(f"{name} line {no}: expected a JSON object")
+    return rec
 
 
 def log_records(path: str | Path) -> Iterator[tuple[int, dict]]:
@@ -268,88 +382,159 @@ def log_records(path: str | Path) -> Iterator[tuple[int, dict]]:
     that is not a JSON object is a FastmachError naming the file and the line."""
     path = Path(path)
     for no, line in enumerate(read_text(path, "log").splitlines(), 1):
+        if line.strip():
+            yield no, parse_log_line(path.name, no, line)
+
+
+def game_lines(path: str | Path, seed: int, replicate: int) -> list[str] | None:
+    """The lines of one game of a log (its hands' headers, turns and end records, as
+    written), every line read as a record; None when the log does not hold the game or a
+    line is not a record (a damaged log)."""
+    path = Path(path)
+    out: list[str] | None = None
+    for no, line in enumerate(read_text(path, "log").splitlines(), 1):
         if not line.strip():
             continue
         try:
-            rec = json.loads(line)
-        except json.JSONDecodeError as e:
-            raise FastmachError(f"{path.name} line {no}: not JSON ({e.msg})") from None
-        if not isinstance(rec, dict):
-            raise FastmachError(f"{path.name} line {no}: expected a JSON object")
-        yield no, rec
+            rec = parse_log_line(path.name, no, line)
+        except FastmachError:
+            return None
+        kind = rec.get("type")
+        first = kind == "header" and rec.get("hand", 0) == 0
+        if out is not None:
+            if kind == "close" or first:
+                return out
+            out.append(line)
+        elif first and rec.get("seed") == seed and rec.get("replicate") == replicate:
+            out = [line]
+    return None
 
 
-def replay(path: str | Path, *, out=None) -> list[ReplayedHand]:
+#: the messages of a new game's header that the previous records make wrong
+HEADER_IN_HAND = "header before the previous hand's end record"
+MATCH_NOT_OVER = ("a new game starts but the previous match is not over "
+                  "(its last end record has match_over false)")
+
+
+def close_count_message(claimed, games: int) -> str:
+    return (f"closing record counts {claimed!r} game(s), the log holds {games} since the "
+            f"previous one")
+
+
+def truncated_message(name: str) -> str:
+    return f"{name}: the last game has no end record (truncated log?)"
+
+
+def unclosed_message(name: str) -> str:
+    return (f"{name}: no closing record after the last game: the log is incomplete (an "
+            f"interrupted run?)")
+
+
+class _LogChecker:
+    """The records of a log in order: games, hands and closing records (``record``), then
+    the end of the log (``finish``); each finished hand is appended to ``hands`` with the
+    line of its end record (``ends``).
+
+    ``open_count``: the first closing record's game count is not checked but kept in
+    ``pending`` as (line, its count, games seen before it): a piece of a log that starts
+    at a game (``fastmach.game.replay_workers``) cannot know the games before it."""
+
+    def __init__(self, *, open_count: bool = False, text: bool = True):
+        self.hands: list[ReplayedHand] = []
+        self.ends: list[int] = []
+        self.checker: _HandChecker | None = None
+        self.head: dict = {}
+        self.scores: list[int] | None = None
+        self.games = 0  # games since the last closing record
+        self.match_over = True  # the last end record closed its match
+        self.closed = False  # the last record is a closing record
+        self.seen_close = not open_count
+        self.pending: tuple | None = None
+        self.seen = _Seen()
+        self.text = text
+
+    def record(self, no: int, rec: dict) -> ReplayedHand | None:
+        """Check one record; the hand it ends, if it is an end record. Raises _Bad."""
+        kind = rec.get("type")
+        self.closed = False
+        checker = self.checker
+        if kind == "header":
+            if checker is not None:
+                raise _Bad(HEADER_IN_HAND)
+            first = rec.get("hand", 0) == 0
+            if first and not self.match_over:
+                raise _Bad(MATCH_NOT_OVER)
+            if not first and self.match_over:
+                raise _Bad(f"hand {rec.get('hand')} of a match that is over")
+            self.games += first
+            self.checker = _HandChecker(rec, self.seen, self.text)
+            if rec.get("hand", 0) == 0:
+                self.scores = [0] * self.checker.P
+            self.head = rec
+        elif kind == "turn":
+            if checker is None:
+                raise _Bad("turn before any header")
+            checker.turn(rec)
+        elif kind == "end":
+            if checker is None:
+                raise _Bad("end before any header")
+            end, winner, points = checker.end(rec)
+            scores = self.scores
+            if scores is not None and len(scores) == len(points):
+                self.scores = scores = [a + b for a, b in zip(scores, checker.scored)]
+                if "scores" in rec and rec["scores"] != scores:
+                    raise _Bad(f"scores {rec['scores']} but the hands give {scores}")
+            head = self.head
+            done = ReplayedHand(str(checker.rules), head.get("seed"), head.get("replicate"),
+                                head.get("hand", 0), end, winner, checker.turns, points,
+                                checker.lines)
+            self.hands.append(done)
+            self.ends.append(no)
+            self.checker = None
+            self.match_over = rec.get("match_over") is True
+            return done
+        elif kind == "close":
+            if checker is not None:
+                raise _Bad("closing record inside a hand (no end record)")
+            if not self.match_over:
+                raise _Bad("closing record but the last match is not over (its last "
+                           "end record has match_over false)")
+            if not self.seen_close:
+                self.pending = (no, rec.get("games"), self.games)
+                self.seen_close = True
+            elif rec.get("games") != self.games:
+                raise _Bad(close_count_message(rec.get("games"), self.games))
+            self.games, self.closed = 0, True
+        else:
+            raise _Bad(f"unknown record type {kind!r} (header, turn, end or close)")
+        return None
+
+    def finish(self, name: str) -> None:
+        """The end of the log: its last game ended and closed, or FastmachError."""
+        if self.checker is not None:
+            raise FastmachError(truncated_message(name))
+        if not self.closed:
+            raise FastmachError(unclosed_message(name))
+
+
+def replay(path: str | Path, *, out=None, text: bool = True) -> list[ReplayedHand]:
     """Re-check every game of a JSONL log; returns the hands (``.text`` is readable).
 
-    ``out``: a file to print the readable games to. A bad log raises FastmachError naming
-    the line.
+    ``out``: a file to print the readable games to. ``text=False``: no readable text (the
+    hands' ``lines`` are empty; a quiet replay). A bad log raises FastmachError naming the
+    line. (One process; ``fastmach.game.replay_workers`` checks a log on several.)
     """
     path = Path(path)
-    hands: list[ReplayedHand] = []
-    checker: _HandChecker | None = None
-    head: dict = {}
-    scores: list[int] | None = None
-    games = 0  # games since the last closing record
-    match_over = True  # the last end record closed its match
-    closed = False  # the last record is a closing record
+    log = _LogChecker(text=text or out is not None)
     for no, rec in log_records(path):
         try:
-            kind = rec.get("type")
-            closed = False
-            if kind == "header":
-                if checker is not None:
-                    raise _Bad("header before the previous hand's end record")
-                first = rec.get("hand", 0) == 0
-                if first and not match_over:
-                    raise _Bad("a new game starts but the previous match is not over "
-                               "(its last end record has match_over false)")
-                if not first and match_over:
-                    raise _Bad(f"hand {rec.get('hand')} of a match that is over")
-                games += first
-                checker = _HandChecker(rec)
-                if rec.get("hand", 0) == 0:
-                    scores = [0] * checker.P
-                head = rec
-            elif kind == "turn":
-                if checker is None:
-                    raise _Bad("turn before any header")
-                checker.turn(rec)
-            elif kind == "end":
-                if checker is None:
-                    raise _Bad("end before any header")
-                end, winner, points = checker.end(rec)
-                if scores is not None and len(scores) == len(points):
-                    scores = [a + b for a, b in zip(scores, checker.scored)]
-                    if "scores" in rec and rec["scores"] != scores:
-                        raise _Bad(f"scores {rec['scores']} but the hands give {scores}")
-                hands.append(ReplayedHand(
-                    str(checker.rules), head.get("seed"), head.get("replicate"),
-                    head.get("hand", 0), end, winner, checker.turns, points, checker.lines))
-                if out is not None:
-                    print(hands[-1].text, file=out)
-                checker = None
-                match_over = rec.get("match_over") is True
-            elif kind == "close":
-                if checker is not None:
-                    raise _Bad("closing record inside a hand (no end record)")
-                if not match_over:
-                    raise _Bad("closing record but the last match is not over (its last "
-                               "end record has match_over false)")
-                if rec.get("games") != games:
-                    raise _Bad(f"closing record counts {rec.get('games')!r} game(s), the log "
-                               f"holds {games} since the previous one")
-                games, closed = 0, True
-            else:
-                raise _Bad(f"unknown record type {kind!r} (header, turn, end or close)")
+            done = log.record(no, rec)
         except _Bad as e:
             raise FastmachError(f"{path.name} line {no}: {e}") from None
-    if checker is not None:
-        raise FastmachError(f"{path.name}: the last game has no end record (truncated log?)")
-    if not closed:
-        raise FastmachError(f"{path.name}: no closing record after the last game: the log is "
-                            f"incomplete (an interrupted run?)")
-    return hands
+        if done is not None and out is not None:
+            print(done.text, file=out)
+    log.finish(path.name)
+    return log.hands
 
 
 def to_action(rec: dict):

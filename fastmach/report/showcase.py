@@ -21,6 +21,7 @@ from pathlib import Path
 import pandas as pd
 
 from fastmach.errors import FastmachError
+from fastmach.game.gamelog import game_lines
 
 __all__ = ["Example", "pick_examples", "write_examples", "check_game", "KINDS"]
 
@@ -130,27 +131,6 @@ def _log_count(path: Path) -> int:
     return n if isinstance(n, int) and not isinstance(n, bool) else 0
 
 
-def _logged_lines(path: Path, seed: int, replicate: int) -> list[str] | None:
-    """The records of one game of a sweep's log (None when the log does not hold it)."""
-    from fastmach.outputs import read_text
-
-    out: list[str] | None = None
-    for line in read_text(path, "log").splitlines():
-        head = line.startswith('{"type":"header"')
-        try:
-            rec = json.loads(line) if head or line.startswith('{"type": "close"') else None
-        except json.JSONDecodeError:
-            return None  # a damaged log: the game is written again instead
-        if out is not None:
-            if rec is not None and (rec.get("type") == "close" or rec.get("hand") == 0):
-                return out
-            out.append(line)
-        elif rec is not None and head and rec.get("hand") == 0 and \
-                rec.get("seed") == seed and rec.get("replicate") == replicate:
-            out = [line]
-    return None
-
-
 def check_game(game, rows: pd.DataFrame, where: str) -> None:
     """FastmachError unless the viewer's game (``fastmach.view.ViewGame``) is the game of
     these hand rows: same seed and replicate, and hand by hand the same turns, end, winner
@@ -200,7 +180,7 @@ def write_examples(examples: list[Example], hands: pd.DataFrame, study, results_
         log.parent.mkdir(parents=True, exist_ok=True)
         stored = log_path(study, results_dir, cell.index, rot)
         complete = stored.is_file() and rep < _log_count(stored)
-        lines = _logged_lines(stored, ex.seed, rep) if complete else None
+        lines = game_lines(stored, ex.seed, rep) if complete else None
         with atomic_path(log) as tmp:
             if lines is not None:
                 with open_text(tmp, "w") as f:

@@ -28,14 +28,13 @@ from markupsafe import Markup
 from fastmach.core import validate
 from fastmach.core.cards import JOKER, card_str, parse_cards
 from fastmach.errors import FastmachError
-from fastmach.game.gamelog import _Bad, _HandChecker, log_records
+from fastmach.game.gamelog import _Bad, _HandChecker, _LogChecker, log_records
 from fastmach.rules import Rules
 
 __all__ = ["read_games", "ViewGame", "game_page", "index_page", "position_page",
            "solution_html", "meld_faces", "table_marks", "write_views", "write_page"]
 
 TEMPLATES = Path(__file__).with_name("templates")
-_RECORDS = ("header", "turn", "end")
 
 
 # ------------------------------------------------------------------------------ cards
@@ -227,90 +226,60 @@ def _describe(rec: dict, marks: list[list[str]], rules: Rules) -> str:
 def read_games(path: str | Path) -> list[ViewGame]:
     """Every game of a log (plain or gzip) as page data, each hand re-checked on the way.
 
-    A game starts at a header with ``hand`` 0. Records of another type between hands are
-    skipped; unknown fields are ignored. As for ``fastmach replay``, a log must end with its
-    closing record (``fastmach.game.log``): one without is partial. A bad log raises
-    FastmachError naming the line.
+    The log is read and checked by the reader of ``fastmach replay``
+    (``fastmach.game.gamelog``): what replay refuses (an unknown record, a forged closing
+    record, a log without its closing record, ...) is refused here with replay's message,
+    naming the line; unknown fields are ignored. A game starts at a header with ``hand`` 0.
     """
     path = Path(path)
     games: list[ViewGame] = []
     game: ViewGame | None = None
-    checker: _HandChecker | None = None
     hand: dict = {}
-    scores: list[int] = []
-    closed = False  # the last record is a closing record
-    since, match_over = 0, True  # games since the last closing record; last match over
+    log = _LogChecker(text=False)
     for no, rec in log_records(path):
+        kind = rec.get("type")
+        checker = log.checker
+        if kind == "turn" and checker is not None:
+            old = [list(m) for m in checker.table]
+            had_stock = len(checker.stock)
+        scores_before = list(log.scores or [])
         try:
-            kind = rec.get("type")
-            closed = kind == "close"
-            if kind == "close":  # as `fastmach replay` checks it
-                if checker is not None:
-                    raise _Bad("closing record inside a hand (no end record)")
-                if not match_over:
-                    raise _Bad("closing record but the last match is not over (its last "
-                               "end record has match_over false)")
-                if rec.get("games") != since:
-                    raise _Bad(f"closing record counts {rec.get('games')!r} game(s), the "
-                               f"log holds {since} since the previous one")
-                since = 0
-                continue
-            if kind not in _RECORDS:
-                if checker is not None:
-                    raise _Bad(f"record type {kind!r} inside a hand (header, turn or end)")
-                continue
-            if kind == "header":
-                if checker is not None:
-                    raise _Bad("header before the previous hand's end record")
-                checker = _HandChecker(rec)
-                r = checker.rules
-                if rec.get("hand", 0) == 0 or game is None:
-                    since += 1
-                    game = ViewGame(len(games), str(r), rec.get("seed"), rec.get("replicate"),
-                                    [str(s) for s in rec.get("strategies") or []], r.players)
-                    games.append(game)
-                    scores = [0] * r.players
-                hand = {"hand": rec.get("hand", 0), "dealer": rec.get("dealer"),
-                        "first": checker.first, "start": len(game.steps), "turns": 0,
-                        "scores_before": list(scores), "stock_out": None}
-                game.hands.append(hand)
-                game.steps.append(_step(checker, None, [], "deals", len(game.hands) - 1, 0))
-            elif kind == "turn":
-                if checker is None:
-                    raise _Bad("turn before any header")
-                old = [list(m) for m in checker.table]
-                had_stock = len(checker.stock)
-                checker.turn(rec)
-                placed = parse_cards(rec.get("placed") or [])
-                marks = (table_marks(old, checker.table, placed) if rec["action"] == "play"
-                         else [[""] * len(m) for m in checker.table])
-                step = _step(checker, rec, marks, _describe(rec, marks, checker.rules),
-                             len(game.hands) - 1, checker.turns)
-                game.steps.append(step)
-                hand["turns"] = checker.turns
-                if had_stock and not checker.stock and hand["stock_out"] is None:
-                    hand["stock_out"] = checker.turns
-            else:
-                if checker is None:
-                    raise _Bad("end before any header")
-                end, winner, points = checker.end(rec)
-                scores = [a + b for a, b in zip(scores, checker.scored)]
-                if isinstance(rec.get("scores"), list) and rec["scores"] != scores:
-                    raise _Bad(f"scores {rec['scores']} but the hands give {scores}")
-                hand.update(end=end, winner=winner, points=points, scores=list(scores),
-                            endrec={k: rec[k] for k in ("end", "winner", "points", "cards_left",
-                                                         "scores", "match_winner") if k in rec})
-                checker = None
-                match_over = rec.get("match_over") is True
+            done = log.record(no, rec)
         except _Bad as e:
             raise FastmachError(f"{path.name} line {no}: {e}") from None
-    if checker is not None:
-        raise FastmachError(f"{path.name}: the last game has no end record (truncated log?)")
+        if kind == "header":
+            checker = log.checker
+            r = checker.rules
+            if rec.get("hand", 0) == 0:
+                game = ViewGame(len(games), str(r), rec.get("seed"), rec.get("replicate"),
+                                [str(s) for s in rec.get("strategies") or []], r.players)
+                games.append(game)
+                scores_before = [0] * r.players
+            hand = {"hand": rec.get("hand", 0), "dealer": rec.get("dealer"),
+                    "first": checker.first, "start": len(game.steps), "turns": 0,
+                    "scores_before": scores_before, "stock_out": None}
+            game.hands.append(hand)
+            game.steps.append(_step(checker, None, [], "deals", len(game.hands) - 1, 0))
+        elif kind == "turn":
+            placed = parse_cards(rec.get("placed") or [])
+            marks = (table_marks(old, checker.table, placed) if rec["action"] == "play"
+                     else [[""] * len(m) for m in checker.table])
+            step = _step(checker, rec, marks, _describe(rec, marks, checker.rules),
+                         len(game.hands) - 1, checker.turns)
+            game.steps.append(step)
+            hand["turns"] = checker.turns
+            if had_stock and not checker.stock and hand["stock_out"] is None:
+                hand["stock_out"] = checker.turns
+        elif kind == "end":
+            hand.update(end=done.end, winner=done.winner, points=done.points,
+                        scores=list(log.scores or []),
+                        endrec={k: rec[k] for k in ("end", "winner", "points", "cards_left",
+                                                     "scores", "match_winner") if k in rec})
+    if log.checker is not None:
+        log.finish(path.name)   # the last game's end record is missing
     if not games:
         raise FastmachError(f"{path.name}: no game in this log")
-    if not closed:
-        raise FastmachError(f"{path.name}: no closing record after the last game: the log is "
-                            f"incomplete (an interrupted run?)")
+    log.finish(path.name)
     return games
 
 
