@@ -166,15 +166,10 @@ def _check_play(r: Rules, a: Play, seat: int, hand: Sequence[int], melds, stands
         cards.remove(JOKER)
     after = a.melds
     if a.stands is not None:
-        _check_stands(r, a)
-    if strict or not partition_ok([list(m) for m in after], cards, r.decks, r.ace_high,
-                                  r.jokers_per_meld, r.ace_both_ends):
-        try:
-            validate.check_partition(
-                after, cards, decks=r.decks, ace_high=r.ace_high,
-                jokers_per_meld=r.jokers_per_meld, ace_both_ends=r.ace_both_ends, memo=memo)
-        except validate.ValidationError as e:
-            raise FastmachError(f"illegal play: {e}") from None
+        _check_stands(r, a, strict)
+    bad = _partition_error(r, after, cards, strict, memo)
+    if bad is not None:
+        raise FastmachError(f"illegal play: {bad}")
     if opening_turn:
         before = Counter(tuple(sorted(m)) for m in melds)
         after = Counter(tuple(sorted(m)) for m in a.melds)
@@ -188,33 +183,44 @@ def _check_play(r: Rules, a: Play, seat: int, hand: Sequence[int], melds, stands
                 f"{r.opening_points}")
 
 
-def _check_stands(r: Rules, a: Play) -> None:
+def _partition_error(r: Rules, melds, cards: list[int], strict: bool, memo=None) -> str | None:
+    """None when ``melds`` are valid melds of exactly ``cards``, else the independent
+    validator's words. ``strict``: the validator decides; otherwise the compiled check
+    first, the validator only when it refuses (to name what is wrong, and as the
+    authority)."""
+    if not strict and partition_ok([list(m) for m in melds], cards, r.decks, r.ace_high,
+                                   r.jokers_per_meld, r.ace_both_ends):
+        return None
+    try:
+        validate.check_partition(melds, cards, decks=r.decks, ace_high=r.ace_high,
+                                 jokers_per_meld=r.jokers_per_meld,
+                                 ace_both_ends=r.ace_both_ends, memo=memo)
+    except validate.ValidationError as e:
+        return str(e)
+    return None
+
+
+def _check_stands(r: Rules, a: Play, strict: bool) -> None:
     """A play's readings (``stands``) are readings of its melds: one per card, each natural
     card standing for itself, and each meld with jokers a valid meld when every joker is
     replaced by the card it stands for (the engine keeps the readings for later swaps)."""
+    def text(m) -> str:
+        return " ".join(card_str(c) if 0 <= c < NCARD else str(c) for c in m)
+
     if len(a.stands) != len(a.melds):
         raise FastmachError(f"stands: {len(a.stands)} readings for {len(a.melds)} melds")
     for m, st in zip(a.melds, a.stands):
-        text = " ".join(card_str(c) if 0 <= c < NCARD else str(c) for c in m)
         if len(st) != len(m):
-            raise FastmachError(f"stands: the meld {text} has {len(m)} cards and "
+            raise FastmachError(f"stands: the meld {text(m)} has {len(m)} cards and "
                                 f"{len(st)} readings")
         for c, x in zip(m, st):
             if c != JOKER and x != c:
                 raise FastmachError(f"stands: {card_str(c) if 0 <= c < NCARD else c} in "
-                                    f"{text} must stand for itself")
+                                    f"{text(m)} must stand for itself")
             if c == JOKER and not 0 <= x < JOKER:
-                raise FastmachError(f"stands: a joker in {text} stands for {x}, not a card")
-        if JOKER in m:
-            read = list(st)
-            try:
-                validate.check_partition([read], read, decks=r.decks, ace_high=r.ace_high,
-                                         jokers_per_meld=r.jokers_per_meld,
-                                         ace_both_ends=r.ace_both_ends)
-            except validate.ValidationError:
-                raise FastmachError(
-                    f"stands: {text} read as {' '.join(card_str(x) for x in read)} is not "
-                    f"a meld") from None
+                raise FastmachError(f"stands: a joker in {text(m)} stands for {x}, not a card")
+        if JOKER in m and _partition_error(r, [st], list(st), strict) is not None:
+            raise FastmachError(f"stands: {text(m)} read as {text(st)} is not a meld")
 
 
 # ------------------------------------------------------------------ meld values
