@@ -348,3 +348,21 @@ def test_results_of_an_older_fastmach_are_adopted_on_resume(study, reference, do
     assert df.attrs["summary"]["played"] == 2
     pd.testing.assert_frame_equal(df, reference)
     assert len(json.loads((done / MANIFEST).read_text())["chunks"]) == len(plan(study))
+
+
+def test_what_a_sweep_killed_before_its_manifest_leaves_does_not_block_the_resume(
+        study, reference, tmp_path):
+    out = tmp_path / "out"
+    (out / "chunks").mkdir(parents=True)
+    (out / "_hands").mkdir()
+    for name in (".lock", f".{MANIFEST}.123.tmp", ".fastmach.probe-123"):
+        (out / name).write_bytes(b"")
+    pd.testing.assert_frame_equal(run_study(study, out, workers=0, progress=False), reference)
+
+
+def test_a_directory_with_other_files_and_no_manifest_is_still_refused(study, tmp_path):
+    out = tmp_path / "out"
+    (out / "chunks").mkdir(parents=True)
+    (out / "chunks" / "mine.txt").write_text("not a chunk")
+    with pytest.raises(FastmachError, match="is not empty and holds no"):
+        run_study(study, out, workers=0, progress=False)

@@ -80,7 +80,7 @@ class Store:
                     f"out={str(self.root)!r} holds a different study "
                     f"({manifest.get('name')!r}); use another directory or the same study "
                     f"file and --games:\n{diff}")
-        elif self.root.is_dir() and any(not _own_leftover(p.name) for p in self.root.iterdir()):
+        elif self.root.is_dir() and any(not _own_leftover(p) for p in self.root.iterdir()):
             raise FastmachError(f"out={str(self.root)!r} is not empty and holds no "
                                 f"{MANIFEST}: not a fastmach study directory")
         else:
@@ -210,9 +210,14 @@ class Store:
             self._lock = None
 
 
-def _own_leftover(name: str) -> bool:
-    """A file a sweep killed before its manifest can leave: the lock, a temporary file."""
-    return name == ".lock" or (name.startswith(".") and name.endswith(".tmp"))
+def _own_leftover(p: Path) -> bool:
+    """What a sweep killed before its manifest can leave: the lock, a temporary file, the
+    probe of the directory (fastmach.outputs.probe_dir), its empty chunk directories."""
+    name = p.name
+    if name == ".lock" or name.startswith(".fastmach.probe-") or (
+            name.startswith(".") and name.endswith(".tmp")):
+        return True
+    return name in (CHUNKS, HANDS) and p.is_dir() and not any(p.iterdir())
 
 
 def _not_a_directory(p: Path) -> None:
