@@ -28,6 +28,10 @@ from fastmach.strategies._base import hand_may_meld   # noqa: F401 (tests)
 
 cnp.import_array()
 
+from fastmach.game.history import PublicTurn
+
+cdef object _new = object.__new__
+
 SOLVER_ERRORS = {-4: "state limit", -6: "a set of table melds did not partition"}
 ACTIONS = ("play", "draw", "pass", "fail")
 VIOLATIONS = (
@@ -310,26 +314,28 @@ cdef class Engine:
 
     cdef void public_turn(self, int seat, const Decision* d, int stock_before,
                           int was_open) except *:
-        """The turn as every seat saw it, in the raw form of fastmach.game.history.from_raw
-        (converted only when a bot asks)."""
+        """The turn as every seat saw it (fastmach.game.history.PublicTurn), made once for
+        every bot seat, as the reference State keeps it."""
         cdef HState* st = &self.st
-        cdef int s, c, k, code
+        cdef int s, c, k
         placed = ()
         if d.kind == A_PLAY:
-            code = 0
+            action = "play"
             placed = tuple([c for c in range(NCARD) for k in range(d.placed[c])])
         elif d.kind == A_FAIL:
-            code = 3
+            action = "fail"
         elif stock_before == st.stock_len and not self.R.ends_hand:
-            code = 2
+            action = "pass"
         else:
-            code = 1
-        self.public.append((
-            st.turn, seat, code,
-            placed,
-            d.taken if d.kind == A_PLAY else 0, st.stock_pos - stock_before,
-            tuple([st.hand_n[s] for s in range(self.players)]),
-            d.kind == A_PLAY and not was_open))
+            action = "draw"
+        t = _new(PublicTurn)   # PublicTurn(...) without the frozen dataclass's __init__
+        t.__dict__.update({
+            "turn": st.turn, "seat": seat, "action": action, "placed": placed,
+            "taken": (JOKER,) * d.taken if d.kind == A_PLAY else (),
+            "drawn": st.stock_pos - stock_before,
+            "hand_sizes": tuple([st.hand_n[s] for s in range(self.players)]),
+            "opened": d.kind == A_PLAY and not was_open})
+        self.public.append(t)
 
     cdef void record_end(self, HandResult* res) except *:
         cdef int s, k = 0

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 from fastmach.core import validate
+from fastmach.core._ids import int_melds, sorted_ids
 from fastmach.core._meldcheck import partition_ok
 from fastmach.core.cards import JOKER, NCARD, OPENING_POINTS, card_str
 from fastmach.errors import FastmachError
@@ -46,9 +47,17 @@ class Play:
         return self.melds
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "melds", tuple([tuple(map(int, m)) for m in self.melds]))
-        object.__setattr__(self, "placed", tuple(sorted(map(int, self.placed))))
-        object.__setattr__(self, "taken", tuple(map(int, self.taken)))
+        # exact ints are taken as they are (compiled, fastmach.core._ids), anything else
+        # converted here
+        melds = int_melds(self.melds)
+        if melds is None:
+            melds = tuple([tuple(map(int, m)) for m in self.melds])
+        placed = sorted_ids(self.placed)
+        if placed is None:
+            placed = tuple(sorted(map(int, self.placed)))
+        object.__setattr__(self, "melds", melds)
+        object.__setattr__(self, "placed", placed)
+        object.__setattr__(self, "taken", tuple(map(int, self.taken)) if self.taken else ())
         if self.stands is not None:
             object.__setattr__(self, "stands", tuple([tuple(map(int, m)) for m in self.stands]))
 

@@ -121,19 +121,31 @@ def _resolve(rules: Rules | str) -> Rules:
 
 def _record(rules: Rules | str, objective: str) -> tuple[Rules, _batch.Record]:
     """(Rules, compiled record) for these rules and objective, cached by identity."""
+    last = _BY_OBJECT.get(id(rules))
+    if last is not None and last[0] is rules and last[1] is objective:
+        return last[2]   # the same Rules object and objective as before
     r = _resolve(rules)
     if type(objective) is not str:
         raise FastmachError(f"unknown objective {objective!r}; expected one of {OBJECTIVES}")
     hit = _RECORDS.get((id(r), objective))
-    if hit is not None and hit[0] is r:
-        return hit
-    w, jw = _weights(r, objective)
-    rec = _batch.Record(r.decks, r.ace_code, r.jokers_per_meld, r.jokers, w, jw,
-                        _POINT_SCALE if objective == "points" else 1)
-    if len(_RECORDS) >= _CACHE_MAX:
-        _RECORDS.clear()
-    hit = _RECORDS[(id(r), objective)] = (r, rec)  # the Rules is kept: its id stays its own
+    if hit is None or hit[0] is not r:
+        w, jw = _weights(r, objective)
+        rec = _batch.Record(r.decks, r.ace_code, r.jokers_per_meld, r.jokers, w, jw,
+                            _POINT_SCALE if objective == "points" else 1)
+        if len(_RECORDS) >= _CACHE_MAX:
+            _RECORDS.clear()
+        # the Rules is kept: its id stays its own
+        hit = _RECORDS[(id(r), objective)] = (r, rec)
+    if r is rules:
+        if len(_BY_OBJECT) >= _CACHE_MAX:
+            _BY_OBJECT.clear()
+        _BY_OBJECT[id(rules)] = (rules, objective, hit)
     return hit
+
+
+#: id(Rules) -> (the Rules, the objective last asked with, its record): the Rules is kept,
+#: so its id stays its own
+_BY_OBJECT: dict[int, tuple] = {}
 
 
 # ---------------------------------------------------------------- failed positions
