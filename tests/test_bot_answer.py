@@ -253,3 +253,32 @@ def test_card_tuples_are_made_as_the_python_constructor_makes_them():
             assert got is None
         assert Play(melds, [c for m in melds for c in m]) == Play(
             ref, sorted(int(c) for m in melds for c in m))
+
+
+class TableKeeper:
+    """Keeps the tables it was shown (the engine's tuples) and plays the maximum placement."""
+
+    def __init__(self):
+        self.tables = []
+
+    def act(self, obs):
+        self.tables.append(obs.table)
+        return MaxPlacement().act(obs)
+
+
+def test_solve_on_an_observed_table_answers_as_on_a_copy_of_it():
+    bot = TableKeeper()
+    fastmach.play_games("classic(match=single)", [bot, "expert"] * 2, 8, range(2))
+    rules = resolve_rules("classic")
+    rng = random.Random(3)
+    tables = [t for t in bot.tables if t]
+    assert len(tables) > 10
+    for t in tables:
+        held = [c for m in t for c in m]
+        hand = [c for c in rng.sample(range(52), 12) if held.count(c) < 2][:8]
+        a, b = fastmach.solve(t, hand, rules), fastmach.solve([list(m) for m in t], hand, rules)
+        assert (a.placed, a.melds) == (b.placed, b.melds)
+    # a table of tuples the engine did not make is checked as any other
+    bad = ((0, 1, 5),)
+    with pytest.raises(FastmachError, match="does not split into valid melds"):
+        fastmach.solve(bad, [30], rules)

@@ -534,12 +534,25 @@ cdef class Engine:
         cdef Decision* d = &self.dec
         cdef int P = self.R.players, s, c, i, m
         cdef uint64_t rng = rng_state
+        cdef const int64_t[:, ::1] hv
         memset(st, 0, sizeof(HState))
         wit_clear(&st.wit)
+        if (type(hands) is np.ndarray and hands.dtype == np.int64 and hands.ndim == 2
+                and hands.shape[0] >= P and hands.shape[1] == NCARD
+                and hands.flags.c_contiguous):   # the State's rows: read in C
+            hv = hands
+            for s in range(P):
+                for c in range(NCARD):
+                    if hv[s, c] < 0 or hv[s, c] > 255:
+                        raise OverflowError("decide_position: a card count out of 0..255")
+                    st.hands[s][c] = <uint8_t>hv[s, c]
+                    st.hand_n[s] += hv[s, c]
+        else:
+            for s in range(P):
+                for c in range(NCARD):
+                    st.hands[s][c] = hands[s][c]
+                    st.hand_n[s] += hands[s][c]
         for s in range(P):
-            for c in range(NCARD):
-                st.hands[s][c] = hands[s][c]
-                st.hand_n[s] += hands[s][c]
             st.opened[s] = 1 if opened[s] else 0
             st.failed_last[s] = 1 if failed_last is not None and failed_last[s] else 0
         i = 0

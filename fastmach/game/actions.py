@@ -59,7 +59,10 @@ class Play:
         object.__setattr__(self, "placed", placed)
         object.__setattr__(self, "taken", tuple(map(int, self.taken)) if self.taken else ())
         if self.stands is not None:
-            object.__setattr__(self, "stands", tuple([tuple(map(int, m)) for m in self.stands]))
+            stands = int_melds(self.stands)
+            if stands is None:
+                stands = tuple([tuple(map(int, m)) for m in self.stands])
+            object.__setattr__(self, "stands", stands)
 
 
 @dataclass(frozen=True)
@@ -197,8 +200,8 @@ def _partition_error(r: Rules, melds, cards: list[int], strict: bool, memo=None)
     validator's words. ``strict``: the validator decides; otherwise the compiled check
     first, the validator only when it refuses (to name what is wrong, and as the
     authority)."""
-    if not strict and partition_ok([list(m) for m in melds], cards, r.decks, r.ace_high,
-                                   r.jokers_per_meld, r.ace_both_ends):
+    if not strict and partition_ok(melds, cards, r.decks, r.ace_high, r.jokers_per_meld,
+                                   r.ace_both_ends):
         return None
     try:
         validate.check_partition(melds, cards, decks=r.decks, ace_high=r.ace_high,
@@ -216,6 +219,8 @@ def _check_stands(r: Rules, a: Play, strict: bool) -> None:
     def text(m) -> str:
         return " ".join(card_str(c) if 0 <= c < NCARD else str(c) for c in m)
 
+    if a.stands == a.melds and not any(JOKER in m for m in a.melds):
+        return   # no joker: every card stands for itself, as each does here
     if len(a.stands) != len(a.melds):
         raise FastmachError(f"stands: {len(a.stands)} readings for {len(a.melds)} melds")
     for m, st in zip(a.melds, a.stands):

@@ -195,6 +195,8 @@ def solve(table, hand, rules: Rules | str = "classic", objective: str = "cards",
     known to be valid (from the engine, an observation of a game).
     """
     r, rec = _record(rules, objective)
+    if not trusted and type(table) is tuple and _VALID_TABLES.get(id(table)) is table:
+        trusted = True   # a game's table, as a bot's observation holds it
     out = _batch.solve_position(table, hand, rec, trusted)
     if out is not None and out[0] == SOLVED:
         # Solution(*out[1:]) without the frozen dataclass's __init__ (a third of the
@@ -213,6 +215,19 @@ def solve(table, hand, rules: Rules | str = "classic", objective: str = "cards",
 
 
 _new = object.__new__
+
+#: id -> table: the tables of games shown to Python bots (tuples of tuples of exact ints,
+#: immutable, valid: the engine's own), so that solve need not check them again; the
+#: objects are held, so an id stays theirs
+_VALID_TABLES: dict[int, tuple] = {}
+
+
+def known_table(table: tuple) -> None:
+    """Note ``table`` (a game's table, a tuple of tuples of exact ints: the engine's, shown
+    in an observation) as valid for ``solve``."""
+    if len(_VALID_TABLES) >= 64:
+        _VALID_TABLES.clear()
+    _VALID_TABLES[id(table)] = table
 
 
 def _all_valid_melds(table, rules: Rules) -> bool:

@@ -23,6 +23,7 @@ from fastmach.strategies._answer cimport AnswerCheck
 
 from fastmach.game.actions import Draw, Fail, Pass, Play
 from fastmach.game.observation import Observation
+from fastmach.solver import known_table
 
 cdef object _new = object.__new__
 cdef tuple _INTS = tuple(range(256))
@@ -102,6 +103,7 @@ cdef class PyBot(Strategy):
                 n += 1
         if not self.seen_ok or not _same_melds(&self.seen, w):
             self.table, self.stands = _melds(w, 0), _melds(w, 1)
+            known_table(self.table)   # the engine's valid table: solve() need not check it
             _copy_melds(&self.seen, w)
             self.seen_ok = True
         obs = _new(Observation)
