@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import fastmach
-from fastmach.core._ids import int_melds, sorted_ids
+from fastmach.core._ids import ids_of_counts, int_melds, sorted_ids
 from fastmach.errors import FastmachError
 from fastmach.game import Game
 from fastmach.game.actions import Draw, Pass, Play
@@ -282,3 +282,16 @@ def test_solve_on_an_observed_table_answers_as_on_a_copy_of_it():
     bad = ((0, 1, 5),)
     with pytest.raises(FastmachError, match="does not split into valid melds"):
         fastmach.solve(bad, [30], rules)
+
+
+def test_a_hands_ids_are_its_counts_repeated():
+    rng = np.random.default_rng(4)
+    for _ in range(300):
+        counts = rng.integers(0, 4, 53) * (rng.random(53) < 0.4)
+        ref = np.repeat(np.arange(53), counts).tolist()
+        for row in (counts.astype(np.int64), counts.astype(np.uint8), counts.tolist(),
+                    np.stack([counts, counts])[1]):
+            got = ids_of_counts(row)
+            assert got == ref and all(type(c) is int for c in got)
+    with pytest.raises(ValueError):
+        ids_of_counts(np.full(53, -1, dtype=np.int64))

@@ -414,7 +414,7 @@ cdef class Engine:
                 first = (first0 + h) % P if self.first_cut else (dealer + 1) % P
                 for s in range(P):
                     scores_before[s] = sc[g, s]
-                if self.gil_free and not record:
+                if self.gil_free and not record and not self.ctx.shared:
                     with nogil:
                         rc = self.play_hand(hand_deck, dealer, first, h, scores_before, &rng_state, &res)
                 else:   # a Python bot sits at the table: its seat takes the GIL anyway
@@ -576,7 +576,7 @@ cdef class Engine:
         for s in range(P):
             st.scores[s] = scores[s] if scores is not None else 0
         cdef Strategy strategy = self.strategies[seat].unwrapped() if raw else self.strategies[seat]
-        if self.gil_free:
+        if self.gil_free and not self.ctx.shared:
             with nogil:
                 strategy.decide(st, seat, &rng, d)
         else:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 from fastmach.core import validate
-from fastmach.core._ids import int_melds, sorted_ids
+from fastmach.core._ids import play_init
 from fastmach.core._meldcheck import partition_ok
 from fastmach.core.cards import JOKER, NCARD, OPENING_POINTS, card_str
 from fastmach.errors import FastmachError
@@ -30,9 +30,13 @@ __all__ = ["Play", "Draw", "Pass", "Fail", "Action", "check_action", "rearranges
 Meld = tuple[int, ...]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Play:
-    """Add ``placed`` hand cards; ``melds`` is the whole table after the play."""
+    """Add ``placed`` hand cards; ``melds`` is the whole table after the play.
+
+    ``Play(melds, placed, taken=(), stands=None, rng_after=None)`` keeps tuples of ints
+    (``placed`` sorted); exact ints are taken as they are, anything else converted by
+    ``int`` (the constructor is compiled: fastmach.core._ids.play_init)."""
 
     melds: tuple[Meld, ...]
     placed: tuple[int, ...]
@@ -41,28 +45,12 @@ class Play:
     stands: tuple[Meld, ...] | None = field(default=None, compare=False, repr=False)
     rng_after: int | None = field(default=None, compare=False, repr=False)
 
+    __init__ = play_init
+
     @property
     def melds_after(self) -> tuple[Meld, ...]:
         """The whole table after the play (alias of ``melds``)."""
         return self.melds
-
-    def __post_init__(self) -> None:
-        # exact ints are taken as they are (compiled, fastmach.core._ids), anything else
-        # converted here
-        melds = int_melds(self.melds)
-        if melds is None:
-            melds = tuple([tuple(map(int, m)) for m in self.melds])
-        placed = sorted_ids(self.placed)
-        if placed is None:
-            placed = tuple(sorted(map(int, self.placed)))
-        object.__setattr__(self, "melds", melds)
-        object.__setattr__(self, "placed", placed)
-        object.__setattr__(self, "taken", tuple(map(int, self.taken)) if self.taken else ())
-        if self.stands is not None:
-            stands = int_melds(self.stands)
-            if stands is None:
-                stands = tuple([tuple(map(int, m)) for m in self.stands])
-            object.__setattr__(self, "stands", stands)
 
 
 @dataclass(frozen=True)
