@@ -9,7 +9,8 @@
 # builds the Engine; the deal of each hand comes from NumPy's Generator (so it is
 # reproducible from (replicate, root_seed) on any machine), drawn with the GIL between
 # hands.
-from cpython.ref cimport PyObject
+from cpython.ref cimport PyObject, Py_INCREF
+from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
 from libc.stdint cimport uint8_t, int32_t, int64_t, uint32_t, uint64_t
 from libc.string cimport memset, memcpy
 
@@ -31,6 +32,10 @@ cnp.import_array()
 from fastmach.game.history import PublicTurn
 
 cdef object _new = object.__new__
+cdef tuple _INTS = tuple(range(256))
+
+cdef extern from "Python.h":
+    int PyObject_GenericSetDict(object o, object value, void* context) except -1
 
 SOLVER_ERRORS = {-4: "state limit", -6: "a set of table melds did not partition"}
 ACTIONS = ("play", "draw", "pass", "fail")
@@ -317,24 +322,36 @@ cdef class Engine:
         """The turn as every seat saw it (fastmach.game.history.PublicTurn), made once for
         every bot seat, as the reference State keeps it."""
         cdef HState* st = &self.st
-        cdef int s, c, k
+        cdef int s, c, k, n = 0
         placed = ()
         if d.kind == A_PLAY:
             action = "play"
-            placed = tuple([c for c in range(NCARD) for k in range(d.placed[c])])
+            placed = PyTuple_New(d.n_placed)
+            for c in range(NCARD):
+                for k in range(d.placed[c]):
+                    if n < d.n_placed:
+                        Py_INCREF(_INTS[c])
+                        PyTuple_SET_ITEM(placed, n, _INTS[c])
+                        n += 1
+            if n < d.n_placed:
+                placed = tuple([c for c in range(NCARD) for k in range(d.placed[c])])
         elif d.kind == A_FAIL:
             action = "fail"
         elif stock_before == st.stock_len and not self.R.ends_hand:
             action = "pass"
         else:
             action = "draw"
+        sizes = PyTuple_New(self.players)
+        for s in range(self.players):
+            x = st.hand_n[s]
+            Py_INCREF(x)
+            PyTuple_SET_ITEM(sizes, s, x)
         t = _new(PublicTurn)   # PublicTurn(...) without the frozen dataclass's __init__
-        t.__dict__.update({
+        PyObject_GenericSetDict(t, {
             "turn": st.turn, "seat": seat, "action": action, "placed": placed,
             "taken": (JOKER,) * d.taken if d.kind == A_PLAY else (),
-            "drawn": st.stock_pos - stock_before,
-            "hand_sizes": tuple([st.hand_n[s] for s in range(self.players)]),
-            "opened": d.kind == A_PLAY and not was_open})
+            "drawn": st.stock_pos - stock_before, "hand_sizes": sizes,
+            "opened": d.kind == A_PLAY and not was_open}, NULL)
         self.public.append(t)
 
     cdef void record_end(self, HandResult* res) except *:

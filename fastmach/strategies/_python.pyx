@@ -26,6 +26,9 @@ from fastmach.game.observation import Observation
 from fastmach.solver import known_table
 
 cdef object _new = object.__new__
+
+cdef extern from "Python.h":
+    int PyObject_GenericSetDict(object o, object value, void* context) except -1
 cdef tuple _INTS = tuple(range(256))
 
 
@@ -106,15 +109,18 @@ cdef class PyBot(Strategy):
             known_table(self.table)   # the engine's valid table: solve() need not check it
             _copy_melds(&self.seen, w)
             self.seen_ok = True
-        obs = _new(Observation)
-        obs.__dict__.update(
-            seat=seat, hand=hand, table=self.table, stands=self.stands,
-            stock=st.stock_len - st.stock_pos,
-            hand_sizes=tuple([st.hand_n[s] for s in range(P)]),
-            scores=tuple([st.scores[s] for s in range(P)]),
-            opened=bool(st.opened[seat]), rules=cb._rules_shown, hand_index=st.hand_no,
-            turn=st.turn + 1, opened_seats=tuple([bool(st.opened[s]) for s in range(P)]),
-            history=tuple(cb.public_log))
+        sizes, scores, opened = PyTuple_New(P), PyTuple_New(P), PyTuple_New(P)
+        for s in range(P):
+            _put(sizes, s, st.hand_n[s])
+            _put(scores, s, st.scores[s])
+            _put(opened, s, True if st.opened[s] else False)
+        obs = _new(Observation)   # Observation(...) without the frozen dataclass's __init__
+        PyObject_GenericSetDict(obs, {
+            "seat": seat, "hand": hand, "table": self.table, "stands": self.stands,
+            "stock": st.stock_len - st.stock_pos, "hand_sizes": sizes, "scores": scores,
+            "opened": True if st.opened[seat] else False, "rules": cb._rules_shown,
+            "hand_index": st.hand_no, "turn": st.turn + 1, "opened_seats": opened,
+            "history": tuple(cb.public_log)}, NULL)
         return obs
 
 
