@@ -3,7 +3,6 @@ the decision is the one taken from the same rows as Python lists, on every posit
 some games under several presets; a count out of range is refused, not wrapped."""
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 from fastmach.game import Game
