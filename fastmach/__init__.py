@@ -96,7 +96,7 @@ def __getattr__(name: str):
 from fastmach.core._check_build import raise_build_error
 
 try:
-    from fastmach.core import _solver  # noqa: F401  (compiled core)
+    from fastmach.core import _solver  # type: ignore[attr-defined]  # noqa: F401  (compiled core)
 except ImportError as _err:  # pragma: no cover - exercised by hand, see README
     _e: BaseException | None = _err
     while _e is not None:  # Ctrl-C while numpy loads surfaces as an ImportError

@@ -15,7 +15,7 @@ import shlex
 import sys
 import time
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Callable, Sequence
 
 from fastmach.core import __version__
 from fastmach.tools import bench
@@ -195,6 +195,7 @@ def play_command(args: argparse.Namespace) -> int:
         print(f"--rotate: {n} rotation(s) of the line-up x {args.games} deal(s) = "
               f"{n * args.games} games", file=sys.stderr)
     t0 = time.perf_counter()
+    df: Any
     try:
         df = run_play(rules, args.strategies, args.games, args.seed, rotate=args.rotate,
                       log=args.log, hands=args.hands is not None)
@@ -281,6 +282,7 @@ def sweep_command(args: argparse.Namespace) -> int:
     study = Study.from_toml(Path(args.study), games=args.games)
     for w in dict.fromkeys(filter(None, (source_warning(c.rules) for c in study.cells))):
         print(f"warning: {w}", file=sys.stderr)
+    run: Callable[..., dict]
     if study.precision:
         from fastmach.study.precision import execute_to_precision as run
     else:
@@ -437,6 +439,7 @@ def tune_command(args: argparse.Namespace) -> int:
     print(answer)
     print(f"({time.perf_counter() - t0:.0f} s; written to {args.out}: "
           + ", ".join(p.name for p in answer.files.values()) + ")")
+    return 0
 # -------------------------------------------------------------------------------- rate
 
 def add_rate(sub) -> None:

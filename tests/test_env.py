@@ -287,3 +287,12 @@ def test_the_training_example_runs_and_prints_its_learning_curve(capsys):
     assert out[0].endswith("fair share 0.500")
     assert [line.split()[0] for line in out[2:4]] == ["2", "4"]
     assert out[4].startswith("held-out 2 deals: learned")
+
+
+def test_an_environment_used_before_reset_says_to_reset_it():
+    e = fe.raw_env(rules="classic", players=3)
+    with pytest.raises(FastmachError, match=r"call reset\(\) first"):
+        e.observe(e.possible_agents[0])
+    s = fe.SingleAgentEnv("classic(players=3)")
+    with pytest.raises(FastmachError, match=r"call reset\(\) first"):
+        s.step(0)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 
+from typing import Any
+
 import numpy as np
 import pandas as pd
 
@@ -147,15 +149,15 @@ def seat_test(excess: list[np.ndarray], alpha: float = 0.05,
         critical = float(np.quantile(null_all[:, idx].max(axis=1), 1 - alpha))
     else:
         critical = math.nan
-    out: dict[str, list[np.ndarray]] = {"z": [], "p_value": [], "p_adjusted": [], "sd": [],
+    out: dict[str, list[Any]] = {"z": [], "p_value": [], "p_adjusted": [], "sd": [],
                                         "critical": []}
     start = 0
-    for z, sd in zip(zs, sds):
+    for z, sd_of in zip(zs, sds):
         stop = start + len(z)
         out["z"].append(z)
         out["p_value"].append(p_raw[start:stop])
         out["p_adjusted"].append(p_adj[start:stop])
-        out["sd"].append(sd)
+        out["sd"].append(sd_of)
         out["critical"].append(np.array([critical]))
         start = stop
     return out

@@ -117,12 +117,13 @@ def seat_share(hands: pd.DataFrame, strategy: str, opponent: str,
     """The win share per hand of the one ``strategy`` seat among ``opponent`` seats, over
     the hands of one rules x players that seat them so (see the module docstring).
     Keys: :data:`SEAT_COLUMNS`; NaN figures when no hand does."""
+    players = int(hands["players"].iloc[0]) if len(hands) else 0
     row = {"rules": hands["rules"].iloc[0] if len(hands) else "",
-           "players": int(hands["players"].iloc[0]) if len(hands) else 0,
+           "players": players,
            "strategy": strategy, "opponent": opponent, "hands": 0, "deals": 0}
     if hands.empty:
         return row | dict.fromkeys(SEAT_COLUMNS[6:], math.nan)
-    st, ws = _columns(hands, row["players"])
+    st, ws = _columns(hands, players)
     keep = _lone(st, strategy, opponent)
     deal = deal_key(hands).to_numpy()[keep]
     row |= {"hands": int(keep.sum()), "deals": int(len(np.unique(deal)))}
@@ -156,13 +157,13 @@ def _strata(hands: pd.DataFrame) -> Iterable[tuple[tuple[str, int], pd.DataFrame
 def _search_budget(text: str) -> tuple[str, int] | None:
     """``(rest, b)`` for a ``search`` seat string: its budget and the canonical text of its
     other parameters (two seats are one trace step only if these agree), else None."""
-    from fastmach.strategies import parse_strategy
+    from fastmach.strategies import Strategy, parse_strategy
 
     try:
         spec = parse_strategy(text)
     except FastmachError:
         return None
-    if getattr(spec, "name", None) != "search":
+    if not isinstance(spec, Strategy) or spec.name != "search":
         return None
     values = dict(zip((p.name for p in spec.kind.params), spec.values))
     budget = int(values.pop("budget"))
@@ -183,8 +184,9 @@ def trace(hands: pd.DataFrame, confidence: float = 0.95, alpha: float = ALPHA
     for (rules, players), g in _strata(hands):
         for lu in pd.unique(g["lineup"]):
             parts = split_strategies(str(lu))
-            found = [_search_budget(p) for p in parts]
-            if len(parts) != players or any(f is None for f in found):
+            maybe = [_search_budget(p) for p in parts]
+            found = [f for f in maybe if f is not None]
+            if len(parts) != players or len(found) != len(parts):
                 continue
             if len({f[0] for f in found}) != 1:
                 continue

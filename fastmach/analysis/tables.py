@@ -13,7 +13,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from functools import partial
+from typing import Any, Callable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -202,6 +203,11 @@ def _matched(hv: pd.DataFrame, hb: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataF
 SPREAD_P_FLOOR = 1e-12
 
 
+def _spread_interval(hv, hb, q: float):
+    """The interval of :func:`_spread_diff` at confidence ``q``."""
+    return _spread_diff(hv, hb, q)[1:3]
+
+
 def _spread_diff(hv: pd.DataFrame, hb: pd.DataFrame, confidence: float):
     """Seat-spread difference, variant minus baseline, with a conservative interval.
 
@@ -348,7 +354,8 @@ def effects(games: pd.DataFrame, hands: pd.DataFrame, pairs: Sequence[tuple[str,
     check_hands(hands, "effects")
     hands = plain_strategies(hands)
     require(games, ("rules", "players", "lineup"), "effects")
-    rows, redo = [], []
+    rows: list[dict] = []
+    redo: list[Callable[[float], Any]] = []
     for variant, baseline, ctxs in (paired_contexts(hands, pairs) if paired is None
                                     else paired):
         contexts = []
@@ -363,12 +370,11 @@ def effects(games: pd.DataFrame, hands: pd.DataFrame, pairs: Sequence[tuple[str,
                                         "p_value": pv, "baseline_value": b,
                                         "variant_value": b + d,
                                         "rel_diff": d / b if b else math.nan})
-                    redo.append(lambda q, hv=c.hv, hb=c.hb: _spread_diff(hv, hb, q)[1:3])
+                    redo.append(partial(_spread_interval, c.hv, c.hb))
                 elif not math.isnan(c.ev[name].value) and not math.isnan(c.eb[name].value):
                     ev, eb = c.ev[name], c.eb[name]
                     rows.append(head | _effect_row(name, ev, eb, confidence))
-                    redo.append(lambda q, name=name, ev=ev, eb=eb:
-                                paired_interval(name, ev, eb, q))
+                    redo.append(partial(paired_interval, name, ev, eb))
         for name in EFFECT_METRICS_HANDS:
             if name == "seat_spread":
                 continue  # a spread does not pool across player counts
@@ -380,7 +386,7 @@ def effects(games: pd.DataFrame, hands: pd.DataFrame, pairs: Sequence[tuple[str,
             rows.append({"variant": variant, "baseline": baseline, "players": math.nan,
                          "lineup": math.nan, "pairs": tot}
                         | _effect_row(name, pv, pb, confidence))
-            redo.append(lambda q, name=name, pv=pv, pb=pb: paired_interval(name, pv, pb, q))
+            redo.append(partial(paired_interval, name, pv, pb))
     out = pd.DataFrame(rows, columns=_EFFECT_COLUMNS)
     out["p_adjusted"] = holm(out["p_value"])
     level = adjusted_level(out["p_value"], alpha)

@@ -203,7 +203,7 @@ def check_copies(counts, decks: int, jokers: int) -> None:
     """
     c = cards_to_counts(counts).astype(np.int64)
     problems = [
-        f"{int(c[i])} copies of {card_str(i)} but the deck has {decks}"
+        f"{int(c[i])} copies of {card_str(int(i))} but the deck has {decks}"
         for i in np.flatnonzero(c[:JOKER] > decks)
     ]
     if c[JOKER] > jokers:

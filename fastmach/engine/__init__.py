@@ -229,7 +229,8 @@ def play_games(
 
 def hand_shares(rules: Rules, end: np.ndarray, winner: np.ndarray,
                 points: np.ndarray) -> np.ndarray:
-    """Win share of each seat in each hand (float array, hands x players).
+    """Win share of each seat in each hand (float array, hands x players): the batch form
+    of ``fastmach.game.flow.hand_outcome`` (the tests compare the two).
 
     An emptied hand: 1 for the player who emptied it. A blocked or stock-out hand under
     ``blocked_winner = "lowest"``: the seats with the fewest hand points, 1/k each for k

@@ -33,7 +33,7 @@ class raw_env(AECEnv):
                  render_mode: str | None = None):
         super().__init__()
         r = rules_of(rules, players)
-        if render_mode not in (None, *self.metadata["render_modes"]):
+        if render_mode not in (None, "human", "ansi"):   # metadata["render_modes"]
             raise FastmachError(f"render_mode must be None, 'human' or 'ansi', got {render_mode!r}")
         if max_turns is not None and (not isinstance(max_turns, int) or max_turns < 1):
             raise FastmachError(f"max_turns must be a positive integer or None, got {max_turns!r}")
@@ -68,7 +68,7 @@ class raw_env(AECEnv):
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
-        self.infos = {a: {} for a in self.agents}
+        self.infos: dict[str, dict] = {a: {} for a in self.agents}
         self.agent_selection = self.possible_agents[st.current_player]
 
     def observe(self, agent):
@@ -76,7 +76,7 @@ class raw_env(AECEnv):
 
     def action(self, agent, k: int):
         """The exact action (Play, Draw or Pass) behind macro-action k of ``agent`` now."""
-        if self._seat[agent] != self.table.state.current_player:
+        if self._seat[agent] != self.table.live.current_player:
             raise FastmachError(f"{agent} is not the agent to move")
         return self.table.moves.action(k)
 
@@ -88,7 +88,7 @@ class raw_env(AECEnv):
         exact = self.table.moves.action(action)
         self._cumulative_rewards[agent] = 0.0
         rewards = self.table.apply(exact)
-        st = self.table.state
+        st = self.table.live
         for a in self.agents:
             self.rewards[a] = rewards[self._seat[a]]
         if st.is_terminal():

@@ -87,8 +87,8 @@ class Layout:
         vec = np.zeros(self.size, dtype=np.int16)
         v = self.view(vec)
         v["hand"][:] = np.bincount(obs.hand, minlength=NCARD)
-        for i, m in enumerate(sorted(sorted(m) for m in obs.table)):
-            v["melds"][i] = np.bincount(m, minlength=NCARD)
+        for i, meld in enumerate(sorted(sorted(m) for m in obs.table)):
+            v["melds"][i] = np.bincount(meld, minlength=NCARD)
         v["table"][:] = v["melds"].sum(axis=0)
         for m, st in zip(obs.table, obs.stands):
             for c, s in zip(m, st):

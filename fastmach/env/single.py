@@ -76,13 +76,13 @@ class SingleAgentEnv(gym.Env):
 
     def _others(self) -> float:
         """Play the other seats until the learner's turn or the end; their reward to it."""
-        st, total = self.table.state, 0.0
+        st, total = self.table.live, 0.0
         while not st.is_terminal() and st.current_player != self.seat:
             total += self.table.apply()[self.seat]
         return total
 
     def step(self, action):
-        st = self.table.state
+        st = self.table.live
         if st is None or st.is_terminal():
             raise FastmachError("step: the match is over (call reset)")
         moves = self.table.moves

@@ -52,7 +52,7 @@ class Table:
         self.rules = self.game.rules
         self.reward = reward
         self.layout = Layout(self.rules)
-        self.root = int(np.random.SeedSequence().entropy % 2**63)
+        self.root = int(np.random.SeedSequence().entropy) % 2**63  # type: ignore[arg-type]
         self.replicate = -1
         self.state: State | None = None
         self._moves: Moves | None = None
@@ -67,21 +67,28 @@ class Table:
         return self.state
 
     @property
+    def live(self) -> State:
+        """The game being played; a clear error before the first ``reset``."""
+        if self.state is None:
+            raise FastmachError("the environment is not dealt yet: call reset() first")
+        return self.state
+
+    @property
     def moves(self) -> Moves:
         """The current seat's macro-actions (computed once per turn)."""
         if self._moves is None:
-            self._moves = moves(self.state)
+            self._moves = moves(self.live)
         return self._moves
 
     def mask(self, seat: int) -> np.ndarray:
         """The action mask of ``seat``: all zeros when it is not its turn."""
-        st = self.state
+        st = self.live
         if st.is_terminal() or seat != st.current_player:
             return np.zeros(N_ACTIONS, dtype=np.int8)
         return self.moves.mask.copy()
 
     def observe(self, seat: int) -> dict[str, np.ndarray]:
-        st = self.state
+        st = self.live
         mover = not st.is_terminal() and seat == st.current_player
         vec = self.layout.encode(st.observation(seat), self.moves.actions if mover else ())
         return {"observation": vec, "action_mask": self.mask(seat)}
@@ -89,7 +96,7 @@ class Table:
     def apply(self, action: Action | None = None) -> list[float]:
         """Apply ``action`` (None: the seat's own strategy decides) for the current seat;
         returns every seat's reward from this turn."""
-        st = self.state
+        st = self.live
         hands = len(st.hand_results)
         if action is None:
             st.step()

@@ -1,7 +1,9 @@
 """Step-by-step games (OpenSpiel style): ``Game`` -> ``State`` -> actions -> records.
 
-The game flow here is written in Python on its own (deal, turn order, end rules, scoring,
-matches), following the same model as the compiled engine (see ``fastmach.engine``); only
+The game flow here is written in Python on its own (deal, turn order, matches; what a turn
+takes from the stock, when it ends the hand and who wins are ``fastmach.game.flow``, by
+which the log replay checks logs too), following the same model as the compiled engine
+(see ``fastmach.engine``); only
 a strategy's *decision* comes from the engine (``State.strategy_action``), so a game
 played step by step with the seats' strategies is the engine's game for the same seed,
 and the tests compare the two. Legality checks (``State.check``) use the independent
@@ -34,7 +36,8 @@ from fastmach.errors import FastmachError
 from fastmach.game.deal import check_seed, deck_of
 from fastmach.game.history import PublicTurn
 from fastmach.game.observation import Observation
-from fastmach.rules import BLOCK_ROUNDS, Rules, resolve_rules
+from fastmach.rules import Rules, resolve_rules
+from fastmach.game import flow
 from fastmach.game.ability import play_exists
 from fastmach.solver import solve
 from fastmach.game.actions import (Action, Draw, Fail, Pass, Play, check_action, meld_points,
@@ -323,7 +326,7 @@ class State:
             return [0.0] * P
         if self.rules.match_kind == "single":
             return list(self.hand_results[-1].shares)
-        return _lowest_shares(self.scores, self.rules.ties == "shared")
+        return flow.lowest_shares(self.scores, self.rules.ties == "shared")
 
     def clone(self) -> "State":
         """An independent copy (what it changes never reaches this state)."""
@@ -511,34 +514,27 @@ class State:
             n = sum(map(len, self._melds))
             self.stats["max_table"] = max(self.stats["max_table"], n)
             self.hand_stats["max_table"] = max(self.hand_stats["max_table"], n)
-            if not hand.any():
-                end = "emptied"
-        elif isinstance(action, (Draw, Pass)):
-            kind = "pass" if isinstance(action, Pass) else "draw"
-            if self.can_play(seat):  # a draw or pass while a play existed (counted)
+            end = flow.turn_end(r, kind, stock_at_start=self._left(),
+                                stock_after=self._left(), hand_left=int(hand.any()))
+        else:
+            kind = ("fail" if isinstance(action, Fail) else
+                    "pass" if isinstance(action, Pass) else "draw")
+            if kind == "fail":
+                self.stats["failed"] += 1
+                self.hand_stats["failed"] += 1
+            elif self.can_play(seat):  # a draw or pass while a play existed (counted)
                 passing = empty_at_start and r.stock_empty == "play-on"
                 self._able["passes" if passing else "draws"][seat] += 1
-            if not empty_at_start:
-                drawn = self._draw(1)
-            elif r.stock_empty == "ends-hand":
-                end = "stock-out"
-        else:
-            kind = "fail"
-            self.stats["failed"] += 1
-            self.hand_stats["failed"] += 1
-            if empty_at_start and r.stock_empty == "ends-hand":
-                end = "stock-out"
-            else:
-                drawn = self._draw(r.failed_penalty)
-        if drawn and self._stock_pos >= len(self._stock) and r.stock_empty == "ends-hand":
-            end = "stock-out"  # 003: the turn that draws the stock's last card ends the hand
+            drawn = self._draw(flow.cards_to_draw(r, kind, self._left()))
+            end = flow.turn_end(r, kind, stock_at_start=0 if empty_at_start else 1,
+                                stock_after=self._left(), hand_left=1)
         self.failed_last[seat] = kind == "fail"
-        if end is None and kind != "play" and empty_at_start:
+        if flow.counts_toward_block(kind, end, 0 if empty_at_start else 1):
             self._noadd += 1
-            if self._noadd >= P:  # a full round added no card: blocked if nobody can play
+            if flow.may_be_blocked(P, self._noadd):  # a full round added no card
                 if self._playable is None:
                     self._playable = any(self.can_play(s) for s in range(P))
-                if not self._playable or self._noadd >= P * BLOCK_ROUNDS:
+                if flow.blocked_now(P, self._noadd, not self._playable):
                     end = "blocked"
         play = kind == "play"
         rec = TurnRecord(self.hand_index, self.turn, seat, kind, action.placed if play else (),
@@ -572,26 +568,10 @@ class State:
         r = self.rules
         P = r.players
         pts = (self._hands * self.game.hand_points).sum(axis=1).tolist()
-        if end == "emptied":
-            winner = seat
-            shares = [1.0 if s == seat else 0.0 for s in range(P)]
-        elif r.blocked_winner == "lowest":
-            best = min(pts)
-            winner = pts.index(best) if pts.count(best) == 1 else -1
-            shares = _lowest_shares(pts, r.ties == "shared")
-        else:
-            winner = -1
-            shares = [0.0] * P
-        # a hand's winners pay nothing (003: "chaque autre joueur compte les cartes encore en
-        # main"); winner-takes (003's single deal): they score the others' points instead
-        # (k tied winners split the sum, rounded down)
-        lost = sum(p for p, x in zip(pts, shares) if x == 0)
-        k = sum(1 for x in shares if x > 0)
-        for s in range(P):
-            if shares[s] == 0 and r.scoring == "penalties":
-                self.scores[s] += pts[s]
-            elif shares[s] > 0 and r.scoring == "winner-takes":
-                self.scores[s] += lost // k
+        outcome = flow.hand_outcome(r, end, seat, pts)
+        winner, shares = outcome.winner, outcome.shares
+        for s, x in enumerate(outcome.scored):
+            self.scores[s] += x
         stats = (("stock_exhausted_turn", self.hand_exhausted_turn),
                  ("cards_drawn", self.hand_stats["cards_drawn"]),
                  ("plays", self.hand_stats["plays"]), ("failed", self.hand_stats["failed"]),
@@ -674,11 +654,3 @@ class State:
             rows.append(row)
         return rows
 
-
-def _lowest_shares(values: Sequence[int], shared: bool) -> list[float]:
-    """1/k for each of the k seats with the lowest value; 0 for all on a tie unless shared."""
-    best = min(values)
-    k = list(values).count(best)
-    if k > 1 and not shared:
-        return [0.0] * len(values)
-    return [1.0 / k if v == best else 0.0 for v in values]

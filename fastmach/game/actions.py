@@ -22,6 +22,7 @@ from fastmach.core._ids import play_init
 from fastmach.core._meldcheck import partition_ok
 from fastmach.core.cards import JOKER, NCARD, OPENING_POINTS, card_str
 from fastmach.errors import FastmachError
+from fastmach.game import flow
 from fastmach.rules import Rules
 
 __all__ = ["Play", "Draw", "Pass", "Fail", "Action", "check_action", "rearranges",
@@ -106,9 +107,9 @@ def check_action(rules: Rules, action: Action, *, seat: int, hand: Sequence[int]
     elif isinstance(action, (Draw, Pass)):
         empty = stock_left == 0
         if isinstance(action, Pass) and not (empty and r.stock_empty == "play-on"):
-            raise FastmachError("pass: only with an empty stock under stock_empty=play-on")
+            raise FastmachError(flow.PASS_ONLY_ON_EMPTY_STOCK)
         if isinstance(action, Draw) and empty and r.stock_empty == "play-on" and not draw_passes:
-            raise FastmachError("draw: the stock is empty (stock_empty=play-on: pass)")
+            raise FastmachError(flow.DRAW_ON_EMPTY_STOCK)
         passing = isinstance(action, Pass) or (empty and r.stock_empty == "play-on")
         name = "may_pass_when_able" if passing else "may_draw_when_able"
         if not getattr(r, name) and play_exists():

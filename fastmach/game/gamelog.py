@@ -3,8 +3,10 @@
 
 The format (header, turn and end records) is described in ``fastmach.game.log``.
 
-``replay`` checks every turn without the engine or the solver (a play by the rules of
-``fastmach.game.actions``, which checks melds with ``fastmach.core.validate``): the seat order, that
+``replay`` checks every turn without the engine or the solver, by the rules the reference
+``State`` plays by (a play by ``fastmach.game.actions``, which checks melds with
+``fastmach.core.validate``; draws, passes, failed plays, the hand's end and its winner by
+``fastmach.game.flow``): the seat order, that
 placed cards come from the hand, that the table after a play is exactly the table before plus
 the placed cards (minus taken jokers) in valid melds, the opening rule, that drawn cards
 are the next stock cards, passes only on an empty stock, the end of the hand (emptied
@@ -27,9 +29,9 @@ from fastmach.game.actions import Draw, Fail, Pass, Play, check_action
 from fastmach.core import validate
 from fastmach.core.cards import JOKER, card_points, card_str, parse_card
 from fastmach.errors import FastmachError
-from fastmach.game import Game
+from fastmach.game import Game, flow
 from fastmach.outputs import read_text
-from fastmach.rules import BLOCK_ROUNDS, Rules
+from fastmach.rules import Rules
 
 __all__ = ["log_records", "parse_log_line", "game_lines", "replay", "replay_states",
            "to_action", "ReplayedHand"]
@@ -278,44 +280,37 @@ class _HandChecker:
                 if taken:
                     desc += f", takes back {len(taken)} joker(s)"
                 desc += f" -> {self.seen.table_text(table)}"
-            if sum(hand.values()) == 0:
-                self.ended = "emptied"
-        elif action in ("draw", "pass", "fail"):
+            self.ended = flow.turn_end(r, "play", stock_at_start=len(self.stock),
+                                       stock_after=len(self.stock),
+                                       hand_left=sum(hand.values()))
+        elif action in flow.NON_PLAYS:
             if placed or taken:
                 raise _Bad(f"a {action} places no card")
             if not same and table != self.table:
                 raise _Bad(f"a {action} must leave the table unchanged")
-            if action == "pass":
-                if self.stock or r.stock_empty != "play-on":
-                    raise _Bad("pass: only with an empty stock under stock_empty=play-on")
-                want: list[int] = []
-            elif action == "draw":
-                if not self.stock and r.stock_empty == "play-on":
-                    raise _Bad("draw from an empty stock: under stock_empty=play-on the player passes")
-                want = self.stock[:1]
-                if not self.stock:
-                    self.ended = "stock-out"
-            else:
-                if not self.stock and r.stock_empty == "ends-hand":
-                    self.ended = "stock-out"
-                want = self.stock[:r.failed_penalty]
+            if action == "pass" and (self.stock or r.stock_empty != "play-on"):
+                raise _Bad(flow.PASS_ONLY_ON_EMPTY_STOCK)
+            if action == "draw" and not self.stock and r.stock_empty == "play-on":
+                raise _Bad(flow.DRAW_ON_EMPTY_STOCK)
+            want = self.stock[:flow.cards_to_draw(r, action, len(self.stock))]
             if drawn != want:
                 raise _Bad(f"drawn {' '.join(_txt(drawn)) or 'nothing'} but the stock gives "
                            f"{' '.join(_txt(want)) or 'nothing'}")
             self.stock = self.stock[len(drawn):]
             for c in drawn:
                 hand[c] += 1
+            self.ended = flow.turn_end(r, action, stock_at_start=0 if empty_at_start else 1,
+                                       stock_after=len(self.stock), hand_left=1)
             desc = {"draw": "draws", "pass": "passes", "fail": "fails a manipulation, draws"}[action]
             if drawn:
                 desc += " " + " ".join(_txt(drawn))
-                if not self.stock and r.stock_empty == "ends-hand":
-                    self.ended = "stock-out"  # the turn that empties the stock ends the hand
+                if self.ended == "stock-out":  # the turn that empties the stock ends the hand
                     desc += ", the last card: the hand ends"
             elif action == "draw":
                 desc += " from the empty stock: the hand ends"
-            if self.ended is None and empty_at_start:
+            if flow.counts_toward_block(action, self.ended, 0 if empty_at_start else 1):
                 self.noadd += 1
-                if self.noadd >= self.P * BLOCK_ROUNDS:
+                if flow.blocked_now(self.P, self.noadd, None):
                     self.ended = "blocked"   # (from P turns on, it may end blocked: see end)
         else:
             raise _Bad(f"unknown action {action!r} (play, draw, pass or fail)")
@@ -326,7 +321,7 @@ class _HandChecker:
     def end(self, rec: dict) -> tuple[str, int, list[int]]:
         r = self.rules
         end = rec.get("end")
-        if self.ended is None and end == "blocked" and self.noadd >= self.P:
+        if self.ended is None and end == "blocked" and flow.may_be_blocked(self.P, self.noadd):
             self.ended = "blocked"   # a full round added no card: nobody could play
         if self.ended is None:
             raise _Bad(f"end record '{end}' but the hand is not over")
@@ -335,32 +330,14 @@ class _HandChecker:
         points = [sum(int(self.pts[c]) * k for c, k in h.items()) for h in self.hands]
         if rec.get("points") != points:
             raise _Bad(f"points {rec.get('points')} but the hands left give {points}")
-        if end == "emptied":
-            winner = (self.cur - 1) % self.P
-        elif r.blocked_winner == "lowest":
-            best = min(points)
-            winner = points.index(best) if points.count(best) == 1 else -1
-        else:
-            winner = -1
+        outcome = flow.hand_outcome(r, end, (self.cur - 1) % self.P, points)
+        winner = outcome.winner
         if rec.get("winner") != winner:
             raise _Bad(f"winner {rec.get('winner')} but the rules give {winner}")
-        best = min(points)
-        k = points.count(best)
-        if end == "emptied":
-            shares = [1.0 if s == winner else 0.0 for s in range(self.P)]
-        elif r.blocked_winner != "lowest" or (k > 1 and r.ties != "shared"):
-            shares = [0.0] * self.P
-        else:
-            shares = [1.0 / k if p == best else 0.0 for p in points]
+        shares = list(outcome.shares)
         if "shares" in rec and not _close(rec["shares"], shares):
             raise _Bad(f"shares {rec['shares']} but the rules give {shares}")
-        # the hand's score: winners pay nothing; winner-takes: they score the others' points
-        lost = sum(p for p, x in zip(points, shares) if x == 0)
-        if r.scoring == "winner-takes":   # k tied winners split the sum (rounded down)
-            won = sum(1 for x in shares if x > 0)
-            self.scored = [lost // won if x > 0 else 0 for x in shares]
-        else:
-            self.scored = [p if x == 0 else 0 for p, x in zip(points, shares)]
+        self.scored = list(outcome.scored)
         if self.text:
             self.lines.append(f"   end: {end}, winner {winner if winner >= 0 else 'none'}, points {points}")
         return end, winner, points

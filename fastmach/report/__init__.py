@@ -22,8 +22,10 @@ import math
 import re
 import shlex
 from dataclasses import dataclass
+from functools import partial
 from datetime import datetime
 from pathlib import Path
+from typing import Any, Callable
 
 import jinja2
 import matplotlib.pyplot as plt
@@ -455,7 +457,7 @@ def _tables_csv(games: pd.DataFrame, hands: pd.DataFrame, a: _Analysis, out: Pat
 # --------------------------------------------------------------------------- figures
 
 def _figures(hands: pd.DataFrame, a: _Analysis, fig_dir: Path) -> list[dict]:
-    makers = {
+    makers: dict[str, tuple[Callable[[], Any], bool]] = {
         "hand_length": (lambda: plots.plot_length_survival(hands, a.labels), True),
         "stock_timing": (lambda: plots.plot_stock_timing(hands, a.labels),
                          "stock_exhausted_turn" in hands.columns),
@@ -468,7 +470,7 @@ def _figures(hands: pd.DataFrame, a: _Analysis, fig_dir: Path) -> list[dict]:
     }
     for axis in curves.curve_axes(a.front, a.params):
         makers[f"curve-{axis}"] = (
-            lambda axis=axis: curves.plot_curve(a.front, axis, a.params, a.labels), True)
+            partial(curves.plot_curve, a.front, axis, a.params, a.labels), True)
     out = []
     for name, (make, available) in makers.items():
         if not available:

@@ -98,11 +98,11 @@ def plot_curve(front: pd.DataFrame, axis: str, params, labels: dict[str, str]) -
     metrics = [m for m in CURVE_METRICS if m in front.columns
                and front[m].notna().any()]
     if axis == "players":
-        columns = [None]
+        columns: list[int | None] = [None]
         order = list(labels) if labels else sorted(front["rules"].unique())
         lines = [(labels.get(r, r), [r]) for r in order if r in set(front["rules"])]
     else:
-        columns = sorted(int(p) for p in front["players"].unique())
+        columns = [int(p) for p in sorted(front["players"].unique())]
         fams = _families(front, axis, params)
         several = len({k[0] for k in fams}) > 1
         lines = [(_family_label(k, several), v) for k, v in

@@ -177,7 +177,7 @@ def _metric_sentence(name: str, metric: str, v: Verdict, alpha: float) -> str | 
         if len(ps) == 2:
             return "; ".join(_at(metric, rows.loc[p]) for p in ps)
         size = {p: abs(float(rows.loc[p, "diff"])) for p in ps}
-        small, large = min(ps, key=size.get), max(ps, key=size.get)
+        small, large = min(ps, key=size.__getitem__), max(ps, key=size.__getitem__)
         return (f"from {_at(metric, rows.loc[small])} to {_at(metric, rows.loc[large])}; "
                 "the others in the table")
 
@@ -318,7 +318,9 @@ def headline(byp: pd.DataFrame, pairs, seats: pd.DataFrame, names: dict[str, str
     seat, seat_unclear = seat_sentence(seats, names, alpha)
     seat_slots = min(len(seat), 2 if effects else limit)
     room = limit - seat_slots
-    first, seen, rest = [], {}, []
+    first: list = []
+    seen: dict = {}
+    rest: list = []
     for f in sorted(effects, key=lambda f: -f.rank):
         rule = f.text.split(" (against", 1)[0]
         take = seen.get(rule, 0) < 2 and len(first) < room

@@ -39,11 +39,12 @@ def strategy_line(text: str) -> str:
     kind = getattr(s, "kind", None)
     if kind is None:
         return "a Python bot"
+    values = s.values  # type: ignore[union-attr]  # a built-in (it has a kind)
     line = kind.doc.split(";")[0].rstrip(".")
-    for p, v in zip(kind.params, s.values):  # "fewer than min_cards cards" -> "than 3"
+    for p, v in zip(kind.params, values):  # "fewer than min_cards cards" -> "than 3"
         line = line.replace(f" {p.name} ", f" {v:g} ")
     extra = [p.doc.split(" (")[0].replace(" p ", f" {v:g} ") for p, v in
-             zip(kind.params, s.values) if v != p.default and f" {p.name} " not in kind.doc]
+             zip(kind.params, values) if v != p.default and f" {p.name} " not in kind.doc]
     return line + ("" if not extra else " (" + "; ".join(extra) + ")") + "."
 
 

@@ -185,10 +185,11 @@ def plot_seat_dots(seats: pd.DataFrame, labels: dict[str, str]) -> Figure:
     fig, axes = plt.subplots(1, len(players), figsize=(3.4 * len(players) + 1.2,
                                                       0.16 * rows_max + 1.6),
                              squeeze=False, sharex=True)
-    axes = list(axes.ravel())
-    for ax, p in zip(axes, players):
+    for ax, p in zip(axes.ravel(), players):
         sub = seats[seats["players"] == p]
-        ticks, names, y = [], [], 0
+        ticks: list[float] = []
+        names: list[str] = []
+        y = 0.0
         for r in order:
             s = sub[sub["rules"] == r].sort_values("seat")
             for _, row in s.iterrows():
@@ -251,6 +252,7 @@ def plot_strategy_matrix(matrix: pd.DataFrame) -> Figure:
         ax.set_xlabel("opponent")
         ax.set_title(f"{p} players", fontsize=10)
     axes[0][0].set_ylabel("strategy")
+    assert im is not None   # one panel at least
     fig.colorbar(im, ax=list(axes[0]), label="win share per seat minus fair (pp per hand)")
     fig.suptitle("Strategy against strategy (hands seating both, rules pooled; fair share "
                  "of each player count)")

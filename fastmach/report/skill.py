@@ -444,7 +444,7 @@ def section(results_dir: Path | str, games: pd.DataFrame, hands: pd.DataFrame,
 def _strong_words(card: pd.DataFrame, name) -> list[str]:
     """Where strong play changes a scorecard figure beyond both intervals (their intervals
     do not overlap: a conservative reading, not a paired test)."""
-    out = []
+    out: list[str] = []
     if card.empty:
         return out
     strong = card[card["lineup"] == STRONG]

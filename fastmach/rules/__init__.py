@@ -678,7 +678,7 @@ def _fields_from_table(cls: type) -> type:
     cls.__annotations__ = {**{p.name: p.type for p in TABLE}, "preset": str}
     for p in TABLE:
         setattr(cls, p.name, p.default)
-    cls.preset = "classic"
+    cls.preset = "classic"  # type: ignore[attr-defined]
     return cls
 
 

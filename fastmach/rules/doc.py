@@ -45,7 +45,7 @@ def describe(preset: str) -> str:
     if preset not in PRESETS:
         raise FastmachError(f"unknown rules preset {preset!r}; known: {', '.join(PRESETS)}")
     key, file, lang = SOURCES[preset]
-    rules = Rules.preset(preset)
+    rules = Rules.parse(preset)
     out = [f"{preset}: source {key} ({lang}, {file}); players {_range_text(preset)} in the "
            f"source; full text of the rules: docs/rules.md", ""]
     for name in PARAMETERS:

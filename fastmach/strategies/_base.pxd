@@ -12,7 +12,7 @@ from libc.string cimport memset
 from libc.stdint cimport uint8_t, int32_t, int64_t, uint32_t, uint64_t
 
 from fastmach.core._solver cimport Solver, Witness, NCARD, JOKER
-from fastmach.game._turn cimport ERules, HState, Decision, A_PLAY, A_DRAW
+from fastmach.game._turn cimport ERules, HState, Decision, A_PLAY, A_DRAW, total, wit_copy, wit_append
 
 
 cdef class Context:
@@ -186,3 +186,28 @@ cdef inline int can_share(const Masks* x, const Masks* y, const Masks* pool) noe
                 return 1
     return 0
 
+
+
+# ---------------------------------------------------------------- the opening
+cdef inline void open_from_hand(Context ctx, const ERules* R, HState* st, const uint8_t* hand,
+                                const uint8_t* empty, Witness* tmp, Decision* d) noexcept nogil:
+    """Every skill level opens alike: melds of `hand` cards only (`empty`: an empty table),
+    the best-scoring set by the opening weights; played (d: PLAY, the table's witness with
+    the new melds appended) when worth at least the rules' opening points, otherwise d
+    stays the fresh draw it came in as (set_draw). A solver error goes to ctx.rc."""
+    cdef int64_t best
+    cdef int n
+    if hand[JOKER] == 0 and not may_meld(hand, R.srules.ace_high):
+        return   # no meld in the hand: nothing to open with (no solve needed)
+    best = ctx.solver.solve(empty, hand, &R.srules, R.open_w, R.open_jw, d.placed, tmp)
+    if best < -1:
+        ctx.rc = <int>best
+        return
+    n = total(d.placed) if best >= 0 else 0
+    if n > 0 and best // R.open_scale >= R.opening:
+        d.kind = A_PLAY
+        d.n_placed = n
+        wit_copy(&d.wit, &st.wit)
+        wit_append(&d.wit, tmp)
+    else:
+        memset(d.placed, 0, NCARD)

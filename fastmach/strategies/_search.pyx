@@ -50,7 +50,7 @@ from libc.math cimport sqrt
 from fastmach.core._solver cimport NCARD, JOKER
 from fastmach.game._turn cimport (ERules, HState, Decision, A_PLAY, A_DRAW, MAX_PLAYERS,
                                   next_u64, same_play, set_draw, total, wit_copy, wit_append)
-from fastmach.strategies._base cimport Context, may_meld
+from fastmach.strategies._base cimport Context, may_meld, open_from_hand
 from fastmach.strategies._hidden cimport deal_hidden
 from fastmach.strategies._playout cimport play_out
 from fastmach.strategies._tactics cimport Opening, Skilled
@@ -229,27 +229,11 @@ cdef class Search(Strategy):
         once the seat has opened; before, the best hand-only melds if they reach the
         opening (the opening tactic's rule, on that part)."""
         cdef const ERules* R = self.R
-        cdef int64_t best
-        cdef int n
         if R.opening == 0 or st.opened[seat]:
             self.expert.play(st, hand, w, jw, d)
             return
         set_draw(d)
-        if hand[JOKER] == 0 and not may_meld(hand, R.srules.ace_high):
-            return
-        best = self.ctx.solver.solve(self.empty, hand, &R.srules, R.open_w, R.open_jw,
-                                     d.placed, &self.tmpwit)
-        if best < -1:
-            self.ctx.rc = <int>best
-            return
-        n = total(d.placed) if best >= 0 else 0
-        if n > 0 and best // R.open_scale >= R.opening:
-            d.kind = A_PLAY
-            d.n_placed = n
-            wit_copy(&d.wit, &st.wit)
-            wit_append(&d.wit, &self.tmpwit)
-        else:
-            memset(d.placed, 0, NCARD)
+        open_from_hand(self.ctx, R, st, hand, self.empty, &self.tmpwit, d)
 
     cdef int candidates(self, HState* st, int seat, uint64_t* rng) noexcept nogil:
         """self.cand[0..n), n returned: the policy's decision; then, when the maximum

@@ -9,7 +9,7 @@ from libc.math cimport pow
 from fastmach.core._solver cimport Witness, NCARD, JOKER, MAX_TABLE
 from fastmach.game._turn cimport (ERules, HState, Decision, A_PLAY, A_DRAW, A_FAIL, PATIENCE_STOCK,
                              next_uniform, set_draw, total, wit_copy, wit_append)
-from fastmach.strategies._base cimport Context, may_meld
+from fastmach.strategies._base cimport Context, may_meld, open_from_hand
 
 
 cdef class Skilled(Strategy):
@@ -35,31 +35,13 @@ cdef class Opening(Strategy):
         played. An empty hand draws (nothing to decide)."""
         cdef const ERules* R = self.R
         cdef const uint8_t* hand = st.hands[seat]
-        cdef int64_t best
-        cdef int n
         set_draw(d)
         if st.hand_n[seat] == 0:
             return
         if R.opening == 0 or st.opened[seat]:
             self.inner.decide(st, seat, rng, d)
             return
-        if hand[JOKER] == 0 and not may_meld(hand, R.srules.ace_high):
-            best = 0   # no meld in the hand: nothing to open with (no solve needed)
-            memset(d.placed, 0, NCARD)
-        else:
-            best = self.ctx.solver.solve(self.empty, hand, &R.srules, R.open_w, R.open_jw,
-                                         d.placed, &self.tmpwit)
-        if best < -1:
-            self.ctx.rc = <int>best
-            return
-        n = total(d.placed) if best >= 0 else 0
-        if n > 0 and best // R.open_scale >= R.opening:
-            d.kind = A_PLAY
-            d.n_placed = n
-            wit_copy(&d.wit, &st.wit)
-            wit_append(&d.wit, &self.tmpwit)
-        else:
-            memset(d.placed, 0, NCARD)
+        open_from_hand(self.ctx, R, st, hand, self.empty, &self.tmpwit, d)
 
 
 cdef class PointsObjective(Skill):

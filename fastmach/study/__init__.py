@@ -247,7 +247,7 @@ class Study:
         _no_duplicates("grid", "rules", canon_rules)
         set_("rules", canon_rules)
         # players
-        players = self.players
+        players: Any = self.players   # as given; a tuple of ints when checked
         if players is None or (isinstance(players, tuple) and players == ()):
             players = ()
         else:
@@ -302,7 +302,8 @@ class Study:
         """``precision``: half-widths wanted per cell; sizes grow by ``chunk`` up to
         ``max_games``, so both stay on chunk boundaries (a grown run's chunks are a
         fixed-size run's chunks)."""
-        raw = self.precision
+        raw: Any = self.precision   # as given; (figure, half-width) pairs when checked
+        prec: dict[str, Any]
         if isinstance(raw, Mapping):
             prec = dict(raw)
         elif isinstance(raw, tuple) and all(isinstance(x, tuple) and len(x) == 2 for x in raw):
@@ -355,7 +356,7 @@ class Study:
                             "entry, e.g. rules = [\"classic\"]")
         if "lineup" not in grid:
             raise _KeyError("grid", "lineup", "missing key, e.g. lineup = [[\"expert\"]]")
-        axes = {k: v for k, v in grid.items() if k not in _GRID_KEYS}
+        axes: Any = {k: v for k, v in grid.items() if k not in _GRID_KEYS}  # checked by Study
         return cls(name=st["name"], seed=st["seed"], games=st["games"],
                    chunk=st.get("chunk", DEFAULT_CHUNK),
                    precision=st.get("precision", ()),

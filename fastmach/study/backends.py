@@ -23,7 +23,12 @@ class _Backend:
     """submit(spec) -> future; wait(futures) -> done futures; close()."""
 
     where = ""
-    limit = 1
+    _limit = 1
+
+    @property
+    def limit(self) -> int:
+        """Chunks to keep in flight."""
+        return self._limit
 
     def submit(self, spec: ChunkSpec):  # pragma: no cover - interface
         raise NotImplementedError
@@ -83,7 +88,7 @@ def _start_resource_tracker() -> None:
 class _Processes(_Backend):
     def __init__(self, workers: int, engine: Callable | None):
         self.workers, self.engine = workers, engine
-        self.limit = 2 * workers
+        self._limit = 2 * workers
         self.where = f"{workers} local process{'es' if workers != 1 else ''}"
         self._start()
 

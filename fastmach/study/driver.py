@@ -36,7 +36,7 @@ def run_study(study: Study, out: str | Path | None = None, *, workers: int | Non
     :class:`SweepError` after every other chunk has run. The returned DataFrame carries
     the run summary (:func:`execute`) in ``df.attrs["summary"]``.
     """
-    kw = dict(workers=workers, scheduler=scheduler, engine=engine, retries=retries,
+    kw: dict[str, Any] = dict(workers=workers, scheduler=scheduler, engine=engine, retries=retries,
               progress=progress, command=command)
     if out is None:
         with tempfile.TemporaryDirectory(prefix="fastmach-sweep-") as tmp:
@@ -111,13 +111,15 @@ def execute(study: Study, out: str | Path, *, workers: int | None = None,
     own = backend is None  # a pool this run starts, and closes
     try:
         if resumed == n_chunks:
-            where = "nothing to run" if own else backend.where
+            where = "nothing to run" if backend is None else backend.where
         elif backend is None and scheduler is None and workers == 0:
             where = "this process"
             _run_inline(study, todo, store, engine, retries, failures, bar)
         else:
             if backend is None:
                 backend = open_backend(workers, scheduler, engine)
+            if backend is None:   # pragma: no cover - workers 0 without a scheduler ran inline
+                raise FastmachError("no worker pool for this run")
             where = backend.where
             _run_pool(study, todo, store, engine, retries, failures, bar, backend)
         finished = not failures
@@ -212,7 +214,7 @@ def _run_pool(study, todo, store, engine, retries, failures, bar, backend: _Back
     inflight: dict[Any, Chunk] = {}
     alone: set = set()  # futures submitted with nothing else in flight
 
-    def charge(c: Chunk, e: BaseException, queue: deque) -> None:
+    def charge(c: Chunk, e: BaseException, queue: "deque[Chunk] | _Pending") -> None:
         attempts[c] = attempts.get(c, 0) + 1
         if attempts[c] > retries:
             failures.append((c, e))

@@ -70,7 +70,8 @@ def _resumed_games(study: Study, out: str | Path) -> int:
     except (OSError, ValueError, KeyError, FastmachError):
         return study.games
     same = old.replace(games=study.games).to_toml() == study.to_toml()
-    return old.games if same and study.games < old.games <= study.max_games else study.games
+    top = study.max_games if study.max_games is not None else study.games
+    return old.games if same and study.games < old.games <= top else study.games
 
 
 def execute_to_precision(study: Study, out: str | Path, **kwargs: Any) -> dict:
@@ -82,6 +83,9 @@ def execute_to_precision(study: Study, out: str | Path, **kwargs: Any) -> dict:
     and ``precision_missed`` (cell -> half-widths for the cells that did not reach the
     precision by ``max_games``); prints them.
     """
+    if study.max_games is None:
+        raise FastmachError(f"study {study.name!r}: a precision run needs max_games")
+    top: int = study.max_games
     games = _resumed_games(study, out)
     played, wall, rounds = 0, 0.0, []
     pool = {k: kwargs.pop(k) for k in ("workers", "scheduler") if k in kwargs}
@@ -98,9 +102,9 @@ def execute_to_precision(study: Study, out: str | Path, **kwargs: Any) -> dict:
             wall += summary.get("wall", 0.0)
             widths = half_widths(read_hands(out, current, cache=cache))
             missing = shortfall(widths, current)
-            if missing.empty or games >= study.max_games:
+            if missing.empty or games >= top:
                 break
-            games = min(games + study.chunk, study.max_games)
+            games = min(games + study.chunk, top)
     except BaseException:
         if backend is not None:
             backend.close(cancel=True)

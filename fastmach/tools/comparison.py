@@ -69,22 +69,22 @@ def _parse_rules(rules: Sequence[str]) -> list:
     if len(rules) < 2:
         raise FastmachError(f"compare: give two or more rule sets (the first is the "
                             f"baseline), got {list(rules)!r}")
-    parsed = []
+    parsed: list[Rules] = []
     for r in rules:
         if not isinstance(r, str):
             raise FastmachError(f"compare: expected a preset or rules string, got {r!r}")
         parsed.append(Rules.parse(r))
     seen: dict[str, str] = {}
-    for text, r in zip(rules, parsed):
-        if str(r) in seen:
-            same = "" if seen[str(r)] == text else f" (the same rules as {seen[str(r)]!r})"
+    for text, rr in zip(rules, parsed):
+        if str(rr) in seen:
+            same = "" if seen[str(rr)] == text else f" (the same rules as {seen[str(rr)]!r})"
             raise FastmachError(f"compare: duplicate rule set {text!r}{same}; each rule set "
                                 f"is compared with the first, so give distinct ones")
-        seen[str(r)] = text
+        seen[str(rr)] = text
     return parsed
 
 
-def _players_of(parsed: list, players: Sequence[int] | None, least: int = 2
+def _players_of(parsed: list, players: Sequence[int] | int | None, least: int = 2
                 ) -> tuple[int, ...]:
     """Player counts: the ones asked for (each one every rule set can deal), or the default
     2-5 clipped to the range of every rule set's source (``rules.SOURCE_PLAYERS``) and to
@@ -157,7 +157,7 @@ def _lineups_of(lineups: Sequence[str | Sequence[str]] | None) -> tuple[tuple[st
     return tuple(out)
 
 
-def plan_study(rules: Sequence[str], players: Sequence[int] | None = None,
+def plan_study(rules: Sequence[str], players: Sequence[int] | int | None = None,
                lineups: Sequence[str | Sequence[str]] | None = None,
                games: int = DEFAULT_GAMES, seed: int = DEFAULT_SEED,
                chunk: int = DEFAULT_CHUNK, precision: Mapping[str, float] | None = None,
@@ -421,8 +421,8 @@ class Comparison:
 # ----------------------------------------------------------------------------- running
 
 def _analyse(results: Path, study: Study, pairs: list[tuple[str, str]]
-             ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """``(effects, scorecard)`` of a result store, from :mod:`fastmach.analysis.stats`."""
+             ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """``(effects, scorecard, effects by player count)`` of a result store, from :mod:`fastmach.analysis.stats`."""
     from fastmach.analysis import stats
     from fastmach.study.sweep import read_hands, read_results
 
@@ -446,7 +446,7 @@ def parse_precision(value: float | str | Mapping[str, float] | Sequence[str]
     elif isinstance(value, (int, float)) and not isinstance(value, bool):
         items = [(HEADLINE, value)]
     else:
-        for text in ([value] if isinstance(value, str) else list(value)):
+        for text in ([value] if isinstance(value, str) else list(value)):  # type: ignore[arg-type]
             name, sep, x = str(text).partition("=")
             items.append((name.strip(), x) if sep else (HEADLINE, name))
     out = {}
@@ -455,12 +455,12 @@ def parse_precision(value: float | str | Mapping[str, float] | Sequence[str]
             raise FastmachError(f"precision: unknown figure {name!r}; known: "
                                 f"{', '.join(PRECISION_KEYS)}")
         try:
-            x = float(x)
+            half = float(x)
         except (TypeError, ValueError):
             raise FastmachError(f"precision={name}: expected a number, got {x!r}") from None
-        if not x > 0 or math.isinf(x):
-            raise FastmachError(f"precision={name}: expected a half-width > 0, got {x!r}")
-        out[name] = x
+        if not half > 0 or math.isinf(half):
+            raise FastmachError(f"precision={name}: expected a half-width > 0, got {half!r}")
+        out[name] = half
     if not out:
         raise FastmachError("precision: no value given")
     return out
@@ -519,7 +519,7 @@ def compare(rules: Sequence[str], players: Sequence[int] | int | None = None,
     try:
         from fastmach.study.sweep import execute, format_summary
 
-        run = dict(workers=workers, progress=progress, command=command)
+        run: dict[str, Any] = dict(workers=workers, progress=progress, command=command)
         if wanted is None:
             summary = execute(study, results, **run)
         else:

@@ -247,20 +247,25 @@ def read_games(path: str | Path) -> list[ViewGame]:
             done = log.record(no, rec)
         except _Bad as e:
             raise FastmachError(f"{path.name} line {no}: {e}") from None
+        # (log.record refused a record out of place: a header opens a checker, a game
+        # starts at hand 0, a turn or end comes inside a hand)
         if kind == "header":
             checker = log.checker
+            assert checker is not None
             r = checker.rules
             if rec.get("hand", 0) == 0:
                 game = ViewGame(len(games), str(r), rec.get("seed"), rec.get("replicate"),
                                 [str(s) for s in rec.get("strategies") or []], r.players)
                 games.append(game)
                 scores_before = [0] * r.players
+            assert game is not None
             hand = {"hand": rec.get("hand", 0), "dealer": rec.get("dealer"),
                     "first": checker.first, "start": len(game.steps), "turns": 0,
                     "scores_before": scores_before, "stock_out": None}
             game.hands.append(hand)
             game.steps.append(_step(checker, None, [], "deals", len(game.hands) - 1, 0))
         elif kind == "turn":
+            assert checker is not None and game is not None
             placed = parse_cards(rec.get("placed") or [])
             marks = (table_marks(old, checker.table, placed) if rec["action"] == "play"
                      else [[""] * len(m) for m in checker.table])
@@ -271,6 +276,7 @@ def read_games(path: str | Path) -> list[ViewGame]:
             if had_stock and not checker.stock and hand["stock_out"] is None:
                 hand["stock_out"] = checker.turns
         elif kind == "end":
+            assert done is not None
             hand.update(end=done.end, winner=done.winner, points=done.points,
                         scores=list(log.scores or []),
                         endrec={k: rec[k] for k in ("end", "winner", "points", "cards_left",

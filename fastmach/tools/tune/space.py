@@ -94,6 +94,7 @@ class Axis:
     def values(self) -> tuple:
         if self.choices:
             return self.choices
+        assert self.low is not None and self.high is not None   # a range, not choices
         return tuple(range(self.low, self.high + 1))
 
     def text(self) -> str:
@@ -283,11 +284,11 @@ def _axis(name: str, raw: Any, base: Rules) -> Axis:
     if p is None:
         raise SpaceError("space", name, f"unknown rules parameter {name!r}; known: "
                          f"{', '.join(n for n in _PARAMS if n != 'players')}")
-    if isinstance(raw, str) and _RANGE_RE.fullmatch(raw):
+    m = _RANGE_RE.fullmatch(raw) if isinstance(raw, str) else None
+    if m is not None:
         if p.type is not int:
             raise SpaceError("space", name, f"{name} is not an integer parameter: give a "
                              f"list of choices")
-        m = _RANGE_RE.fullmatch(raw)
         lo, hi = int(m.group(1)), int(m.group(2))
         if hi < lo:
             raise SpaceError("space", name, f"empty range {raw!r} (the high end is below "
