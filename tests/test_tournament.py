@@ -17,7 +17,7 @@ import fastmach
 from fastmach.engine import run_play
 from fastmach.errors import BotError, FastmachError
 from fastmach.game.deal import resolve_seed
-from fastmach.strategies import parse_strategy
+from fastmach.strategies import bots, parse_strategy
 
 ROOT = Path(__file__).resolve().parents[1]
 RULES = "classic(match=single)"
@@ -89,8 +89,14 @@ def _seats(bot: str) -> list[str]:
     return [bot, "expert", "expert", "expert"]
 
 
-def test_a_frame_walking_bot_finds_the_hidden_hands_in_process_but_not_isolated(spydir):
+def test_a_frame_walking_bot_finds_the_hidden_hands_in_process_but_not_isolated(spydir,
+                                                                              monkeypatch):
+    # in the game's process the attack works where the seat holds the position as Python
+    # data (the Python seat, bots.FAST_PATH off; the compiled seat builds none for the bot,
+    # but shares its process all the same: only isolation keeps the cards out of reach)
+    monkeypatch.setattr(bots, "FAST_PATH", False)
     fastmach.play_games(RULES, _seats("spies:FrameWalker(out=inproc.json)"), 3, [0])
+    monkeypatch.setattr(bots, "FAST_PATH", True)
     inproc = json.loads((spydir / "inproc.json").read_text())
     assert inproc["others"] == [13, 13, 13]  # the attack works on a bot in the game's process
 

@@ -280,6 +280,12 @@ cdef object _result(int status, const uint8_t* placed, Witness* wit, int64_t val
 cdef Solver _solver = Solver()   # single solves hold the GIL: one at a time
 
 
+def python_solver():
+    """The solver of single solves (solve_position, solve_counts_one): whoever shares it
+    uses it with the GIL held (the reference State's engines: fastmach.engine.make_engine)."""
+    return _solver
+
+
 def solve_position(table, hand, Record rec, bint trusted):
     """One position in its fast form: (status, placed, melds, stands, value), or None.
 
@@ -323,9 +329,9 @@ def solve_position(table, hand, Record rec, bint trusted):
                     return None
                 if _count_ids(m, tc, buf, &n) < 0:
                     return None
-                if n > 16 or not _meld_ok(buf, n, rec.rec.sr.ace_high,
-                                          rec.rec.sr.jokers_per_meld == 1):
-                    known = trusted   # not all valid melds: the whole table is checked
+                if not trusted and (n > 16 or not _meld_ok(buf, n, rec.rec.sr.ace_high,
+                                                           rec.rec.sr.jokers_per_meld == 1)):
+                    known = 0   # not all valid melds: the whole table is checked
         elif _count_ids(table, tc, NULL, NULL) < 0:
             return None
     else:

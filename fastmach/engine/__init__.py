@@ -86,6 +86,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
+from fastmach.core import _batch
 from fastmach.core.cards import JOKER, NCARD, card_points
 import fastmach.game as _game
 from fastmach.game.deal import check_seed as _check_seed, deck_of, resolve_seed as _resolve_seed
@@ -157,11 +158,13 @@ def engine_config(rules: Rules, check: bool = False) -> dict:
 
 
 def make_engine(rules: Rules | str, seats: Sequence[str | Strategy], check: bool = False,
-                classes: dict[str, type] | None = None):
+                classes: dict[str, type] | None = None, shared_solver: bool = False):
     """Validated rules and seats -> (Rules, [Strategy], compiled Engine).
 
     ``classes`` replaces registered strategy classes by name (test hooks, see
-    ``fastmach.strategies._probe``).
+    ``fastmach.strategies._probe``). ``shared_solver``: the engine solves with the Python
+    solve's solver and keeps the GIL (the reference State's engines: a position a seat's
+    strategy solved is then in the memo when the State asks whether the seat could play).
 
     ``check``: the engine verifies its invariants after every turn (card conservation,
     hand counts, meld list = table cards, melds of 3+ cards, a play adds a card, a
@@ -172,7 +175,7 @@ def make_engine(rules: Rules | str, seats: Sequence[str | Strategy], check: bool
     rules = resolve_rules(rules)
     strategies = parse_seats(seats, rules.players)
     cfg = engine_config(rules, check)
-    ctx = Context(cfg)
+    ctx = Context(cfg, _batch.python_solver() if shared_solver else None)
     compiled = build_seats(strategies, ctx, rules, classes, strict=bool(check))
     return rules, strategies, _engine.Engine(cfg, ctx, compiled)
 

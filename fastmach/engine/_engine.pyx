@@ -9,7 +9,8 @@
 # builds the Engine; the deal of each hand comes from NumPy's Generator (so it is
 # reproducible from (replicate, root_seed) on any machine), drawn with the GIL between
 # hands.
-from cpython.ref cimport PyObject
+from cpython.ref cimport PyObject, Py_INCREF
+from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
 from libc.stdint cimport uint8_t, int32_t, int64_t, uint32_t, uint64_t
 from libc.string cimport memset, memcpy
 
@@ -27,6 +28,14 @@ from fastmach.strategies._tactics import dissolved   # noqa: F401 (tests)
 from fastmach.strategies._base import hand_may_meld   # noqa: F401 (tests)
 
 cnp.import_array()
+
+from fastmach.game.history import PublicTurn
+
+cdef object _new = object.__new__
+cdef tuple _INTS = tuple(range(256))
+
+cdef extern from "Python.h":
+    int PyObject_GenericSetDict(object o, object value, void* context) except -1
 
 SOLVER_ERRORS = {-4: "state limit", -6: "a set of table melds did not partition"}
 ACTIONS = ("play", "draw", "pass", "fail")
@@ -310,26 +319,40 @@ cdef class Engine:
 
     cdef void public_turn(self, int seat, const Decision* d, int stock_before,
                           int was_open) except *:
-        """The turn as every seat saw it, in the raw form of fastmach.game.history.from_raw
-        (converted only when a bot asks)."""
+        """The turn as every seat saw it (fastmach.game.history.PublicTurn), made once for
+        every bot seat, as the reference State keeps it."""
         cdef HState* st = &self.st
-        cdef int s, c, k, code
+        cdef int s, c, k, n = 0
         placed = ()
         if d.kind == A_PLAY:
-            code = 0
-            placed = tuple([c for c in range(NCARD) for k in range(d.placed[c])])
+            action = "play"
+            placed = PyTuple_New(d.n_placed)
+            for c in range(NCARD):
+                for k in range(d.placed[c]):
+                    if n < d.n_placed:
+                        Py_INCREF(_INTS[c])
+                        PyTuple_SET_ITEM(placed, n, _INTS[c])
+                        n += 1
+            if n < d.n_placed:
+                placed = tuple([c for c in range(NCARD) for k in range(d.placed[c])])
         elif d.kind == A_FAIL:
-            code = 3
+            action = "fail"
         elif stock_before == st.stock_len and not self.R.ends_hand:
-            code = 2
+            action = "pass"
         else:
-            code = 1
-        self.public.append((
-            st.turn, seat, code,
-            placed,
-            d.taken if d.kind == A_PLAY else 0, st.stock_pos - stock_before,
-            tuple([st.hand_n[s] for s in range(self.players)]),
-            d.kind == A_PLAY and not was_open))
+            action = "draw"
+        sizes = PyTuple_New(self.players)
+        for s in range(self.players):
+            x = st.hand_n[s]
+            Py_INCREF(x)
+            PyTuple_SET_ITEM(sizes, s, x)
+        t = _new(PublicTurn)   # PublicTurn(...) without the frozen dataclass's __init__
+        PyObject_GenericSetDict(t, {
+            "turn": st.turn, "seat": seat, "action": action, "placed": placed,
+            "taken": (JOKER,) * d.taken if d.kind == A_PLAY else (),
+            "drawn": st.stock_pos - stock_before, "hand_sizes": sizes,
+            "opened": d.kind == A_PLAY and not was_open}, NULL)
+        self.public.append(t)
 
     cdef void record_end(self, HandResult* res) except *:
         cdef int s, k = 0
@@ -408,7 +431,7 @@ cdef class Engine:
                 first = (first0 + h) % P if self.first_cut else (dealer + 1) % P
                 for s in range(P):
                     scores_before[s] = sc[g, s]
-                if self.gil_free and not record:
+                if self.gil_free and not record and not self.ctx.shared:
                     with nogil:
                         rc = self.play_hand(hand_deck, dealer, first, h, scores_before, &rng_state, &res)
                 else:   # a Python bot sits at the table: its seat takes the GIL anyway
@@ -528,12 +551,25 @@ cdef class Engine:
         cdef Decision* d = &self.dec
         cdef int P = self.R.players, s, c, i, m
         cdef uint64_t rng = rng_state
+        cdef const int64_t[:, ::1] hv
         memset(st, 0, sizeof(HState))
         wit_clear(&st.wit)
+        if (type(hands) is np.ndarray and hands.dtype == np.int64 and hands.ndim == 2
+                and hands.shape[0] >= P and hands.shape[1] == NCARD
+                and hands.flags.c_contiguous):   # the State's rows: read in C
+            hv = hands
+            for s in range(P):
+                for c in range(NCARD):
+                    if hv[s, c] < 0 or hv[s, c] > 255:
+                        raise OverflowError("decide_position: a card count out of 0..255")
+                    st.hands[s][c] = <uint8_t>hv[s, c]
+                    st.hand_n[s] += hv[s, c]
+        else:
+            for s in range(P):
+                for c in range(NCARD):
+                    st.hands[s][c] = hands[s][c]
+                    st.hand_n[s] += hands[s][c]
         for s in range(P):
-            for c in range(NCARD):
-                st.hands[s][c] = hands[s][c]
-                st.hand_n[s] += hands[s][c]
             st.opened[s] = 1 if opened[s] else 0
             st.failed_last[s] = 1 if failed_last is not None and failed_last[s] else 0
         i = 0
@@ -557,7 +593,7 @@ cdef class Engine:
         for s in range(P):
             st.scores[s] = scores[s] if scores is not None else 0
         cdef Strategy strategy = self.strategies[seat].unwrapped() if raw else self.strategies[seat]
-        if self.gil_free:
+        if self.gil_free and not self.ctx.shared:
             with nogil:
                 strategy.decide(st, seat, &rng, d)
         else:

@@ -30,6 +30,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from fastmach.core import validate
+from fastmach.core._ids import ids_of_counts
 from fastmach.core.cards import JOKER, NCARD, card_points, card_str, check_copies, parse_cards
 from fastmach.errors import FastmachError
 from fastmach.game.deal import check_seed, deck_of
@@ -107,7 +108,10 @@ class Game:
         seats = list(seats) if seats is not None else ["expert"] * self.rules.players
         if engine_factory is None:  # pragma: no cover - `import fastmach` imports the engine
             raise FastmachError("the engine is not loaded: import fastmach.engine first")
-        self.rules, self.seats, self._engine = engine_factory(self.rules, seats)
+        # the engines solve with the Python solve's solver: a position a seat's strategy
+        # solved is then in its memo when the State asks whether the seat could play
+        self.rules, self.seats, self._engine = engine_factory(self.rules, seats,
+                                                              shared_solver=True)
         self._expert = None
         self.deck = deck_of(self.rules)
         self.hand_points = card_points(self.rules.hand_points)
@@ -118,7 +122,8 @@ class Game:
 
     def expert_engine(self):
         if self._expert is None:
-            self._expert = engine_factory(self.rules, ["expert"] * self.players)[2]
+            self._expert = engine_factory(self.rules, ["expert"] * self.players,
+                                          shared_solver=True)[2]
         return self._expert
 
     def new_initial_state(self, root_seed: int = 0, replicate: int = 0) -> "State":
@@ -241,7 +246,7 @@ class State:
         return tuple(self._hands.sum(axis=1).tolist())
 
     def hand_of(self, seat: int) -> list[int]:
-        return np.repeat(_CARD_IDS, self._hands[seat]).tolist()
+        return ids_of_counts(self._hands[seat])
 
     @property
     def hands(self) -> list[list[int]]:
@@ -448,7 +453,7 @@ class State:
             self.opened, self._left(), self.rng_state, self.failed_last,
             turn=self.turn, hand_no=self.hand_index, scores=self.scores, stock=self.stock)
         if kind == "play":
-            cards = np.repeat(_CARD_IDS, placed).tolist()
+            cards = ids_of_counts(placed)
             return Play(melds, cards, (JOKER,) * taken, stands=stands, rng_after=rng)
         if kind == "fail":  # the botched play: the same skill's decision without error
             _, placed, taken, melds, stands, _ = engine.decide_position(

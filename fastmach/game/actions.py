@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 from fastmach.core import validate
+from fastmach.core._ids import play_init
 from fastmach.core._meldcheck import partition_ok
 from fastmach.core.cards import JOKER, NCARD, OPENING_POINTS, card_str
 from fastmach.errors import FastmachError
@@ -30,9 +31,13 @@ __all__ = ["Play", "Draw", "Pass", "Fail", "Action", "check_action", "rearranges
 Meld = tuple[int, ...]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Play:
-    """Add ``placed`` hand cards; ``melds`` is the whole table after the play."""
+    """Add ``placed`` hand cards; ``melds`` is the whole table after the play.
+
+    ``Play(melds, placed, taken=(), stands=None, rng_after=None)`` keeps tuples of ints
+    (``placed`` sorted); exact ints are taken as they are, anything else converted by
+    ``int`` (the constructor is compiled: fastmach.core._ids.play_init)."""
 
     melds: tuple[Meld, ...]
     placed: tuple[int, ...]
@@ -41,17 +46,12 @@ class Play:
     stands: tuple[Meld, ...] | None = field(default=None, compare=False, repr=False)
     rng_after: int | None = field(default=None, compare=False, repr=False)
 
+    __init__ = play_init
+
     @property
     def melds_after(self) -> tuple[Meld, ...]:
         """The whole table after the play (alias of ``melds``)."""
         return self.melds
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "melds", tuple([tuple(map(int, m)) for m in self.melds]))
-        object.__setattr__(self, "placed", tuple(sorted(map(int, self.placed))))
-        object.__setattr__(self, "taken", tuple(map(int, self.taken)))
-        if self.stands is not None:
-            object.__setattr__(self, "stands", tuple([tuple(map(int, m)) for m in self.stands]))
 
 
 @dataclass(frozen=True)
@@ -189,8 +189,8 @@ def _partition_error(r: Rules, melds, cards: list[int], strict: bool, memo=None)
     validator's words. ``strict``: the validator decides; otherwise the compiled check
     first, the validator only when it refuses (to name what is wrong, and as the
     authority)."""
-    if not strict and partition_ok([list(m) for m in melds], cards, r.decks, r.ace_high,
-                                   r.jokers_per_meld, r.ace_both_ends):
+    if not strict and partition_ok(melds, cards, r.decks, r.ace_high, r.jokers_per_meld,
+                                   r.ace_both_ends):
         return None
     try:
         validate.check_partition(melds, cards, decks=r.decks, ace_high=r.ace_high,
@@ -208,6 +208,8 @@ def _check_stands(r: Rules, a: Play, strict: bool) -> None:
     def text(m) -> str:
         return " ".join(card_str(c) if 0 <= c < NCARD else str(c) for c in m)
 
+    if a.stands == a.melds and not any(JOKER in m for m in a.melds):
+        return   # no joker: every card stands for itself, as each does here
     if len(a.stands) != len(a.melds):
         raise FastmachError(f"stands: {len(a.stands)} readings for {len(a.melds)} melds")
     for m, st in zip(a.melds, a.stands):

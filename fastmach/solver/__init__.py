@@ -121,19 +121,31 @@ def _resolve(rules: Rules | str) -> Rules:
 
 def _record(rules: Rules | str, objective: str) -> tuple[Rules, _batch.Record]:
     """(Rules, compiled record) for these rules and objective, cached by identity."""
+    last = _BY_OBJECT.get(id(rules))
+    if last is not None and last[0] is rules and last[1] is objective:
+        return last[2]   # the same Rules object and objective as before
     r = _resolve(rules)
     if type(objective) is not str:
         raise FastmachError(f"unknown objective {objective!r}; expected one of {OBJECTIVES}")
     hit = _RECORDS.get((id(r), objective))
-    if hit is not None and hit[0] is r:
-        return hit
-    w, jw = _weights(r, objective)
-    rec = _batch.Record(r.decks, r.ace_code, r.jokers_per_meld, r.jokers, w, jw,
-                        _POINT_SCALE if objective == "points" else 1)
-    if len(_RECORDS) >= _CACHE_MAX:
-        _RECORDS.clear()
-    hit = _RECORDS[(id(r), objective)] = (r, rec)  # the Rules is kept: its id stays its own
+    if hit is None or hit[0] is not r:
+        w, jw = _weights(r, objective)
+        rec = _batch.Record(r.decks, r.ace_code, r.jokers_per_meld, r.jokers, w, jw,
+                            _POINT_SCALE if objective == "points" else 1)
+        if len(_RECORDS) >= _CACHE_MAX:
+            _RECORDS.clear()
+        # the Rules is kept: its id stays its own
+        hit = _RECORDS[(id(r), objective)] = (r, rec)
+    if r is rules:
+        if len(_BY_OBJECT) >= _CACHE_MAX:
+            _BY_OBJECT.clear()
+        _BY_OBJECT[id(rules)] = (rules, objective, hit)
     return hit
+
+
+#: id(Rules) -> (the Rules, the objective last asked with, its record): the Rules is kept,
+#: so its id stays its own
+_BY_OBJECT: dict[int, tuple] = {}
 
 
 # ---------------------------------------------------------------- failed positions
@@ -183,6 +195,8 @@ def solve(table, hand, rules: Rules | str = "classic", objective: str = "cards",
     known to be valid (from the engine, an observation of a game).
     """
     r, rec = _record(rules, objective)
+    if not trusted and type(table) is tuple and _VALID_TABLES.get(id(table)) is table:
+        trusted = True   # a game's table, as a bot's observation holds it
     out = _batch.solve_position(table, hand, rec, trusted)
     if out is not None and out[0] == SOLVED:
         # Solution(*out[1:]) without the frozen dataclass's __init__ (a third of the
@@ -201,6 +215,19 @@ def solve(table, hand, rules: Rules | str = "classic", objective: str = "cards",
 
 
 _new = object.__new__
+
+#: id -> table: the tables of games shown to Python bots (tuples of tuples of exact ints,
+#: immutable, valid: the engine's own), so that solve need not check them again; the
+#: objects are held, so an id stays theirs
+_VALID_TABLES: dict[int, tuple] = {}
+
+
+def known_table(table: tuple) -> None:
+    """Note ``table`` (a game's table, a tuple of tuples of exact ints: the engine's, shown
+    in an observation) as valid for ``solve``."""
+    if len(_VALID_TABLES) >= 64:
+        _VALID_TABLES.clear()
+    _VALID_TABLES[id(table)] = table
 
 
 def _all_valid_melds(table, rules: Rules) -> bool:

@@ -20,6 +20,8 @@ cdef class Context:
     cdef Solver solver
     cdef int rc                  # a strategy's failure: a solver code (< -1) or RC_PYTHON
     cdef object error            # the exception behind RC_PYTHON
+    cdef readonly bint shared    # the solver is the Python solve's (fastmach.core._batch):
+                                 # used with the GIL held only
 
 
 cdef class Skill:

@@ -7,12 +7,16 @@ cdef class Context:
     """The rules as plain ints, the exact solver and the error slot shared by every
     strategy object of one engine (built by fastmach.engine.make_engine)."""
 
-    def __init__(self, dict cfg):
-        """cfg (fastmach.engine.engine_config): its ``rules`` are the ERules fields."""
+    def __init__(self, dict cfg, Solver solver=None):
+        """cfg (fastmach.engine.engine_config): its ``rules`` are the ERules fields.
+        ``solver``: the Python solve's solver (fastmach.core._batch.python_solver), so that
+        a position a seat's strategy solved is in its memo when the reference State asks
+        the solver about it; the engine then holds the GIL throughout."""
         self.R = cfg["rules"]
         if not (2 <= self.R.players <= MAX_PLAYERS) or not (0 < self.R.deck_size <= MAX_DECK):
             raise ValueError("engine: players or deck size out of range")
-        self.solver = Solver()
+        self.shared = solver is not None
+        self.solver = solver if solver is not None else Solver()
         self.rc = 0
         self.error = None
 

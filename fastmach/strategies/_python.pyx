@@ -1,39 +1,159 @@
-# A Python bot in the compiled turn loop: decide() takes the GIL, hands the position to a
-# Python callback (fastmach.strategies.bots.BotSeat) and copies its checked answer into
-# the decision. Anything the callback raises stops the hand (Context.rc = RC_PYTHON, the
-# exception in Context.error); the engine raises it.
+# A Python bot in the compiled turn loop: decide() takes the GIL, builds the seat's
+# Observation from the position, asks the bot through its Python seat
+# (fastmach.strategies.bots.BotSeat.ask) and copies the checked answer into the decision:
+# the compiled check first (fastmach.strategies._answer), the Python check
+# (BotSeat.checked, on the position as Python data) for whatever it does not judge, and to
+# name what is wrong. Anything the bot or a check raises stops the hand (Context.rc =
+# RC_PYTHON, the exception in Context.error); the engine raises it.
+#
+# The observation's tuples are made from the position; the table's are kept while the
+# table's meld list stays the same (immutable, so reusing them shows a bot nothing new).
+# BotSeat.observation makes the same Observation from the Python position (the
+# reference: tests/test_bot_answer.py compares the two).
+from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
+from cpython.ref cimport Py_INCREF
 from libc.stdint cimport uint8_t, uint64_t
-from libc.string cimport memset
+from libc.string cimport memcmp, memcpy
 
 from fastmach.core._solver cimport NCARD, Witness
 from fastmach.game._turn cimport (HState, Decision, A_PLAY, A_DRAW, A_PASS, RC_PYTHON, set_draw,
                              MAX_PLAYERS)
 from fastmach.strategies._base cimport Context, Strategy
+from fastmach.strategies._answer cimport AnswerCheck
+
+from fastmach.game.actions import Draw, Fail, Pass, Play
+from fastmach.game.observation import Observation
+from fastmach.solver import known_table
+
+cdef object _new = object.__new__
+
+cdef extern from "Python.h":
+    int PyObject_GenericSetDict(object o, object value, void* context) except -1
+cdef tuple _INTS = tuple(range(256))
 
 
 cdef class PyBot(Strategy):
-    """Calls ``callback(seat, position) -> (kind, placed, taken, melds, stands)``:
-    position is a dict of plain Python data (see position_dict); kind is "play", "draw"
-    or "pass", placed 53 counts, taken the jokers taken back, melds and stands the whole
-    table after a play."""
+    """Asks ``callback`` (a BotSeat): ``callback.ask(seat, obs) -> action`` and, for an
+    answer the compiled check does not judge, ``callback.checked(seat, action, position)
+    -> (kind, placed, taken, melds, stands)``: position is a dict of plain Python data
+    (see position_dict); kind is "play", "draw" or "pass", placed 53 counts, taken the
+    jokers taken back, melds and stands the whole table after a play. ``fast``: the
+    compiled check and observation (else the Python ones, the reference)."""
 
     cdef readonly object callback
+    cdef public bint fast
+    cdef AnswerCheck check
+    cdef Witness seen          # the meld list behind table / stands
+    cdef bint seen_ok
+    cdef tuple table, stands
     gil_free = False   # the engine keeps the GIL while a bot sits at the table
 
-    def __init__(self, Context ctx, callback):
+    def __init__(self, Context ctx, callback, bint fast=True):
         Strategy.__init__(self, ctx)
         self.callback = callback
+        self.fast = fast
+        self.check = AnswerCheck(callback.rules, callback.strict)
+        self.seen_ok = False
 
     cdef void decide(self, HState* st, int seat, uint64_t* rng, Decision* d) noexcept nogil:
         set_draw(d)
         with gil:
             try:
-                kind, placed, taken, melds, stands = self.callback(seat, position_dict(st, self.R.players))
-                fill_decision(d, kind, placed, taken, melds, stands)
+                if self.fast:
+                    action = self.ask(seat, self.observation(st, seat))
+                    if not self.check.answer(st, seat, action, d):
+                        self.fill(d, self.callback.checked(
+                            seat, action, position_dict(st, self.R.players)))
+                else:
+                    self.fill(d, self.callback(seat, position_dict(st, self.R.players)))
             except BaseException as e:
                 self.ctx.rc = RC_PYTHON
                 self.ctx.error = e
                 set_draw(d)
+
+    cdef object ask(self, int seat, obs):
+        """BotSeat.ask without its Python frame when the seat has no time limit."""
+        cb = self.callback
+        if cb.time_limit is not None:
+            return cb.ask(seat, obs)
+        try:
+            action = cb.bot.act(obs)
+        except Exception as e:
+            raise cb.raised(seat, obs, e) from e
+        t = type(action)
+        if t is not Play and t is not Draw and t is not Pass and not (
+                isinstance(action, (Play, Draw, Pass)) and not isinstance(action, Fail)):
+            raise cb.returned(seat, obs, action)
+        return action
+
+    cdef int fill(self, Decision* d, tuple answer) except -1:
+        kind, placed, taken, melds, stands = answer
+        fill_decision(d, kind, placed, taken, melds, stands)
+        return 0
+
+    cdef object observation(self, HState* st, int seat):
+        """The seat's Observation (as BotSeat.observation makes it from position_dict)."""
+        cdef int s, c, k, n = 0, P = self.R.players
+        cdef const Witness* w = &st.wit
+        cb = self.callback
+        for c in range(NCARD):
+            n += st.hands[seat][c]
+        hand = PyTuple_New(n)
+        n = 0
+        for c in range(NCARD):
+            for k in range(st.hands[seat][c]):
+                _put(hand, n, _INTS[c])
+                n += 1
+        if not self.seen_ok or not _same_melds(&self.seen, w):
+            self.table, self.stands = _melds(w, 0), _melds(w, 1)
+            known_table(self.table)   # the engine's valid table: solve() need not check it
+            _copy_melds(&self.seen, w)
+            self.seen_ok = True
+        sizes, scores, opened = PyTuple_New(P), PyTuple_New(P), PyTuple_New(P)
+        for s in range(P):
+            _put(sizes, s, st.hand_n[s])
+            _put(scores, s, st.scores[s])
+            _put(opened, s, True if st.opened[s] else False)
+        obs = _new(Observation)   # Observation(...) without the frozen dataclass's __init__
+        PyObject_GenericSetDict(obs, {
+            "seat": seat, "hand": hand, "table": self.table, "stands": self.stands,
+            "stock": st.stock_len - st.stock_pos, "hand_sizes": sizes, "scores": scores,
+            "opened": True if st.opened[seat] else False, "rules": cb._rules_shown,
+            "hand_index": st.hand_no, "turn": st.turn + 1, "opened_seats": opened,
+            "history": tuple(cb.public_log)}, NULL)
+        return obs
+
+
+cdef inline void _put(tuple t, int i, object x):
+    Py_INCREF(x)
+    PyTuple_SET_ITEM(t, i, x)
+
+
+cdef tuple _melds(const Witness* w, bint stands):
+    """The meld list as a tuple of tuples: the cards, or what each stands for."""
+    cdef int m, i
+    out = PyTuple_New(w.n_melds)
+    for m in range(w.n_melds):
+        meld = PyTuple_New(w.start[m + 1] - w.start[m])
+        for i in range(w.start[m], w.start[m + 1]):
+            _put(meld, i - w.start[m], _INTS[w.stands[i] if stands else w.cards[i]])
+        _put(out, m, meld)
+    return out
+
+
+cdef bint _same_melds(const Witness* a, const Witness* b) noexcept nogil:
+    cdef int n = b.start[b.n_melds]
+    return (a.n_melds == b.n_melds
+            and memcmp(a.start, b.start, (b.n_melds + 1) * sizeof(int)) == 0
+            and memcmp(a.cards, b.cards, n) == 0 and memcmp(a.stands, b.stands, n) == 0)
+
+
+cdef void _copy_melds(Witness* dst, const Witness* src) noexcept nogil:
+    cdef int n = src.start[src.n_melds]
+    dst.n_melds = src.n_melds
+    memcpy(dst.start, src.start, (src.n_melds + 1) * sizeof(int))
+    memcpy(dst.cards, src.cards, n)
+    memcpy(dst.stands, src.stands, n)
 
 
 cdef dict position_dict(HState* st, int players):

@@ -16,9 +16,12 @@ the rules): nothing a bot does to it reaches the game, and its answer is checked
 the engine's position, never against what the bot was handed.
 
 The engine asks the bot on its seat's turn and applies the answer with the same game flow
-as every other strategy. The answer is checked first (``fastmach.game.actions.check_action``;
-a play's table by the compiled check, or under ``play_games(check=True)`` by the
-independent validator):
+as every other strategy. The answer is checked first: a draw, a pass and a plain play
+(no joker taken back, no readings of its own, not an opening) by the compiled check of
+the whole answer (``fastmach.strategies._answer``: the cards held, the table's melds, the
+hand delta), anything else, and any refusal, by ``fastmach.game.actions.check_action``
+(a play's table by the compiled check first, or under ``play_games(check=True)`` by the
+independent validator, as every play is then):
 an illegal action stops the game with a FastmachError naming the seat, the hand, the turn
 and the rule broken. A bot that raises, or whose move takes longer than the seat's
 ``time_limit`` (seconds, measured around ``act``: a move is not cut short, it is an error
@@ -39,7 +42,7 @@ from fastmach.game.actions import Action, Draw, Fail, Pass, Play, check_action, 
 from fastmach.core.cards import JOKER, NCARD
 from fastmach.errors import BotError, FastmachError
 from fastmach.game.ability import play_exists
-from fastmach.game.history import PublicTurn, from_raw
+from fastmach.game.history import PublicTurn
 from fastmach.game.observation import Observation
 from fastmach.rules import Rules
 from fastmach.strategies._python import PyBot
@@ -47,6 +50,10 @@ from fastmach.strategies.botspec import BotSpec, load_bot
 from fastmach.strategies.isolation import IsolatedBot, RemoteError
 
 __all__ = ["Bot", "Observation", "BotStrategy", "load_bot", "bot_name"]
+
+#: the bot seat's compiled observation and answer check (fastmach.strategies._python,
+#: _answer); False: the Python ones (BotSeat.__call__), their reference in the tests
+FAST_PATH = True
 
 
 @runtime_checkable
@@ -98,58 +105,80 @@ class BotSeat:
                  time_limit: float | None = None, strict: bool = False):
         self.bot, self.name, self.seat, self.rules = bot, name, seat, rules
         self.time_limit, self.strict = time_limit, strict
-        # the hand's public turns, kept by whoever runs the game (the engine: its raw
-        # records, fastmach.game.history.from_raw; the State: PublicTurn records)
-        self.public_log: list = []
-        self._seen: tuple[list | None, list[PublicTurn]] = (None, [])
+        # the hand's public turns (PublicTurn records), kept by whoever runs the game (the
+        # engine, the State) and shown as a tuple
+        self.public_log: list[PublicTurn] = []
         # the bot's own copy of the rules, made once: whatever it does to it stays its own
         # (the game checks against self.rules), and the solver's record of it is reused
         self._rules_shown = copy.copy(rules)
 
     def history(self) -> tuple[PublicTurn, ...]:
-        """The public log as PublicTurn records (each raw record converted once)."""
-        src, done = self._seen
-        if src is not self.public_log or len(done) > len(src):
-            src, done = self.public_log, []
-            self._seen = (src, done)
-        for t in src[len(done):]:
-            done.append(t if isinstance(t, PublicTurn) else from_raw(t))
-        return tuple(done)
+        """The public log so far."""
+        return tuple(self.public_log)
 
-    def __call__(self, seat: int, pos: dict):
-        # pos is the engine's position, fresh for this call and never shown to the bot:
-        # the bot sees immutable copies, and its answer is checked against pos
-        r = self.rules
+    def observation(self, seat: int, pos: dict) -> Observation:
+        """The seat's Observation of the engine's position ``pos`` (Python data; the
+        compiled seat makes the same one from the position itself)."""
         counts = pos["hands"][seat]
-        hand = np.repeat(np.arange(NCARD), counts).tolist()
-        obs = Observation(
-            seat=seat, hand=tuple(hand), table=tuple(map(tuple, pos["melds"])),
-            stands=tuple(map(tuple, pos["stands"])),
+        return Observation(
+            seat=seat, hand=tuple(np.repeat(np.arange(NCARD), counts).tolist()),
+            table=tuple(map(tuple, pos["melds"])), stands=tuple(map(tuple, pos["stands"])),
             stock=pos["stock"], hand_sizes=tuple(map(sum, pos["hands"])),
             scores=tuple(pos["scores"]), opened=pos["opened"][seat], rules=self._rules_shown,
             hand_index=pos["hand"], turn=pos["turn"],
             opened_seats=tuple(pos["opened"]), history=self.history())
-        where = f"bot {self.name!r} at seat {seat}, hand {pos['hand']}, turn {pos['turn']}"
+
+    def ask(self, seat: int, obs: Observation) -> Action:
+        """The bot's answer to ``obs``: a Play, Draw or Pass object (its type checked, not
+        its legality); its exception, its time over the limit or another answer is an
+        error naming the bot, the seat, the hand and the turn."""
         t0 = time.perf_counter()
         try:
             action = self.bot.act(obs)
         except Exception as e:
-            raise BotError(f"{where}: act() raised {_type_name(e)}: {e}") from e
+            raise self.raised(seat, obs, e) from e
         took = time.perf_counter() - t0
         if self.time_limit is not None and took > self.time_limit:
-            raise BotError(f"{where}: act() took {took:.3f} s, over the time limit of "
-                           f"{self.time_limit:g} s")
-        if not isinstance(action, (Play, Draw, Pass)) or isinstance(action, Fail):
-            raise FastmachError(f"{where}: act() returned {action!r}; expected "
-                                "fastmach.Play, Draw or Pass")
+            raise BotError(f"{self._where(seat, obs.hand_index, obs.turn)}: act() took "
+                           f"{took:.3f} s, over the time limit of {self.time_limit:g} s")
+        if not is_answer(action):
+            raise self.returned(seat, obs, action)
+        return action
+
+    def raised(self, seat: int, obs: Observation, e: Exception) -> BotError:
+        """The error of a bot whose act() raised ``e``."""
+        return BotError(f"{self._where(seat, obs.hand_index, obs.turn)}: act() raised "
+                        f"{_type_name(e)}: {e}")
+
+    def returned(self, seat: int, obs: Observation, action: object) -> FastmachError:
+        """The error of a bot whose act() returned something other than an answer."""
+        return FastmachError(f"{self._where(seat, obs.hand_index, obs.turn)}: act() "
+                             f"returned {action!r}; expected fastmach.Play, Draw or Pass")
+
+    def checked(self, seat: int, action: Action, pos: dict):
+        """``action`` checked against the engine's position ``pos`` (fastmach.game.actions;
+        a play's table by the compiled check first unless strict) as the engine's
+        decision ``(kind, placed counts, taken, melds, stands)``; an illegal action is a
+        FastmachError naming the seat, the hand, the turn and the rule."""
+        r = self.rules
+        counts = pos["hands"][seat]
+        if isinstance(action, Play):   # judged and applied from one reading of each field
+            try:
+                action = Play(action.melds, action.placed, action.taken, stands=action.stands)
+            except (TypeError, ValueError, OverflowError) as e:
+                raise FastmachError(f"{self._where(seat, pos['hand'], pos['turn'])}: illegal "
+                                    f"action: the play holds something other than card "
+                                    f"ids ({e})") from None
         try:
             check_action(r, action, seat=seat, hand=counts, melds=pos["melds"],
                          stands=pos["stands"], opened=pos["opened"][seat],
                          stock_left=pos["stock"], draw_passes=True, strict=self.strict,
-                         play_exists=lambda: play_exists(r, hand, pos["melds"], pos["stands"],
-                                                         pos["opened"][seat]))
+                         play_exists=lambda: play_exists(
+                             r, np.repeat(np.arange(NCARD), counts).tolist(), pos["melds"],
+                             pos["stands"], pos["opened"][seat]))
         except FastmachError as e:
-            raise FastmachError(f"{where}: illegal action: {e}") from None
+            raise FastmachError(f"{self._where(seat, pos['hand'], pos['turn'])}: illegal "
+                                f"action: {e}") from None
         if isinstance(action, Play):
             placed = np.bincount(action.placed, minlength=NCARD).tolist()
             stands = (action.stands if action.stands is not None  # checked: readings
@@ -157,6 +186,21 @@ class BotSeat:
                             for m in action.melds])
             return "play", placed, len(action.taken), action.melds, stands
         return ("pass" if isinstance(action, Pass) else "draw"), None, 0, None, None
+
+    def __call__(self, seat: int, pos: dict):
+        """The whole turn in Python (the reference of the compiled seat's fast path):
+        the observation of ``pos``, the bot's answer, its check."""
+        # pos is the engine's position, fresh for this call and never shown to the bot:
+        # the bot sees immutable copies, and its answer is checked against pos
+        return self.checked(seat, self.ask(seat, self.observation(seat, pos)), pos)
+
+    def _where(self, seat: int, hand: int, turn: int) -> str:
+        return f"bot {self.name!r} at seat {seat}, hand {hand}, turn {turn}"
+
+
+def is_answer(action: object) -> bool:
+    """Whether ``action`` is a bot's answer: a Play, Draw or Pass (a Fail is not)."""
+    return isinstance(action, (Play, Draw, Pass)) and not isinstance(action, Fail)
 
 
 def _type_name(e: BaseException) -> str:
@@ -176,4 +220,5 @@ def bot_seat(strategy: BotStrategy, seat: int, ctx, rules: Rules, strict: bool =
     except Exception as e:
         raise FastmachError(f"bot {strategy.name!r} at seat {seat}: its constructor raised "
                             f"{_type_name(e)}: {e}") from None
-    return PyBot(ctx, BotSeat(bot, strategy.name, seat, rules, strategy.time_limit, strict))
+    return PyBot(ctx, BotSeat(bot, strategy.name, seat, rules, strategy.time_limit, strict),
+                 FAST_PATH)

@@ -1,0 +1,138 @@
+# Card-id sequences as the tuples an action holds, made in C when every id is already an
+# exact int (fastmach.game.actions.Play's constructor; any other input returns None and the
+# constructor converts it in Python, the reference), and a hand's ids from its counts (the
+# State's rows; NumPy's repeat the reference). tests/test_bot_answer.py compares them.
+from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
+from cpython.ref cimport Py_INCREF
+from libc.stdint cimport int64_t, uint8_t
+from libc.string cimport memset
+
+import numpy as np
+
+cdef tuple _INTS = tuple(range(256))
+
+
+cdef inline void _put(tuple t, Py_ssize_t i, object x):
+    Py_INCREF(x)
+    PyTuple_SET_ITEM(t, i, x)
+
+
+cdef object _ints(seq):
+    """seq (a list or tuple of exact ints) as a tuple, else None."""
+    cdef Py_ssize_t i, n
+    if type(seq) is tuple:
+        for x in <tuple>seq:
+            if type(x) is not int:
+                return None
+        return seq
+    if type(seq) is not list:
+        return None
+    n = len(seq)
+    out = PyTuple_New(n)
+    for i in range(n):
+        x = (<list>seq)[i]
+        if type(x) is not int:
+            # the slots filled so far are released with the tuple; the rest are NULL
+            for j in range(i, n):
+                _put(out, j, None)
+            return None
+        _put(out, i, x)
+    return out
+
+
+def int_melds(melds):
+    """``tuple(tuple(m) for m in melds)`` when melds is a list or tuple of lists or
+    tuples of exact ints; else None."""
+    cdef Py_ssize_t i, n
+    if type(melds) is not list and type(melds) is not tuple:
+        return None
+    n = len(melds)
+    out = PyTuple_New(n)
+    for i in range(n):
+        m = _ints(melds[i])
+        if m is None:
+            for j in range(i, n):
+                _put(out, j, None)
+            return None
+        _put(out, i, m)
+    return out
+
+
+def sorted_ids(ids):
+    """``tuple(sorted(ids))`` when ids is a list or tuple of exact ints in 0..255; else
+    None."""
+    cdef int count[256]
+    cdef Py_ssize_t k = 0, n
+    cdef long v
+    cdef int c, j
+    if type(ids) is not list and type(ids) is not tuple:
+        return None
+    memset(count, 0, sizeof(count))
+    n = len(ids)
+    for x in ids:
+        if type(x) is not int:
+            return None
+        try:
+            v = x
+        except OverflowError:
+            return None
+        if v < 0 or v > 255:
+            return None
+        count[v] += 1
+    if n != len(ids):   # (a list cannot change here: no Python code runs in the loop)
+        return None
+    out = PyTuple_New(n)
+    for c in range(256):
+        for j in range(count[c]):
+            _put(out, k, _INTS[c])
+            k += 1
+    return out
+
+
+def ids_of_counts(counts):
+    """The sorted card ids of 53 card counts (a NumPy int64 or uint8 row, or a list of
+    ints) as a list: ``np.repeat(np.arange(53), counts).tolist()``."""
+    cdef const int64_t[::1] v64
+    cdef const uint8_t[::1] v8
+    cdef int c, k, n
+    cdef list out = []
+    if type(counts) is np.ndarray and counts.ndim == 1 and counts.shape[0] == 53 \
+            and counts.flags.c_contiguous and (counts.dtype == np.int64 or counts.dtype == np.uint8):
+        if counts.dtype == np.int64:
+            v64 = counts
+            for c in range(53):
+                if v64[c] < 0:
+                    raise ValueError("ids_of_counts: a negative count")
+                for k in range(v64[c]):
+                    out.append(_INTS[c])
+        else:
+            v8 = counts
+            for c in range(53):
+                for k in range(v8[c]):
+                    out.append(_INTS[c])
+        return out
+    return np.repeat(np.arange(53), counts).tolist()
+
+
+def play_init(self, melds, placed, taken=(), stands=None, rng_after=None):
+    """``Play.__init__`` (fastmach.game.actions): the fields as tuples of ints (melds and
+    stands tuples of tuples, placed sorted), exact ints taken as they are, anything else
+    converted by ``int``."""
+    m = int_melds(melds)
+    if m is None:
+        m = tuple([tuple(map(int, x)) for x in melds])
+    p = sorted_ids(placed)
+    if p is None:
+        p = tuple(sorted(map(int, placed)))
+    t = () if type(taken) is tuple and len(taken) == 0 else tuple(map(int, taken))
+    s = None
+    if stands is not None:
+        s = int_melds(stands)
+        if s is None:
+            s = tuple([tuple(map(int, x)) for x in stands])
+    d = self.__dict__
+    d["melds"] = m
+    d["placed"] = p
+    d["taken"] = t
+    d["stands"] = s
+    d["rng_after"] = rng_after
