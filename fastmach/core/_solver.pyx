@@ -107,6 +107,8 @@ cdef struct Impl:
     int n_sweeps
     void* moves     # the suit step's moves by pattern (MoveCache, _suit_moves.pxi)
     int64_t ub      # no partition weighs more (-1: not known), see _solve_one
+    uint64_t low_decs[MAX_LAYERS + 1]   # the aces-low answer's path (_solve_exact)
+    int64_t aces_low2[2][16]   # _aces_left of suits 0-1 and 2-3 by their aces used low
 
 
 cdef inline uint64_t _hash(uint64_t a, uint64_t b) noexcept nogil:
@@ -150,8 +152,8 @@ cdef int _rehash(Impl* im, int newcap) noexcept nogil:
     return 0
 
 
-cdef int _insert(Impl* im, uint64_t k1, uint64_t k2, int64_t val, int32_t prev,
-                 uint64_t dec) noexcept nogil:
+cdef inline int _insert(Impl* im, uint64_t k1, uint64_t k2, int64_t val, int32_t prev,
+                        uint64_t dec) noexcept nogil:
     """Add a state to the layer being built, or improve the one with the same key."""
     cdef int start = im.layer_start[im.n_layers]
     cdef int h, idx
@@ -626,9 +628,26 @@ cdef int _pick(CRun* runs, int nr, int s, int lenb, int jok, int* out, int want)
     return got
 
 
+cdef void _path_decs(Impl* im, int best, uint64_t* decs) noexcept nogil:
+    """The decision word of every layer on the path to state `best` (decs[0..n_layers])."""
+    cdef int idx = best, li = im.n_layers
+    while li >= 0:
+        decs[li] = im.nodes[idx].dec
+        idx = im.nodes[idx].prev
+        li -= 1
+
+
 cdef int _rebuild(Impl* im, int best, Witness* w) noexcept nogil:
-    cdef int path[MAX_LAYERS + 1]
-    cdef int L = im.n_layers, li, idx, v, s, t, q, nr = 0
+    """The melds of the partition that ends in state `best` of the last sweep."""
+    cdef uint64_t decs[MAX_LAYERS + 1]
+    _path_decs(im, best, decs)
+    return _rebuild_decs(im, decs, im.V, w)
+
+
+cdef int _rebuild_decs(Impl* im, const uint64_t* decs, int V, Witness* w) noexcept nogil:
+    """The melds of a sweep over values 1..V from its path's decision words (_path_decs):
+    what _rebuild reads, so that a sweep's answer can be rebuilt after a later sweep."""
+    cdef int v, s, t, q, nr = 0
     cdef CRun runs[MAX_RUNS]
     cdef int gcount[4]
     cdef int nopen[4]     # open runs per suit
@@ -644,16 +663,10 @@ cdef int _rebuild(Impl* im, int best, Witness* w) noexcept nogil:
     w.n_melds = 0
     w.start[0] = 0
     nopen[0] = nopen[1] = nopen[2] = nopen[3] = 0
-    idx = best
-    li = L
-    while li >= 0:
-        path[li] = idx
-        idx = im.nodes[idx].prev
-        li -= 1
     # layer 1 + 5*(v-1) + s: suit step; layer 5*v: group step
-    for v in range(1, im.V + 1):
+    for v in range(1, V + 1):
         for s in range(4):
-            d = im.nodes[path[5 * (v - 1) + s + 1]].dec
+            d = decs[5 * (v - 1) + s + 1]
             u = _dget(d, D_U)
             x1 = _dget(d, D_X1)
             x2 = _dget(d, D_X2)
@@ -725,7 +738,7 @@ cdef int _rebuild(Impl* im, int best, Witness* w) noexcept nogil:
                 nopen[s] += 1
             gcount[s] = u - (x1 + x2 + x3 + p2 + p3) - n0 - n1 - nL
         # groups at value v
-        jg = <int>im.nodes[path[5 * v]].dec
+        jg = <int>decs[5 * v]
         gsum = gcount[0] + gcount[1] + gcount[2] + gcount[3]
         gmax = 0
         for s in range(4):
@@ -1068,17 +1081,18 @@ cdef class Solver:
             return _finish(im.nodes[best].val, table, placed, wit, &self.scratch)
         im.lb = -1
         if best >= 0:
-            if _rebuild(im, best, &self.scratch) < 0:
-                return -3
             im.lb = im.nodes[best].val
-            if not _high_run_possible(im):
-                # no suit can hold ...-Q-K-A: aces high add nothing to aces low
+            if not _high_run_possible(im) or im.lb >= _weight_bound(im) \
+                    or (im.ub >= 0 and im.lb >= im.ub):
+                # no suit can hold ...-Q-K-A (aces high add nothing to aces low), or the
+                # aces-low partition already holds every card that could be placed (or
+                # reaches the relaxation's value): the search with aces high cannot beat it
+                # (it would return this one)
+                if _rebuild(im, best, &self.scratch) < 0:
+                    return -3
                 return _finish(im.lb, table, placed, wit, &self.scratch)
-            if im.lb >= _weight_bound(im) or (im.ub >= 0 and im.lb >= im.ub):
-                # the aces-low partition already holds every card that could be placed
-                # (or reaches the relaxation's value): the search with aces high cannot
-                # beat it (it would return this one)
-                return _finish(im.lb, table, placed, wit, &self.scratch)
+            # its melds are rebuilt only if the search with aces high does not beat it
+            _path_decs(im, best, im.low_decs)
         # The full search drops every state that cannot beat that value (branch and
         # bound on the weight still to come); if none does, the aces-low one is optimal.
         im.ace_high = 1
@@ -1097,6 +1111,8 @@ cdef class Solver:
             return _finish(im.nodes[best].val, table, placed, wit, &self.scratch)
         if im.lb < 0:
             return -1
+        if _rebuild_decs(im, im.low_decs, 13, &self.scratch) < 0:
+            return -3
         return _finish(im.lb, table, placed, wit, &self.scratch)
 
 
@@ -1234,6 +1250,8 @@ cdef inline int64_t _aces_left(Impl* im, uint64_t k2, int v, int s) noexcept nog
     cdef int64_t acc = 0
     if not im.ace_high:
         return 0
+    if first == 0:   # every suit: two lookups by the aces used low (see _set_rest)
+        return im.aces_low2[0][(k2 >> 9) & 15] + im.aces_low2[1][(k2 >> 13) & 15]
     for t in range(first, 4):
         acc += (im.avail[t][1] - <int>((k2 >> (9 + 2 * t)) & 3)) * im.w[t][14]
     return acc
@@ -1252,6 +1270,15 @@ cdef void _set_rest(Impl* im) noexcept nogil:
     for v in range(1, 15):
         if im.jw[v] > im.jwmax:
             im.jwmax = im.jw[v]
+    # _aces_left over every suit, by suit pair (0-1, 2-3) and the aces each used low
+    cdef int p, low
+    for p in range(2):
+        for low in range(16):
+            im.aces_low2[p][low] = 0
+            if im.ace_high:
+                for s in range(2):
+                    im.aces_low2[p][low] += (im.avail[2 * p + s][1] - ((low >> (2 * s)) & 3)) \
+                        * im.w[2 * p + s][14]
 
 
 cdef int64_t _finish(int64_t val, const uint8_t* table, uint8_t* placed,
