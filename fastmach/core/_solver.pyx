@@ -77,13 +77,15 @@ cdef enum:
     MAXV = 14
     MAX_LAYERS = 5 * MAXV + 2
     GROUP_PRUNE_FROM = 4096   # layers at least this large are pruned after the group step
+    MIN_SLOTS = 256           # the smallest hash table a layer uses (a power of two)
 
 cdef struct Impl:
     Node* nodes
     int n_nodes
     int cap_nodes
     int32_t* slots
-    int hcap
+    int hcap        # the hash table in use: slots[0 .. hcap) (a power of two) ...
+    int hcap_alloc  # ... of those allocated (the table shrinks to the layer, see _open_layer)
     int layer_start[MAX_LAYERS + 1]
     int n_layers
     # problem data for the current call
@@ -136,11 +138,14 @@ cdef void _clear_slots(Impl* im) noexcept nogil:
 
 
 cdef int _rehash(Impl* im, int newcap) noexcept nogil:
-    cdef int32_t* s = <int32_t*> realloc(im.slots, newcap * sizeof(int32_t))
+    cdef int32_t* s
     cdef int i, h, start = im.layer_start[im.n_layers]
-    if s == NULL:
-        return -1
-    im.slots = s
+    if newcap > im.hcap_alloc:
+        s = <int32_t*> realloc(im.slots, newcap * sizeof(int32_t))
+        if s == NULL:
+            return -1
+        im.slots = s
+        im.hcap_alloc = newcap
     im.hcap = newcap
     _clear_slots(im)
     for i in range(start, im.n_nodes):
@@ -278,11 +283,24 @@ cdef void _prune_dominated(Impl* im, int only) noexcept nogil:
 
 cdef inline void _open_layer(Impl* im) noexcept nogil:
     """Start a new layer: forget the hash entries of the previous one."""
-    cdef int i
+    cdef int i, n = im.n_nodes - im.layer_start[im.n_layers]
     for i in range(im.layer_start[im.n_layers], im.n_nodes):
         im.slots[im.nodes[i].slot] = -1
+    _fit_slots(im, n)
     im.n_layers += 1
     im.layer_start[im.n_layers] = im.n_nodes
+
+
+cdef inline void _fit_slots(Impl* im, int n) noexcept nogil:
+    """With no entry in the hash table: use a table of about 4n slots (at least
+    MIN_SLOTS), not a larger one left by an earlier layer, so that the probes of a small
+    layer stay in a few cache lines (a layer that outgrows it is rehashed, see _insert).
+    Which slot holds a state never changes which states are made, nor their order."""
+    cdef int cap = MIN_SLOTS
+    while cap < 4 * n:
+        cap *= 2
+    if cap < im.hcap:
+        im.hcap = cap
 
 
 # decision word of a suit step: 4 bits per field
@@ -863,7 +881,8 @@ cdef class Solver:
         memset(im, 0, sizeof(Impl))
         im.cap_nodes = 4096
         im.nodes = <Node*> malloc(im.cap_nodes * sizeof(Node))
-        im.hcap = 1024
+        im.hcap = MIN_SLOTS
+        im.hcap_alloc = MIN_SLOTS
         im.slots = <int32_t*> malloc(im.hcap * sizeof(int32_t))
         if im.nodes == NULL or im.slots == NULL:
             raise MemoryError()
@@ -1312,6 +1331,7 @@ cdef int _sweep(Impl* im) noexcept nogil:
     # root (the previous call left its last layer in the hash table)
     for i in range(im.layer_start[im.n_layers], im.n_nodes):
         im.slots[im.nodes[i].slot] = -1
+    _fit_slots(im, 1)
     im.n_nodes = 0
     im.n_layers = 0
     im.layer_start[0] = 0
