@@ -11,10 +11,12 @@ from Cython.Build import cythonize
 from setuptools import Extension, setup
 
 DEBUG = os.environ.get("FASTMACH_DEBUG", "") not in ("", "0")
-# the core, the batch solver, every compiled strategy module (fastmach/strategies/_*.pyx: a
-# new strategy family is picked up by its file alone), then the engine
+# the core, the batch solver, the deal's seeding, every compiled strategy module
+# (fastmach/strategies/_*.pyx: a new strategy family is picked up by its file alone), then
+# the engine
 MODULES = (
-    ["core/_cardset", "core/_solver", "core/_batch", "core/_meldcheck", "core/_ids"]
+    ["core/_cardset", "core/_solver", "core/_batch", "core/_meldcheck", "core/_ids",
+     "game/_seeding"]
     + sorted(f"strategies/{os.path.basename(p)[:-4]}"
              for p in glob.glob("fastmach/strategies/_*.pyx"))
     + ["engine/_engine"]

@@ -77,13 +77,15 @@ cdef enum:
     MAXV = 14
     MAX_LAYERS = 5 * MAXV + 2
     GROUP_PRUNE_FROM = 4096   # layers at least this large are pruned after the group step
+    MIN_SLOTS = 256           # the smallest hash table a layer uses (a power of two)
 
 cdef struct Impl:
     Node* nodes
     int n_nodes
     int cap_nodes
     int32_t* slots
-    int hcap
+    int hcap        # the hash table in use: slots[0 .. hcap) (a power of two) ...
+    int hcap_alloc  # ... of those allocated (the table shrinks to the layer, see _open_layer)
     int layer_start[MAX_LAYERS + 1]
     int n_layers
     # problem data for the current call
@@ -107,6 +109,8 @@ cdef struct Impl:
     int n_sweeps
     void* moves     # the suit step's moves by pattern (MoveCache, _suit_moves.pxi)
     int64_t ub      # no partition weighs more (-1: not known), see _solve_one
+    uint64_t low_decs[MAX_LAYERS + 1]   # the aces-low answer's path (_solve_exact)
+    int64_t aces_low2[2][16]   # _aces_left of suits 0-1 and 2-3 by their aces used low
 
 
 cdef inline uint64_t _hash(uint64_t a, uint64_t b) noexcept nogil:
@@ -134,11 +138,14 @@ cdef void _clear_slots(Impl* im) noexcept nogil:
 
 
 cdef int _rehash(Impl* im, int newcap) noexcept nogil:
-    cdef int32_t* s = <int32_t*> realloc(im.slots, newcap * sizeof(int32_t))
+    cdef int32_t* s
     cdef int i, h, start = im.layer_start[im.n_layers]
-    if s == NULL:
-        return -1
-    im.slots = s
+    if newcap > im.hcap_alloc:
+        s = <int32_t*> realloc(im.slots, newcap * sizeof(int32_t))
+        if s == NULL:
+            return -1
+        im.slots = s
+        im.hcap_alloc = newcap
     im.hcap = newcap
     _clear_slots(im)
     for i in range(start, im.n_nodes):
@@ -150,8 +157,8 @@ cdef int _rehash(Impl* im, int newcap) noexcept nogil:
     return 0
 
 
-cdef int _insert(Impl* im, uint64_t k1, uint64_t k2, int64_t val, int32_t prev,
-                 uint64_t dec) noexcept nogil:
+cdef inline int _insert(Impl* im, uint64_t k1, uint64_t k2, int64_t val, int32_t prev,
+                        uint64_t dec) noexcept nogil:
     """Add a state to the layer being built, or improve the one with the same key."""
     cdef int start = im.layer_start[im.n_layers]
     cdef int h, idx
@@ -276,11 +283,24 @@ cdef void _prune_dominated(Impl* im, int only) noexcept nogil:
 
 cdef inline void _open_layer(Impl* im) noexcept nogil:
     """Start a new layer: forget the hash entries of the previous one."""
-    cdef int i
+    cdef int i, n = im.n_nodes - im.layer_start[im.n_layers]
     for i in range(im.layer_start[im.n_layers], im.n_nodes):
         im.slots[im.nodes[i].slot] = -1
+    _fit_slots(im, n)
     im.n_layers += 1
     im.layer_start[im.n_layers] = im.n_nodes
+
+
+cdef inline void _fit_slots(Impl* im, int n) noexcept nogil:
+    """With no entry in the hash table: use a table of about 4n slots (at least
+    MIN_SLOTS), not a larger one left by an earlier layer, so that the probes of a small
+    layer stay in a few cache lines (a layer that outgrows it is rehashed, see _insert).
+    Which slot holds a state never changes which states are made, nor their order."""
+    cdef int cap = MIN_SLOTS
+    while cap < 4 * n:
+        cap *= 2
+    if cap < im.hcap:
+        im.hcap = cap
 
 
 # decision word of a suit step: 4 bits per field
@@ -626,9 +646,26 @@ cdef int _pick(CRun* runs, int nr, int s, int lenb, int jok, int* out, int want)
     return got
 
 
+cdef void _path_decs(Impl* im, int best, uint64_t* decs) noexcept nogil:
+    """The decision word of every layer on the path to state `best` (decs[0..n_layers])."""
+    cdef int idx = best, li = im.n_layers
+    while li >= 0:
+        decs[li] = im.nodes[idx].dec
+        idx = im.nodes[idx].prev
+        li -= 1
+
+
 cdef int _rebuild(Impl* im, int best, Witness* w) noexcept nogil:
-    cdef int path[MAX_LAYERS + 1]
-    cdef int L = im.n_layers, li, idx, v, s, t, q, nr = 0
+    """The melds of the partition that ends in state `best` of the last sweep."""
+    cdef uint64_t decs[MAX_LAYERS + 1]
+    _path_decs(im, best, decs)
+    return _rebuild_decs(im, decs, im.V, w)
+
+
+cdef int _rebuild_decs(Impl* im, const uint64_t* decs, int V, Witness* w) noexcept nogil:
+    """The melds of a sweep over values 1..V from its path's decision words (_path_decs):
+    what _rebuild reads, so that a sweep's answer can be rebuilt after a later sweep."""
+    cdef int v, s, t, q, nr = 0
     cdef CRun runs[MAX_RUNS]
     cdef int gcount[4]
     cdef int nopen[4]     # open runs per suit
@@ -644,16 +681,10 @@ cdef int _rebuild(Impl* im, int best, Witness* w) noexcept nogil:
     w.n_melds = 0
     w.start[0] = 0
     nopen[0] = nopen[1] = nopen[2] = nopen[3] = 0
-    idx = best
-    li = L
-    while li >= 0:
-        path[li] = idx
-        idx = im.nodes[idx].prev
-        li -= 1
     # layer 1 + 5*(v-1) + s: suit step; layer 5*v: group step
-    for v in range(1, im.V + 1):
+    for v in range(1, V + 1):
         for s in range(4):
-            d = im.nodes[path[5 * (v - 1) + s + 1]].dec
+            d = decs[5 * (v - 1) + s + 1]
             u = _dget(d, D_U)
             x1 = _dget(d, D_X1)
             x2 = _dget(d, D_X2)
@@ -725,7 +756,7 @@ cdef int _rebuild(Impl* im, int best, Witness* w) noexcept nogil:
                 nopen[s] += 1
             gcount[s] = u - (x1 + x2 + x3 + p2 + p3) - n0 - n1 - nL
         # groups at value v
-        jg = <int>im.nodes[path[5 * v]].dec
+        jg = <int>decs[5 * v]
         gsum = gcount[0] + gcount[1] + gcount[2] + gcount[3]
         gmax = 0
         for s in range(4):
@@ -850,7 +881,8 @@ cdef class Solver:
         memset(im, 0, sizeof(Impl))
         im.cap_nodes = 4096
         im.nodes = <Node*> malloc(im.cap_nodes * sizeof(Node))
-        im.hcap = 1024
+        im.hcap = MIN_SLOTS
+        im.hcap_alloc = MIN_SLOTS
         im.slots = <int32_t*> malloc(im.hcap * sizeof(int32_t))
         if im.nodes == NULL or im.slots == NULL:
             raise MemoryError()
@@ -1068,17 +1100,18 @@ cdef class Solver:
             return _finish(im.nodes[best].val, table, placed, wit, &self.scratch)
         im.lb = -1
         if best >= 0:
-            if _rebuild(im, best, &self.scratch) < 0:
-                return -3
             im.lb = im.nodes[best].val
-            if not _high_run_possible(im):
-                # no suit can hold ...-Q-K-A: aces high add nothing to aces low
+            if not _high_run_possible(im) or im.lb >= _weight_bound(im) \
+                    or (im.ub >= 0 and im.lb >= im.ub):
+                # no suit can hold ...-Q-K-A (aces high add nothing to aces low), or the
+                # aces-low partition already holds every card that could be placed (or
+                # reaches the relaxation's value): the search with aces high cannot beat it
+                # (it would return this one)
+                if _rebuild(im, best, &self.scratch) < 0:
+                    return -3
                 return _finish(im.lb, table, placed, wit, &self.scratch)
-            if im.lb >= _weight_bound(im) or (im.ub >= 0 and im.lb >= im.ub):
-                # the aces-low partition already holds every card that could be placed
-                # (or reaches the relaxation's value): the search with aces high cannot
-                # beat it (it would return this one)
-                return _finish(im.lb, table, placed, wit, &self.scratch)
+            # its melds are rebuilt only if the search with aces high does not beat it
+            _path_decs(im, best, im.low_decs)
         # The full search drops every state that cannot beat that value (branch and
         # bound on the weight still to come); if none does, the aces-low one is optimal.
         im.ace_high = 1
@@ -1097,6 +1130,8 @@ cdef class Solver:
             return _finish(im.nodes[best].val, table, placed, wit, &self.scratch)
         if im.lb < 0:
             return -1
+        if _rebuild_decs(im, im.low_decs, 13, &self.scratch) < 0:
+            return -3
         return _finish(im.lb, table, placed, wit, &self.scratch)
 
 
@@ -1234,6 +1269,8 @@ cdef inline int64_t _aces_left(Impl* im, uint64_t k2, int v, int s) noexcept nog
     cdef int64_t acc = 0
     if not im.ace_high:
         return 0
+    if first == 0:   # every suit: two lookups by the aces used low (see _set_rest)
+        return im.aces_low2[0][(k2 >> 9) & 15] + im.aces_low2[1][(k2 >> 13) & 15]
     for t in range(first, 4):
         acc += (im.avail[t][1] - <int>((k2 >> (9 + 2 * t)) & 3)) * im.w[t][14]
     return acc
@@ -1252,6 +1289,15 @@ cdef void _set_rest(Impl* im) noexcept nogil:
     for v in range(1, 15):
         if im.jw[v] > im.jwmax:
             im.jwmax = im.jw[v]
+    # _aces_left over every suit, by suit pair (0-1, 2-3) and the aces each used low
+    cdef int p, low
+    for p in range(2):
+        for low in range(16):
+            im.aces_low2[p][low] = 0
+            if im.ace_high:
+                for s in range(2):
+                    im.aces_low2[p][low] += (im.avail[2 * p + s][1] - ((low >> (2 * s)) & 3)) \
+                        * im.w[2 * p + s][14]
 
 
 cdef int64_t _finish(int64_t val, const uint8_t* table, uint8_t* placed,
@@ -1285,6 +1331,7 @@ cdef int _sweep(Impl* im) noexcept nogil:
     # root (the previous call left its last layer in the hash table)
     for i in range(im.layer_start[im.n_layers], im.n_nodes):
         im.slots[im.nodes[i].slot] = -1
+    _fit_slots(im, 1)
     im.n_nodes = 0
     im.n_layers = 0
     im.layer_start[0] = 0

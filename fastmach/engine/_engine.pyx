@@ -26,6 +26,7 @@ from fastmach.game._turn cimport (ERules, HState, Decision, Flow, A_PLAY, A_DRAW
 from fastmach.strategies._base cimport Context, Strategy
 from fastmach.strategies._tactics import dissolved   # noqa: F401 (tests)
 from fastmach.strategies._base import hand_may_meld   # noqa: F401 (tests)
+from fastmach.game._seeding import seed_deal
 
 cnp.import_array()
 
@@ -406,11 +407,14 @@ cdef class Engine:
         hrows = {name: [] for name in HAND_FIELDS} if hands else None
         self.recording = record   # (reset by the next batch; decide_position never records)
         self.counting = hands
+        # one generator for the batch, put in each game's state: default_rng(SeedSequence(
+        # [replicate, root_seed])) without building them (fastmach.game._seeding)
+        gen = np.random.Generator(np.random.PCG64())
         for g in range(G):
             self.record = []
             if record:
                 games_log.append(self.record)
-            rng = np.random.default_rng(np.random.SeedSequence([int(reps[g]), int(root_seed)]))
+            rng = seed_deal(gen, int(reps[g]), int(root_seed))
             perm = rng.permutation(sorted_deck)
             dealer0 = int(rng.integers(P))
             rng_state = int(rng.integers(0, 2**64, dtype=np.uint64))
