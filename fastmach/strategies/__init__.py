@@ -197,6 +197,10 @@ STRONG = (
           "1 (or true): where the stock's end ends the hand (stock_empty=ends-hand), stop "
           "holding once the stock holds at most one card per player (its last round)",
           ("false", "true")),
+    Param("botch", int, 1, 0, 1,
+          "1 (or true): where a failed manipulation draws more than one card "
+          "(failed_penalty > 1), a held turn botches a play on purpose (the table kept, "
+          "the penalty drawn) instead of drawing one card", ("false", "true")),
 )
 
 REGISTRY: dict[str, StrategyKind] = {

@@ -12,11 +12,13 @@ cdef class Strong(Strategy):
     cdef readonly int rush           # ... or an opponent holds <= this many
     cdef readonly int keep           # a play outside holding keeps: 0 nothing, 1 jokers, 2 + J/Q/K
     cdef readonly int last_round     # where the stock's end ends the hand, play its last round
+    cdef readonly int botch          # a held turn botches a play (penalty draws > 1) instead
     cdef Strategy xstrat             # the expert seat (its opening, its maximum placement)
     cdef Skill expert                # its skill (plays from a restricted hand)
     cdef Decision alt                # the play with cards kept back
     cdef uint8_t kept[NCARD]         # the hand without the cards kept back
     cdef uint8_t pool[NCARD]         # hand + table (going out)
     cdef uint8_t none[NCARD]         # an empty hand
+    cdef void botch_one(self, HState* st, const uint8_t* hand, Decision* d) noexcept nogil
     cdef bint may_go_out(self, HState* st, const uint8_t* hand) noexcept nogil
     cdef void go_out(self, HState* st, const uint8_t* hand, int n, Decision* d) noexcept nogil

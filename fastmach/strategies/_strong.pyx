@@ -38,14 +38,14 @@ from libc.stdint cimport uint8_t, uint32_t, int64_t, uint64_t
 from libc.string cimport memcpy, memset
 
 from fastmach.core._solver cimport NCARD, JOKER
-from fastmach.game._turn cimport ERules, HState, Decision, A_PLAY, set_draw
+from fastmach.game._turn cimport ERules, HState, Decision, A_PLAY, A_FAIL, set_draw
 from fastmach.strategies._base cimport Context, meld_cards
 
 
 cdef class Strong(Strategy):
 
     def __init__(self, Context ctx, Strategy expert_strategy, Skill expert, int stock_low,
-                 int hand_cap, int rush, int keep, int last_round=1):
+                 int hand_cap, int rush, int keep, int last_round=1, int botch=1):
         Strategy.__init__(self, ctx)
         self.xstrat = expert_strategy
         self.expert = expert
@@ -54,6 +54,7 @@ cdef class Strong(Strategy):
         self.rush = rush
         self.keep = keep
         self.last_round = last_round
+        self.botch = botch
 
     cdef void decide(self, HState* st, int seat, uint64_t* rng, Decision* d) noexcept nogil:
         """Hold, or play keeping cards back.
@@ -63,7 +64,11 @@ cdef class Strong(Strategy):
         while the stock holds more than stock_low cards (where the stock's end ends the
         hand and last_round is set, more than max(stock_low, players): the last round is
         played), the hand fewer than hand_cap cards and every opponent more than rush
-        cards. A play that empties the hand is always made. Otherwise (or where the player must play) it plays the maximum
+        cards. A play that empties the hand is always made. Where botch is set, the stock
+        not empty and a failure draws more than one card (failed_penalty > 1), a held turn
+        botches a play instead of drawing (the table kept, the penalty drawn): the first
+        hand card, in card order, that a play of it alone places (no joker). Otherwise (or
+        where the player must play) it plays the maximum
         placement of its hand without the cards it keeps back (keep: 1 the jokers, 2 the
         jokers and J/Q/K), or the whole maximum placement when that places nothing. Before
         opening (opening_points) it opens as the expert does."""
@@ -87,6 +92,8 @@ cdef class Strong(Strategy):
                 (self.hand_cap == 0 or n < self.hand_cap):
             if self.may_go_out(st, hand):
                 self.go_out(st, hand, n, d)
+            if d.kind != A_PLAY and self.botch and left > 0 and R.penalty > 1:
+                self.botch_one(st, hand, d)
             return
         self.xstrat.decide(st, seat, rng, d)
         if self.ctx.rc or d.kind != A_PLAY or d.n_placed - d.taken >= n or self.keep == 0:
@@ -136,3 +143,30 @@ cdef class Strong(Strategy):
             if hand[c] and not (ps[c // 13] >> (c % 13 + 1)) & 1:
                 return False
         return True
+
+    cdef void botch_one(self, HState* st, const uint8_t* hand, Decision* d) noexcept nogil:
+        """d becomes a failure of the play of the first hand card (card order, no joker)
+        that fits the table alone (its maximum placement); else d stays a draw. Without a
+        joker on the table a card outside every meld of table and card is skipped unsolved."""
+        cdef uint32_t ps[4]
+        cdef int c
+        cdef bint jt = st.table[JOKER] > 0
+        memcpy(self.pool, st.table, NCARD)
+        for c in range(JOKER):
+            if not hand[c]:
+                continue
+            if not jt:
+                self.pool[c] += 1
+                meld_cards(self.pool, self.R.srules.ace_high, ps)
+                self.pool[c] -= 1
+                if not (ps[c // 13] >> (c % 13 + 1)) & 1:
+                    continue
+            memset(self.kept, 0, NCARD)
+            self.kept[c] = 1
+            self.expert.play(st, self.kept, self.R.ones, self.R.ones_j, &self.alt)
+            if self.ctx.rc:
+                return
+            if self.alt.kind == A_PLAY:
+                memcpy(d, &self.alt, sizeof(Decision))
+                d.kind = A_FAIL
+                return
