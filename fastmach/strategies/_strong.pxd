@@ -5,8 +5,9 @@ from fastmach.strategies._base cimport Strategy, Skill
 
 
 cdef class Strong(Strategy):
-    """Holds every play that does not empty the hand until the stock runs low, its hand
-    grows large or an opponent is close to going out; then plays, keeping cards back."""
+    """Holds every play that does not empty the hand (drawing, or botching a play where a
+    failure draws more cards) until the stock runs low, its hand grows large or an
+    opponent is close to going out; then plays, keeping cards back."""
     cdef readonly int stock_low      # stop holding when the stock holds <= this many cards
     cdef readonly int hand_cap       # ... or the hand holds >= this many (0: no cap)
     cdef readonly int rush           # ... or an opponent holds <= this many
