@@ -30,7 +30,7 @@ def _decide(eng, st, hands=None, rng=12345):
 
 def _reference(st, rules: Rules, p: dict) -> tuple[str, int, str]:
     """strong's decision by its docstring, on the Python solver: (kind, cards placed,
-    why: nothing to play, out, held, kept back)."""
+    why: nothing to play, out, held, botched, kept back)."""
     seat = st.current_player
     hand = listing(st._hands[seat])
     n = len(hand)
@@ -48,6 +48,10 @@ def _reference(st, rules: Rules, p: dict) -> tuple[str, int, str]:
         low = max(low, rules.players)   # the last round is played
     if may_hold and left > low and opp > p["rush"] and \
             (p["hand_cap"] == 0 or n < p["hand_cap"]):
+        if p["botch"] and left and rules.failed_penalty > 1 and any(
+                solve(st._melds, [c], rules, trusted=True).placed
+                for c in sorted(set(hand)) if c != JOKER):
+            return "fail", 0, "botched"   # a play of one card botched: the penalty drawn
         return "draw", 0, "held"
     if p["keep"] == 0:
         return "play", len(full.placed), "kept"
@@ -59,6 +63,7 @@ def _reference(st, rules: Rules, p: dict) -> tuple[str, int, str]:
 @pytest.mark.parametrize("rules,strategy", [
     ("classic(match=single)", "strong"),
     ("classic(match=single)", "strong(stock_low=30,keep=jokers)"),
+    ("classic(match=single)", "strong(botch=false)"),
     ("jokers", "strong"),
     ("jokers", "strong(rush=3,hand_cap=18,keep=none)"),
     ("italian(jokers=2)", "strong"),
@@ -70,7 +75,7 @@ def test_strong_holds_until_it_can_go_out_then_keeps_cards_back(rules, strategy)
     r, positions = game_positions(rules, [strategy, "expert", HOLDBACK, "expert"], 8, 5)
     eng = _engine(r, strategy)
     p = parse_strategy(strategy).params
-    why = {"nothing": 0, "out": 0, "held": 0, "kept": 0}
+    why = {"nothing": 0, "out": 0, "held": 0, "botched": 0, "kept": 0}
     for st in positions[::2][:150]:
         kind, placed, taken, melds, _, rng = _decide(eng, st)
         net = int(placed.sum()) - taken if kind == "play" else 0
@@ -78,8 +83,12 @@ def test_strong_holds_until_it_can_go_out_then_keeps_cards_back(rules, strategy)
         assert (kind, net) == tuple(ref)
         assert rng == 12345  # no chance in its decisions
         why[tag] += 1
-    # it held a play it could have made (or, where it must play, kept cards back)
-    assert why["held" if r.may_draw_when_able else "kept"] > 0, why
+    # it held a play it could have made (or, where it must play, kept cards back); where
+    # a failure draws more than one card it botched a play instead of drawing
+    held = "botched" if p["botch"] and r.failed_penalty > 1 else "held"
+    assert why[held if r.may_draw_when_able else "kept"] > 0, why
+    if r.failed_penalty <= 1 or not p["botch"]:
+        assert why["botched"] == 0
 
 
 def test_strong_plays_the_last_round_where_the_stock_ends_the_hand():

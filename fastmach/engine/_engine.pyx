@@ -546,7 +546,8 @@ cdef class Engine:
 
         hands: P x 53 counts; table_melds / table_stands: the current meld list (card ids,
         and what each stands for); opened: per-seat flags. Returns (action, placed counts,
-        taken jokers, melds after, stands after, new rng state); action in ACTIONS[:4].
+        taken jokers, melds after, stands after (a fail: those of the play it botched), new
+        rng state); action in ACTIONS[:4].
         failed_last: per-seat flags, the seat's previous turn was a failure. raw: the skill
         level's play alone, without patience or error (the must-play check). stock: the
         stock's cards, next first (read only by a player that sees hidden cards).
@@ -607,11 +608,11 @@ cdef class Engine:
             if rc == RC_PYTHON:
                 raise err
             raise RuntimeError(f"engine: the exact solver stopped ({SOLVER_ERRORS.get(rc, rc)})")
-        if d.kind == A_PLAY and self.R.srules.ace_high == 2:
+        if (d.kind == A_PLAY or d.kind == A_FAIL) and self.R.srules.ace_high == 2:
             wit_split_wraps(&d.wit)   # as apply_turn lays it
         placed = np.array(<uint8_t[:NCARD]> d.placed, dtype=np.uint8)
         melds, stands = [], []
-        if d.kind == A_PLAY:
+        if d.kind == A_PLAY or d.kind == A_FAIL:   # a fail: the play it botched
             for m in range(d.wit.n_melds):
                 melds.append([d.wit.cards[i] for i in range(d.wit.start[m], d.wit.start[m + 1])])
                 stands.append([d.wit.stands[i] for i in range(d.wit.start[m], d.wit.start[m + 1])])

@@ -5,18 +5,21 @@ from fastmach.strategies._base cimport Strategy, Skill
 
 
 cdef class Strong(Strategy):
-    """Holds every play that does not empty the hand until the stock runs low, its hand
-    grows large or an opponent is close to going out; then plays, keeping cards back."""
+    """Holds every play that does not empty the hand (drawing, or botching a play where a
+    failure draws more cards) until the stock runs low, its hand grows large or an
+    opponent is close to going out; then plays, keeping cards back."""
     cdef readonly int stock_low      # stop holding when the stock holds <= this many cards
     cdef readonly int hand_cap       # ... or the hand holds >= this many (0: no cap)
     cdef readonly int rush           # ... or an opponent holds <= this many
     cdef readonly int keep           # a play outside holding keeps: 0 nothing, 1 jokers, 2 + J/Q/K
     cdef readonly int last_round     # where the stock's end ends the hand, play its last round
+    cdef readonly int botch          # a held turn botches a play (penalty draws > 1) instead
     cdef Strategy xstrat             # the expert seat (its opening, its maximum placement)
     cdef Skill expert                # its skill (plays from a restricted hand)
     cdef Decision alt                # the play with cards kept back
     cdef uint8_t kept[NCARD]         # the hand without the cards kept back
     cdef uint8_t pool[NCARD]         # hand + table (going out)
     cdef uint8_t none[NCARD]         # an empty hand
+    cdef void botch_one(self, HState* st, const uint8_t* hand, Decision* d) noexcept nogil
     cdef bint may_go_out(self, HState* st, const uint8_t* hand) noexcept nogil
     cdef void go_out(self, HState* st, const uint8_t* hand, int n, Decision* d) noexcept nogil
