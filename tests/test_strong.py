@@ -63,8 +63,9 @@ def _reference(st, rules: Rules, p: dict) -> tuple[str, int, str]:
 @pytest.mark.parametrize("rules,strategy", [
     ("classic(match=single)", "strong"),
     ("classic(match=single)", "strong(stock_low=30,keep=jokers)"),
-    ("classic(match=single)", "strong(botch=false)"),
+    ("classic(match=single)", "strong(botch=true)"),
     ("jokers", "strong"),
+    ("jokers", "strong(botch=true)"),
     ("jokers", "strong(rush=3,hand_cap=18,keep=none)"),
     ("italian(jokers=2)", "strong"),
     ("ace-low(match=single)", "strong(stock_low=20)"),

@@ -197,10 +197,11 @@ STRONG = (
           "1 (or true): where the stock's end ends the hand (stock_empty=ends-hand), stop "
           "holding once the stock holds at most one card per player (its last round)",
           ("false", "true")),
-    Param("botch", int, 1, 0, 1,
+    Param("botch", int, 0, 0, 1,
           "1 (or true): where a failed manipulation draws more than one card "
           "(failed_penalty > 1), a held turn botches a play on purpose (the table kept, "
-          "the penalty drawn) instead of drawing one card", ("false", "true")),
+          "the penalty drawn) instead of drawing one card (off by default: it games the "
+          "penalty)", ("false", "true")),
 )
 
 REGISTRY: dict[str, StrategyKind] = {
@@ -260,8 +261,8 @@ REGISTRY: dict[str, StrategyKind] = {
     "strong": StrategyKind(
         "strong", Strong, STRONG,
         "holds: draws instead of any play that does not empty its hand (the others build "
-        "the table; it goes out in one play; where a failure draws more than one card it "
-        "botches a one-card play to draw the penalty) until the stock runs low, its hand grows "
+        "the table; it goes out in one play; with botch, where a failure draws more than one "
+        "card it botches a one-card play to draw the penalty) until the stock runs low, its hand grows "
         "large or an opponent nears going out; then plays the maximum placement keeping "
         "cards back (jokers, J/Q/K); plays when it must; opens as the expert",
         build=lambda ctx, p, expert: Strong(ctx, *expert(), *(int(p[q.name]) for q in STRONG)),

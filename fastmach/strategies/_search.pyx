@@ -367,8 +367,8 @@ def _holding_policy(Context ctx, expert_seat, Skill expert):
 
 def _strong_policy(Context ctx, expert_seat, Skill expert):
     # the registry's default strong player (stock_low, hand_cap, rush 0; keep faces;
-    # last_round and botch on)
-    return Strong(ctx, expert_seat, expert, 0, 0, 0, 2, 1, 1)
+    # last_round on, botch off)
+    return Strong(ctx, expert_seat, expert, 0, 0, 0, 2, 1, 0)
 
 
 # The playout policies, by name (the words of the registry's ``policy`` parameter, in
