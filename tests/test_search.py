@@ -414,11 +414,16 @@ def test_clairvoyant_is_marked_unfair_and_listed_so():
 def test_parameters_of_the_search_parse_with_their_words():
     from fastmach.strategies import parse_strategy
     s = parse_strategy("search(budget=16,policy=holding)")
-    assert s.params == {"budget": 16, "policy": 1} and str(s) == "search(budget=16,policy=1)"
+    assert s.params == {"budget": 16, "policy": 1, "opponents": 0} and str(s) == "search(budget=16,policy=1)"
     # the search plays on the strong player by default, the clairvoyant on the expert
     assert str(parse_strategy("search(policy=strong)")) == "search"
     assert str(parse_strategy("search(policy=expert)")) == "search(policy=0)"
     assert str(parse_strategy("clairvoyant(policy=expert)")) == "clairvoyant"
+    # the playouts play the opponents as the policy by default
+    assert str(parse_strategy("search(opponents=policy)")) == "search"
+    assert str(parse_strategy("search(opponents=observed)")) == "search(opponents=2)"
+    assert str(parse_strategy("clairvoyant(policy=strong,opponents=expert)")) == \
+        "clairvoyant(policy=2,opponents=1)"
 
 
 def test_bench_reports_search_and_clairvoyant_decisions_per_second():
