@@ -342,7 +342,8 @@ chunk = 1
 [grid]
 rules = ["classic(match=single)"]
 players = [4]
-lineup = [["search(budget=2)", "strong", "strong", "strong"]]
+lineup = [["search(budget=2)", "strong", "strong", "strong"],
+          ["search(budget=2,opponents=observed)", "expert", "expert", "strong"]]
 """
 
 
@@ -353,7 +354,8 @@ def test_search_games_are_the_same_on_one_and_two_workers(tmp_path):
     one = run_study(study, tmp_path / "one", workers=1, progress=False)
     two = run_study(study, tmp_path / "two", workers=2, progress=False)
     pd.testing.assert_frame_equal(one, two)
-    assert len(one) == 4 and (one["strategy_0"] == "search(budget=2)").all()
+    assert len(one) == 8
+    assert set(one["strategy_0"]) == {"search(budget=2)", "search(budget=2,opponents=2)"}
 
 
 def test_search_and_clairvoyant_games_are_reproducible_for_a_seed():

@@ -1,6 +1,7 @@
 # The search level: the best of a set of candidate plays (the policy's own, holding
 # variants of the maximum placement, a draw) by playouts of sampled deals, every seat
-# played by a policy (strong by default, expert, holding; any compiled Strategy) to the
+# played by a policy (strong by default, expert, holding; any compiled Strategy; the
+# opponents by the expert where the opponent model says so: Search.observe) to the
 # hand's end (fastmach.strategies._playout); common random numbers across candidates.
 # Clairvoyant: the same search over the true position (every hand, the stock order), no
 # sampling.
@@ -43,6 +44,15 @@
 #   otherwise than with four strong players, so these deal counts resolve only +-5 to
 #   +-10 points. The skill trace's first step (search(2) against three search(1)) is the
 #   budget-2 row: search(1) plays the strong player's games.
+# - the opponent model (opponents), one search(4) against three experts, the same 20 deals
+#   (80 hands, seed 2026, rotated; deal-clustered 95% intervals): policy 53.8% [43.5,
+#   64.0], expert 43.8% [31.8, 55.7], observed 48.8% [37.1, 60.4] (strong itself 77.5%);
+#   against three strong players policy 17.5% [4.3, 30.7], expert 22.5% [12.5, 32.5],
+#   observed the policy's games (a strong player places no cards while the stock lasts in
+#   classic). On the true cards the model decides everything: clairvoyant(policy=strong)
+#   31.2%, with opponents=expert or observed 100% of those hands. The sampled search's
+#   gap is then likely its deals (uniform: an expert opponent is dealt a hand it could
+#   play from, where the real one that drew could not), not yet tested.
 from libc.stdint cimport uint8_t, int32_t, int64_t, uint64_t
 from libc.string cimport memset, memcpy, memcmp
 from libc.math cimport sqrt
@@ -373,7 +383,8 @@ cdef class Search(Strategy):
 
     cdef double playout(self, int seat, Decision* cand, uint64_t* prng) noexcept nogil:
         """One playout of self.deal: `cand` for the seat, then the policy for every seat
-        (fastmach.strategies._playout.play_out). Returns the seat's share of the hand's
+        but the opponents of self.as_expert, played by the expert (``observe``;
+        fastmach.strategies._playout.play_out). Returns the seat's share of the hand's
         win; its cards left in self.cards_left, its hand points in self.points_left."""
         cdef HState* ps = &self.ps
         cdef int s, nw = 0
