@@ -130,6 +130,100 @@ def test_the_clairvoyant_decides_on_the_hidden_cards():
     assert changed
 
 
+# ----------------------------------------------------------------- the opponent model
+def _round_before(st, placer: int, drawer: int):
+    """The hands and stock of st one round earlier: `placer` held two more cards (it
+    placed them since), `drawer` one fewer (it drew it since); every other hand the same."""
+    hands = [np.array(h, dtype=np.int64) for h in st._hands]
+    stock = list(st.stock)
+    give = [c for c in range(NCARD) for _ in range(int(hands[drawer][c]))][0]
+    hands[drawer][give] -= 1
+    for c in stock[:2]:
+        hands[placer][c] += 1
+    return hands, [give] + stock[2:]
+
+
+def _at(eng, st, hands, stock, turn, hand_no=0):
+    kind, placed, taken, melds, stands, rng = eng.decide_position(
+        st.current_player, hands, st._melds, st._stands, st.opened, len(stock), st.rng_state,
+        st.failed_last, turn=turn, hand_no=hand_no, stock=stock)
+    return kind, placed.tolist(), taken, melds, stands, rng
+
+
+def _opponent_position():
+    r, positions = _hidden_positions("classic(match=single)", 3, 4)
+    st = next(p for p in positions if len(p.stock) >= 4)
+    seat = st.current_player
+    return r, st, seat, (seat + 1) % 4, (seat + 2) % 4
+
+
+@pytest.mark.parametrize("model", ["policy", "expert", "observed"])
+def test_the_playouts_play_as_experts_the_opponents_the_public_hand_sizes_show(model):
+    # observed: the seat whose hand shrank over the last round while the stock lasted (it
+    # placed cards without going out) is played as the expert, one that drew is not;
+    # remembered through the hand, forgotten in a new hand or out of turn order
+    r, st, seat, placer, drawer = _opponent_position()
+    eng = make_engine(r, [f"search(budget=2,opponents={model})"] * 4)[2]
+    search = eng.seats[seat]
+    others = sorted(s for s in range(4) if s != seat)
+    expect = {"policy": [], "expert": others, "observed": [placer]}[model]
+    before, stock = _round_before(st, placer, drawer)
+    _at(eng, st, before, stock, turn=20)
+    assert search.expert_seats() == ([] if model != "expert" else others)
+    _at(eng, st, st._hands, list(st.stock), turn=24)
+    assert search.expert_seats() == expect
+    _at(eng, st, st._hands, list(st.stock), turn=28)   # nothing shrank: still remembered
+    assert search.expert_seats() == expect
+    _at(eng, st, st._hands, list(st.stock), turn=32, hand_no=1)   # a new hand
+    assert search.expert_seats() == ([] if model != "expert" else others)
+    _at(eng, st, before, stock, turn=20)
+    _at(eng, st, st._hands, list(st.stock), turn=25)   # not one round later
+    assert search.expert_seats() == ([] if model != "expert" else others)
+
+
+def test_an_opponent_placing_cards_on_an_empty_stock_is_not_taken_for_an_expert():
+    r, st, seat, placer, drawer = _opponent_position()
+    eng = make_engine(r, ["search(budget=2,opponents=observed)"] * 4)[2]
+    before, stock = _round_before(st, placer, drawer)
+    _at(eng, st, before, stock, turn=20)
+    _at(eng, st, st._hands, [], turn=24)
+    assert eng.seats[seat].expert_seats() == []
+
+
+@pytest.mark.parametrize("model", ["expert", "observed"])
+def test_the_search_on_each_opponent_model_decides_alike_whatever_the_hidden_cards(model):
+    # the decision after a public history (an opponent placed cards over the last round)
+    # is the same however the cards the seat cannot see are dealt, then and now
+    r, positions = _hidden_positions("classic(match=single)", 3, 4)
+    eng = make_engine(r, [f"search(budget=2,opponents={model})"] * 4)[2]
+    rng = random.Random(13)
+    tried = 0
+    for st in [p for p in positions if len(p.stock) >= 4][:6]:
+        seat = st.current_player
+        placer, drawer = (seat + 1) % 4, (seat + 3) % 4
+        base = None
+        for k in range(3):
+            hands, stock = (st._hands, list(st.stock)) if k == 0 else _permuted(st, seat, rng)
+            before, early = _round_before(_Hidden(hands, stock), placer, drawer)
+            _at(eng, st, before, early, turn=20)
+            got = _at(eng, st, hands, stock, turn=24)
+            assert eng.seats[seat].expert_seats() == (
+                [placer] if model == "observed" else sorted(set(range(4)) - {seat}))
+            if base is None:
+                base = got
+            assert got == base, (model, str(st))
+        tried += 1
+    assert tried >= 3
+
+
+class _Hidden:
+    """The hands and stock of a position, as _round_before reads them."""
+
+    def __init__(self, hands, stock):
+        self._hands = hands
+        self.stock = stock
+
+
 # ----------------------------------------------------------------- the search itself
 def test_search_never_places_more_than_the_maximum_and_empties_when_it_can():
     r, positions = game_positions("classic(match=single)", ("expert", "beginner"), 3, 6)
@@ -248,7 +342,8 @@ chunk = 1
 [grid]
 rules = ["classic(match=single)"]
 players = [4]
-lineup = [["search(budget=2)", "strong", "strong", "strong"]]
+lineup = [["search(budget=2)", "strong", "strong", "strong"],
+          ["search(budget=2,opponents=observed)", "expert", "expert", "strong"]]
 """
 
 
@@ -259,7 +354,8 @@ def test_search_games_are_the_same_on_one_and_two_workers(tmp_path):
     one = run_study(study, tmp_path / "one", workers=1, progress=False)
     two = run_study(study, tmp_path / "two", workers=2, progress=False)
     pd.testing.assert_frame_equal(one, two)
-    assert len(one) == 4 and (one["strategy_0"] == "search(budget=2)").all()
+    assert len(one) == 8
+    assert set(one["strategy_0"]) == {"search(budget=2)", "search(budget=2,opponents=2)"}
 
 
 def test_search_and_clairvoyant_games_are_reproducible_for_a_seed():
@@ -320,11 +416,16 @@ def test_clairvoyant_is_marked_unfair_and_listed_so():
 def test_parameters_of_the_search_parse_with_their_words():
     from fastmach.strategies import parse_strategy
     s = parse_strategy("search(budget=16,policy=holding)")
-    assert s.params == {"budget": 16, "policy": 1} and str(s) == "search(budget=16,policy=1)"
+    assert s.params == {"budget": 16, "policy": 1, "opponents": 0} and str(s) == "search(budget=16,policy=1)"
     # the search plays on the strong player by default, the clairvoyant on the expert
     assert str(parse_strategy("search(policy=strong)")) == "search"
     assert str(parse_strategy("search(policy=expert)")) == "search(policy=0)"
     assert str(parse_strategy("clairvoyant(policy=expert)")) == "clairvoyant"
+    # the playouts play the opponents as the policy by default
+    assert str(parse_strategy("search(opponents=policy)")) == "search"
+    assert str(parse_strategy("search(opponents=observed)")) == "search(opponents=2)"
+    assert str(parse_strategy("clairvoyant(policy=strong,opponents=expert)")) == \
+        "clairvoyant(policy=2,opponents=1)"
 
 
 def test_bench_reports_search_and_clairvoyant_decisions_per_second():

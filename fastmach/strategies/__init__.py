@@ -89,7 +89,7 @@ from fastmach.strategies._beginner import Beginner
 from fastmach.strategies._expert import Expert
 from fastmach.strategies._intermediate import Intermediate
 from fastmach.strategies._lookahead import Lookahead
-from fastmach.strategies._search import POLICIES, Search, build_search
+from fastmach.strategies._search import OPPONENTS, POLICIES, Search, build_search
 from fastmach.strategies._strong import Strong
 from fastmach.strategies._tactics import (Fallible, KeepJokers, Opening, Patience,
                                           PointsObjective, Skilled)
@@ -182,6 +182,11 @@ _POLICY_DOC = ("every seat's play in the playouts, and the search's base play: 0
                "hand), 2 (or strong: the strong player's defaults)")
 POLICY = Param("policy", int, POLICIES.index("strong"), 0, len(POLICIES) - 1, _POLICY_DOC,
                POLICIES)
+OPPONENTS_PARAM = Param(
+    "opponents", int, OPPONENTS.index("policy"), 0, len(OPPONENTS) - 1,
+    "how the playouts play the other seats: 0 (or policy), 1 (or expert), 2 (or observed: "
+    "the expert for a seat the public hand sizes show placing cards without going out "
+    "while the stock lasted, the policy for the others)", OPPONENTS)
 CLAIRVOYANT_POLICY = Param("policy", int, 0, 0, len(POLICIES) - 1, _POLICY_DOC, POLICIES)
 STRONG = (
     Param("stock_low", int, 0, 0, 200,
@@ -238,7 +243,7 @@ REGISTRY: dict[str, StrategyKind] = {
         build=lambda ctx, p, expert: Lookahead(ctx, *expert(), int(p["playouts"])),
     ),
     "search": StrategyKind(
-        "search", Search, (BUDGET, POLICY),
+        "search", Search, (BUDGET, POLICY, OPPONENTS_PARAM),
         "the best of its candidates by playouts of `budget` sampled deals of the hidden "
         "cards (the same deals for every candidate; win share, then fewer cards left): the "
         "policy's play (the strong player's by default), the maximum placement and its "
@@ -252,7 +257,7 @@ REGISTRY: dict[str, StrategyKind] = {
     "clairvoyant": StrategyKind(
         "clairvoyant", Search, (Param("budget", int, 1, 1, 4096,
                                       "playouts per candidate (the true deal each time)"),
-                                CLAIRVOYANT_POLICY),
+                                CLAIRVOYANT_POLICY, OPPONENTS_PARAM),
         "a measuring stick, not a fair player: the search over the true position (every "
         "hand and the stock order, no sampling)",
         build=lambda ctx, p, expert: build_search(ctx, p, expert, clairvoyant=True),

@@ -99,7 +99,8 @@ cdef class Lookahead(Strategy):
         memcpy(ps, st, sizeof(HState))
         deal_hidden(self.R, ps, seat, self.unknown, prng)
         winner = play_out(self.ctx, self.R, self.xstrat, ps, seat,
-                          cand if cand != NULL else &self.draw, &self.pdec, prng, points, won)
+                          cand if cand != NULL else &self.draw, &self.pdec, prng, points, won,
+                          self.xstrat, 0)
         if self.ctx.rc:
             return 0.0
         return (1.0 if winner == seat else 0.0) - 0.001 * ps.hand_n[seat]

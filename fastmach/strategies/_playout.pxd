@@ -8,4 +8,4 @@ cdef enum:
 
 cdef int play_out(Context ctx, const ERules* R, Strategy policy, HState* ps, int seat,
                   const Decision* first, Decision* dec, uint64_t* prng, int* points,
-                  int* won) noexcept nogil
+                  int* won, Strategy other, int other_seats) noexcept nogil

@@ -10,11 +10,11 @@ from fastmach.strategies._base cimport Context, Strategy
 
 cdef int play_out(Context ctx, const ERules* R, Strategy policy, HState* ps, int seat,
                   const Decision* first, Decision* dec, uint64_t* prng, int* points,
-                  int* won) noexcept nogil:
+                  int* won, Strategy other, int other_seats) noexcept nogil:
     """Play ps to the hand's end through the game's own turn flow (apply_turn, hand_end):
-    `first` for `seat`, then `policy` for every seat in turn (its decisions in `dec`,
-    drawing on prng), at most PLAYOUT_TURNS turns (a longer playout is scored as it
-    stands). Fills points and won as hand_end does and returns its winner; -1 with
+    `first` for `seat`, then `policy` for every seat in turn (`other` for the seats of
+    bit mask `other_seats`; its decisions in `dec`, drawing on prng), at most
+    PLAYOUT_TURNS turns (a longer playout is scored as it stands). Fills points and won as hand_end does and returns its winner; -1 with
     ctx.rc set on a solver error."""
     cdef int cur = seat, end = -1
     cdef Flow f
@@ -24,7 +24,10 @@ cdef int play_out(Context ctx, const ERules* R, Strategy policy, HState* ps, int
         if f.turns == 0:
             end = apply_turn(R, ps, cur, first, &f)
         else:
-            policy.decide(ps, cur, prng, dec)
+            if other_seats >> cur & 1:
+                other.decide(ps, cur, prng, dec)
+            else:
+                policy.decide(ps, cur, prng, dec)
             if ctx.rc:
                 return -1
             end = apply_turn(R, ps, cur, dec, &f)

@@ -1,7 +1,12 @@
 from libc.stdint cimport uint8_t, int32_t, uint64_t
 from fastmach.core._solver cimport NCARD, Witness
-from fastmach.game._turn cimport HState, Decision, MAX_DECK
+from fastmach.game._turn cimport HState, Decision, MAX_DECK, MAX_PLAYERS
 from fastmach.strategies._base cimport Strategy, Skill
+
+cdef enum:
+    OPP_POLICY = 0      # every opponent played by the policy in the playouts
+    OPP_EXPERT = 1      # every opponent played by the expert
+    OPP_OBSERVED = 2    # the expert for the opponents seen placing cards early, else the policy
 
 cdef enum:
     MAX_CANDS = 11      # the policy's play, the maximum placement, 8 variants, a draw
@@ -21,6 +26,12 @@ cdef class Search(Strategy):
     cdef readonly bint clairvoyant   # play out the true position (sees every hand, the stock)
     cdef readonly Strategy policy    # every seat's play in the playouts
     cdef Skill expert                # the candidates' solver
+    cdef Strategy xstrat             # the expert, for the opponents played as experts
+    cdef readonly int opponents      # the opponent model: OPP_POLICY, OPP_EXPERT, OPP_OBSERVED
+    cdef int as_expert               # bit mask: the seats the playouts play as xstrat
+    cdef int placed[MAX_PLAYERS]     # seen placing cards (not going out) while the stock lasted
+    cdef int seen_n[MAX_PLAYERS]     # the hand sizes at the seat's previous decision
+    cdef int seen_turn, seen_hand, seen_seat   # ... its turn, hand and seat (-1: none)
     cdef HState deal                 # the position of one round of playouts
     cdef HState ps                   # a playout's position
     cdef Decision pdec               # its decisions
@@ -39,6 +50,7 @@ cdef class Search(Strategy):
     cdef uint8_t hk[NCARD]
     cdef uint8_t empty[NCARD]
     cdef Witness tmpwit
+    cdef void observe(self, HState* st, int seat) noexcept nogil
     cdef int candidates(self, HState* st, int seat, uint64_t* rng) noexcept nogil
     cdef void restricted(self, HState* st, int seat, const uint8_t* hand, const int32_t* w,
                          const int32_t* jw, Decision* d) noexcept nogil
