@@ -16,7 +16,7 @@ DEBUG = os.environ.get("FASTMACH_DEBUG", "") not in ("", "0")
 # the engine
 MODULES = (
     ["core/_cardset", "core/_solver", "core/_batch", "core/_meldcheck", "core/_ids",
-     "game/_seeding"]
+     "game/_seeding", "game/_playcheck", "game/_rows", "game/_ability"]
     + sorted(f"strategies/{os.path.basename(p)[:-4]}"
              for p in glob.glob("fastmach/strategies/_*.pyx"))
     + ["engine/_engine"]

@@ -38,7 +38,9 @@ from fastmach.game.history import PublicTurn
 from fastmach.game.observation import Observation
 from fastmach.rules import Rules, resolve_rules
 from fastmach.game import flow
-from fastmach.game.ability import play_exists
+from fastmach.game._ability import Ability
+from fastmach.game._playcheck import PlayCheck
+from fastmach.game._rows import lay, sizes
 from fastmach.solver import solve
 from fastmach.game.actions import (Action, Draw, Fail, Pass, Play, check_action, meld_points,
                               meld_stands, rearranges)
@@ -88,6 +90,17 @@ class HandResult:
     passes_when_able: tuple[int, ...] = ()
 
 
+def _record(cls, **fields):
+    """``cls(**fields)`` for a frozen dataclass without its ``__init__`` (most of the cost
+    of a turn's records): every field given, already of its type."""
+    rec = _new(cls)
+    rec.__dict__.update(fields)
+    return rec
+
+
+_new = object.__new__
+
+
 #: ``(rules, seats) -> (Rules, [Strategy], compiled engine)``: the engine's ``make_engine``,
 #: registered by ``fastmach.engine`` when it is imported (the State is below the engine and
 #: the strategies: it asks the engine for the seats' decisions, it does not import them).
@@ -113,6 +126,8 @@ class Game:
         self.rules, self.seats, self._engine = engine_factory(self.rules, seats,
                                                               shared_solver=True)
         self._expert = None
+        self.play_check = PlayCheck(self.rules)  # the compiled check of a play (not strict)
+        self.ability = Ability(self.rules)  # can a seat play (the engine's test, compiled)
         self.deck = deck_of(self.rules)
         self.hand_points = card_points(self.rules.hand_points)
 
@@ -232,18 +247,13 @@ class State:
         return self
 
     # -------------------------------------------------------------- views
-    def _hand_lists(self) -> list[list[int]]:
-        """Each seat's 53 card counts as a list (the engine reads a list of ints several
-        times faster than a NumPy array)."""
-        return self._hands.tolist()
-
     def _left(self) -> int:
         """Cards left in the stock."""
         return len(self._stock) - self._stock_pos
 
     def _sizes(self) -> tuple[int, ...]:
         """Each seat's number of cards."""
-        return tuple(self._hands.sum(axis=1).tolist())
+        return sizes(self._hands)
 
     def hand_of(self, seat: int) -> list[int]:
         return ids_of_counts(self._hands[seat])
@@ -339,8 +349,8 @@ class State:
                 d[k] = list(v)
             elif k == "_hands":
                 d[k] = v.copy()
-            elif k in ("_melds", "_stands"):
-                d[k] = [list(m) for m in v]
+            elif k in ("_melds", "_stands"):   # (a tuple meld is immutable: shared)
+                d[k] = [m if type(m) is tuple else list(m) for m in v]
             elif type(v) is Counter:
                 d[k] = Counter(v)
             elif k == "_able":
@@ -372,16 +382,17 @@ class State:
         seat = self.current_player
         if getattr(self.game.seats[seat], "limited_search", False):
             kind = self.game._engine.decide_position(
-                seat, self._hand_lists(), self._melds, self._stands, self.opened,
+                seat, self._hands, self._melds, self._stands, self.opened,
                 self._left(), self.rng_state, self.failed_last, raw=True)[0]
             return kind == "play"
         return self.can_play(seat)
 
     def can_play(self, seat: int) -> bool:
         """Whether ``seat`` can add a card, as a fact of the position (the exact solver;
-        the opening rule and joker swaps included: fastmach.game.ability)."""
-        return play_exists(self.rules, self.hand_of(seat), self._melds, self._stands,
-                           self.opened[seat])
+        the opening rule and joker swaps included: fastmach.game.ability's question, asked
+        in C by the engine's own test, fastmach.game._ability)."""
+        return self.game.ability.can_play(self._hands[seat], self._melds, self._stands,
+                                          self.opened[seat])
 
     def legal_actions(self) -> list[Action]:
         """Draw/Pass/Fail as allowed, plus one Play: the maximum placement (the set of
@@ -409,14 +420,23 @@ class State:
 
     def check(self, action: Action) -> None:
         """Raise FastmachError saying why ``action`` is illegal now."""
+        self._check(action)
+
+    def _check(self, action: Action) -> bool:
+        """``check``; True when the compiled check (fastmach.game._playcheck: not under
+        strict) accepted a Play, whose fields are then tuples of tuples of exact ints."""
         if self._terminal:
             raise FastmachError("the game is over")
         seat = self.current_player
+        if (type(action) is Play and not self.game.strict and self.game.play_check.accepts(
+                self._hands[seat], self._melds, self._stands, self.opened[seat], action)):
+            return True   # the compiled check says yes only where check_action does
         check_action(self.rules, action, seat=seat, hand=self._hands[seat], melds=self._melds,
                      stands=self._stands, opened=self.opened[seat], stock_left=self._left(),
                      strict=self.game.strict,
                      play_exists=(lambda: self.can_play(seat)) if isinstance(action, Fail)
                      else self._play_exists)
+        return False
 
     def _rearranges(self, melds) -> bool:
         """Whether a table of ``melds`` changed at least one current table meld."""
@@ -449,22 +469,23 @@ class State:
         for seat in engine.observers:  # Python bots see this hand's public history
             seat.public_log = self._public
         kind, placed, taken, melds, stands, rng = engine.decide_position(
-            self.current_player, self._hand_lists(), self._melds, self._stands,
+            self.current_player, self._hands, self._melds, self._stands,
             self.opened, self._left(), self.rng_state, self.failed_last,
             turn=self.turn, hand_no=self.hand_index, scores=self.scores, stock=self.stock)
-        if kind == "play":
-            cards = ids_of_counts(placed)
-            return Play(melds, cards, (JOKER,) * taken, stands=stands, rng_after=rng)
+        if kind == "play":   # Play(...) without its constructor: the engine's exact ints
+            return _record(Play, melds=tuple(map(tuple, melds)),
+                           placed=tuple(ids_of_counts(placed)), taken=(JOKER,) * taken,
+                           stands=tuple(map(tuple, stands)), rng_after=rng)
         if kind == "fail":  # the botched play: the same skill's decision without error
             _, placed, taken, melds, stands, _ = engine.decide_position(
-                self.current_player, self._hand_lists(), self._melds, self._stands,
+                self.current_player, self._hands, self._melds, self._stands,
                 self.opened, self._left(), self.rng_state, self.failed_last, raw=True)
             cards = np.repeat(_CARD_IDS, placed).tolist()
             attempt = Play(melds, cards, (JOKER,) * taken, stands=stands)
             return Fail(attempt, rng_after=rng)
         if not self._left() and self.rules.stock_empty == "play-on":
-            return Pass(rng_after=rng)
-        return Draw(rng_after=rng)
+            return _record(Pass, rng_after=rng)
+        return _record(Draw, rng_after=rng)
 
     def strategy_action(self) -> Action:
         """The current seat's strategy decision (the engine's code path)."""
@@ -480,12 +501,14 @@ class State:
 
     def step(self) -> TurnRecord:
         """Apply the current seat's strategy decision."""
-        return self.apply_action(self.strategy_action())
+        if self._terminal:
+            raise FastmachError("the game is over")
+        return self.apply_action(self._decide(self.game._engine))
 
     # -------------------------------------------------------------- applying
     def apply_action(self, action: Action) -> TurnRecord:
         """Check and apply ``action``; returns (and appends to history) its record."""
-        self.check(action)
+        exact = self._check(action)
         r = self.rules
         P = r.players
         seat = self.current_player
@@ -499,13 +522,15 @@ class State:
         end = None
         kind = "play"
         if isinstance(action, Play):
-            hand = self._hands[seat]
-            for c in action.placed:
-                hand[c] -= 1
-            hand[JOKER] += len(action.taken)
-            self._melds = [list(m) for m in action.melds]
-            self._stands = ([list(s) for s in action.stands] if action.stands is not None
-                            else [meld_stands(m, r.ace_high) for m in action.melds])
+            hand_left = lay(self._hands[seat], tuple(action.placed), len(action.taken))
+            if exact:   # tuples of exact ints: kept as they are (shared with the record)
+                self._melds = list(action.melds)
+            else:
+                self._melds = [list(m) for m in action.melds]
+            if action.stands is None:
+                self._stands = [meld_stands(m, r.ace_high) for m in action.melds]
+            else:
+                self._stands = list(action.stands) if exact else [list(s) for s in action.stands]
             self.opened[seat] = True
             self.stats["plays"] += 1
             self.hand_stats["plays"] += 1
@@ -515,7 +540,7 @@ class State:
             self.stats["max_table"] = max(self.stats["max_table"], n)
             self.hand_stats["max_table"] = max(self.hand_stats["max_table"], n)
             end = flow.turn_end(r, kind, stock_at_start=self._left(),
-                                stock_after=self._left(), hand_left=int(hand.any()))
+                                stock_after=self._left(), hand_left=hand_left)
         else:
             kind = ("fail" if isinstance(action, Fail) else
                     "pass" if isinstance(action, Pass) else "draw")
@@ -537,13 +562,15 @@ class State:
                 if flow.blocked_now(P, self._noadd, not self._playable):
                     end = "blocked"
         play = kind == "play"
-        rec = TurnRecord(self.hand_index, self.turn, seat, kind, action.placed if play else (),
-                         tuple(drawn), action.taken if play else (),
-                         action.melds if play else tuple(map(tuple, self._melds)))
+        rec = _record(TurnRecord, hand=self.hand_index, turn=self.turn, seat=seat, action=kind,
+                      placed=action.placed if play else (), drawn=tuple(drawn),
+                      taken=action.taken if play else (),
+                      table=action.melds if play else tuple(map(tuple, self._melds)))
         self.history.append(rec)
-        self._public.append(PublicTurn(
-            self.turn, seat, kind, rec.placed, rec.taken, len(drawn),
-            self._sizes(), kind == "play" and not was_open))
+        self._public.append(_record(
+            PublicTurn, turn=self.turn, seat=seat, action=kind, placed=rec.placed,
+            taken=rec.taken, drawn=len(drawn), hand_sizes=self._sizes(),
+            opened=kind == "play" and not was_open))
         if end is not None:
             self._end_hand(end, seat)
         else:

@@ -1,0 +1,80 @@
+# Whether a seat can add a card (fastmach.game.ability's question) in C, for the reference
+# State: the compiled engine's own test (seat_can_play, fastmach/game/_turn.pxd: the opening
+# rule, a joker the hand can take back, then the exact solver's maximum) asked of the Python
+# solve's solver, whose memo holds the answer when the seat's strategy has just solved the
+# same position. tests/test_state_rows.py compares it with fastmach.game.ability.play_exists
+# on random positions of real games.
+from libc.stdint cimport uint8_t, int64_t
+from libc.string cimport memset
+
+from fastmach.core._solver cimport Solver, NCARD, JOKER, MAX_MELDS, MAX_TABLE
+from fastmach.game._turn cimport ERules, HState, seat_can_play
+
+from fastmach.core import _batch
+from fastmach.solver import opening_weights
+from fastmach.solver import _POINT_SCALE
+
+
+cdef class Ability:
+    """Whether a seat can add a card, under one set of rules (made once per game)."""
+
+    cdef ERules R
+    cdef HState st
+    cdef Solver solver
+
+    def __init__(self, rules):
+        ow, ojw = opening_weights()
+        memset(&self.R, 0, sizeof(ERules))
+        self.R.players = 1
+        self.R.swap_hand = rules.joker_swap == "hand"
+        self.R.opening = rules.opening_points
+        self.R.open_scale = _POINT_SCALE
+        self.R.srules.decks = rules.decks
+        self.R.srules.ace_high = rules.ace_code
+        self.R.srules.jokers_per_meld = rules.jokers_per_meld
+        for c in range(NCARD):
+            self.R.ones[c] = 1
+            self.R.open_w[c] = ow[c]
+        for c in range(16):
+            self.R.ones_j[c] = 1
+            self.R.open_jw[c] = ojw[c]
+        self.solver = _batch.python_solver()
+
+    def can_play(self, const int64_t[::1] hand, melds, stands, bint opened) -> bool:
+        """``hand``: the seat's 53 card counts (an int64 row); ``melds``/``stands``: the
+        table's melds and what each card stands for (card ids); ``opened``: the seat has
+        opened. Raises RuntimeError when the solver stops (past its state limit)."""
+        cdef HState* st = &self.st
+        cdef int c, m, k, i = 0, v
+        if hand.shape[0] != NCARD:
+            raise ValueError("can_play: a hand holds 53 card counts")
+        memset(st.table, 0, NCARD)
+        st.hand_n[0] = 0
+        for c in range(NCARD):
+            if hand[c] < 0 or hand[c] > 255:
+                raise ValueError("can_play: a card count out of 0..255")
+            st.hands[0][c] = <uint8_t>hand[c]
+            st.hand_n[0] += <int>hand[c]
+        if len(melds) > MAX_MELDS or len(stands) != len(melds):
+            raise ValueError("can_play: the table's melds and readings do not match")
+        st.wit.start[0] = 0
+        for m in range(len(melds)):
+            meld, read = melds[m], stands[m]
+            if len(meld) != len(read) or i + len(meld) > MAX_TABLE:
+                raise ValueError("can_play: the table's melds and readings do not match")
+            for k in range(len(meld)):
+                c, v = meld[k], read[k]
+                if c < 0 or c >= NCARD or v < 0 or v >= NCARD:
+                    raise ValueError("can_play: a card id out of 0..52")
+                st.wit.cards[i] = <uint8_t>c
+                st.wit.stands[i] = <uint8_t>v
+                st.table[c] += 1
+                i += 1
+            st.wit.start[m + 1] = i
+        st.wit.n_melds = len(melds)
+        st.table_n = i
+        st.opened[0] = opened
+        k = seat_can_play(self.solver, &self.R, st, 0)
+        if k < -1:
+            raise RuntimeError(f"can_play: the exact solver stopped (code {k})")
+        return k == 1
