@@ -40,7 +40,7 @@ from fastmach.rules import Rules, resolve_rules
 from fastmach.game import flow
 from fastmach.game._ability import Ability
 from fastmach.game._playcheck import PlayCheck
-from fastmach.game._rows import lay, sizes
+from fastmach.game._rows import deal, lay, sizes
 from fastmach.solver import solve
 from fastmach.game.actions import (Action, Draw, Fail, Pass, Play, check_action, meld_points,
                               meld_stands, rearranges)
@@ -190,10 +190,10 @@ class State:
     def _deal(self, perm: np.ndarray) -> None:
         P, n = self.rules.players, self.rules.hand_size
         self.dealer = (self.first_dealer + self.hand_index) % P
-        self._hands = np.zeros((P, NCARD), dtype=np.int64)  # a row of card counts per seat
-        for k in range(P * n):
-            self._hands[(self.dealer + 1 + k) % P][int(perm[k])] += 1
-        self._stock = [int(c) for c in perm[P * n:]]
+        cards = perm.tolist()
+        # a row of card counts per seat (an int64 array), and the hands as dealt
+        self._hands, dealt = deal(cards, P, n, (self.dealer + 1) % P)
+        self._stock = cards[P * n:]
         self._stock_pos = 0
         self._melds: list[list[int]] = []
         self._stands: list[list[int]] = []
@@ -209,7 +209,7 @@ class State:
         self._able = {"draws": [0] * P, "passes": [0] * P}
         self.hand_stats = Counter()  # plays, failed, cards_drawn, max_table (this hand)
         self.hand_exhausted_turn = -1 if self._stock else 0
-        self._dealt = (tuple(tuple(self.hand_of(s)) for s in range(P)), tuple(self._stock))
+        self._dealt = (dealt, tuple(self._stock))
         if not self._stock and self.stock_exhausted_turn < 0:
             self.stock_exhausted_turn = self.total_turns
 
@@ -512,64 +512,67 @@ class State:
         r = self.rules
         P = r.players
         seat = self.current_player
-        if getattr(action, "rng_after", None) is not None:
-            self.rng_state = action.rng_after
-        empty_at_start = self._stock_pos >= len(self._stock)
+        rng = getattr(action, "rng_after", None)
+        if rng is not None:
+            self.rng_state = rng
+        left = len(self._stock) - self._stock_pos
         was_open = self.opened[seat]
         self.turn += 1
         self.total_turns += 1
-        drawn: list[int] = []
-        end = None
-        kind = "play"
+        stats, hand_stats = self.stats, self.hand_stats
         if isinstance(action, Play):
-            hand_left = lay(self._hands[seat], tuple(action.placed), len(action.taken))
+            kind, drawn = "play", ()
+            placed, taken, melds = action.placed, action.taken, action.melds
+            hand_left = lay(self._hands[seat], tuple(placed), len(taken))
             if exact:   # tuples of exact ints: kept as they are (shared with the record)
-                self._melds = list(action.melds)
+                self._melds = list(melds)
             else:
-                self._melds = [list(m) for m in action.melds]
+                self._melds = [list(m) for m in melds]
             if action.stands is None:
-                self._stands = [meld_stands(m, r.ace_high) for m in action.melds]
+                self._stands = [meld_stands(m, r.ace_high) for m in melds]
             else:
                 self._stands = list(action.stands) if exact else [list(s) for s in action.stands]
             self.opened[seat] = True
-            self.stats["plays"] += 1
-            self.hand_stats["plays"] += 1
+            stats["plays"] += 1
+            hand_stats["plays"] += 1
             self._noadd = 0
             self._playable = None
             n = sum(map(len, self._melds))
-            self.stats["max_table"] = max(self.stats["max_table"], n)
-            self.hand_stats["max_table"] = max(self.hand_stats["max_table"], n)
-            end = flow.turn_end(r, kind, stock_at_start=self._left(),
-                                stock_after=self._left(), hand_left=hand_left)
+            if n > stats["max_table"]:
+                stats["max_table"] = n
+            if n > hand_stats["max_table"]:
+                hand_stats["max_table"] = n
+            end = flow.turn_end(r, kind, stock_at_start=left, stock_after=left,
+                                hand_left=hand_left)
+            table = melds
         else:
             kind = ("fail" if isinstance(action, Fail) else
                     "pass" if isinstance(action, Pass) else "draw")
+            placed = taken = ()
             if kind == "fail":
-                self.stats["failed"] += 1
-                self.hand_stats["failed"] += 1
+                stats["failed"] += 1
+                hand_stats["failed"] += 1
             elif self.can_play(seat):  # a draw or pass while a play existed (counted)
-                passing = empty_at_start and r.stock_empty == "play-on"
+                passing = left == 0 and r.stock_empty == "play-on"
                 self._able["passes" if passing else "draws"][seat] += 1
-            drawn = self._draw(flow.cards_to_draw(r, kind, self._left()))
-            end = flow.turn_end(r, kind, stock_at_start=0 if empty_at_start else 1,
-                                stock_after=self._left(), hand_left=1)
+            drawn = tuple(self._draw(flow.cards_to_draw(r, kind, left)))
+            end = flow.turn_end(r, kind, stock_at_start=0 if left == 0 else 1,
+                                stock_after=len(self._stock) - self._stock_pos, hand_left=1)
+            table = tuple(map(tuple, self._melds))
         self.failed_last[seat] = kind == "fail"
-        if flow.counts_toward_block(kind, end, 0 if empty_at_start else 1):
+        if flow.counts_toward_block(kind, end, 0 if left == 0 else 1):
             self._noadd += 1
             if flow.may_be_blocked(P, self._noadd):  # a full round added no card
                 if self._playable is None:
                     self._playable = any(self.can_play(s) for s in range(P))
                 if flow.blocked_now(P, self._noadd, not self._playable):
                     end = "blocked"
-        play = kind == "play"
         rec = _record(TurnRecord, hand=self.hand_index, turn=self.turn, seat=seat, action=kind,
-                      placed=action.placed if play else (), drawn=tuple(drawn),
-                      taken=action.taken if play else (),
-                      table=action.melds if play else tuple(map(tuple, self._melds)))
+                      placed=placed, drawn=drawn, taken=taken, table=table)
         self.history.append(rec)
         self._public.append(_record(
-            PublicTurn, turn=self.turn, seat=seat, action=kind, placed=rec.placed,
-            taken=rec.taken, drawn=len(drawn), hand_sizes=self._sizes(),
+            PublicTurn, turn=self.turn, seat=seat, action=kind, placed=placed, taken=taken,
+            drawn=len(drawn), hand_sizes=sizes(self._hands),
             opened=kind == "play" and not was_open))
         if end is not None:
             self._end_hand(end, seat)

@@ -4,6 +4,8 @@
 # compares them with the NumPy expressions they replace.
 from libc.stdint cimport int64_t
 
+import numpy as np
+
 DEF NCARD = 53
 DEF JOKER = 52
 
@@ -40,3 +42,30 @@ def lay(int64_t[::1] row, tuple placed, Py_ssize_t taken):
     for c in range(NCARD):
         n += row[c]
     return n
+
+
+def deal(list cards, int players, int hand_size, int first):
+    """The hands dealt from ``cards`` (the deck's order, card ids), one card at a time
+    clockwise from seat ``first``: (a players x 53 int64 array of card counts, each
+    seat's sorted card ids as a tuple)."""
+    cdef Py_ssize_t k, s, c, j
+    cdef int64_t[:, ::1] v
+    if players <= 0 or hand_size < 0 or players * hand_size > len(cards):
+        raise ValueError("deal: not enough cards for the hands")
+    if not 0 <= first < players:
+        raise ValueError("deal: the first seat is not a seat")
+    rows = np.zeros((players, NCARD), dtype=np.int64)
+    v = rows
+    for k in range(players * hand_size):
+        c = cards[k]
+        if c < 0 or c >= NCARD:
+            raise ValueError(f"deal: card id {c} out of 0..52")
+        v[(first + k) % players, c] += 1
+    ids = []
+    for s in range(players):
+        out = []
+        for c in range(NCARD):
+            for j in range(v[s, c]):
+                out.append(c)
+        ids.append(tuple(out))
+    return rows, tuple(ids)
