@@ -428,9 +428,14 @@ class State:
         if self._terminal:
             raise FastmachError("the game is over")
         seat = self.current_player
-        if (type(action) is Play and not self.game.strict and self.game.play_check.accepts(
-                self._hands[seat], self._melds, self._stands, self.opened[seat], action)):
-            return True   # the compiled check says yes only where check_action does
+        t = type(action)
+        if t is Play:
+            if not self.game.strict and self.game.play_check.accepts(
+                    self._hands[seat], self._melds, self._stands, self.opened[seat], action):
+                return True   # the compiled check says yes only where check_action does
+        elif t is Draw:   # a draw from a stock that holds a card, where drawing is free
+            if self._stock_pos < len(self._stock) and self.rules.may_draw_when_able:
+                return False
         check_action(self.rules, action, seat=seat, hand=self._hands[seat], melds=self._melds,
                      stands=self._stands, opened=self.opened[seat], stock_left=self._left(),
                      strict=self.game.strict,
