@@ -7,6 +7,7 @@ answers random and adversarial (forged after construction, of other types, shape
 from __future__ import annotations
 
 import random
+from itertools import chain
 
 import numpy as np
 import pytest
@@ -23,7 +24,8 @@ from fastmach.strategies._answer import answer_of
 from fastmach.strategies.examples import HoldBack, MaxPlacement
 
 PRESETS = ["classic(match=single)", "jokers(match=single)", "ace-low(match=single)",
-           "italian(match=single)", "classic(match=single,opening_points=30)"]
+           "italian(match=single)", "classic(match=single,opening_points=30)",
+           "jokers(match=single,joker_swap=hand,opening_points=30)"]
 
 
 def positions(rules: str, games: int, seed: int = 5):
@@ -116,6 +118,35 @@ def answers(rules, hand: list[int], melds, rng: random.Random):
     yield Shifting(ms, sol.placed, tuple(map(tuple, ms[1:])))
 
 
+def openings_and_swaps(rules, hand: list[int], melds, stands, opened: bool):
+    """Openings (new melds of hand cards, and one that changes a table meld) before the
+    seat has opened; jokers taken back for the cards they stand for, or for others."""
+    if not hand:
+        return
+    if rules.opening_points and not opened:
+        op = fastmach.opening(hand, rules, 1)
+        if op is not None:
+            yield Play(list(melds) + list(op.melds), op.placed)
+            yield Play(list(melds) + list(op.melds), op.placed,
+                       stands=list(stands) + list(op.stands))
+            if melds:
+                yield Play(melds[1:] + [list(melds[0]) + list(op.melds[0])] +
+                           list(op.melds[1:]), op.placed)
+        return
+    if rules.joker_swap != "hand":
+        return
+    for i, (m, st) in enumerate(zip(melds, stands)):
+        for j, (c, x) in enumerate(zip(m, st)):
+            if c == 52:
+                swapped = [list(mm) for mm in melds]
+                swapped[i][j] = x
+                yield Play(swapped, [x], [52])
+                yield Play(swapped, [x], [52], stands=[list(s) for s in stands[:i]] +
+                           [swapped[i]] + [list(s) for s in stands[i + 1:]])
+                yield Play(swapped, [x], [52, 52])
+                yield Play(swapped, [(x + 13) % 52], [52])
+
+
 def reference(rules, seat, hands, melds, stands, opened, left, action):
     """The Python check's decision (strict: the independent validator), or None."""
     seat_ = bots.BotSeat(None, "ref", seat, rules, strict=True)
@@ -144,7 +175,8 @@ def test_the_compiled_check_judges_only_answers_the_validator_accepts(preset):
         if n % 3:
             continue
         hand = [c for c in range(53) for _ in range(hands[seat][c])]
-        for action in answers(rules, hand, melds, rng):
+        for action in chain(answers(rules, hand, melds, rng),
+                            openings_and_swaps(rules, hand, melds, stands, opened[seat])):
             fast = answer_of(rules, seat, hands, melds, stands, opened, left, action)
             ref = reference(rules, seat, hands, melds, stands, opened, left, action)
             if fast is None:

@@ -23,6 +23,7 @@ from fastmach.game._turn cimport (ERules, HState, Decision, Flow, A_PLAY, A_DRAW
                                   E_EMPTIED, MAX_PLAYERS, MAX_DECK, MAX_TURNS, RC_PYTHON, T_ASK,
                                   wit_clear, flow_start, apply_turn, blocked_end, hand_end,
                                   next_uniform, seat_can_play, any_seat_can_play, BLOCK_ROUNDS)
+from fastmach.game._position cimport load_table
 from fastmach.strategies._base cimport Context, Strategy
 from fastmach.strategies._tactics import dissolved   # noqa: F401 (tests)
 from fastmach.strategies._base import hand_may_meld   # noqa: F401 (tests)
@@ -577,16 +578,7 @@ cdef class Engine:
         for s in range(P):
             st.opened[s] = 1 if opened[s] else 0
             st.failed_last[s] = 1 if failed_last is not None and failed_last[s] else 0
-        i = 0
-        for m, meld in enumerate(table_melds):
-            for k, c in enumerate(meld):
-                st.wit.cards[i] = c
-                st.wit.stands[i] = table_stands[m][k]
-                st.table[c] += 1
-                i += 1
-            st.wit.start[m + 1] = i
-        st.wit.n_melds = len(table_melds)
-        st.table_n = i
+        load_table(st, table_melds, table_stands)
         st.stock_len = stock_left
         if stock is not None:
             if len(stock) != stock_left:

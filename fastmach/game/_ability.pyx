@@ -7,8 +7,9 @@
 from libc.stdint cimport uint8_t, int64_t
 from libc.string cimport memset
 
-from fastmach.core._solver cimport Solver, NCARD, JOKER, MAX_MELDS, MAX_TABLE
+from fastmach.core._solver cimport Solver, NCARD
 from fastmach.game._turn cimport ERules, HState, seat_can_play
+from fastmach.game._position cimport load_table
 
 from fastmach.core import _batch
 from fastmach.solver import opening_weights
@@ -45,7 +46,7 @@ cdef class Ability:
         table's melds and what each card stands for (card ids); ``opened``: the seat has
         opened. Raises RuntimeError when the solver stops (past its state limit)."""
         cdef HState* st = &self.st
-        cdef int c, m, k, i = 0, v
+        cdef int c, k
         if hand.shape[0] != NCARD:
             raise ValueError("can_play: a hand holds 53 card counts")
         memset(st.table, 0, NCARD)
@@ -55,24 +56,7 @@ cdef class Ability:
                 raise ValueError("can_play: a card count out of 0..255")
             st.hands[0][c] = <uint8_t>hand[c]
             st.hand_n[0] += <int>hand[c]
-        if len(melds) > MAX_MELDS or len(stands) != len(melds):
-            raise ValueError("can_play: the table's melds and readings do not match")
-        st.wit.start[0] = 0
-        for m in range(len(melds)):
-            meld, read = melds[m], stands[m]
-            if len(meld) != len(read) or i + len(meld) > MAX_TABLE:
-                raise ValueError("can_play: the table's melds and readings do not match")
-            for k in range(len(meld)):
-                c, v = meld[k], read[k]
-                if c < 0 or c >= NCARD or v < 0 or v >= NCARD:
-                    raise ValueError("can_play: a card id out of 0..52")
-                st.wit.cards[i] = <uint8_t>c
-                st.wit.stands[i] = <uint8_t>v
-                st.table[c] += 1
-                i += 1
-            st.wit.start[m + 1] = i
-        st.wit.n_melds = len(melds)
-        st.table_n = i
+        load_table(st, melds, stands)
         st.opened[0] = opened
         k = seat_can_play(self.solver, &self.R, st, 0)
         if k < -1:

@@ -15,6 +15,8 @@ from libc.string cimport memset
 
 from fastmach.core._meldcheck cimport meld_ok
 from fastmach.core._solver cimport NCARD, JOKER, MAX_MELDS, MAX_TABLE, Witness
+from fastmach.game._turn cimport HState
+from fastmach.game._position cimport load_table
 
 from fastmach.game.actions import Play, meld_points
 
@@ -234,7 +236,7 @@ cdef class PlayCheck:
 
     cdef PlayRules R
     cdef PlayIn p
-    cdef Witness table
+    cdef HState st   # the table (its meld list, read by load_table)
 
     def __init__(self, rules):
         self.R = play_rules(rules)
@@ -245,9 +247,8 @@ cdef class PlayCheck:
         card ids): True only where ``check_action`` accepts it; False: not judged here."""
         cdef uint8_t h[NCARD]
         cdef const int64_t[::1] hv
-        cdef int c, m, k, i = 0
+        cdef int c
         cdef long v
-        cdef Witness* w = &self.table
         if type(hand) is list and len(hand) == NCARD:
             for c in range(NCARD):
                 x = hand[c]
@@ -268,20 +269,9 @@ cdef class PlayCheck:
                 if hv[c] < 0 or hv[c] > 255:
                     return False
                 h[c] = <uint8_t>hv[c]
-        if len(melds) > MAX_MELDS or len(stands) != len(melds):
+        memset(self.st.table, 0, NCARD)
+        try:
+            load_table(&self.st, melds, stands)
+        except (ValueError, TypeError, OverflowError):
             return False
-        w.start[0] = 0
-        for m in range(len(melds)):
-            meld, st = melds[m], stands[m]
-            if len(meld) != len(st) or i + len(meld) > MAX_TABLE:
-                return False
-            for k in range(len(meld)):
-                c, v = meld[k], st[k]
-                if c < 0 or c >= NCARD or v < 0 or v >= NCARD:
-                    return False
-                w.cards[i] = <uint8_t>c
-                w.stands[i] = <uint8_t>v
-                i += 1
-            w.start[m + 1] = i
-        w.n_melds = len(melds)
-        return play_accepted(&self.R, h, w, opened, action, &self.p) == 1
+        return play_accepted(&self.R, h, &self.st.wit, opened, action, &self.p) == 1

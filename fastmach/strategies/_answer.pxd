@@ -1,13 +1,15 @@
 # The compiled check of a Python bot's answer (fastmach/strategies/_answer.pyx).
 from fastmach.core._solver cimport Witness
 from fastmach.game._turn cimport HState, Decision
+from fastmach.game._playcheck cimport PlayRules, PlayIn
 
 
 cdef class AnswerCheck:
     cdef bint plays          # plays are checked here (not under strict: the validator's)
-    cdef bint may_draw, may_pass, play_on, opening
-    cdef bint ace_high, ace_both_ends
-    cdef int jokers_per_meld, decks
+    cdef bint may_draw, may_pass, play_on
+    cdef bint ace_high
+    cdef PlayRules rules     # what a play is judged by (fastmach/game/_playcheck.pyx)
+    cdef PlayIn p            # the play read
     cdef object meld_stands
     cdef int answer(self, const HState* st, int seat, object action, Decision* d) except -1
     cdef int _play(self, const HState* st, int seat, object action, Decision* d) except -1

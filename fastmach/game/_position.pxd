@@ -1,0 +1,39 @@
+# A position's table loaded from Python data into the C state (HState, fastmach/game/_turn.pxd):
+# the one loader of the engine's decide_position, the bots' answer check (answer_of) and the
+# reference State's compiled helpers.
+from libc.stdint cimport uint8_t
+
+from fastmach.core._solver cimport NCARD, MAX_MELDS, MAX_TABLE
+from fastmach.game._turn cimport HState
+
+
+cdef inline int load_table(HState* st, object melds, object stands) except -1:
+    """The table's meld list (``melds``: card ids per meld; ``stands``: what each card
+    stands for, the same shape) into st.wit, its card counts into st.table (added to what
+    st.table holds: a cleared state starts from zero) and st.table_n. A table of more
+    melds or cards than the C state holds, readings of another shape or an id out of
+    0..52 is a ValueError."""
+    cdef Py_ssize_t m, k, n, nm = len(melds), i = 0
+    cdef long c, v
+    if nm > MAX_MELDS or len(stands) != nm:
+        raise ValueError("the table's melds and their readings do not match (or too many melds)")
+    st.wit.start[0] = 0
+    for m in range(nm):
+        meld = melds[m]
+        read = stands[m]
+        n = len(meld)
+        if len(read) != n or i + n > MAX_TABLE:
+            raise ValueError("the table's melds and their readings do not match (or too many cards)")
+        for k in range(n):
+            c = meld[k]
+            v = read[k]
+            if c < 0 or c >= NCARD or v < 0 or v >= NCARD:
+                raise ValueError(f"a table card id out of 0..52 ({c}, read as {v})")
+            st.wit.cards[i] = <uint8_t>c
+            st.wit.stands[i] = <uint8_t>v
+            st.table[c] += 1
+            i += 1
+        st.wit.start[m + 1] = i
+    st.wit.n_melds = <int>nm
+    st.table_n = <int>i
+    return 0
