@@ -473,10 +473,11 @@ class State:
     def _decide(self, engine) -> Action:
         for seat in engine.observers:  # Python bots see this hand's public history
             seat.public_log = self._public
+        stock = self._stock[self._stock_pos:]
         kind, placed, taken, melds, stands, rng = engine.decide_position(
             self.current_player, self._hands, self._melds, self._stands,
-            self.opened, self._left(), self.rng_state, self.failed_last,
-            turn=self.turn, hand_no=self.hand_index, scores=self.scores, stock=self.stock)
+            self.opened, len(stock), self.rng_state, self.failed_last,
+            turn=self.turn, hand_no=self.hand_index, scores=self.scores, stock=stock)
         if kind == "play":   # Play(...) without its constructor: the engine's exact ints
             return _record(Play, melds=tuple(map(tuple, melds)),
                            placed=tuple(ids_of_counts(placed)), taken=(JOKER,) * taken,
