@@ -7,7 +7,9 @@ which the log replay checks logs too), following the same model as the compiled 
 a strategy's *decision* comes from the engine (``State.strategy_action``), so a game
 played step by step with the seats' strategies is the engine's game for the same seed,
 and the tests compare the two. Legality checks (``State.check``) use the independent
-validator ``fastmach.core.validate``, never the solver; only "does a play exist" (needed when
+validator ``fastmach.core.validate`` (``Game(strict=True)``: always; otherwise after the
+compiled check of a whole play, ``fastmach.game._playcheck``, which says yes only where the
+validator does), never the solver; only "does a play exist" (needed when
 ``may_draw_when_able`` is false) asks the solver.
 
 Actions: ``Play(melds, placed, taken)`` (the whole table after the play, the hand cards

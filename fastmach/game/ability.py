@@ -1,9 +1,10 @@
 """Whether a seat can add a card: a fact of the position, asked by the rule
 ``may_draw_when_able = false`` and by a ``Fail`` without its attempt.
 
-The exact solver decides, the opening rule and joker swaps included; shared by the
-reference ``State`` (``State.can_play``) and the Python bots' check
-(``fastmach.strategies.bots``).
+The exact solver decides, the opening rule and joker swaps included; the Python bots'
+check (``fastmach.strategies.bots``) asks here, the reference ``State`` (``State.can_play``)
+asks the engine's own test in C (``fastmach.game._ability``, compared with this in
+tests/test_state_rows.py).
 """
 from __future__ import annotations
 
