@@ -54,19 +54,29 @@ class Play:
         return self.melds
 
 
-@dataclass(frozen=True)
+def _rng_init(self, rng_after: int | None = None) -> None:
+    """``Draw.__init__`` and ``Pass.__init__``: the frozen dataclass's own, without its
+    ``object.__setattr__`` (a bot draws most turns)."""
+    self.__dict__["rng_after"] = rng_after
+
+
+@dataclass(frozen=True, init=False)
 class Draw:
     """Draw one card from the stock (ends the turn); with an empty stock under
     ``stock_empty = "ends-hand"`` this ends the hand."""
 
     rng_after: int | None = field(default=None, compare=False, repr=False)
 
+    __init__ = _rng_init
 
-@dataclass(frozen=True)
+
+@dataclass(frozen=True, init=False)
 class Pass:
     """Pass instead of drawing from an empty stock (``stock_empty = "play-on"``)."""
 
     rng_after: int | None = field(default=None, compare=False, repr=False)
+
+    __init__ = _rng_init
 
 
 @dataclass(frozen=True)
