@@ -106,6 +106,8 @@ cdef struct Impl:
     int64_t stats[8]   # debug: states made by each sweep of the last solve
     int64_t stats_lb[8]
     int stats_high[8]
+    int64_t stats_best[8]   # the best final value each sweep found (-1: none)
+    int stats_merged[8]
     int n_sweeps
     void* moves     # the suit step's moves by pattern (MoveCache, _suit_moves.pxi)
     int64_t ub      # no partition weighs more (-1: not known), see _solve_one
@@ -934,6 +936,7 @@ cdef class Solver:
                               const int32_t* joker_w, uint8_t* placed, Witness* wit) noexcept nogil:
         # ace low or high, never both (ace_high = 2): the search is the ace-high one (its
         # optimum is the same, see wit_split_wraps) and a 14-card run is laid as two
+        (<Impl*> self._impl).n_sweeps = 0
         cdef int64_t val = self._solve_dir(table, hand, rules, card_w, joker_w, placed, wit)
         if val >= 0 and wit != NULL and rules.ace_high == 2:
             wit_split_wraps(wit)
@@ -1081,7 +1084,6 @@ cdef class Solver:
         if im.jtot > 7:
             return -2
         _drop_useless(im)
-        im.n_sweeps = 0
         im.lb = -1
         high = rules.ace_high
         # Aces high: tracking how many aces of each suit were used low (A-2-3) multiplies
@@ -1351,11 +1353,6 @@ cdef int _sweep(Impl* im) noexcept nogil:
         if im.n_nodes - im.layer_start[im.n_layers] > 32:
             _prune_dominated(im, -1 if im.n_nodes - im.layer_start[im.n_layers] >= GROUP_PRUNE_FROM else 4)
     im.layer_start[im.n_layers + 1] = im.n_nodes
-    if im.n_sweeps < 8:
-        im.stats[im.n_sweeps] = im.n_nodes
-        im.stats_lb[im.n_sweeps] = im.lb
-        im.stats_high[im.n_sweeps] = im.ace_high
-    im.n_sweeps += 1
     # runs still open must have length >= 3: a1, a2, b1, b2 all zero
     for s in range(4):
         short_mask |= (<uint64_t>0xF | (<uint64_t>0x3F << 6)) << (15 * s)
@@ -1368,6 +1365,13 @@ cdef int _sweep(Impl* im) noexcept nogil:
         if im.nodes[i].val > bestval:
             bestval = im.nodes[i].val
             best = i
+    if im.n_sweeps < 8:
+        im.stats[im.n_sweeps] = im.n_nodes
+        im.stats_lb[im.n_sweeps] = im.lb
+        im.stats_high[im.n_sweeps] = im.ace_high
+        im.stats_best[im.n_sweeps] = bestval
+        im.stats_merged[im.n_sweeps] = im.merged
+    im.n_sweeps += 1
     return best
 
 
@@ -1477,7 +1481,8 @@ def _sweep_stats(Solver solver=None):
     if solver is None:
         solver = _default_solver
     cdef Impl* im = <Impl*> solver._impl
-    return [(im.stats[i], im.stats_lb[i], im.stats_high[i]) for i in range(min(im.n_sweeps, 8))]
+    return [(im.stats[i], im.stats_lb[i], im.stats_high[i], im.stats_best[i], im.stats_merged[i])
+            for i in range(min(im.n_sweeps, 8))]
 
 
 def _layer_sizes(Solver solver=None):
