@@ -1537,3 +1537,41 @@ def _layer_keys(int layer, Solver solver=None):
     cdef int i
     return [(im.nodes[i].k1, im.nodes[i].k2, im.nodes[i].val)
             for i in range(im.layer_start[layer], im.layer_start[layer + 1])]
+
+
+def _one_sweep(cnp.ndarray[cnp.uint8_t, ndim=1] table not None,
+               cnp.ndarray[cnp.uint8_t, ndim=1] hand not None,
+               int ace_high, int jokers_per_meld, int merged,
+               cnp.ndarray[cnp.int32_t, ndim=1] card_w not None,
+               cnp.ndarray[cnp.int32_t, ndim=1] joker_w not None, long lb):
+    """Debug: one sweep (aces low only, or high) with the given bound: (best value, states)."""
+    cdef Solver solver = _default_solver
+    cdef Impl* im = <Impl*> solver._impl
+    cdef int s, v, c, best
+    memset(im.must, 0, sizeof(im.must))
+    memset(im.avail, 0, sizeof(im.avail))
+    memset(im.w, 0, sizeof(im.w))
+    memset(im.jw, 0, sizeof(im.jw))
+    im.ace_high = ace_high
+    im.V = 14 if ace_high else 13
+    im.limited = 1 if jokers_per_meld == 1 else 0
+    im.merged = merged
+    for s in range(4):
+        for v in range(1, 14):
+            c = s * 13 + v - 1
+            im.must[s][v] = table[c]
+            im.avail[s][v] = table[c] + hand[c]
+            im.w[s][v] = card_w[c]
+        im.w[s][14] = card_w[s * 13]
+        if ace_high:
+            im.avail[s][14] = im.avail[s][1]
+    for v in range(1, 15):
+        im.jw[v] = joker_w[v]
+    im.jt = table[JOKER]
+    im.jtot = table[JOKER] + hand[JOKER]
+    _drop_useless(im)
+    _set_rest(im)
+    im.ub = -1
+    im.lb = lb
+    best = _sweep(im)
+    return (im.nodes[best].val if best >= 0 else best), im.n_nodes
