@@ -32,6 +32,8 @@
 #    sweeps that cannot reach it, and the aces-high sweep when the aces-low value does;
 #    jokers unlimited: runs are counted by length only (`merged`), which is exact there;
 #  - no joker at all: a suit step with the real-card choices only (_suit_step_plain);
+#  - a suit step where the suit has no card and no state an open run of it, and a group
+#    step where no suit has a card, copy the layer (_copy_step: the same states, in order);
 #  - with jokers, the choices of a suit step are walked once per suit pattern and
 #    replayed for every state that shows it (_suit_moves.pxi: the same states, in order);
 #  - a hard cap of MAX_STATES states: past it the solve reports -4, never a guess (a
@@ -550,6 +552,84 @@ cdef int _suit_step_plain(Impl* im, int v, int s) noexcept nogil:
     return 0
 
 
+cdef inline int _avail_at(Impl* im, int v, int s) noexcept nogil:
+    """The most cards of suit s a suit step at value v may use (see _cards_here)."""
+    return im.avail[s][1] if (v == 14 and im.ace_high) else im.avail[s][v]
+
+
+cdef int _copy_step(Impl* im, int v, int s) noexcept nogil:
+    """The suit step (s = 0..3) or the group step (s = 4) of value v where no state can do
+    anything but go on unchanged, done as a copy of the layer (1; 0: not such a step,
+    nothing done; < 0: no memory).
+
+    A suit step is such a step where suit s has no card at v and no state holds an open
+    run of that suit: the only choice is the empty one (no card, no joker, no run goes on
+    or starts), the same key and value, decision 0. A group step is one where no suit has
+    a card at v (or v = 1 with aces high: aces form groups at 14): nothing was set aside
+    for groups, so no group and no joker joins one. The states made are exactly those of
+    _suit_step_plain, _suit_step and _group_step, in the same order, with the same checks
+    (the groups still possible, the bound on the weight to come); every key is new, so the
+    hash table is not needed, and the dominance pass that follows a layer of fewer than
+    4,096 states looks at suit s only (where no state has a run) or at none (the group
+    step): it would drop nothing and is not run. Larger layers take the usual steps."""
+    cdef int lo = im.layer_start[im.n_layers], hi = im.n_nodes
+    cdef int i, t, j, JL, gsum, gmax, later = 0, sh = 15 * s
+    cdef uint64_t k2
+    cdef int64_t val, rest
+    cdef Node* nd
+    if not _COPY_STEPS or hi - lo >= 4096:
+        return 0
+    if s < 4:
+        if _avail_at(im, v, s) > 0:
+            return 0
+        if im.jtot > 0 or v > 1:
+            if im.jtot > 0 or _avail_at(im, v - 1, s) > 0:
+                # (without jokers no run is open past a value without cards of its suit)
+                for i in range(lo, hi):
+                    if im.nodes[i].val >= 0 and (im.nodes[i].k1 >> sh) & 0x7FFF:
+                        return 0
+        later = _later(im, v, s)
+        rest = im.rest[v][s]
+    else:
+        if not (v == 1 and im.ace_high):
+            for t in range(4):
+                if _avail_at(im, v, t) > 0:
+                    return 0
+        rest = im.rest[v][3]
+    _open_layer(im)
+    for i in range(lo, hi):
+        val = im.nodes[i].val
+        if val < 0:
+            continue
+        k2 = im.nodes[i].k2
+        j = <int>(k2 & 7)
+        JL = im.jtot - j
+        if s < 4:
+            gsum = <int>((k2 >> 3) & 15)
+            gmax = <int>((k2 >> 7) & 3)
+            if gsum > 0 and not (_GP[0][gsum][gmax][later][0] if im.jtot == 0
+                                 else _GP[im.limited][gsum][gmax][later][JL]):
+                continue
+            if im.lb >= 0 and val + rest + JL * im.jwmax + _aces_left(im, k2, v, s) <= im.lb:
+                continue
+        else:
+            if im.lb >= 0 and val + rest + JL * im.jwmax + _aces_left(im, k2, v, 3) <= im.lb:
+                continue
+            k2 = (k2 & ~(<uint64_t>0x1FF)) | <uint64_t>j
+        if im.n_nodes == im.cap_nodes:
+            if _grow_nodes(im) < 0:
+                return -4
+        nd = &im.nodes[im.n_nodes]
+        nd.k1 = im.nodes[i].k1
+        nd.k2 = k2
+        nd.val = val
+        nd.prev = i
+        nd.dec = 0
+        nd.slot = 0      # (not in the hash table, which holds nothing of this layer)
+        im.n_nodes += 1
+    return 1
+
+
 cdef int64_t _lead_extra_w(Impl* im, int v, int xl) noexcept nogil:
     """Weight of the extra leading jokers (beyond two) of one new run starting at v."""
     cdef int64_t t = 0
@@ -918,7 +998,8 @@ cdef class Solver:
         cdef int64_t val
         if not _MEMO:
             return self.solve_direct(table, hand, rules, card_w, joker_w, placed, wit)
-        memo_key(&key, table, hand, rules, card_w, joker_w, _RELAX | ((_RELAX_BOUND + 1) << 1))
+        memo_key(&key, table, hand, rules, card_w, joker_w,
+                 _RELAX | ((_RELAX_BOUND + 1) << 1) | (_MOVE_LISTS << 3) | (_COPY_STEPS << 4))
         e = memo_find(memo, &key)
         if e != NULL:
             return memo_answer(e, placed, wit)
@@ -1327,7 +1408,7 @@ cdef int64_t _finish(int64_t val, const uint8_t* table, uint8_t* placed,
 
 cdef int _sweep(Impl* im) noexcept nogil:
     """Run the dynamic program; the index of the best final state, -1 if none, < -1 error."""
-    cdef int s, v, i, n, best = -1, start
+    cdef int s, v, i, n, c, best = -1, start
     cdef int64_t bestval = -1
     cdef uint64_t short_mask = 0
     # root (the previous call left its last layer in the hash table)
@@ -1341,6 +1422,11 @@ cdef int _sweep(Impl* im) noexcept nogil:
         return -4
     for v in range(1, im.V + 1):
         for s in range(4):
+            c = _copy_step(im, v, s)
+            if c < 0:
+                return -4
+            if c > 0:
+                continue   # (every state went on unchanged: nothing to prune, see _copy_step)
             if (_suit_step_plain(im, v, s) if im.jtot == 0 else _suit_step(im, v, s)) < 0:
                 return -4
             # dominance after a suit step: within that suit only (where new dominance
@@ -1348,6 +1434,11 @@ cdef int _sweep(Impl* im) noexcept nogil:
             n = im.n_nodes - im.layer_start[im.n_layers]
             if n > 32:
                 _prune_dominated(im, s if n < 4096 else -1)
+        c = _copy_step(im, v, 4)
+        if c < 0:
+            return -4
+        if c > 0:
+            continue
         if _group_step(im, v) < 0:
             return -4
         if im.n_nodes - im.layer_start[im.n_layers] > 32:
@@ -1386,7 +1477,14 @@ cdef Solver _default_solver = Solver()
 cdef int _RELAX = 1
 cdef int _MEMO = 1
 cdef int _MOVE_LISTS = 1
+cdef int _COPY_STEPS = 1
 cdef int _RELAX_BOUND = 1
+
+
+def _set_copy_steps(int on):
+    """Debug: 0 runs every suit and group step in full (no copied layers, _copy_step)."""
+    global _COPY_STEPS
+    _COPY_STEPS = on
 
 
 def _set_move_lists(int on):
