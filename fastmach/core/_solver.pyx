@@ -90,6 +90,7 @@ cdef struct Impl:
     int hcap_alloc  # ... of those allocated (the table shrinks to the layer, see _open_layer)
     int layer_start[MAX_LAYERS + 1]
     int n_layers
+    int hashed      # 1: the last layer's states are in the hash table (0: a copy, _copy_step)
     # problem data for the current call
     int must[4][16]
     int avail[4][16]
@@ -288,8 +289,10 @@ cdef void _prune_dominated(Impl* im, int only) noexcept nogil:
 cdef inline void _open_layer(Impl* im) noexcept nogil:
     """Start a new layer: forget the hash entries of the previous one."""
     cdef int i, n = im.n_nodes - im.layer_start[im.n_layers]
-    for i in range(im.layer_start[im.n_layers], im.n_nodes):
-        im.slots[im.nodes[i].slot] = -1
+    if im.hashed:
+        for i in range(im.layer_start[im.n_layers], im.n_nodes):
+            im.slots[im.nodes[i].slot] = -1
+    im.hashed = 1
     _fit_slots(im, n)
     im.n_layers += 1
     im.layer_start[im.n_layers] = im.n_nodes
@@ -597,6 +600,7 @@ cdef int _copy_step(Impl* im, int v, int s) noexcept nogil:
                     return 0
         rest = im.rest[v][3]
     _open_layer(im)
+    im.hashed = 0
     for i in range(lo, hi):
         val = im.nodes[i].val
         if val < 0:
@@ -1411,9 +1415,11 @@ cdef int _sweep(Impl* im) noexcept nogil:
     cdef int s, v, i, n, c, best = -1, start
     cdef int64_t bestval = -1
     cdef uint64_t short_mask = 0
-    # root (the previous call left its last layer in the hash table)
-    for i in range(im.layer_start[im.n_layers], im.n_nodes):
-        im.slots[im.nodes[i].slot] = -1
+    # root (the previous call left its last layer in the hash table, unless a copy)
+    if im.hashed:
+        for i in range(im.layer_start[im.n_layers], im.n_nodes):
+            im.slots[im.nodes[i].slot] = -1
+    im.hashed = 1
     _fit_slots(im, 1)
     im.n_nodes = 0
     im.n_layers = 0
