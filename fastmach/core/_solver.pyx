@@ -32,6 +32,8 @@
 #    sweeps that cannot reach it, and the aces-high sweep when the aces-low value does;
 #    jokers unlimited: runs are counted by length only (`merged`), which is exact there;
 #  - no joker at all: a suit step with the real-card choices only (_suit_step_plain);
+#  - a suit step where the suit has no card and no state an open run of it, and a group
+#    step where no suit has a card, copy the layer (_copy_step: the same states, in order);
 #  - with jokers, the choices of a suit step are walked once per suit pattern and
 #    replayed for every state that shows it (_suit_moves.pxi: the same states, in order);
 #  - a hard cap of MAX_STATES states: past it the solve reports -4, never a guess (a
@@ -88,6 +90,7 @@ cdef struct Impl:
     int hcap_alloc  # ... of those allocated (the table shrinks to the layer, see _open_layer)
     int layer_start[MAX_LAYERS + 1]
     int n_layers
+    int hashed      # 1: the last layer's states are in the hash table (0: a copy, _copy_step)
     # problem data for the current call
     int must[4][16]
     int avail[4][16]
@@ -106,6 +109,8 @@ cdef struct Impl:
     int64_t stats[8]   # debug: states made by each sweep of the last solve
     int64_t stats_lb[8]
     int stats_high[8]
+    int64_t stats_best[8]   # the best final value each sweep found (-1: none)
+    int stats_merged[8]
     int n_sweeps
     void* moves     # the suit step's moves by pattern (MoveCache, _suit_moves.pxi)
     int64_t ub      # no partition weighs more (-1: not known), see _solve_one
@@ -284,8 +289,10 @@ cdef void _prune_dominated(Impl* im, int only) noexcept nogil:
 cdef inline void _open_layer(Impl* im) noexcept nogil:
     """Start a new layer: forget the hash entries of the previous one."""
     cdef int i, n = im.n_nodes - im.layer_start[im.n_layers]
-    for i in range(im.layer_start[im.n_layers], im.n_nodes):
-        im.slots[im.nodes[i].slot] = -1
+    if im.hashed:
+        for i in range(im.layer_start[im.n_layers], im.n_nodes):
+            im.slots[im.nodes[i].slot] = -1
+    im.hashed = 1
     _fit_slots(im, n)
     im.n_layers += 1
     im.layer_start[im.n_layers] = im.n_nodes
@@ -546,6 +553,85 @@ cdef int _suit_step_plain(Impl* im, int v, int s) noexcept nogil:
                     if _insert(im, nk1, nk2, val, i, dec) < 0:
                         return -4
     return 0
+
+
+cdef inline int _avail_at(Impl* im, int v, int s) noexcept nogil:
+    """The most cards of suit s a suit step at value v may use (see _cards_here)."""
+    return im.avail[s][1] if (v == 14 and im.ace_high) else im.avail[s][v]
+
+
+cdef int _copy_step(Impl* im, int v, int s) noexcept nogil:
+    """The suit step (s = 0..3) or the group step (s = 4) of value v where no state can do
+    anything but go on unchanged, done as a copy of the layer (1; 0: not such a step,
+    nothing done; < 0: no memory).
+
+    A suit step is such a step where suit s has no card at v and no state holds an open
+    run of that suit: the only choice is the empty one (no card, no joker, no run goes on
+    or starts), the same key and value, decision 0. A group step is one where no suit has
+    a card at v (or v = 1 with aces high: aces form groups at 14): nothing was set aside
+    for groups, so no group and no joker joins one. The states made are exactly those of
+    _suit_step_plain, _suit_step and _group_step, in the same order, with the same checks
+    (the groups still possible, the bound on the weight to come); every key is new, so the
+    hash table is not needed, and the dominance pass that follows a layer of fewer than
+    4,096 states looks at suit s only (where no state has a run) or at none (the group
+    step): it would drop nothing and is not run. Larger layers take the usual steps."""
+    cdef int lo = im.layer_start[im.n_layers], hi = im.n_nodes
+    cdef int i, t, j, JL, gsum, gmax, later = 0, sh = 15 * s
+    cdef uint64_t k2
+    cdef int64_t val, rest
+    cdef Node* nd
+    if not _COPY_STEPS or hi - lo >= 4096:
+        return 0
+    if s < 4:
+        if _avail_at(im, v, s) > 0:
+            return 0
+        if im.jtot > 0 or v > 1:
+            if im.jtot > 0 or _avail_at(im, v - 1, s) > 0:
+                # (without jokers no run is open past a value without cards of its suit)
+                for i in range(lo, hi):
+                    if im.nodes[i].val >= 0 and (im.nodes[i].k1 >> sh) & 0x7FFF:
+                        return 0
+        later = _later(im, v, s)
+        rest = im.rest[v][s]
+    else:
+        if not (v == 1 and im.ace_high):
+            for t in range(4):
+                if _avail_at(im, v, t) > 0:
+                    return 0
+        rest = im.rest[v][3]
+    _open_layer(im)
+    im.hashed = 0
+    for i in range(lo, hi):
+        val = im.nodes[i].val
+        if val < 0:
+            continue
+        k2 = im.nodes[i].k2
+        j = <int>(k2 & 7)
+        JL = im.jtot - j
+        if s < 4:
+            gsum = <int>((k2 >> 3) & 15)
+            gmax = <int>((k2 >> 7) & 3)
+            if gsum > 0 and not (_GP[0][gsum][gmax][later][0] if im.jtot == 0
+                                 else _GP[im.limited][gsum][gmax][later][JL]):
+                continue
+            if im.lb >= 0 and val + rest + JL * im.jwmax + _aces_left(im, k2, v, s) <= im.lb:
+                continue
+        else:
+            if im.lb >= 0 and val + rest + JL * im.jwmax + _aces_left(im, k2, v, 3) <= im.lb:
+                continue
+            k2 = (k2 & ~(<uint64_t>0x1FF)) | <uint64_t>j
+        if im.n_nodes == im.cap_nodes:
+            if _grow_nodes(im) < 0:
+                return -4
+        nd = &im.nodes[im.n_nodes]
+        nd.k1 = im.nodes[i].k1
+        nd.k2 = k2
+        nd.val = val
+        nd.prev = i
+        nd.dec = 0
+        nd.slot = 0      # (not in the hash table, which holds nothing of this layer)
+        im.n_nodes += 1
+    return 1
 
 
 cdef int64_t _lead_extra_w(Impl* im, int v, int xl) noexcept nogil:
@@ -916,7 +1002,8 @@ cdef class Solver:
         cdef int64_t val
         if not _MEMO:
             return self.solve_direct(table, hand, rules, card_w, joker_w, placed, wit)
-        memo_key(&key, table, hand, rules, card_w, joker_w, _RELAX | ((_RELAX_BOUND + 1) << 1))
+        memo_key(&key, table, hand, rules, card_w, joker_w,
+                 _RELAX | ((_RELAX_BOUND + 1) << 1) | (_MOVE_LISTS << 3) | (_COPY_STEPS << 4))
         e = memo_find(memo, &key)
         if e != NULL:
             return memo_answer(e, placed, wit)
@@ -934,6 +1021,7 @@ cdef class Solver:
                               const int32_t* joker_w, uint8_t* placed, Witness* wit) noexcept nogil:
         # ace low or high, never both (ace_high = 2): the search is the ace-high one (its
         # optimum is the same, see wit_split_wraps) and a 14-card run is laid as two
+        (<Impl*> self._impl).n_sweeps = 0
         cdef int64_t val = self._solve_dir(table, hand, rules, card_w, joker_w, placed, wit)
         if val >= 0 and wit != NULL and rules.ace_high == 2:
             wit_split_wraps(wit)
@@ -1081,7 +1169,6 @@ cdef class Solver:
         if im.jtot > 7:
             return -2
         _drop_useless(im)
-        im.n_sweeps = 0
         im.lb = -1
         high = rules.ace_high
         # Aces high: tracking how many aces of each suit were used low (A-2-3) multiplies
@@ -1325,12 +1412,14 @@ cdef int64_t _finish(int64_t val, const uint8_t* table, uint8_t* placed,
 
 cdef int _sweep(Impl* im) noexcept nogil:
     """Run the dynamic program; the index of the best final state, -1 if none, < -1 error."""
-    cdef int s, v, i, n, best = -1, start
+    cdef int s, v, i, n, c, best = -1, start
     cdef int64_t bestval = -1
     cdef uint64_t short_mask = 0
-    # root (the previous call left its last layer in the hash table)
-    for i in range(im.layer_start[im.n_layers], im.n_nodes):
-        im.slots[im.nodes[i].slot] = -1
+    # root (the previous call left its last layer in the hash table, unless a copy)
+    if im.hashed:
+        for i in range(im.layer_start[im.n_layers], im.n_nodes):
+            im.slots[im.nodes[i].slot] = -1
+    im.hashed = 1
     _fit_slots(im, 1)
     im.n_nodes = 0
     im.n_layers = 0
@@ -1339,6 +1428,11 @@ cdef int _sweep(Impl* im) noexcept nogil:
         return -4
     for v in range(1, im.V + 1):
         for s in range(4):
+            c = _copy_step(im, v, s)
+            if c < 0:
+                return -4
+            if c > 0:
+                continue   # (every state went on unchanged: nothing to prune, see _copy_step)
             if (_suit_step_plain(im, v, s) if im.jtot == 0 else _suit_step(im, v, s)) < 0:
                 return -4
             # dominance after a suit step: within that suit only (where new dominance
@@ -1346,16 +1440,16 @@ cdef int _sweep(Impl* im) noexcept nogil:
             n = im.n_nodes - im.layer_start[im.n_layers]
             if n > 32:
                 _prune_dominated(im, s if n < 4096 else -1)
+        c = _copy_step(im, v, 4)
+        if c < 0:
+            return -4
+        if c > 0:
+            continue
         if _group_step(im, v) < 0:
             return -4
         if im.n_nodes - im.layer_start[im.n_layers] > 32:
             _prune_dominated(im, -1 if im.n_nodes - im.layer_start[im.n_layers] >= GROUP_PRUNE_FROM else 4)
     im.layer_start[im.n_layers + 1] = im.n_nodes
-    if im.n_sweeps < 8:
-        im.stats[im.n_sweeps] = im.n_nodes
-        im.stats_lb[im.n_sweeps] = im.lb
-        im.stats_high[im.n_sweeps] = im.ace_high
-    im.n_sweeps += 1
     # runs still open must have length >= 3: a1, a2, b1, b2 all zero
     for s in range(4):
         short_mask |= (<uint64_t>0xF | (<uint64_t>0x3F << 6)) << (15 * s)
@@ -1368,6 +1462,13 @@ cdef int _sweep(Impl* im) noexcept nogil:
         if im.nodes[i].val > bestval:
             bestval = im.nodes[i].val
             best = i
+    if im.n_sweeps < 8:
+        im.stats[im.n_sweeps] = im.n_nodes
+        im.stats_lb[im.n_sweeps] = im.lb
+        im.stats_high[im.n_sweeps] = im.ace_high
+        im.stats_best[im.n_sweeps] = bestval
+        im.stats_merged[im.n_sweeps] = im.merged
+    im.n_sweeps += 1
     return best
 
 
@@ -1382,7 +1483,14 @@ cdef Solver _default_solver = Solver()
 cdef int _RELAX = 1
 cdef int _MEMO = 1
 cdef int _MOVE_LISTS = 1
+cdef int _COPY_STEPS = 1
 cdef int _RELAX_BOUND = 1
+
+
+def _set_copy_steps(int on):
+    """Debug: 0 runs every suit and group step in full (no copied layers, _copy_step)."""
+    global _COPY_STEPS
+    _COPY_STEPS = on
 
 
 def _set_move_lists(int on):
@@ -1477,7 +1585,8 @@ def _sweep_stats(Solver solver=None):
     if solver is None:
         solver = _default_solver
     cdef Impl* im = <Impl*> solver._impl
-    return [(im.stats[i], im.stats_lb[i], im.stats_high[i]) for i in range(min(im.n_sweeps, 8))]
+    return [(im.stats[i], im.stats_lb[i], im.stats_high[i], im.stats_best[i], im.stats_merged[i])
+            for i in range(min(im.n_sweeps, 8))]
 
 
 def _layer_sizes(Solver solver=None):
@@ -1532,3 +1641,41 @@ def _layer_keys(int layer, Solver solver=None):
     cdef int i
     return [(im.nodes[i].k1, im.nodes[i].k2, im.nodes[i].val)
             for i in range(im.layer_start[layer], im.layer_start[layer + 1])]
+
+
+def _one_sweep(cnp.ndarray[cnp.uint8_t, ndim=1] table not None,
+               cnp.ndarray[cnp.uint8_t, ndim=1] hand not None,
+               int ace_high, int jokers_per_meld, int merged,
+               cnp.ndarray[cnp.int32_t, ndim=1] card_w not None,
+               cnp.ndarray[cnp.int32_t, ndim=1] joker_w not None, long lb):
+    """Debug: one sweep (aces low only, or high) with the given bound: (best value, states)."""
+    cdef Solver solver = _default_solver
+    cdef Impl* im = <Impl*> solver._impl
+    cdef int s, v, c, best
+    memset(im.must, 0, sizeof(im.must))
+    memset(im.avail, 0, sizeof(im.avail))
+    memset(im.w, 0, sizeof(im.w))
+    memset(im.jw, 0, sizeof(im.jw))
+    im.ace_high = ace_high
+    im.V = 14 if ace_high else 13
+    im.limited = 1 if jokers_per_meld == 1 else 0
+    im.merged = merged
+    for s in range(4):
+        for v in range(1, 14):
+            c = s * 13 + v - 1
+            im.must[s][v] = table[c]
+            im.avail[s][v] = table[c] + hand[c]
+            im.w[s][v] = card_w[c]
+        im.w[s][14] = card_w[s * 13]
+        if ace_high:
+            im.avail[s][14] = im.avail[s][1]
+    for v in range(1, 15):
+        im.jw[v] = joker_w[v]
+    im.jt = table[JOKER]
+    im.jtot = table[JOKER] + hand[JOKER]
+    _drop_useless(im)
+    _set_rest(im)
+    im.ub = -1
+    im.lb = lb
+    best = _sweep(im)
+    return (im.nodes[best].val if best >= 0 else best), im.n_nodes
