@@ -18,9 +18,6 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from fastmach.core import __version__
-from fastmach.tools import bench
-from fastmach.tools.bench_bots import bench_bots, format_bots
-from fastmach.solver.batch import solve_file
 from fastmach.tools.defaults import (COMPARE_GAMES as DEFAULT_GAMES, COMPARE_MAX_GAMES as
                                      DEFAULT_MAX_GAMES, COMPARE_SEED as DEFAULT_SEED,
                                      RATE_BOOTSTRAP, RATE_GAMES, RATE_MAX_LINEUPS, RATE_SEED)
@@ -28,15 +25,13 @@ from fastmach.engine import run_play_columns, summary
 from fastmach.engine.parquet import write_parquet
 from fastmach.errors import BotError, FastmachError
 from fastmach.game.deal import SECRET, resolve_seed
-from fastmach.game.replay_workers import replay_parallel
 from fastmach.outputs import atomic_path, partial_name, probe_file
 from fastmach.rules import PRESETS, resolve_rules, source_warning
 from fastmach.rules.doc import describe as describe_preset, markdown as rules_markdown
 from fastmach.solver import solve
 from fastmach.strategies import describe as describe_strategies, rotations_of, split_strategies
 from fastmach.study import Study, split_lineup
-from fastmach.study.skill import execute_skill
-from fastmach.study.sweep import SweepError, bench_driver, execute, format_bench, format_summary
+from fastmach.study.plan import SweepError
 
 
 # ------------------------------------------------------------------------------- solve
@@ -85,6 +80,8 @@ def _solve_batch(args: argparse.Namespace) -> int:
 
     Exit 0 when every row is solved, 1 when some failed (each has its 'error'; the rest
     are answered), 2 when the file itself cannot be used."""
+    from fastmach.solver.batch import solve_file
+
     if args.workers < 1:
         raise FastmachError(f"--workers must be at least 1, got {args.workers}")
     rows, failed = solve_file(args.batch, args.out, rules=args.rules,
@@ -108,6 +105,10 @@ def add_bench(sub) -> None:
 
 
 def bench_command(args: argparse.Namespace) -> int:
+    from fastmach.study.sweep import bench_driver, format_bench
+    from fastmach.tools import bench
+    from fastmach.tools.bench_bots import bench_bots, format_bots
+
     what = args.what
     if args.games is not None and args.games < 1:
         raise FastmachError(f"--games must be a positive integer, got {args.games}")
@@ -235,6 +236,8 @@ def add_replay(sub) -> None:
 
 
 def replay_command(args: argparse.Namespace) -> int:
+    from fastmach.game.replay_workers import replay_parallel
+
     if args.workers is not None and args.workers < 1:
         raise FastmachError(f"--workers must be at least 1, got {args.workers}")
     hands = replay_parallel(args.file, workers=args.workers, text=not args.quiet,
@@ -282,6 +285,9 @@ def add_sweep(sub) -> None:
 
 def sweep_command(args: argparse.Namespace) -> int:
     """``fastmach sweep``: FastmachError propagates (exit 2); failures exit 1, Ctrl-C 130."""
+    from fastmach.study.skill import execute_skill
+    from fastmach.study.sweep import execute, format_summary
+
     study = Study.from_toml(Path(args.study), games=args.games)
     for w in dict.fromkeys(filter(None, (source_warning(c.rules) for c in study.cells))):
         print(f"warning: {w}", file=sys.stderr)

@@ -68,3 +68,13 @@ def test_a_sweep_worker_plays_a_chunk_without_pandas():
             "    assert games[:4] == b'PAR1' and hands[:4] == b'PAR1'\n")
     got = _loaded_after(code, ROOT)
     assert [m for m in got["loaded"] if m != "pyarrow"] == []
+
+
+def test_the_lazy_public_names_are_the_modules_own():
+    from fastmach.solver import batch
+    from fastmach.study import sweep
+
+    for name, module in fastmach.LAZY.items():
+        assert name in fastmach.__all__ and name in dir(fastmach)
+        owner = batch if module == "fastmach.solver.batch" else sweep
+        assert getattr(fastmach, name) is getattr(owner, name)
