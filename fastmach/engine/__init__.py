@@ -96,7 +96,8 @@ from fastmach.solver import _POINT_SCALE, opening_weights
 from fastmach.strategies import (Context, Strategy, build_seats, parse_seats, rotations_of,
                                  seating, split_strategies)
 
-__all__ = ["play_games", "play_columns", "run_play", "run_play_columns", "hand_frame", "hand_shares", "game_shares", "engine_config", "make_engine", "deck_of", "bench"]
+__all__ = ["play_games", "play_columns", "run_play", "run_play_columns", "hand_frame",
+           "hand_shares", "game_shares", "engine_config", "make_engine", "deck_of", "bench"]
 
 try:
     from fastmach.engine import _engine
@@ -257,12 +258,6 @@ def hand_frame(rules: Rules, strategies, seed: int, reps: np.ndarray, h: dict) -
     import pandas as pd
 
     return pd.DataFrame(hand_columns(rules, strategies, seed, reps, h))
-
-
-def _frame(rules: Rules, strategies, seed: int, reps: np.ndarray, out: dict) -> pd.DataFrame:
-    import pandas as pd
-
-    return pd.DataFrame(game_columns(rules, strategies, seed, reps, out))
 
 
 # ---------------------------------------------------------------------------------------
