@@ -86,11 +86,30 @@ if _Moved not in sys.meta_path:
     sys.meta_path.insert(0, _Moved)
 
 
+#: Public names imported on first use (a command that plays games never needs them).
+LAZY = {
+    "SolveBatch": "fastmach.solver.batch",
+    "solve_many": "fastmach.solver.batch",
+    "to_counts": "fastmach.solver.batch",
+    "read_hands": "fastmach.study.sweep",
+    "run_study": "fastmach.study.sweep",
+}
+
+
 def __getattr__(name: str):
-    """``fastmach.stats`` and the other old module names, imported on first use."""
+    """``fastmach.stats`` and the other old module names, and the names of ``LAZY``,
+    imported on first use."""
     if f"fastmach.{name}" in MOVED:
         return importlib.import_module(f"fastmach.{name}")
+    if name in LAZY:
+        value = getattr(importlib.import_module(LAZY[name]), name)
+        globals()[name] = value
+        return value
     raise AttributeError(f"module 'fastmach' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(LAZY))
 
 
 from fastmach.core._check_build import raise_build_error
@@ -107,7 +126,6 @@ except ImportError as _err:  # pragma: no cover - exercised by hand, see README
 
 from fastmach.core._cardset import CardSet
 from fastmach.game.actions import Draw, Pass, Play
-from fastmach.solver.batch import SolveBatch, solve_many, to_counts
 from fastmach.core.cards import NCARD, card_str, format_cards, parse_cards, pretty
 from fastmach.engine import play_games
 from fastmach.errors import FastmachError
@@ -116,7 +134,6 @@ from fastmach.rules import PRESETS, Rules
 from fastmach.solver import Solution, opening, partition, solve
 from fastmach.strategies import Bot, Observation
 from fastmach.study import Study
-from fastmach.study.sweep import read_hands, run_study
 
 
 def _solution_html(solution: Solution) -> str:

@@ -18,24 +18,20 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from fastmach.core import __version__
-from fastmach.tools import bench
-from fastmach.tools.bench_bots import bench_bots, format_bots
-from fastmach.solver.batch import solve_file
-from fastmach.tools.comparison import DEFAULT_GAMES, DEFAULT_MAX_GAMES, DEFAULT_SEED, compare, plan_study
-from fastmach.engine import run_play, summary
+from fastmach.tools.defaults import (COMPARE_GAMES as DEFAULT_GAMES, COMPARE_MAX_GAMES as
+                                     DEFAULT_MAX_GAMES, COMPARE_SEED as DEFAULT_SEED,
+                                     RATE_BOOTSTRAP, RATE_GAMES, RATE_MAX_LINEUPS, RATE_SEED)
+from fastmach.engine import run_play_columns, summary
+from fastmach.engine.parquet import write_parquet
 from fastmach.errors import BotError, FastmachError
 from fastmach.game.deal import SECRET, resolve_seed
-from fastmach.game.replay_workers import replay_parallel
 from fastmach.outputs import atomic_path, partial_name, probe_file
 from fastmach.rules import PRESETS, resolve_rules, source_warning
 from fastmach.rules.doc import describe as describe_preset, markdown as rules_markdown
 from fastmach.solver import solve
 from fastmach.strategies import describe as describe_strategies, rotations_of, split_strategies
 from fastmach.study import Study, split_lineup
-from fastmach.study.skill import execute_skill
-from fastmach.study.sweep import SweepError, bench_driver, execute, format_bench, format_summary
-from fastmach.tools import rate as rating
-from fastmach.view import position_page, split_melds, write_page, write_views
+from fastmach.study.plan import SweepError
 
 
 # ------------------------------------------------------------------------------- solve
@@ -59,6 +55,8 @@ def add_solve(sub) -> None:
 
 
 def solve_command(args: argparse.Namespace) -> int:
+    from fastmach.view import split_melds  # jinja2: only where a command needs it
+
     if args.batch:
         return _solve_batch(args)
     if args.hand is None:
@@ -82,6 +80,8 @@ def _solve_batch(args: argparse.Namespace) -> int:
 
     Exit 0 when every row is solved, 1 when some failed (each has its 'error'; the rest
     are answered), 2 when the file itself cannot be used."""
+    from fastmach.solver.batch import solve_file
+
     if args.workers < 1:
         raise FastmachError(f"--workers must be at least 1, got {args.workers}")
     rows, failed = solve_file(args.batch, args.out, rules=args.rules,
@@ -105,6 +105,10 @@ def add_bench(sub) -> None:
 
 
 def bench_command(args: argparse.Namespace) -> int:
+    from fastmach.study.sweep import bench_driver, format_bench
+    from fastmach.tools import bench
+    from fastmach.tools.bench_bots import bench_bots, format_bots
+
     what = args.what
     if args.games is not None and args.games < 1:
         raise FastmachError(f"--games must be a positive integer, got {args.games}")
@@ -197,8 +201,8 @@ def play_command(args: argparse.Namespace) -> int:
     t0 = time.perf_counter()
     df: Any
     try:
-        df = run_play(rules, args.strategies, args.games, args.seed, rotate=args.rotate,
-                      log=args.log, hands=args.hands is not None)
+        df = run_play_columns(rules, args.strategies, args.games, args.seed,
+                              rotate=args.rotate, log=args.log, hands=args.hands is not None)
     except KeyboardInterrupt:
         if args.log is not None and partial_name(args.log).exists():
             print(f"fastmach play: interrupted; no --out written; the finished games' log is "
@@ -209,10 +213,10 @@ def play_command(args: argparse.Namespace) -> int:
     if args.hands is not None:
         df, hf = df
         with atomic_path(args.hands) as tmp:
-            hf.to_parquet(tmp, index=False)
+            write_parquet(hf, tmp)
         written.append(args.hands)
     with atomic_path(out) as tmp:
-        df.to_parquet(tmp, index=False)
+        write_parquet(df, tmp)
     if args.log:
         written.append(args.log)
     print(summary(df, rules, dt) + "; written to " + " and ".join(written))
@@ -232,6 +236,8 @@ def add_replay(sub) -> None:
 
 
 def replay_command(args: argparse.Namespace) -> int:
+    from fastmach.game.replay_workers import replay_parallel
+
     if args.workers is not None and args.workers < 1:
         raise FastmachError(f"--workers must be at least 1, got {args.workers}")
     hands = replay_parallel(args.file, workers=args.workers, text=not args.quiet,
@@ -279,6 +285,9 @@ def add_sweep(sub) -> None:
 
 def sweep_command(args: argparse.Namespace) -> int:
     """``fastmach sweep``: FastmachError propagates (exit 2); failures exit 1, Ctrl-C 130."""
+    from fastmach.study.skill import execute_skill
+    from fastmach.study.sweep import execute, format_summary
+
     study = Study.from_toml(Path(args.study), games=args.games)
     for w in dict.fromkeys(filter(None, (source_warning(c.rules) for c in study.cells))):
         print(f"warning: {w}", file=sys.stderr)
@@ -373,6 +382,8 @@ def _compare_words(args: argparse.Namespace) -> str:
 
 def compare_command(args: argparse.Namespace) -> int:
     """``fastmach compare``: FastmachError propagates (exit 2); failed chunks exit 1."""
+    from fastmach.tools.comparison import compare, plan_study  # pandas: only here
+
     players = None if args.players is None else _int_list(args.players, "--players")
     planned = plan_study(args.rules, players, args.lineup)
     for w in dict.fromkeys(filter(None, (source_warning(c.rules) for c in planned.cells))):
@@ -459,23 +470,23 @@ def add_rate(sub) -> None:
                         "(default classic)")
     p.add_argument("--players", default="4", metavar="N,N",
                    help="table sizes, e.g. 3,4 (default 4)")
-    p.add_argument("--games", type=int, default=rating.DEFAULT_GAMES, metavar="N",
-                   help=f"deals per line-up (default {rating.DEFAULT_GAMES}); every deal "
+    p.add_argument("--games", type=int, default=RATE_GAMES, metavar="N",
+                   help=f"deals per line-up (default {RATE_GAMES}); every deal "
                         f"is played by every line-up in every rotation")
-    p.add_argument("--seed", type=_seed_arg, default=rating.DEFAULT_SEED,
+    p.add_argument("--seed", type=_seed_arg, default=RATE_SEED,
                    help="root seed, or 'secret': drawn from the operating system and "
                         "recorded only in the results (for bot competitions; a secret "
                         "run cannot be resumed)")
     p.add_argument("--rank", choices=("winner", "points"), default="winner",
                    help="what a hand ranks: its winner(s) (default) or everyone, the "
                         "others by hand points")
-    p.add_argument("--bootstrap", type=int, default=rating.DEFAULT_BOOTSTRAP, metavar="B",
+    p.add_argument("--bootstrap", type=int, default=RATE_BOOTSTRAP, metavar="B",
                    help=f"deal resamples of the intervals (default "
-                        f"{rating.DEFAULT_BOOTSTRAP}; 0 = none)")
-    p.add_argument("--max-lineups", type=int, default=rating.DEFAULT_MAX_LINEUPS,
+                        f"{RATE_BOOTSTRAP}; 0 = none)")
+    p.add_argument("--max-lineups", type=int, default=RATE_MAX_LINEUPS,
                    metavar="N", help="beyond this many line-ups per table size, a "
                                      f"balanced design of N (default "
-                                     f"{rating.DEFAULT_MAX_LINEUPS})")
+                                     f"{RATE_MAX_LINEUPS})")
     p.add_argument("--workers", type=int, default=None, metavar="N",
                    help="worker processes (default: all cores; 0 = in this process)")
     p.add_argument("--scheduler", default=None, metavar="ADDR",
@@ -499,6 +510,8 @@ def _rules_list(values: list[str] | None) -> list[str]:
 
 def rate_command(args: argparse.Namespace) -> int:
     """``fastmach rate``: FastmachError propagates (exit 2); failed chunks exit 1."""
+    from fastmach.tools import rate as rating  # pandas: only here
+
     args.seed = resolve_seed(args.seed)  # once: the plan and the games share it
     rules = _rules_list(args.rules)
     players = _int_list(args.players, "--players")
@@ -569,6 +582,8 @@ def add_view(sub) -> None:
 
 
 def view_command(args: argparse.Namespace) -> int:
+    from fastmach.view import position_page, write_page, write_views  # jinja2: only here
+
     if args.log is not None:
         if args.table is not None or args.hand is not None:
             raise FastmachError("give a log, or --table/--hand for a position, not both")

@@ -21,7 +21,7 @@ def no_games(monkeypatch):
     """Any game played fails the test: the path checks must come first."""
     def refuse(*a, **k):
         raise AssertionError("a game was played before the output path was checked")
-    monkeypatch.setattr(engine_mod, "play_games", refuse)
+    monkeypatch.setattr(engine_mod, "play_columns", refuse)  # play_games plays through it
 
 
 def _play(tmp_path, *extra):
@@ -100,7 +100,7 @@ def test_interrupted_play_keeps_the_previous_complete_outputs(tmp_path, monkeypa
 
     def interrupt(*a, **k):
         raise KeyboardInterrupt
-    monkeypatch.setattr(engine_mod, "play_games", interrupt)
+    monkeypatch.setattr(engine_mod, "play_columns", interrupt)
     assert main(argv[:-4] + ["--seed", "6", "--out", str(out), "--log", str(log)]) == 130
     assert (out.read_bytes(), log.read_bytes()) == before
 

@@ -81,10 +81,9 @@ from __future__ import annotations
 import sys
 import time
 from pathlib import Path
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
-import pandas as pd
 
 from fastmach.core import _batch
 from fastmach.core.cards import JOKER, NCARD, card_points
@@ -97,7 +96,8 @@ from fastmach.solver import _POINT_SCALE, opening_weights
 from fastmach.strategies import (Context, Strategy, build_seats, parse_seats, rotations_of,
                                  seating, split_strategies)
 
-__all__ = ["play_games", "hand_frame", "hand_shares", "game_shares", "engine_config", "make_engine", "deck_of", "bench"]
+__all__ = ["play_games", "play_columns", "run_play", "run_play_columns", "hand_frame",
+           "hand_shares", "game_shares", "engine_config", "make_engine", "deck_of", "bench"]
 
 try:
     from fastmach.engine import _engine
@@ -105,6 +105,13 @@ except ImportError as _err:  # pragma: no cover
     from fastmach.core._check_build import raise_build_error
 
     raise_build_error(_err)
+
+from fastmach.engine.columns import (Columns, concat, game_columns, game_shares,  # noqa: E402
+                                     hand_columns, hand_shares, summary as _summary,
+                                     with_rotation)
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 _MATCH_CODES = {"single": 0, "rotations": 1, "threshold": 2}
 
@@ -215,134 +222,42 @@ def play_games(
     played it (see ``fastmach.game.gamelog``), appended to the file. ``check``: verify the
     engine's invariants after every turn (slower; for tests).
     """
+    import pandas as pd
+
+    out = play_columns(rules, seats, root_seed, replicates, hands=hands, log=log, check=check)
+    if hands:
+        return pd.DataFrame(out[0]), pd.DataFrame(out[1])
+    return pd.DataFrame(out)
+
+
+def play_columns(
+    rules: Rules | str,
+    seats: Sequence[str],
+    root_seed: int,
+    replicates: Sequence[int] | np.ndarray,
+    *,
+    hands: bool = False,
+    log: str | Path | None = None,
+    check: bool = False,
+) -> Columns | tuple[Columns, Columns]:
+    """:func:`play_games`, its rows as columns (:mod:`fastmach.engine.columns`; no pandas)."""
     rules, strategies, eng = make_engine(rules, seats, check)
     seed = _check_seed(root_seed)
     reps = _replicates(replicates)
     out = eng.play_batch(seed, reps, hands=bool(hands), record=log is not None)
-    df = _frame(rules, strategies, seed, reps, out)
+    cols = game_columns(rules, strategies, seed, reps, out)
     if log is not None:
-        write_log(log, rules, strategies, seed, reps, out["log"], df)
+        write_log(log, rules, strategies, seed, reps, out["log"], cols)
     if hands:
-        return df, hand_frame(rules, strategies, seed, reps, out["hand_rows"])
-    return df
-
-
-def hand_shares(rules: Rules, end: np.ndarray, winner: np.ndarray,
-                points: np.ndarray) -> np.ndarray:
-    """Win share of each seat in each hand (float array, hands x players): the batch form
-    of ``fastmach.game.flow.hand_outcome`` (the tests compare the two).
-
-    An emptied hand: 1 for the player who emptied it. A blocked or stock-out hand under
-    ``blocked_winner = "lowest"``: the seats with the fewest hand points, 1/k each for k
-    tied seats under ``ties = "shared"``, 0 for everyone on a tie under ``ties = "draw"``;
-    under ``blocked_winner = "none"`` nobody wins (0 for all).
-    """
-    emptied = end == _engine.ENDS.index("emptied")
-    share = _lowest_shares(points, rules.ties == "shared")
-    if rules.blocked_winner != "lowest":
-        share[:] = 0.0
-    if emptied.any():
-        share[emptied] = 0.0
-        share[np.flatnonzero(emptied), winner[emptied]] = 1.0
-    return share
-
-
-def _lowest_shares(values: np.ndarray, shared: bool) -> np.ndarray:
-    """1/k for each of the k seats with the lowest value (0 for all on a tie unless shared)."""
-    values = np.asarray(values)
-    if values.size == 0:
-        return np.zeros(values.shape, dtype=np.float64)
-    low = values == values.min(axis=1, keepdims=True)
-    k = low.sum(axis=1, keepdims=True)
-    share = low / k
-    if not shared:
-        share[k[:, 0] > 1] = 0.0
-    return share.astype(np.float64)
-
-
-def game_shares(rules: Rules, out: dict) -> np.ndarray:
-    """Win share of each seat in each game: a single hand's shares, or the match's (the
-    lowest total score wins, ties as ``rules.ties`` says)."""
-    if rules.match_kind == "single":
-        return hand_shares(rules, out["end"], out["winner"], out["hand_points"])
-    return _lowest_shares(out["score"], rules.ties == "shared")
+        return cols, hand_columns(rules, strategies, seed, reps, out["hand_rows"])
+    return cols
 
 
 def hand_frame(rules: Rules, strategies, seed: int, reps: np.ndarray, h: dict) -> pd.DataFrame:
-    """One row per hand (the hand-row contract): ``seed``, ``replicate``, ``hand``,
-    ``dealer``, ``first_player``, ``turns``, ``rounds``, ``end``, ``stock_exhausted``,
-    ``stock_exhausted_turn`` (1-based turn of this hand that drew the last stock card; 0
-    when the deal left no stock; -1 never), ``cards_drawn``, ``plays``, ``failed``,
-    ``max_table``, ``winner``, then per seat ``strategy_i``, ``cards_left_i``,
-    ``hand_points_i``, ``win_share_i``, ``score_i`` (the match score after the hand),
-    ``draws_when_able_i`` and ``passes_when_able_i`` (draws, and passes on an empty stock,
-    made while the seat could add a card: the exact solver's answer, whatever the seat's
-    skill saw)."""
-    P = rules.players
-    n = len(h["game"])
-    ends = np.asarray(_engine.ENDS, dtype=object)
-    share = hand_shares(rules, h["end"], h["winner"], h["hand_points"].reshape(n, P))
-    cols: dict[str, object] = {
-        "seed": np.full(n, seed, dtype=np.int64),
-        "replicate": reps[h["game"]] if n else np.array([], dtype=np.int64),
-        "hand": h["hand"],
-        "dealer": h["dealer"],
-        "first_player": h["first_player"],
-        "turns": h["turns"],
-        "rounds": h["rounds"],
-        "end": ends[h["end"]] if n else np.array([], dtype=object),
-        "stock_exhausted": h["stock_exhausted_turn"] >= 0,
-        "stock_exhausted_turn": h["stock_exhausted_turn"],
-        "cards_drawn": h["cards_drawn"],
-        "plays": h["plays"],
-        "failed": h["failed"],
-        "max_table": h["max_table"],
-        "winner": h["winner"],
-    }
-    for i in range(P):
-        cols[f"strategy_{i}"] = str(strategies[i])
-    for name, arr in (("cards_left", h["cards_left"]), ("hand_points", h["hand_points"]),
-                      ("win_share", share), ("score", h["score"]),
-                      ("draws_when_able", h["draws_when_able"]),
-                      ("passes_when_able", h["passes_when_able"])):
-        arr = arr.reshape(n, P)
-        for i in range(P):
-            cols[f"{name}_{i}"] = arr[:, i]
-    return pd.DataFrame(cols)
+    """One row per hand, as a DataFrame (the columns: :func:`fastmach.engine.columns.hand_columns`)."""
+    import pandas as pd
 
-
-def _frame(rules: Rules, strategies, seed: int, reps: np.ndarray, out: dict) -> pd.DataFrame:
-    P = rules.players
-    ends = np.asarray(_engine.ENDS, dtype=object)
-    share = game_shares(rules, out)
-    cols: dict[str, object] = {
-        "seed": np.full(len(reps), seed, dtype=np.int64),
-        "replicate": reps,
-        "first_player": out["first_player"],
-        "winner": out["winner"],
-        "end": ends[out["end"]] if len(reps) else np.array([], dtype=object),
-        "turns": out["turns"],
-        "rounds": out["rounds"],
-        "stock_exhausted": out["stock_exhausted_turn"] >= 0,
-        "stock_exhausted_turn": out["stock_exhausted_turn"],
-        "cards_drawn": out["cards_drawn"],
-        "plays": out["plays"],
-        "failed": out["failed"],
-        "max_table": out["max_table"],
-        "hands": out["hands"],
-        "dealer": out["dealer"],
-    }
-    for i in range(P):
-        cols[f"strategy_{i}"] = str(strategies[i])
-    for i in range(P):
-        cols[f"cards_left_{i}"] = out["cards_left"][:, i]
-    for i in range(P):
-        cols[f"hand_points_{i}"] = out["hand_points"][:, i]
-    for i in range(P):
-        cols[f"score_{i}"] = out["score"][:, i]
-    for i in range(P):
-        cols[f"win_share_{i}"] = share[:, i]
-    return pd.DataFrame(cols)
+    return pd.DataFrame(hand_columns(rules, strategies, seed, reps, h))
 
 
 # ---------------------------------------------------------------------------------------
@@ -359,6 +274,22 @@ def run_play(
     strategies: str | Sequence[str],
     games: int,
     seed: int | str,
+    **kwargs,
+) -> pd.DataFrame | tuple[pd.DataFrame, pd.DataFrame]:
+    """``fastmach play`` as DataFrames: :func:`run_play_columns`'s rows (same arguments)."""
+    import pandas as pd
+
+    out = run_play_columns(rules, strategies, games, seed, **kwargs)
+    if isinstance(out, tuple):
+        return pd.DataFrame(out[0]), pd.DataFrame(out[1])
+    return pd.DataFrame(out)
+
+
+def run_play_columns(
+    rules: Rules | str,
+    strategies: str | Sequence[str],
+    games: int,
+    seed: int | str,
     *,
     players: int | None = None,
     rotate: bool = False,
@@ -366,8 +297,9 @@ def run_play(
     progress: bool | None = None,
     chunk: int = 500,
     hands: bool = False,
-) -> pd.DataFrame | tuple[pd.DataFrame, pd.DataFrame]:
-    """``fastmach play``: games for each line-up (rotations replay the same deals).
+) -> Columns | tuple[Columns, Columns]:
+    """``fastmach play``: games for each line-up (rotations replay the same deals), as
+    columns (:mod:`fastmach.engine.columns`; the command writes them without pandas).
 
     ``seed``: the root seed, or ``"secret"``: one drawn from the operating system, the
     same for every rotation and recorded only in the rows' ``seed`` column.
@@ -404,7 +336,8 @@ def run_play(
         probe_file(log, "log=")
     from tqdm import tqdm
 
-    frames, hand_frames = [], []
+    frames: list[Columns] = []
+    hand_frames: list[Columns] = []
     total = games * len(lineups)
     if log is not None:  # a log holds the engine's record of every game: smaller batches
         chunk = min(chunk, 50)
@@ -416,36 +349,20 @@ def run_play(
         for k, lineup in enumerate(lineups):
             for lo in range(0, games, chunk):
                 reps = np.arange(lo, min(games, lo + chunk), dtype=np.int64)
-                df = play_games(rules, lineup, seed, reps, log=tmp, hands=hands)
-                if hands:
-                    df, hf = df
-                    hf.insert(2, "rotation", k)
-                    hand_frames.append(hf)
-                df.insert(2, "rotation", k)
-                frames.append(df)
+                played = play_columns(rules, lineup, seed, reps, log=tmp, hands=hands)
+                if isinstance(played, tuple):
+                    played, hf = played
+                    hand_frames.append(with_rotation(hf, k))
+                frames.append(with_rotation(played, k))
                 bar.update(len(reps))
     if hands:
-        return pd.concat(frames, ignore_index=True), pd.concat(hand_frames, ignore_index=True)
-    return pd.concat(frames, ignore_index=True)
+        return concat(frames), concat(hand_frames)
+    return concat(frames)
 
 
-def summary(df: pd.DataFrame, rules: Rules, seconds: float) -> str:
+def summary(df: pd.DataFrame | Columns, rules: Rules, seconds: float) -> str:
     """One line: games, speed, end shares, win shares per strategy (tied wins shared)."""
-    n = len(df)
-    P = rules.players
-    ends = df["end"].value_counts(normalize=True)
-    end_txt = ", ".join(f"{e} {100 * ends.get(e, 0):.1f}%" for e in ("emptied", "blocked", "stock-out"))
-    wins: dict[str, float] = {}
-    for i in range(P):
-        for s, w in zip(df[f"strategy_{i}"], df[f"win_share_{i}"]):
-            wins[s] = wins.get(s, 0.0) + float(w)
-    seats_per = {s: int((df[[f"strategy_{i}" for i in range(P)]] == s).to_numpy().sum()) for s in wins}
-    win_txt = ", ".join(f"{s} {100 * wins[s] / max(1, seats_per[s]):.1f}%/seat" for s in wins)
-    return (
-        f"{n} games of {rules} in {seconds:.2f} s ({n / max(seconds, 1e-9):.0f} games/s); "
-        f"ends: {end_txt}; no winner {100 * (df['winner'] < 0).mean():.1f}%; "
-        f"wins: {win_txt}; mean turns {df['turns'].mean():.1f}"
-    )
+    return _summary(df, rules, seconds)
 
 
 def bench(rules: Rules | str = "classic", seats: Sequence[str] | None = None,
@@ -458,14 +375,14 @@ def bench(rules: Rules | str = "classic", seats: Sequence[str] | None = None,
     time per turn: every turn is one strategy decision)."""
     rules = resolve_rules(rules)
     seats = list(seats) if seats is not None else ["expert"] * rules.players
-    play_games(rules, seats, seed, range(1))  # warm-up
+    play_columns(rules, seats, seed, range(1))  # warm-up
     done, size, spent, turns = 0, 1, 0.0, 0
     while done < games and (spent < max_seconds or done == 0):
         n = min(size, games - done)
         t0 = time.perf_counter()
-        df = play_games(rules, seats, seed, np.arange(done, done + n))
+        cols = play_columns(rules, seats, seed, np.arange(done, done + n))
         spent += time.perf_counter() - t0
-        turns += int(df["turns"].sum())
+        turns += int(np.sum(cols["turns"]))
         done += n
         size *= 2
     if not detail:

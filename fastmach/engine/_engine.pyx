@@ -25,6 +25,7 @@ from fastmach.game._turn cimport (ERules, HState, Decision, Flow, A_PLAY, A_DRAW
                                   next_uniform, seat_can_play, any_seat_can_play, BLOCK_ROUNDS)
 from fastmach.game._position cimport load_table
 from fastmach.strategies._base cimport Context, Strategy
+from fastmach.strategies._reject cimport NoPlay, no_play_known, no_play_seen
 from fastmach.strategies._tactics import dissolved   # noqa: F401 (tests)
 from fastmach.strategies._base import hand_may_meld   # noqa: F401 (tests)
 from fastmach.game._seeding import seed_deal
@@ -101,6 +102,7 @@ cdef class Engine:
     cdef readonly int players
     cdef readonly bint checked        # verify the invariants after every turn (tests)
     cdef bint counting                # play_batch(hands=True): count draws/passes when able
+    cdef NoPlay counted[MAX_PLAYERS]  # ... each seat's last position counted without a play
     cdef bint recording               # play_batch(record=True): keep every hand's actions
     cdef list record                  # ... the hands of the current game
     cdef dict hand_rec                # ... the current hand (record_deal, _turn, _end)
@@ -189,7 +191,10 @@ cdef class Engine:
         cdef Decision* d = &self.dec
         cdef int P = R.players, k, seat, cur, end, table_before, stock_before, able, was_open
         cdef int can[MAX_PLAYERS]   # seat_can_play while the position stands still (-1 unknown)
+        cdef uint8_t empty[NCARD]
         cdef Flow f
+        memset(empty, 0, NCARD)
+        memset(self.counted, 0, sizeof(self.counted))
         memset(st, 0, sizeof(HState))
         memset(res, 0, sizeof(HandResult))
         wit_clear(&st.wit)
@@ -230,7 +235,7 @@ cdef class Engine:
                 return -2
             if self.counting and (d.kind == A_DRAW or d.kind == A_PASS):
                 if can[cur] < 0:
-                    can[cur] = seat_can_play(self.ctx.solver, R, st, cur)
+                    can[cur] = self.can_play(st, cur, empty)
                 able = can[cur]
                 if able < -1:
                     self.ctx.rc = able
@@ -282,6 +287,21 @@ cdef class Engine:
             with gil:
                 self.record_end(res)
         return 0
+
+    cdef int can_play(self, HState* st, int seat, const uint8_t* empty) noexcept nogil:
+        """seat_can_play, without the solver where the quick reject knows there is no play
+        (fastmach.strategies._reject: the table, or the empty table of an opening, and the
+        seat's hand; the same answer)."""
+        cdef const ERules* R = self.R
+        cdef const uint8_t* table = empty if R.opening and not st.opened[seat] else st.table
+        cdef NoPlay* m = &self.counted[seat]
+        cdef int k
+        if no_play_known(m, table, st.hands[seat], R.srules.ace_high):
+            return 0
+        k = seat_can_play(self.ctx.solver, R, st, seat)
+        if k == 0:
+            no_play_seen(m, table, st.hands[seat])
+        return k
 
     # ------------------------------------------------------------ recording (--log)
     cdef void record_deal(self, int dealer, int first) except *:

@@ -56,16 +56,16 @@ def write_log(path: str | Path, rules: Rules, seats, seed: int, replicates, game
     """Append the logs of these games to ``path``: ``games`` is the engine's record of
     them (``Engine.play_batch(..., record=True)["log"]``: per game its hands, each with
     the deal, every turn's action as applied, the end, the shares and the scores after
-    it), ``rows`` its DataFrame (the match winner and shares). Ends with the closing
-    record of the batch."""
+    it), ``rows`` its rows (the match winner and shares: a DataFrame, or columns name ->
+    array). Ends with the closing record of the batch."""
     names = [str(s) for s in seats]
-    share_cols = [f"win_share_{i}" for i in range(rules.players)]
+    winners = np.asarray(rows["winner"])
+    shares = [np.asarray(rows[f"win_share_{i}"]) for i in range(rules.players)]
     reps = np.asarray(replicates).tolist()
     with open_text(path, "a") as f:
         for i, (r, hands) in enumerate(zip(reps, games)):
-            row = rows.iloc[i]
-            for rec in _engine_lines(rules, names, seed, int(r), hands, int(row["winner"]),
-                                     [float(row[c]) for c in share_cols]):
+            for rec in _engine_lines(rules, names, seed, int(r), hands, int(winners[i]),
+                                     [float(s[i]) for s in shares]):
                 f.write(json.dumps(rec, separators=(",", ":")) + "\n")
         f.write(json.dumps({"type": "close", "games": len(reps)}) + "\n")
 

@@ -5,6 +5,7 @@ cimport cython
 
 from fastmach.core._solver cimport NCARD, JOKER
 from fastmach.game._turn cimport (ERules, HState, Decision, A_PLAY, set_draw, total, wit_copy)
+from fastmach.strategies._reject cimport no_play_known, no_play_seen
 
 
 cdef class Expert(Skill):
@@ -17,7 +18,10 @@ cdef class Expert(Skill):
         cdef const ERules* R = self.R
         cdef int64_t best
         cdef int n, n2, i, c, nswap, cancel
+        cdef bint plain = st.table[JOKER] == 0 and hand[JOKER] == 0
         set_draw(d)
+        if plain and no_play_known(&self.no_play, st.table, hand, R.srules.ace_high):
+            return   # d: the draw (nothing placed) the solver's empty answer gives
         best = self.solver.solve(st.table, hand, &R.srules, w, jw, d.placed, &d.wit)
         if best < -1:
             self.ctx.rc = <int>best
@@ -25,6 +29,12 @@ cdef class Expert(Skill):
         n = total(d.placed) if best >= 0 else 0
         if best < 0:
             memset(d.placed, 0, NCARD)
+        if plain and n == 0 and best >= 0:
+            for c in range(JOKER):   # every card counts: an empty answer means no play
+                if w[c] <= 0:
+                    break
+            else:
+                no_play_seen(&self.no_play, st.table, hand)
         if R.swap_hand and st.table[JOKER] > 0:
             # take back every table joker whose card the player holds, then play
             memcpy(self.t2, st.table, NCARD)

@@ -11,6 +11,7 @@ from typing import Any, Callable
 import numpy as np
 
 from fastmach.core import __version__
+from fastmach.engine.arrow import constant_array, plain_array, string_array
 from fastmach.study import Study
 from fastmach.study.plan import Chunk
 
@@ -40,8 +41,9 @@ def make_spec(study: Study, c: Chunk, engine: Callable | None = None) -> ChunkSp
 
 
 def default_engine() -> Callable:
-    from fastmach.engine import play_games
-    return play_games
+    """The engine's rows as columns (``fastmach.engine.play_columns``: no pandas)."""
+    from fastmach.engine import play_columns
+    return play_columns
 
 
 def _const_type(v: Any):
@@ -56,17 +58,22 @@ def _const_type(v: Any):
 
 
 def _engine_array(s):
-    """An engine column as an arrow array of a canonical type (int64/float64/bool/string)."""
-    import pandas as pd
+    """An engine column (a Series, or a NumPy array of the engine's columns) as an arrow
+    array of a canonical type (int64/float64/bool/string)."""
     import pyarrow as pa
     dt = s.dtype
     if isinstance(dt, np.dtype):  # plain numpy columns: no missing values to look for
+        v = s if isinstance(s, np.ndarray) else s.to_numpy()
         if dt.kind == "b":
-            return pa.array(s.to_numpy(), type=pa.bool_())
+            return plain_array(v)
         if dt.kind in "iu":
-            return pa.array(s.to_numpy().astype(np.int64, copy=False), type=pa.int64())
+            return plain_array(v.astype(np.int64, copy=False))
         if dt.kind == "f":
-            return pa.array(s.to_numpy().astype(np.float64, copy=False), type=pa.float64())
+            return plain_array(v.astype(np.float64, copy=False))
+    if isinstance(s, np.ndarray):
+        return string_array([None if x is None or (isinstance(x, float) and np.isnan(x))
+                             else str(x) for x in s.tolist()])
+    import pandas as pd
     if pd.api.types.is_bool_dtype(dt):
         return pa.array(s, type=pa.bool_(), from_pandas=True)
     if pd.api.types.is_integer_dtype(dt):
@@ -76,6 +83,16 @@ def _engine_array(s):
     vals = [None if (x is None or (isinstance(x, float) and np.isnan(x))) else str(x)
             for x in s.astype(object)]
     return pa.array(vals, type=pa.string())
+
+
+def _engine_columns(games) -> tuple[int, list, Callable[[Any], Any]]:
+    """An engine's rows, a DataFrame or columns (``fastmach.engine.columns``): their
+    count, the column names and a getter of one column."""
+    if isinstance(games, dict):
+        from fastmach.engine.columns import column, length
+        n = length(games)
+        return n, list(games), lambda name: column(games, name, n)
+    return len(games), list(games.columns), lambda name: games[name]
 
 
 def tidy_table(games, spec: ChunkSpec, *, hands: bool = False):
@@ -88,36 +105,37 @@ def tidy_table(games, spec: ChunkSpec, *, hands: bool = False):
     """
     import pyarrow as pa
     n = spec.stop - spec.start
+    rows, names, column = _engine_columns(games)
     cols: dict[str, Any] = {}
     if hands:
-        n = len(games)
+        n = rows
         for k in ("seed", "replicate", "hand"):
-            cols[k] = _engine_array(games[k])
-    elif len(games) != n:
-        raise RuntimeError(f"engine returned {len(games)} rows for {n} replicates")
-    elif "replicate" in games.columns and not np.array_equal(
-            games["replicate"].to_numpy(), np.arange(spec.start, spec.stop)):
+            cols[k] = _engine_array(column(k))
+    elif rows != n:
+        raise RuntimeError(f"engine returned {rows} rows for {n} replicates")
+    elif "replicate" in names and not np.array_equal(
+            np.asarray(column("replicate")), np.arange(spec.start, spec.stop)):
         raise RuntimeError("engine returned rows out of replicate order")
     const = dict(spec.columns)
     head = ["cell", "rules", "preset", "players", "lineup"]
     for k in head:
-        cols[k] = pa.array([const[k]] * n, type=_const_type(const[k]))
-    cols["rotation"] = pa.array(np.full(n, spec.rotation, dtype=np.int64))
+        cols[k] = constant_array(const[k], n, _const_type(const[k]))
+    cols["rotation"] = plain_array(np.full(n, spec.rotation, dtype=np.int64))
     for k, v in const.items():
         if k not in cols:
-            cols[k] = pa.array([v] * n, type=_const_type(v))
+            cols[k] = constant_array(v, n, _const_type(v))
     seat: dict[str, dict[int, Any]] = {}
-    for name in games.columns:
+    for name in names:
         m = _SEAT_RE.fullmatch(str(name))
         if m:
-            seat.setdefault(m.group(1), {})[int(m.group(2))] = _engine_array(games[name])
+            seat.setdefault(m.group(1), {})[int(m.group(2))] = _engine_array(column(name))
         elif name not in cols:
-            cols[str(name)] = _engine_array(games[name])
+            cols[str(name)] = _engine_array(column(name))
     for prefix, arrays in seat.items():
         typ = arrays[min(arrays)].type
         for i in range(spec.max_seats):
             cols[f"{prefix}_{i}"] = arrays.get(i, pa.nulls(n, type=typ))
-    return pa.table(cols)
+    return pa.Table.from_arrays(list(cols.values()), names=list(cols))
 
 
 def _parquet_bytes(table) -> bytes:

@@ -33,15 +33,16 @@ import pandas as pd
 from fastmach.analysis.metrics import METRICS as CATALOGUE, Metric, p_text
 from fastmach.errors import FastmachError
 from fastmach.study import Study, split_lineup
+from fastmach.tools.defaults import COMPARE_GAMES, COMPARE_MAX_GAMES, COMPARE_SEED
 
 __all__ = ["compare", "Comparison", "METRICS", "plan_study", "parse_precision", "word",
            "comparison_table", "format_table", "format_sentences", "sentences_of"]
 
 DEFAULT_PLAYERS = (2, 3, 4, 5)
 DEFAULT_LINEUPS = (("expert",), ("expert", "beginner"))
-DEFAULT_GAMES = 500
-DEFAULT_MAX_GAMES = 10_000
-DEFAULT_SEED = 20261201
+DEFAULT_GAMES = COMPARE_GAMES
+DEFAULT_MAX_GAMES = COMPARE_MAX_GAMES
+DEFAULT_SEED = COMPARE_SEED
 DEFAULT_CHUNK = 100
 #: Family-wise level of the words: a word only where the adjusted interval excludes 0.
 ALPHA = 0.05

@@ -53,16 +53,17 @@ from fastmach.outputs import atomic_path, probe_dir
 from fastmach.rules import Rules
 from fastmach.strategies import parse_strategy, split_strategies
 from fastmach.study import Study
+from fastmach.tools.defaults import RATE_BOOTSTRAP, RATE_GAMES, RATE_MAX_LINEUPS, RATE_SEED
 
 __all__ = ["rate", "Rating", "RatePlan", "plan_rate", "lineups_for", "format_ladder",
            "ladder_figure", "DEFAULT_GAMES", "DEFAULT_SEED", "DEFAULT_MAX_LINEUPS",
            "DEFAULT_BOOTSTRAP"]
 
-DEFAULT_GAMES = 100
-DEFAULT_SEED = 20261201
+DEFAULT_GAMES = RATE_GAMES
+DEFAULT_SEED = RATE_SEED
 DEFAULT_CHUNK = 50
-DEFAULT_MAX_LINEUPS = 128
-DEFAULT_BOOTSTRAP = 1000
+DEFAULT_MAX_LINEUPS = RATE_MAX_LINEUPS
+DEFAULT_BOOTSTRAP = RATE_BOOTSTRAP
 #: Random multisets each greedy step of the balanced design chooses among.
 CANDIDATES = 64
 
