@@ -89,7 +89,7 @@ from fastmach.strategies._beginner import Beginner
 from fastmach.strategies._expert import Expert
 from fastmach.strategies._intermediate import Intermediate
 from fastmach.strategies._lookahead import Lookahead
-from fastmach.strategies._search import OPPONENTS, POLICIES, Search, build_search
+from fastmach.strategies._search import DEALS, OPPONENTS, POLICIES, Search, build_search
 from fastmach.strategies._strong import Strong
 from fastmach.strategies._tactics import (Fallible, KeepJokers, Opening, Patience,
                                           PointsObjective, Skilled)
@@ -182,11 +182,21 @@ _POLICY_DOC = ("every seat's play in the playouts, and the search's base play: 0
                "hand), 2 (or strong: the strong player's defaults)")
 POLICY = Param("policy", int, POLICIES.index("strong"), 0, len(POLICIES) - 1, _POLICY_DOC,
                POLICIES)
-OPPONENTS_PARAM = Param(
-    "opponents", int, OPPONENTS.index("policy"), 0, len(OPPONENTS) - 1,
+_OPPONENTS_DOC = (
     "how the playouts play the other seats: 0 (or policy), 1 (or expert), 2 (or observed: "
     "the expert for a seat the public hand sizes show placing cards without going out "
-    "while the stock lasted, the policy for the others)", OPPONENTS)
+    "while the stock lasted, the policy for the others)")
+OPPONENTS_PARAM = Param(
+    "opponents", int, OPPONENTS.index("observed"), 0, len(OPPONENTS) - 1,
+    _OPPONENTS_DOC, OPPONENTS)
+CLAIRVOYANT_OPPONENTS = Param(
+    "opponents", int, OPPONENTS.index("policy"), 0, len(OPPONENTS) - 1,
+    _OPPONENTS_DOC, OPPONENTS)
+DEALS_PARAM = Param(
+    "deals", int, DEALS.index("history"), 0, len(DEALS) - 1,
+    "how the hidden cards are dealt for the playouts: 0 (or uniform: at random), 1 (or "
+    "history: an opponent seen drawing on its last turn is dealt a hand from which its "
+    "playout model, less the card drawn, would draw too)", DEALS)
 CLAIRVOYANT_POLICY = Param("policy", int, 0, 0, len(POLICIES) - 1, _POLICY_DOC, POLICIES)
 STRONG = (
     Param("stock_low", int, 0, 0, 200,
@@ -243,7 +253,7 @@ REGISTRY: dict[str, StrategyKind] = {
         build=lambda ctx, p, expert: Lookahead(ctx, *expert(), int(p["playouts"])),
     ),
     "search": StrategyKind(
-        "search", Search, (BUDGET, POLICY, OPPONENTS_PARAM),
+        "search", Search, (BUDGET, POLICY, OPPONENTS_PARAM, DEALS_PARAM),
         "the best of its candidates by playouts of `budget` sampled deals of the hidden "
         "cards (the same deals for every candidate; win share, then fewer cards left): the "
         "policy's play (the strong player's by default), the maximum placement and its "
@@ -257,7 +267,7 @@ REGISTRY: dict[str, StrategyKind] = {
     "clairvoyant": StrategyKind(
         "clairvoyant", Search, (Param("budget", int, 1, 1, 4096,
                                       "playouts per candidate (the true deal each time)"),
-                                CLAIRVOYANT_POLICY, OPPONENTS_PARAM),
+                                CLAIRVOYANT_POLICY, CLAIRVOYANT_OPPONENTS),
         "a measuring stick, not a fair player: the search over the true position (every "
         "hand and the stock order, no sampling)",
         build=lambda ctx, p, expert: build_search(ctx, p, expert, clairvoyant=True),
