@@ -43,20 +43,23 @@ only in a play that empties the hand; ``min_cards`` (patience) = draw instead of
 placing fewer cards (net) while the stock holds at least ``PATIENCE_STOCK`` cards, unless
 the play empties the hand, and never where ``may_draw_when_able`` is false.
 
-Search (``search(budget, policy)``, ``_search``): candidates are the playout policy's own
+Search (``search(budget, policy, opponents, deals)``, ``_search``): candidates are the playout policy's own
 play, the expert's maximum placement and that placement restricted to parts of the hand
 (without its jokers; without J/Q/K; without both; without the placed cards that could
 share a meld with a card kept in hand, the pieces of future melds; without pieces and
 jokers; without 10-K and jokers; without 8-K and jokers), the most points placed, and a
 draw (where holding is allowed); a play that empties the hand is made at once. Each of
 ``budget`` rounds deals the cards the seat cannot see (other hands' contents, the stock
-order) at random from the cards not in its hand or on the table, sizes kept, and plays
+order) at random from the cards not in its hand or on the table, sizes kept (``deals=
+history``, the default: an opponent seen drawing on its last turn is dealt again until
+its hand, less one card as its draw, is one its playout model would draw from), and plays
 every candidate out from that deal with the same PRNG, every seat played by the policy
 (``strong`` by default, ``expert``, or ``holding``: jokers and J/Q/K kept until the play
-empties the hand). Outcome: the share of the hand's win; the candidate of
-the highest mean paired difference from the policy's play replaces it where that mean
-exceeds half a standard error, the variance pooled over the candidates (budget 1 plays
-the policy's play). ``clairvoyant`` is the same search over the true
+empties the hand), the opponents seen placing cards while the stock lasted by the expert
+(``opponents=observed``, the default). Outcome: the share of the hand's win; the
+candidate of the highest mean paired difference from the policy's play replaces it where
+that mean clears a one-sided 5% test Bonferroni-adjusted over the candidates, the
+variance pooled over them (budget 1 plays the policy's play). ``clairvoyant`` is the same search over the true
 position (every hand, the stock order): not a fair player but the ceiling's measuring
 stick (the best mean, no sampling error), ``fair=False`` in its registry entry
 (``fair_names`` leaves it out).
@@ -259,9 +262,11 @@ REGISTRY: dict[str, StrategyKind] = {
         "policy's play (the strong player's by default), the maximum placement and its "
         "holding variants (keeping the jokers, J/Q/K, both, the pieces of future melds, "
         "pieces and jokers, 10-K and jokers, 8-K and jokers; the most points), a draw; it "
-        "leaves the policy's play for the best mean candidate where that is better by "
-        "more than half a standard error (pooled over the candidates); budget 1 is the "
-        "policy itself",
+        "leaves the policy's play for the best mean candidate where a one-sided 5% test, "
+        "Bonferroni-adjusted over the candidates (the variance pooled over them), says it "
+        "is better; the opponents seen placing cards early are played as experts, and an "
+        "opponent seen drawing is dealt a hand its model would draw from (opponents, "
+        "deals); budget 1 is the policy itself",
         build=lambda ctx, p, expert: build_search(ctx, p, expert),
     ),
     "clairvoyant": StrategyKind(
