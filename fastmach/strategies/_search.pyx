@@ -32,7 +32,11 @@
 #   Bonferroni-adjusted over the candidates (DEPART_Z, the pooled variance), departs at
 #   1-5% and gains -0.4 to +1.2 (+-0.4 to 0.9) at every budget and model: the search is
 #   strong's game unless the playouts say clearly otherwise.
-# - whole games with the new defaults: README (the search's table).
+# - whole games with the new defaults (seed 2026, rotated, deal-clustered 95%, paired by
+#   deal with strong in the same seat): against three experts search(4) 83.0% [77.7,
+#   88.3], edge +0.0 [-4.3, +4.3] (50 deals; 49.0% before); against three strong players
+#   budget 2 +0.8 [-4.9, +6.6] (30 deals), budget 4 +7.5 [-1.1, +16.1] (20 deals). No
+#   edge over strong is shown yet; it no longer loses to it.
 #
 # What was measured before (uniform deals, opponents the policy, half a standard error):
 # - the departure rule, on the search's own playouts (last_playouts): 40 rounds of every
