@@ -224,6 +224,79 @@ class _Hidden:
         self.stock = stock
 
 
+def _drawer_positions(n: int):
+    """Positions of classic single hands with the stock lasting, each with the hands and
+    stock of one round earlier where the seat after next held one card fewer (it drew it
+    since) and the next seat two more (it placed them since)."""
+    r, positions = _hidden_positions("classic(match=single)", 3, 4)
+    out = []
+    for st in [p for p in positions if len(p.stock) >= 4][:n]:
+        seat = st.current_player
+        placer, drawer = (seat + 1) % 4, (seat + 2) % 4
+        out.append((st, seat, placer, drawer, _round_before(st, placer, drawer)))
+    return r, out
+
+
+def _draws_from(eng, st, seat: int, hand, drawn: int, hands, stock_left: int) -> bool:
+    """Whether the engine's seat draws from `hand` less the card `drawn` on st's table."""
+    h = [np.array(x, dtype=np.int64) for x in hands]
+    h[seat] = np.array(hand, dtype=np.int64)
+    h[seat][drawn] -= 1
+    kind = eng.decide_position(seat, h, st._melds, st._stands, st.opened, stock_left + 1,
+                               7, st.failed_last)[0]
+    return kind != "play"
+
+
+@pytest.mark.parametrize("model,judge", [("expert", "expert"), ("policy", "strong")])
+def test_history_deals_give_an_opponent_that_drew_a_hand_its_model_draws_from(model, judge):
+    # the opponent whose hand grew by one card over the last round (the stock lasting)
+    # drew: every deal of its hand, less the card taken as its draw, leaves its playout
+    # model (the expert, or the strong policy) no play on the table, unless the deal is
+    # counted a miss; the seat that placed cards is dealt at random
+    r, cases = _drawer_positions(12)
+    eng = make_engine(r, [f"search(budget=2,opponents={model},deals=history)"] * 4)[2]
+    ref = make_engine(r, [judge] * 4)[2]
+    checked = 0
+    for st, seat, placer, drawer, (before, early) in cases:
+        search = eng.seats[seat]
+        _at(eng, st, before, early, turn=20)
+        misses = search.misses
+        if _at(eng, st, st._hands, list(st.stock), turn=24)[5] == st.rng_state:
+            continue   # nothing weighed: no deal sampled
+        hands, drawn, drew = search.last_deal()
+        assert drew == [drawer]
+        assert drawn[drawer] >= 0 and hands[drawer][drawn[drawer]] > 0
+        assert all(d == -1 for s, d in enumerate(drawn) if s != drawer)
+        assert hands[seat].tolist() == st._hands[seat].tolist()
+        assert [int(h.sum()) for h in hands] == [int(h.sum()) for h in st._hands]
+        hidden = sum(st._hands[s] for s in range(4) if s != seat) + np.bincount(
+            st.stock, minlength=NCARD)
+        assert (sum(hands[s] for s in range(4) if s != seat) <= hidden).all()
+        if search.misses == misses:
+            assert _draws_from(ref, st, drawer, hands[drawer], drawn[drawer], hands,
+                               len(st.stock)), str(st)
+            checked += 1
+    assert checked >= 3
+
+
+def test_uniform_deals_give_an_opponent_that_drew_hands_it_could_play_from():
+    # the control of the test above: without the history rule the expert model is dealt,
+    # somewhere, a hand it would play from (so the rule changes the deals)
+    r, cases = _drawer_positions(12)
+    eng = make_engine(r, ["search(budget=2,opponents=expert,deals=uniform)"] * 4)[2]
+    ref = make_engine(r, ["expert"] * 4)[2]
+    plays = 0
+    for st, seat, placer, drawer, (before, early) in cases:
+        _at(eng, st, before, early, turn=20)
+        if _at(eng, st, st._hands, list(st.stock), turn=24)[5] == st.rng_state:
+            continue
+        hands, drawn, drew = eng.seats[seat].last_deal()
+        assert drew == [drawer] and drawn == [-1] * 4
+        card = int(np.flatnonzero(hands[drawer])[0])
+        plays += not _draws_from(ref, st, drawer, hands[drawer], card, hands, len(st.stock))
+    assert plays > 0
+
+
 # ----------------------------------------------------------------- the search itself
 def test_search_never_places_more_than_the_maximum_and_empties_when_it_can():
     r, positions = game_positions("classic(match=single)", ("expert", "beginner"), 3, 6)
@@ -249,38 +322,43 @@ def test_search_never_places_more_than_the_maximum_and_empties_when_it_can():
 def test_search_leaves_the_policys_play_only_on_evidence(policy):
     # one sampled deal gives no standard error: budget 1 plays the policy's play
     # everywhere (the same cards; the solver may arrange the table another way), without
-    # a playout (no PRNG draw); a larger budget departs from it somewhere
+    # a playout (no PRNG draw); a large budget departs from it somewhere (the adjusted
+    # rule rarely departs at small budgets)
     r, positions = game_positions("classic(match=single)", ("expert", "beginner"), 3, 6)
     one = make_engine(r, [f"search(budget=1,policy={policy})"] * r.players)[2]
-    many = make_engine(r, [f"search(budget=8,policy={policy})"] * r.players)[2]
+    many = make_engine(r, [f"search(budget=48,policy={policy})"] * r.players)[2]
     base = make_engine(r, [policy] * r.players)[2]
     departed = 0
     for st in positions[:40]:
         b = _decide(base, st, st._hands, list(st.stock))
         a = _decide(one, st, st._hands, list(st.stock))
         assert a[:3] == b[:3] and a[5] == b[5] == st.rng_state
-        departed += _decide(many, st, st._hands, list(st.stock))[:3] != b[:3]
+        if not departed:   # one departure shows it; the rest would only cost time
+            departed += _decide(many, st, st._hands, list(st.stock))[:3] != b[:3]
     assert departed > 0
 
 
-def _pooled_departure(w: np.ndarray) -> int:
+def _adjusted_departure(w: np.ndarray) -> int:
     """Test-local reference of the departure rule on one decision's playouts (rounds x
     candidates of win shares, candidate 0 the policy's play): the highest mean paired
-    difference from candidate 0, where it exceeds half a standard error of the sample
-    variance averaged over the candidates (at least 0.05)."""
-    b = w.shape[0]
+    difference from candidate 0, where it exceeds z standard errors of the sample
+    variance averaged over the candidates (at least 0.05), z the normal's 1 - 0.05 / m
+    quantile for m = candidates - 1 (one-sided, Bonferroni), m capped at 10."""
+    from scipy.stats import norm
+    b, n = w.shape
     d = w[:, 1:] - w[:, [0]]
     m = d.mean(axis=0)
     v = max(float(np.mean(np.clip(d.var(axis=0, ddof=1), 0, None))), 0.05)
+    z = round(float(norm.ppf(1 - 0.05 / min(n - 1, 10))), 3)   # the rule's table
     k = int(np.argmax(m))
-    return k + 1 if m[k] > 0.5 * math.sqrt(v / b) + 1e-12 else 0
+    return k + 1 if m[k] > z * math.sqrt(v / b) + 1e-12 else 0
 
 
-def test_search_departs_by_the_pooled_rule_on_its_own_playouts():
+def test_search_departs_by_the_adjusted_rule_on_its_own_playouts():
     # every weighed decision: the candidate played is the reference rule's on the
     # playouts it recorded, and the policy's play (the same cards) exactly when that is 0
     r, positions = game_positions("classic(match=single)", ("strong", "expert"), 3, 8)
-    eng = make_engine(r, ["search(budget=4)"] * r.players)[2]
+    eng = make_engine(r, ["search(budget=16)"] * r.players)[2]
     base = make_engine(r, ["strong"] * r.players)[2]
     weighed = departed = 0
     for st in positions[:50]:
@@ -288,10 +366,10 @@ def test_search_departs_by_the_pooled_rule_on_its_own_playouts():
         if a[5] == st.rng_state:
             continue
         w, cards, points, chosen = eng.seats[st.current_player].last_playouts()
-        assert w.shape[0] == 4 and w.shape[1] >= 2
+        assert w.shape[0] == 16 and w.shape[1] >= 2
         assert ((w >= 0) & (w <= 1)).all() and (cards >= 0).all() and (points >= 0).all()
         weighed += 1
-        assert chosen == _pooled_departure(w)
+        assert chosen == _adjusted_departure(w)
         b = _decide(base, st, st._hands, list(st.stock))
         assert (a[:3] == b[:3]) == (chosen == 0)
         departed += chosen > 0
@@ -343,7 +421,7 @@ chunk = 1
 rules = ["classic(match=single)"]
 players = [4]
 lineup = [["search(budget=2)", "strong", "strong", "strong"],
-          ["search(budget=2,opponents=observed)", "expert", "expert", "strong"]]
+          ["search(budget=2,opponents=policy)", "expert", "expert", "strong"]]
 """
 
 
@@ -355,7 +433,7 @@ def test_search_games_are_the_same_on_one_and_two_workers(tmp_path):
     two = run_study(study, tmp_path / "two", workers=2, progress=False)
     pd.testing.assert_frame_equal(one, two)
     assert len(one) == 8
-    assert set(one["strategy_0"]) == {"search(budget=2)", "search(budget=2,opponents=2)"}
+    assert set(one["strategy_0"]) == {"search(budget=2)", "search(budget=2,opponents=0)"}
 
 
 def test_search_and_clairvoyant_games_are_reproducible_for_a_seed():
@@ -416,14 +494,20 @@ def test_clairvoyant_is_marked_unfair_and_listed_so():
 def test_parameters_of_the_search_parse_with_their_words():
     from fastmach.strategies import parse_strategy
     s = parse_strategy("search(budget=16,policy=holding)")
-    assert s.params == {"budget": 16, "policy": 1, "opponents": 0} and str(s) == "search(budget=16,policy=1)"
+    assert s.params == {"budget": 16, "policy": 1, "opponents": 2, "deals": 1}
+    assert str(s) == "search(budget=16,policy=1)"
     # the search plays on the strong player by default, the clairvoyant on the expert
     assert str(parse_strategy("search(policy=strong)")) == "search"
     assert str(parse_strategy("search(policy=expert)")) == "search(policy=0)"
     assert str(parse_strategy("clairvoyant(policy=expert)")) == "clairvoyant"
-    # the playouts play the opponents as the policy by default
-    assert str(parse_strategy("search(opponents=policy)")) == "search"
-    assert str(parse_strategy("search(opponents=observed)")) == "search(opponents=2)"
+    # the search's playouts play the opponents as observed, its deals follow the public
+    # history; the clairvoyant's opponents are the policy (it sees the cards)
+    assert str(parse_strategy("search(opponents=observed,deals=history)")) == "search"
+    assert str(parse_strategy("search(opponents=policy)")) == "search(opponents=0)"
+    assert str(parse_strategy("search(deals=uniform)")) == "search(deals=0)"
+    assert str(parse_strategy("clairvoyant(opponents=policy)")) == "clairvoyant"
+    with pytest.raises(Exception, match="deals"):
+        parse_strategy("clairvoyant(deals=history)")
     assert str(parse_strategy("clairvoyant(policy=strong,opponents=expert)")) == \
         "clairvoyant(policy=2,opponents=1)"
 

@@ -43,20 +43,23 @@ only in a play that empties the hand; ``min_cards`` (patience) = draw instead of
 placing fewer cards (net) while the stock holds at least ``PATIENCE_STOCK`` cards, unless
 the play empties the hand, and never where ``may_draw_when_able`` is false.
 
-Search (``search(budget, policy)``, ``_search``): candidates are the playout policy's own
+Search (``search(budget, policy, opponents, deals)``, ``_search``): candidates are the playout policy's own
 play, the expert's maximum placement and that placement restricted to parts of the hand
 (without its jokers; without J/Q/K; without both; without the placed cards that could
 share a meld with a card kept in hand, the pieces of future melds; without pieces and
 jokers; without 10-K and jokers; without 8-K and jokers), the most points placed, and a
 draw (where holding is allowed); a play that empties the hand is made at once. Each of
 ``budget`` rounds deals the cards the seat cannot see (other hands' contents, the stock
-order) at random from the cards not in its hand or on the table, sizes kept, and plays
+order) at random from the cards not in its hand or on the table, sizes kept (``deals=
+history``, the default: an opponent seen drawing on its last turn is dealt again until
+its hand, less one card as its draw, is one its playout model would draw from), and plays
 every candidate out from that deal with the same PRNG, every seat played by the policy
 (``strong`` by default, ``expert``, or ``holding``: jokers and J/Q/K kept until the play
-empties the hand). Outcome: the share of the hand's win; the candidate of
-the highest mean paired difference from the policy's play replaces it where that mean
-exceeds half a standard error, the variance pooled over the candidates (budget 1 plays
-the policy's play). ``clairvoyant`` is the same search over the true
+empties the hand), the opponents seen placing cards while the stock lasted by the expert
+(``opponents=observed``, the default). Outcome: the share of the hand's win; the
+candidate of the highest mean paired difference from the policy's play replaces it where
+that mean clears a one-sided 5% test Bonferroni-adjusted over the candidates, the
+variance pooled over them (budget 1 plays the policy's play). ``clairvoyant`` is the same search over the true
 position (every hand, the stock order): not a fair player but the ceiling's measuring
 stick (the best mean, no sampling error), ``fair=False`` in its registry entry
 (``fair_names`` leaves it out).
@@ -89,7 +92,7 @@ from fastmach.strategies._beginner import Beginner
 from fastmach.strategies._expert import Expert
 from fastmach.strategies._intermediate import Intermediate
 from fastmach.strategies._lookahead import Lookahead
-from fastmach.strategies._search import OPPONENTS, POLICIES, Search, build_search
+from fastmach.strategies._search import DEALS, OPPONENTS, POLICIES, Search, build_search
 from fastmach.strategies._strong import Strong
 from fastmach.strategies._tactics import (Fallible, KeepJokers, Opening, Patience,
                                           PointsObjective, Skilled)
@@ -182,11 +185,21 @@ _POLICY_DOC = ("every seat's play in the playouts, and the search's base play: 0
                "hand), 2 (or strong: the strong player's defaults)")
 POLICY = Param("policy", int, POLICIES.index("strong"), 0, len(POLICIES) - 1, _POLICY_DOC,
                POLICIES)
-OPPONENTS_PARAM = Param(
-    "opponents", int, OPPONENTS.index("policy"), 0, len(OPPONENTS) - 1,
+_OPPONENTS_DOC = (
     "how the playouts play the other seats: 0 (or policy), 1 (or expert), 2 (or observed: "
     "the expert for a seat the public hand sizes show placing cards without going out "
-    "while the stock lasted, the policy for the others)", OPPONENTS)
+    "while the stock lasted, the policy for the others)")
+OPPONENTS_PARAM = Param(
+    "opponents", int, OPPONENTS.index("observed"), 0, len(OPPONENTS) - 1,
+    _OPPONENTS_DOC, OPPONENTS)
+CLAIRVOYANT_OPPONENTS = Param(
+    "opponents", int, OPPONENTS.index("policy"), 0, len(OPPONENTS) - 1,
+    _OPPONENTS_DOC, OPPONENTS)
+DEALS_PARAM = Param(
+    "deals", int, DEALS.index("history"), 0, len(DEALS) - 1,
+    "how the hidden cards are dealt for the playouts: 0 (or uniform: at random), 1 (or "
+    "history: an opponent seen drawing on its last turn is dealt a hand from which its "
+    "playout model, less the card drawn, would draw too)", DEALS)
 CLAIRVOYANT_POLICY = Param("policy", int, 0, 0, len(POLICIES) - 1, _POLICY_DOC, POLICIES)
 STRONG = (
     Param("stock_low", int, 0, 0, 200,
@@ -243,21 +256,23 @@ REGISTRY: dict[str, StrategyKind] = {
         build=lambda ctx, p, expert: Lookahead(ctx, *expert(), int(p["playouts"])),
     ),
     "search": StrategyKind(
-        "search", Search, (BUDGET, POLICY, OPPONENTS_PARAM),
+        "search", Search, (BUDGET, POLICY, OPPONENTS_PARAM, DEALS_PARAM),
         "the best of its candidates by playouts of `budget` sampled deals of the hidden "
         "cards (the same deals for every candidate; win share, then fewer cards left): the "
         "policy's play (the strong player's by default), the maximum placement and its "
         "holding variants (keeping the jokers, J/Q/K, both, the pieces of future melds, "
         "pieces and jokers, 10-K and jokers, 8-K and jokers; the most points), a draw; it "
-        "leaves the policy's play for the best mean candidate where that is better by "
-        "more than half a standard error (pooled over the candidates); budget 1 is the "
-        "policy itself",
+        "leaves the policy's play for the best mean candidate where a one-sided 5% test, "
+        "Bonferroni-adjusted over the candidates (the variance pooled over them), says it "
+        "is better; the opponents seen placing cards early are played as experts, and an "
+        "opponent seen drawing is dealt a hand its model would draw from (opponents, "
+        "deals); budget 1 is the policy itself",
         build=lambda ctx, p, expert: build_search(ctx, p, expert),
     ),
     "clairvoyant": StrategyKind(
         "clairvoyant", Search, (Param("budget", int, 1, 1, 4096,
                                       "playouts per candidate (the true deal each time)"),
-                                CLAIRVOYANT_POLICY, OPPONENTS_PARAM),
+                                CLAIRVOYANT_POLICY, CLAIRVOYANT_OPPONENTS),
         "a measuring stick, not a fair player: the search over the true position (every "
         "hand and the stock order, no sampling)",
         build=lambda ctx, p, expert: build_search(ctx, p, expert, clairvoyant=True),

@@ -9,6 +9,13 @@ cdef enum:
     OPP_OBSERVED = 2    # the expert for the opponents seen placing cards early, else the policy
 
 cdef enum:
+    DEALS_UNIFORM = 0   # the hidden cards dealt at random
+    DEALS_HISTORY = 1   # ... an opponent that drew last turn dealt a hand its model draws from
+
+cdef enum:
+    HISTORY_TRIES = 12  # deals of one opponent's hand tried before the last one is kept
+
+cdef enum:
     MAX_CANDS = 11      # the policy's play, the maximum placement, 8 variants, a draw
     MAX_REC = 64        # rounds of playouts kept for last_playouts
 
@@ -32,6 +39,13 @@ cdef class Search(Strategy):
     cdef int placed[MAX_PLAYERS]     # seen placing cards (not going out) while the stock lasted
     cdef int seen_n[MAX_PLAYERS]     # the hand sizes at the seat's previous decision
     cdef int seen_turn, seen_hand, seen_seat   # ... its turn, hand and seat (-1: none)
+    cdef int seen_stock              # ... and the stock's cards left
+    cdef readonly int deals          # DEALS_UNIFORM or DEALS_HISTORY
+    cdef int drew[MAX_PLAYERS]       # drew one card on its last turn (the stock lasting)
+    cdef int drawn[MAX_PLAYERS]      # the last deal: the card taken as its draw (-1: none)
+    cdef readonly long long tries, misses   # hands dealt to drawers, and deals left inconsistent
+    cdef HState chk                  # a drawer's position before its draw (the check)
+    cdef Decision cdec               # its model's decision there
     cdef HState deal                 # the position of one round of playouts
     cdef HState ps                   # a playout's position
     cdef Decision pdec               # its decisions
@@ -55,4 +69,6 @@ cdef class Search(Strategy):
     cdef void restricted(self, HState* st, int seat, const uint8_t* hand, const int32_t* w,
                          const int32_t* jw, Decision* d) noexcept nogil
     cdef void sample(self, HState* st, int seat, uint64_t* prng) noexcept nogil
+    cdef void redeal_drawers(self, int seat, uint64_t* prng) noexcept nogil
+    cdef bint draws_there(self, int s, uint64_t* prng) noexcept nogil
     cdef double playout(self, int seat, Decision* cand, uint64_t* prng) noexcept nogil
