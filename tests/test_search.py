@@ -496,20 +496,23 @@ def test_parameters_of_the_search_parse_with_their_words():
     s = parse_strategy("search(budget=16,policy=holding)")
     assert s.params == {"budget": 16, "policy": 1, "opponents": 2, "deals": 1}
     assert str(s) == "search(budget=16,policy=1)"
-    # the search plays on the strong player by default, the clairvoyant on the expert
+    # the search and the clairvoyant play on the strong player by default
     assert str(parse_strategy("search(policy=strong)")) == "search"
     assert str(parse_strategy("search(policy=expert)")) == "search(policy=0)"
-    assert str(parse_strategy("clairvoyant(policy=expert)")) == "clairvoyant"
+    assert str(parse_strategy("clairvoyant(policy=strong)")) == "clairvoyant"
+    assert str(parse_strategy("clairvoyant(policy=expert)")) == "clairvoyant(policy=0)"
     # the search's playouts play the opponents as observed, its deals follow the public
-    # history; the clairvoyant's opponents are the policy (it sees the cards)
+    # history; the clairvoyant's opponents are modelled as observed too (it sees the
+    # cards, so it has no deals to choose)
     assert str(parse_strategy("search(opponents=observed,deals=history)")) == "search"
     assert str(parse_strategy("search(opponents=policy)")) == "search(opponents=0)"
     assert str(parse_strategy("search(deals=uniform)")) == "search(deals=0)"
-    assert str(parse_strategy("clairvoyant(opponents=policy)")) == "clairvoyant"
+    assert str(parse_strategy("clairvoyant(opponents=observed)")) == "clairvoyant"
+    assert str(parse_strategy("clairvoyant(opponents=policy)")) == "clairvoyant(opponents=0)"
     with pytest.raises(Exception, match="deals"):
         parse_strategy("clairvoyant(deals=history)")
-    assert str(parse_strategy("clairvoyant(policy=strong,opponents=expert)")) == \
-        "clairvoyant(policy=2,opponents=1)"
+    assert str(parse_strategy("clairvoyant(policy=expert,opponents=expert)")) == \
+        "clairvoyant(policy=0,opponents=1)"
 
 
 def test_bench_reports_search_and_clairvoyant_decisions_per_second():

@@ -192,15 +192,11 @@ _OPPONENTS_DOC = (
 OPPONENTS_PARAM = Param(
     "opponents", int, OPPONENTS.index("observed"), 0, len(OPPONENTS) - 1,
     _OPPONENTS_DOC, OPPONENTS)
-CLAIRVOYANT_OPPONENTS = Param(
-    "opponents", int, OPPONENTS.index("policy"), 0, len(OPPONENTS) - 1,
-    _OPPONENTS_DOC, OPPONENTS)
 DEALS_PARAM = Param(
     "deals", int, DEALS.index("history"), 0, len(DEALS) - 1,
     "how the hidden cards are dealt for the playouts: 0 (or uniform: at random), 1 (or "
     "history: an opponent seen drawing on its last turn is dealt a hand from which its "
     "playout model, less the card drawn, would draw too)", DEALS)
-CLAIRVOYANT_POLICY = Param("policy", int, 0, 0, len(POLICIES) - 1, _POLICY_DOC, POLICIES)
 STRONG = (
     Param("stock_low", int, 0, 0, 200,
           "holding stops when the stock holds at most this many cards"),
@@ -272,7 +268,7 @@ REGISTRY: dict[str, StrategyKind] = {
     "clairvoyant": StrategyKind(
         "clairvoyant", Search, (Param("budget", int, 1, 1, 4096,
                                       "playouts per candidate (the true deal each time)"),
-                                CLAIRVOYANT_POLICY, CLAIRVOYANT_OPPONENTS),
+                                POLICY, OPPONENTS_PARAM),
         "a measuring stick, not a fair player: the search over the true position (every "
         "hand and the stock order, no sampling)",
         build=lambda ctx, p, expert: build_search(ctx, p, expert, clairvoyant=True),
