@@ -287,6 +287,24 @@ def test_card_tuples_are_made_as_the_python_constructor_makes_them():
             ref, sorted(int(c) for m in melds for c in m))
 
 
+def test_placed_ids_are_sorted_as_python_sorts_them_short_or_long():
+    rng = random.Random(8)
+    for n in list(range(40)) + [64, 100, 300]:   # an insertion sort to 32 ids, then counts
+        for _ in range(20):
+            ids = [rng.randrange(256) for _ in range(n)]
+            if rng.random() < 0.5:
+                ids = tuple(ids)
+            got = sorted_ids(ids)
+            assert got == tuple(sorted(ids)) and type(got) is tuple
+            assert all(type(c) is int for c in got)
+            if n:
+                bad = list(ids)
+                bad[rng.randrange(n)] = rng.choice([256, -1, 2 ** 64, True, 3.0, np.int64(2)])
+                assert sorted_ids(bad) is None
+    assert sorted_ids([5, 5, 0, 255]) == (0, 5, 5, 255)
+    assert sorted_ids(iter([1])) is None and sorted_ids("12") is None
+
+
 class TableKeeper:
     """Keeps the tables it was shown (the engine's tuples) and plays the maximum placement."""
 
