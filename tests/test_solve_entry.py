@@ -97,8 +97,15 @@ def test_a_known_table_is_answered_as_a_checked_one(positions):
                                                         rules)
         assert _answer(t, list(hand), rules) == _answer(t, list(hand), rules, trusted=True)
         # the compiled entry answered (the Rules object was seen before)
+        assert _batch.is_known_table(t) and not _batch.is_known_table(tuple(list(t)))
         assert type(_batch.solve_known(t, list(hand), rules, "cards", False, solver._BY_OBJECT,
-                                       solver._VALID_TABLES, Solution)) is Solution
+                                       Solution)) is Solution
+    # only a tuple of tuples of card ids is noted (anything else could change, or is not
+    # a table)
+    for odd in (((0, 1, 2), [3, 4, 5]), ((0, 1, True),), ((0, 1, 99),), ((0, 1, -1),),
+                ((0, 1, 2 ** 70),), ((0, 1, np.int64(2)),)):
+        known_table(odd)
+        assert not _batch.is_known_table(odd)
 
 
 @pytest.mark.parametrize("hand, match", [

@@ -315,26 +315,31 @@ def solve_position(table, hand, Record rec, bint trusted):
     return _result(status, placed, &wit, value)
 
 
-def solve_known(table, hand, rules, objective, bint trusted, dict records,
-                dict valid_tables, type solution):
+def solve_known(table, hand, rules, objective, bint trusted, dict records, type solution):
     """``fastmach.solver.solve`` when its answer is ready here, else None (the caller
     takes its full path): ``records`` maps id(rules) to (rules, objective, (rules,
-    Record)) for the Rules objects seen before (fastmach.solver._BY_OBJECT),
-    ``valid_tables`` id(table) to the game tables known valid (known_table); the
-    position in its fast form (solve_position). Returns a ``solution`` (the Solution
-    dataclass) with the fields of solve_position's answer, the status (an int) of a
-    position that failed, or None (rules not seen, or not the fast form)."""
+    Record)) for the Rules objects seen before (fastmach.solver._BY_OBJECT); the position
+    in its fast form (solve_position), a known table (known_table) read from its counts.
+    Returns a ``solution`` (the Solution dataclass) with the fields of solve_position's
+    answer, the status (an int) of a position that failed, or None (rules not seen, or
+    not the fast form)."""
     cdef uint8_t placed[NCARD]
     cdef Witness wit
     cdef int64_t value = 0
     cdef int status
+    cdef const uint8_t* counts = NULL
     hit = records.get(id(rules))
     if hit is None or (<tuple>hit)[0] is not rules or (<tuple>hit)[1] is not objective:
         return None
     rec = (<tuple>(<tuple>hit)[2])[1]
-    if not trusted and type(table) is tuple and valid_tables.get(id(table)) is table:
-        trusted = True   # a game's table, as a bot's observation holds it
-    status = _position(table, hand, <Record?>rec, trusted, placed, &wit, &value)
+    if type(table) is tuple:
+        known = _known.get(id(table))
+        if known is not None and (<tuple>known)[0] is table:
+            counts = <bytes>(<tuple>known)[1]   # a game's table, as an observation holds it
+    if counts != NULL:
+        status = _position_on(counts, hand, <Record?>rec, placed, &wit, &value)
+    else:
+        status = _position(table, hand, <Record?>rec, trusted, placed, &wit, &value)
     if status == NOT_FAST:
         return None
     if status != ST_SOLVED:
@@ -344,6 +349,57 @@ def solve_known(table, hand, rules, objective, bint trusted, dict records,
     PyObject_GenericSetDict(sol, {"placed": _ids_list(placed), "melds": melds,
                                   "stands": stands, "points": value}, NULL)
     return sol
+
+
+# The game tables shown to Python bots, by id, with their card counts (known_table):
+# tuples of tuples of exact ints, immutable and valid (the engine's own), held so that an
+# id stays theirs.
+cdef dict _known = {}
+
+
+def known_table(tuple table):
+    """Note ``table`` (a game's table, a tuple of tuples of exact ints: the engine's, shown
+    in an observation) as valid for ``solve``, which then reads it from its counts. A
+    table of another form is not noted."""
+    cdef int tc[NCARD]
+    cdef uint8_t t[NCARD]
+    cdef int c
+    memset(tc, 0, sizeof(tc))
+    for m in table:
+        if type(m) is not tuple or _count_ids(m, tc, NULL, NULL) < 0:
+            return
+    for c in range(NCARD):
+        if tc[c] > 255:
+            return
+        t[c] = <uint8_t>tc[c]
+    if len(_known) >= 64:
+        _known.clear()
+    _known[id(table)] = (table, t[:NCARD])
+
+
+def is_known_table(table) -> bool:
+    """Whether ``table`` was noted by known_table (this very object)."""
+    known = _known.get(id(table)) if type(table) is tuple else None
+    return known is not None and (<tuple>known)[0] is table
+
+
+cdef int _position_on(const uint8_t* t, hand, Record rec, uint8_t* placed, Witness* wit,
+                      int64_t* value) except -100:
+    """_position on a valid table given as counts."""
+    cdef int hc[NCARD]
+    cdef uint8_t h[NCARD]
+    cdef int c
+    memset(hc, 0, sizeof(hc))
+    if type(hand) is list or type(hand) is tuple:
+        if _count_ids(hand, hc, NULL, NULL) < 0:
+            return NOT_FAST
+    elif _count_array(hand, hc) < 0:
+        return NOT_FAST
+    for c in range(NCARD):
+        if hc[c] > 255:
+            return NOT_FAST
+        h[c] = <uint8_t>hc[c]
+    return _solve_row(_solver, t, h, &rec.rec, 1, placed, wit, value)
 
 
 cdef int _position(table, hand, Record rec, bint trusted, uint8_t* placed, Witness* wit,
