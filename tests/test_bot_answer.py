@@ -21,6 +21,7 @@ from fastmach.gamelog import replay
 from fastmach.rules import resolve_rules
 from fastmach.strategies import bots
 from fastmach.strategies._answer import answer_of
+from fastmach.strategies._python import melds_shown
 from fastmach.strategies.examples import HoldBack, MaxPlacement
 
 PRESETS = ["classic(match=single)", "jokers(match=single)", "ace-low(match=single)",
@@ -226,6 +227,75 @@ def test_the_compiled_seat_shows_and_plays_what_the_python_seat_does(preset, mon
     assert [o.history for o in a1] == [o.history for o in a0]
 
 
+def test_a_table_shown_again_keeps_the_tuples_of_its_unchanged_melds():
+    rng = random.Random(12)
+    J = 52
+    for _ in range(3000):
+        n_old = rng.randrange(0, 12)
+        old = []
+        for _ in range(n_old):
+            m = [rng.randrange(53) for _ in range(rng.randrange(3, 7))]
+            old.append((m, [c if c != J else rng.randrange(52) for c in m]))
+        if old and rng.random() < 0.5:
+            old.append(rng.choice(old))                    # the same meld twice (two decks)
+        new = []
+        for m, st in old:
+            r = rng.random()
+            if r < 0.5:
+                new.append((m, st))                        # unchanged
+            elif r < 0.65 and J in m:
+                new.append((m, [rng.randrange(52) if c == J else x
+                                for c, x in zip(m, st)]))  # a joker standing for another card
+            elif r < 0.8:
+                c = rng.randrange(52)
+                new.append((m + [c], st + [c]))            # a card added
+        new += [([c, c, c], [c, c, c]) for c in rng.sample(range(53), rng.randrange(3))]
+        rng.shuffle(new)
+        if not new:
+            continue
+        old_t = tuple(tuple(m) for m, _ in old)
+        old_s = tuple(tuple(st) for _, st in old)
+        table, stands = melds_shown(old_t, old_s, [m for m, _ in new], [st for _, st in new])
+        assert table == tuple(tuple(m) for m, _ in new)
+        assert stands == tuple(tuple(st) for _, st in new)
+        assert all(type(c) is int for m in table + stands for c in m)
+        pairs = list(zip(old_t, old_s))
+        for m, st in zip(table, stands):
+            kept = [(a, b) for a, b in pairs if a is m]
+            assert (kept and kept[0][1] is st) if (m, st) in pairs else not kept
+
+
+class Overwriter:
+    """Plays like ``inner``; keeps a copy of each observation's fields, then overwrites
+    them in the observation (lists for tuples, other numbers)."""
+
+    def __init__(self, inner, overwrite):
+        self.inner, self.overwrite, self.seen = inner, overwrite, []
+
+    def act(self, obs):
+        self.seen.append(dict(vars(obs)))
+        action = self.inner.act(obs)
+        if self.overwrite:
+            for name, value in vars(obs).items():
+                if isinstance(value, tuple):
+                    object.__setattr__(obs, name, [list(v) if isinstance(v, tuple) else v
+                                                   for v in value])
+            object.__setattr__(obs, "stock", -1)
+        return action
+
+
+@pytest.mark.parametrize("preset", ["classic(match=single)", "jokers(match=single)"])
+def test_a_bot_that_overwrites_its_observations_is_shown_what_others_are(preset):
+    out = {}
+    for overwrite in (False, True):
+        a, b = Overwriter(MaxPlacement(), overwrite), Overwriter(HoldBack(), overwrite)
+        df = fastmach.play_games(preset, [a, "expert", b, "expert"], 6, range(4))
+        out[overwrite] = df.drop(columns=[c for c in df if c.startswith("strategy")]), a.seen, b.seen
+    (df0, a0, b0), (df1, a1, b1) = out[False], out[True]
+    assert df0.equals(df1)
+    assert len(a0) > 20 and a0 == a1 and b0 == b1
+
+
 class Forger:
     """Builds the maximum placement, then replaces its table with one missing a card."""
 
@@ -285,6 +355,24 @@ def test_card_tuples_are_made_as_the_python_constructor_makes_them():
             assert got is None
         assert Play(melds, [c for m in melds for c in m]) == Play(
             ref, sorted(int(c) for m in melds for c in m))
+
+
+def test_placed_ids_are_sorted_as_python_sorts_them_short_or_long():
+    rng = random.Random(8)
+    for n in list(range(40)) + [64, 100, 300]:   # an insertion sort to 32 ids, then counts
+        for _ in range(20):
+            ids = [rng.randrange(256) for _ in range(n)]
+            if rng.random() < 0.5:
+                ids = tuple(ids)
+            got = sorted_ids(ids)
+            assert got == tuple(sorted(ids)) and type(got) is tuple
+            assert all(type(c) is int for c in got)
+            if n:
+                bad = list(ids)
+                bad[rng.randrange(n)] = rng.choice([256, -1, 2 ** 64, True, 3.0, np.int64(2)])
+                assert sorted_ids(bad) is None
+    assert sorted_ids([5, 5, 0, 255]) == (0, 5, 5, 255)
+    assert sorted_ids(iter([1])) is None and sorted_ids("12") is None
 
 
 class TableKeeper:

@@ -10,7 +10,10 @@ from libc.stdint cimport uint8_t, int8_t, int32_t, int64_t
 from libc.string cimport memset
 from cpython.list cimport PyList_New, PyList_SET_ITEM
 from cpython.ref cimport Py_INCREF
-from cpython.long cimport PyLong_AsLong, PyLong_FromLong, PyLong_CheckExact
+from cpython.long cimport PyLong_AsLongAndOverflow, PyLong_CheckExact
+
+cdef extern from "Python.h":
+    int PyObject_GenericSetDict(object o, object value, void* context) except -1
 
 import threading
 
@@ -29,6 +32,7 @@ cdef enum:
     ST_BAD_CARDS = -3
     ST_LIMIT = -4
     ST_INTERNAL = -5
+    NOT_FAST = -99       # (solve_position: not the fast form)
 
 cdef extern from *:
     """
@@ -199,14 +203,15 @@ cdef int _count_ids(object seq, int* counts, int* buf, int* n_out) except -2:
     """Add a list/tuple of plain int card ids to counts (-1: not that form, or a bad id)."""
     cdef Py_ssize_t i, n = len(seq)
     cdef long c
+    cdef int overflow = 0
     cdef object x
     for i in range(n):
         x = seq[i]
         if not PyLong_CheckExact(x):
             return -1
-        c = PyLong_AsLong(x)
-        if c < 0 or c >= NCARD:
-            return -1
+        c = PyLong_AsLongAndOverflow(x, &overflow)
+        if overflow or c < 0 or c >= NCARD:
+            return -1   # (an id past a C long: the parse names it)
         counts[c] += 1
         if buf != NULL and i < 16:
             buf[i] = <int>c
@@ -228,6 +233,9 @@ cdef int _count_array(object a, int* counts) except -2:
     return 0
 
 
+cdef tuple _INTS = tuple(range(256))   # the card ids' int objects (no allocation)
+
+
 cdef object _ids_list(const uint8_t* counts):
     cdef int c, k, n = 0, pos = 0
     for c in range(NCARD):
@@ -235,11 +243,14 @@ cdef object _ids_list(const uint8_t* counts):
     out = PyList_New(n)
     for c in range(NCARD):
         for k in range(counts[c]):
-            x = PyLong_FromLong(c)
-            Py_INCREF(x)
-            PyList_SET_ITEM(out, pos, x)
+            _set(out, pos, _INTS[c])
             pos += 1
     return out
+
+
+cdef inline void _set(list lst, Py_ssize_t i, object x):
+    Py_INCREF(x)
+    PyList_SET_ITEM(lst, i, x)
 
 
 cdef object _witness_lists(const uint8_t* cards, const uint8_t* stands,
@@ -253,31 +264,31 @@ cdef object _witness_lists(const uint8_t* cards, const uint8_t* stands,
         one = PyList_New(b - a)
         two = PyList_New(b - a)
         for i in range(a, b):
-            x = PyLong_FromLong(cards[i])
-            Py_INCREF(x)
-            PyList_SET_ITEM(one, i - a, x)
-            y = PyLong_FromLong(stands[i])
-            Py_INCREF(y)
-            PyList_SET_ITEM(two, i - a, y)
-        Py_INCREF(one)
-        PyList_SET_ITEM(melds, m, one)
-        Py_INCREF(two)
-        PyList_SET_ITEM(st, m, two)
+            _set(one, i - a, _INTS[cards[i]])
+            _set(two, i - a, _INTS[stands[i]])
+        _set(melds, m, one)
+        _set(st, m, two)
     return melds, st
 
 
-cdef object _result(int status, const uint8_t* placed, Witness* wit, int64_t value):
+cdef object _wit_lists(const Witness* wit):
+    """(melds, stands) lists of a solver's witness."""
     cdef uint8_t start[MAX_MELDS + 1]
     cdef int m
-    if status != ST_SOLVED:
-        return (status, None, None, None, 0)
     for m in range(wit.n_melds + 1):
         start[m] = <uint8_t>wit.start[m]
-    melds, stands = _witness_lists(wit.cards, wit.stands, start, wit.n_melds)
+    return _witness_lists(wit.cards, wit.stands, start, wit.n_melds)
+
+
+cdef object _result(int status, const uint8_t* placed, Witness* wit, int64_t value):
+    if status != ST_SOLVED:
+        return (status, None, None, None, 0)
+    melds, stands = _wit_lists(wit)
     return (status, _ids_list(placed), melds, stands, value)
 
 
 cdef Solver _solver = Solver()   # single solves hold the GIL: one at a time
+cdef object _new = object.__new__
 
 
 def python_solver():
@@ -295,28 +306,125 @@ def solve_position(table, hand, Record rec, bint trusted):
     "". Anything else returns None (the caller parses it). ``trusted``: the table is
     known to be valid (its check is skipped).
     """
+    cdef uint8_t placed[NCARD]
+    cdef Witness wit
+    cdef int64_t value = 0
+    cdef int status = _position(table, hand, rec, trusted, placed, &wit, &value)
+    if status == NOT_FAST:
+        return None
+    return _result(status, placed, &wit, value)
+
+
+def solve_known(table, hand, rules, objective, bint trusted, dict records, type solution):
+    """``fastmach.solver.solve`` when its answer is ready here, else None (the caller
+    takes its full path): ``records`` maps id(rules) to (rules, objective, (rules,
+    Record)) for the Rules objects seen before (fastmach.solver._BY_OBJECT); the position
+    in its fast form (solve_position), a known table (known_table) read from its counts.
+    Returns a ``solution`` (the Solution dataclass) with the fields of solve_position's
+    answer, the status (an int) of a position that failed, or None (rules not seen, or
+    not the fast form)."""
+    cdef uint8_t placed[NCARD]
+    cdef Witness wit
+    cdef int64_t value = 0
+    cdef int status
+    cdef const uint8_t* counts = NULL
+    hit = records.get(id(rules))
+    if hit is None or (<tuple>hit)[0] is not rules or (<tuple>hit)[1] is not objective:
+        return None
+    rec = (<tuple>(<tuple>hit)[2])[1]
+    if type(table) is tuple:
+        known = _known.get(id(table))
+        if known is not None and (<tuple>known)[0] is table:
+            counts = <bytes>(<tuple>known)[1]   # a game's table, as an observation holds it
+    if counts != NULL:
+        status = _position_on(counts, hand, <Record?>rec, placed, &wit, &value)
+    else:
+        status = _position(table, hand, <Record?>rec, trusted, placed, &wit, &value)
+    if status == NOT_FAST:
+        return None
+    if status != ST_SOLVED:
+        return status    # failed: the caller's full path names the fault
+    melds, stands = _wit_lists(&wit)
+    sol = _new(solution)   # solution(...) without the frozen dataclass's __init__
+    PyObject_GenericSetDict(sol, {"placed": _ids_list(placed), "melds": melds,
+                                  "stands": stands, "points": value}, NULL)
+    return sol
+
+
+# The game tables shown to Python bots, by id, with their card counts (known_table):
+# tuples of tuples of exact ints, immutable and valid (the engine's own), held so that an
+# id stays theirs.
+cdef dict _known = {}
+
+
+def known_table(tuple table):
+    """Note ``table`` (a game's table, a tuple of tuples of exact ints: the engine's, shown
+    in an observation) as valid for ``solve``, which then reads it from its counts. A
+    table of another form is not noted."""
+    cdef int tc[NCARD]
+    cdef uint8_t t[NCARD]
+    cdef int c
+    memset(tc, 0, sizeof(tc))
+    for m in table:
+        if type(m) is not tuple or _count_ids(m, tc, NULL, NULL) < 0:
+            return
+    for c in range(NCARD):
+        if tc[c] > 255:
+            return
+        t[c] = <uint8_t>tc[c]
+    if len(_known) >= 64:
+        _known.clear()
+    _known[id(table)] = (table, t[:NCARD])
+
+
+def is_known_table(table) -> bool:
+    """Whether ``table`` was noted by known_table (this very object)."""
+    known = _known.get(id(table)) if type(table) is tuple else None
+    return known is not None and (<tuple>known)[0] is table
+
+
+cdef int _position_on(const uint8_t* t, hand, Record rec, uint8_t* placed, Witness* wit,
+                      int64_t* value) except -100:
+    """_position on a valid table given as counts."""
+    cdef int hc[NCARD]
+    cdef uint8_t h[NCARD]
+    cdef int c
+    memset(hc, 0, sizeof(hc))
+    if type(hand) is list or type(hand) is tuple:
+        if _count_ids(hand, hc, NULL, NULL) < 0:
+            return NOT_FAST
+    elif _count_array(hand, hc) < 0:
+        return NOT_FAST
+    for c in range(NCARD):
+        if hc[c] > 255:
+            return NOT_FAST
+        h[c] = <uint8_t>hc[c]
+    return _solve_row(_solver, t, h, &rec.rec, 1, placed, wit, value)
+
+
+cdef int _position(table, hand, Record rec, bint trusted, uint8_t* placed, Witness* wit,
+                   int64_t* value) except -100:
+    """Solve one position in its fast form (solve_position): a status (ST_*), or
+    NOT_FAST when it is not in that form."""
     cdef int tc[NCARD]
     cdef int hc[NCARD]
     cdef int buf[16]
     cdef uint8_t t[NCARD]
     cdef uint8_t h[NCARD]
-    cdef uint8_t placed[NCARD]
-    cdef Witness wit
-    cdef int64_t value = 0
-    cdef int c, k, status, known = trusted, n
+    cdef int c, known = trusted, n
     cdef Py_ssize_t i, nm
     memset(tc, 0, sizeof(tc))
     memset(hc, 0, sizeof(hc))
     if type(hand) is list or type(hand) is tuple:
         if _count_ids(hand, hc, NULL, NULL) < 0:
-            return None
+            return NOT_FAST
     elif _count_array(hand, hc) < 0:
-        return None
+        return NOT_FAST
     if table is None or (type(table) is str and len(table) == 0):
         known = 1
     elif type(table) is np.ndarray:
         if _count_array(table, tc) < 0:
-            return None
+            return NOT_FAST
     elif type(table) is list or type(table) is tuple:
         nm = len(table)
         if nm == 0:
@@ -326,23 +434,22 @@ def solve_position(table, hand, Record rec, bint trusted):
             for i in range(nm):
                 m = table[i]
                 if not (type(m) is list or type(m) is tuple):
-                    return None
+                    return NOT_FAST
                 if _count_ids(m, tc, buf, &n) < 0:
-                    return None
+                    return NOT_FAST
                 if not trusted and (n > 16 or not _meld_ok(buf, n, rec.rec.sr.ace_high,
                                                            rec.rec.sr.jokers_per_meld == 1)):
                     known = 0   # not all valid melds: the whole table is checked
         elif _count_ids(table, tc, NULL, NULL) < 0:
-            return None
+            return NOT_FAST
     else:
-        return None
+        return NOT_FAST
     for c in range(NCARD):
         if tc[c] > 255 or hc[c] > 255:
-            return None
+            return NOT_FAST
         t[c] = <uint8_t>tc[c]
         h[c] = <uint8_t>hc[c]
-    status = _solve_row(_solver, t, h, &rec.rec, known, placed, &wit, &value)
-    return _result(status, placed, &wit, value)
+    return _solve_row(_solver, t, h, &rec.rec, known, placed, wit, value)
 
 
 def solve_counts_one(cnp.uint8_t[::1] t, cnp.uint8_t[::1] h, Record rec, bint known):

@@ -58,15 +58,68 @@ def int_melds(melds):
     return out
 
 
+cdef enum:
+    SHORT = 32   # up to this many ids: an insertion sort, else counts of the 256 values
+
+
 def sorted_ids(ids):
     """``tuple(sorted(ids))`` when ids is a list or tuple of exact ints in 0..255; else
     None."""
+    cdef int v[SHORT]
+    cdef Py_ssize_t n
+    if type(ids) is not list and type(ids) is not tuple:
+        return None
+    n = len(ids)
+    if n > SHORT:
+        return _sorted_counted(ids)
+    if _read_small(ids, v, n) < 0:
+        return None
+    if n != len(ids):   # (a list cannot change here: no Python code runs in the loop)
+        return None
+    return _sorted_tuple(v, n)
+
+
+cdef int _read_small(ids, int* v, Py_ssize_t n) except -2:
+    """ids[0..n) into v when every one is an exact int in 0..255; -1 otherwise."""
+    cdef Py_ssize_t i
+    cdef long x
+    for i in range(n):
+        item = ids[i]
+        if type(item) is not int:
+            return -1
+        try:
+            x = item
+        except OverflowError:
+            return -1
+        if x < 0 or x > 255:
+            return -1
+        v[i] = <int>x
+    return 0
+
+
+cdef tuple _sorted_tuple(int* v, Py_ssize_t n):
+    """v[0..n) sorted (an insertion sort: a play places a few cards) as a tuple of ints."""
+    cdef Py_ssize_t i, j
+    cdef int x
+    for i in range(1, n):
+        x = v[i]
+        j = i - 1
+        while j >= 0 and v[j] > x:
+            v[j + 1] = v[j]
+            j -= 1
+        v[j + 1] = x
+    out = PyTuple_New(n)
+    for i in range(n):
+        _put(out, i, _INTS[v[i]])
+    return out
+
+
+cdef object _sorted_counted(ids):
+    """sorted_ids by counting the 256 values (a long sequence)."""
     cdef int count[256]
     cdef Py_ssize_t k = 0, n
     cdef long v
     cdef int c, j
-    if type(ids) is not list and type(ids) is not tuple:
-        return None
     memset(count, 0, sizeof(count))
     n = len(ids)
     for x in ids:

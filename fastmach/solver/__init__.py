@@ -194,17 +194,16 @@ def solve(table, hand, rules: Rules | str = "classic", objective: str = "cards",
     count arrays are parsed first. ``trusted=True`` skips the table's check: for a table
     known to be valid (from the engine, an observation of a game).
     """
+    sol = _batch.solve_known(table, hand, rules, objective, trusted, _BY_OBJECT, Solution)
+    if type(sol) is Solution:
+        return sol   # a Rules object seen before, the position in its fast form
     r, rec = _record(rules, objective)
-    if not trusted and type(table) is tuple and _VALID_TABLES.get(id(table)) is table:
-        trusted = True   # a game's table, as a bot's observation holds it
-    out = _batch.solve_position(table, hand, rec, trusted)
-    if out is not None and out[0] == SOLVED:
-        # Solution(*out[1:]) without the frozen dataclass's __init__ (a third of the
-        # call's overhead): the fields are already the right types
-        sol = _new(Solution)
-        d = sol.__dict__
-        d["placed"], d["melds"], d["stands"], d["points"] = out[1], out[2], out[3], out[4]
-        return sol
+    if sol is None:   # not answered there (else: its failed status)
+        if not trusted and _batch.is_known_table(table):
+            trusted = True   # a game's table, as a bot's observation holds it
+        out = _batch.solve_position(table, hand, rec, trusted)
+        if out is not None and out[0] == SOLVED:
+            return Solution(out[1], out[2], out[3], out[4])
     # text, arrays, or a failed position: parse with the full checks and messages
     t, h = _counts(_flatten_table(table)), _counts(parse_cards(hand))
     known = trusted or _all_valid_melds(table, r)
@@ -214,20 +213,9 @@ def solve(table, hand, rules: Rules | str = "classic", objective: str = "cards",
     return Solution(out[1], out[2], out[3], out[4])
 
 
-_new = object.__new__
-
-#: id -> table: the tables of games shown to Python bots (tuples of tuples of exact ints,
-#: immutable, valid: the engine's own), so that solve need not check them again; the
-#: objects are held, so an id stays theirs
-_VALID_TABLES: dict[int, tuple] = {}
-
-
-def known_table(table: tuple) -> None:
-    """Note ``table`` (a game's table, a tuple of tuples of exact ints: the engine's, shown
-    in an observation) as valid for ``solve``."""
-    if len(_VALID_TABLES) >= 64:
-        _VALID_TABLES.clear()
-    _VALID_TABLES[id(table)] = table
+#: Note a game's table (a tuple of tuples of exact ints: the engine's, shown in an
+#: observation) as valid for ``solve``, which then reads it from its counts.
+known_table = _batch.known_table
 
 
 def _all_valid_melds(table, rules: Rules) -> bool:

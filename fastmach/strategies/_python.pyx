@@ -15,7 +15,7 @@ from cpython.ref cimport Py_INCREF
 from libc.stdint cimport uint8_t, uint64_t
 from libc.string cimport memcmp, memcpy
 
-from fastmach.core._solver cimport NCARD, Witness
+from fastmach.core._solver cimport NCARD, MAX_MELDS, MAX_TABLE, Witness
 from fastmach.game._turn cimport (HState, Decision, A_PLAY, A_DRAW, A_PASS, RC_PYTHON, set_draw,
                              MAX_PLAYERS)
 from fastmach.strategies._base cimport Context, Strategy
@@ -46,6 +46,7 @@ cdef class PyBot(Strategy):
     cdef Witness seen          # the meld list behind table / stands
     cdef bint seen_ok
     cdef tuple table, stands
+    cdef tuple scores, opened   # the last shown (reused while the values stand)
     gil_free = False   # the engine keeps the GIL while a bot sits at the table
 
     def __init__(self, Context ctx, callback, bint fast=True):
@@ -105,15 +106,25 @@ cdef class PyBot(Strategy):
                 _put(hand, n, _INTS[c])
                 n += 1
         if not self.seen_ok or not _same_melds(&self.seen, w):
-            self.table, self.stands = _melds(w, 0), _melds(w, 1)
+            if self.seen_ok:
+                self.table, self.stands = _melds_kept(w, &self.seen, self.table, self.stands)
+            else:
+                self.table, self.stands = _melds(w, 0), _melds(w, 1)
             known_table(self.table)   # the engine's valid table: solve() need not check it
             _copy_melds(&self.seen, w)
             self.seen_ok = True
-        sizes, scores, opened = PyTuple_New(P), PyTuple_New(P), PyTuple_New(P)
+        sizes = PyTuple_New(P)
         for s in range(P):
             _put(sizes, s, st.hand_n[s])
-            _put(scores, s, st.scores[s])
-            _put(opened, s, True if st.opened[s] else False)
+        if self.scores is None or not _same_ints(self.scores, st.scores, P):
+            self.scores = PyTuple_New(P)
+            for s in range(P):
+                _put(self.scores, s, st.scores[s])
+        if self.opened is None or not _same_flags(self.opened, st.opened, P):
+            self.opened = PyTuple_New(P)
+            for s in range(P):
+                _put(self.opened, s, True if st.opened[s] else False)
+        scores, opened = self.scores, self.opened
         obs = _new(Observation)   # Observation(...) without the frozen dataclass's __init__
         PyObject_GenericSetDict(obs, {
             "seat": seat, "hand": hand, "table": self.table, "stands": self.stands,
@@ -139,6 +150,89 @@ cdef tuple _melds(const Witness* w, bint stands):
             _put(meld, i - w.start[m], _INTS[w.stands[i] if stands else w.cards[i]])
         _put(out, m, meld)
     return out
+
+
+cdef tuple _melds_kept(const Witness* w, const Witness* old, tuple old_table, tuple old_stands):
+    """(_melds(w, 0), _melds(w, 1)), each meld that was already on the table (`old`, shown
+    as `old_table` and `old_stands`) shown by its tuples of then (the same ints: tuples
+    are immutable, so a bot sees nothing new in them)."""
+    cdef int head[NCARD]
+    cdef int nxt[MAX_MELDS]
+    cdef int m, i, j, a, n, oa, c
+    for c in range(NCARD):
+        head[c] = -1
+    for j in range(old.n_melds - 1, -1, -1):   # the old melds by first card, in order
+        c = old.cards[old.start[j]]
+        nxt[j] = head[c]
+        head[c] = j
+    table, stands = PyTuple_New(w.n_melds), PyTuple_New(w.n_melds)
+    for m in range(w.n_melds):
+        a = w.start[m]
+        n = w.start[m + 1] - a
+        j = head[w.cards[a]]
+        while j >= 0:
+            oa = old.start[j]
+            if (old.start[j + 1] - oa == n and memcmp(&old.cards[oa], &w.cards[a], n) == 0
+                    and memcmp(&old.stands[oa], &w.stands[a], n) == 0):
+                break
+            j = nxt[j]
+        if j >= 0:
+            _put(table, m, old_table[j])
+            _put(stands, m, old_stands[j])
+            continue
+        meld, st = PyTuple_New(n), PyTuple_New(n)
+        for i in range(n):
+            _put(meld, i, _INTS[w.cards[a + i]])
+            _put(st, i, _INTS[w.stands[a + i]])
+        _put(table, m, meld)
+        _put(stands, m, st)
+    return table, stands
+
+
+def melds_shown(old_melds, old_stands, melds, stands):
+    """(table, stands) tuples of the meld list ``melds``/``stands`` as a seat that showed
+    ``old_melds``/``old_stands`` (tuples of tuples) shows it (_melds_kept; for the tests,
+    which compare it with the plain tuples)."""
+    cdef Witness old, w
+    _fill_witness(&old, old_melds, old_stands)
+    _fill_witness(&w, melds, stands)
+    return _melds_kept(&w, &old, old_melds, old_stands)
+
+
+cdef void _fill_witness(Witness* w, melds, stands) except *:
+    cdef int i = 0, m
+    if len(melds) > MAX_MELDS or sum(map(len, melds)) > MAX_TABLE:
+        raise ValueError("melds_shown: more melds or cards than a table holds")
+    w.n_melds = len(melds)
+    w.start[0] = 0
+    for m in range(w.n_melds):
+        if len(melds[m]) != len(stands[m]) or len(melds[m]) == 0:
+            raise ValueError("melds_shown: a meld and its stands differ in length, or are empty")
+        for c, x in zip(melds[m], stands[m]):
+            if not (0 <= c < NCARD and 0 <= x < NCARD):
+                raise ValueError(f"melds_shown: card id {c} or {x} out of 0..{NCARD - 1}")
+            w.cards[i] = c
+            w.stands[i] = x
+            i += 1
+        w.start[m + 1] = i
+
+
+cdef bint _same_ints(tuple t, const int* x, int n) except -1:
+    """Whether t holds the ints x[0..n)."""
+    cdef int i
+    for i in range(n):
+        if <long>t[i] != x[i]:
+            return False
+    return True
+
+
+cdef bint _same_flags(tuple t, const int* x, int n) noexcept:
+    """Whether t holds the flags x[0..n) as True / False."""
+    cdef int i
+    for i in range(n):
+        if (<object>t[i] is True) != (x[i] != 0):
+            return False
+    return True
 
 
 cdef bint _same_melds(const Witness* a, const Witness* b) noexcept nogil:
