@@ -471,9 +471,75 @@ cdef int _suit_step(Impl* im, int v, int s) noexcept nogil:
     return 0
 
 
+include "_plain_moves.pxi"
+
+
 cdef int _suit_step_plain(Impl* im, int v, int s) noexcept nogil:
     """_suit_step without jokers (none on the table or in the hand): the same choices,
-    with every run of length 1 or 2 going on with a real card."""
+    with every run of length 1 or 2 going on with a real card; each state takes the
+    list of its case (_plain_moves.pxi), the walk's moves in the walk's order."""
+    cdef int lo = im.layer_start[im.n_layers], hi = im.n_nodes
+    cdef int i, t, end, sh = 15 * s, gsum, gmax, low, m, A, gnew, gmaxnew, later, sub
+    cdef int last = (v == im.V), next_dead, next2_dead
+    cdef int acelow = (v == 1 and im.ace_high), bounded = im.lb >= 0
+    cdef uint64_t k1, k2, F, keep1, base2, dbase, nk2
+    cdef int64_t val, base, wv = im.w[s][v], al, w14 = im.w[s][14], rest = im.rest[v][s]
+    cdef int64_t lb = im.lb
+    cdef int sh2 = 4 * (D_P2 if im.merged else D_X2), sh3 = 4 * (D_P3 if im.merged else D_X3)
+    cdef int shlow = 9 + 2 * s
+    cdef const PMove* mv
+    if _PLAIN_MOVES == 0:
+        return _suit_step_plain_walk(im, v, s)
+    _open_layer(im)
+    next_dead = 1 if (v == im.V or im.avail[s][v + 1] == 0) else 0
+    next2_dead = 1 if (next_dead or v + 1 == im.V or im.avail[s][v + 2] == 0) else 0
+    # runs of length 1-2 may stay open only if the next values can take them
+    sub = (0 if (last or next_dead) else (1 if next2_dead else 2)) * 2 + acelow
+    later = _later(im, v, s)
+    keep1 = ~(<uint64_t>0x7FFF << sh)
+    for i in range(lo, hi):
+        base = im.nodes[i].val
+        if base < 0:
+            continue
+        k1 = im.nodes[i].k1
+        k2 = im.nodes[i].k2
+        F = (k1 >> sh) & 0x3F
+        low = <int>((k2 >> shlow) & 3)
+        _cards_here(im, v, s, low, &m, &A)
+        t = (<int>F * 16 + m * 4 + A) * 6 + sub
+        end = _PM_OFF[t + 1]
+        t = _PM_OFF[t]
+        if t == end:
+            continue
+        gsum = <int>((k2 >> 3) & 15)
+        gmax = <int>((k2 >> 7) & 3)
+        al = _aces_left(im, k2, v, s) if bounded else 0
+        k1 &= keep1
+        base2 = k2 & ~(<uint64_t>0x1FF)
+        dbase = ((F & 3) << (4 * D_X1)) | (((F >> 2) & 3) << sh2)
+        while t < end:
+            mv = &_PM[t]
+            t += 1
+            val = base + mv.u * wv
+            if bounded and val + rest + al - (mv.u * w14 if acelow else 0) <= lb:
+                continue
+            gnew = gsum + mv.g
+            gmaxnew = gmax if gmax > mv.g else mv.g
+            if gnew > 0 and not _GP[0][gnew][gmaxnew][later][0]:
+                continue
+            nk2 = base2 | (<uint64_t>gnew << 3) | (<uint64_t>gmaxnew << 7)
+            if acelow:
+                nk2 |= <uint64_t>mv.u << shlow
+            if _insert(im, k1 | (<uint64_t>mv.F << sh), nk2, val, i,
+                       dbase | mv.u | (<uint64_t>mv.x3 << sh3)
+                       | (<uint64_t>mv.n0 << (4 * D_N0))) < 0:
+                return -4
+    return 0
+
+
+cdef int _suit_step_plain_walk(Impl* im, int v, int s) noexcept nogil:
+    """_suit_step_plain walking the choices for every state (the reference of its move
+    lists, see _set_plain_moves)."""
     cdef int lo = im.layer_start[im.n_layers], hi = im.n_nodes
     cdef int i, sh = 15 * s
     cdef uint64_t k1, k2, F, nk1, nk2, dec
@@ -1485,6 +1551,17 @@ cdef int _MEMO = 1
 cdef int _MOVE_LISTS = 1
 cdef int _COPY_STEPS = 1
 cdef int _RELAX_BOUND = 1
+cdef int _PLAIN_MOVES = 1
+
+
+def _set_plain_moves(int mode):
+    """Debug: how a suit step without jokers makes its moves: 1 from the lists by case
+    (_plain_moves.pxi), 0 walking the choices for every state, -1 from deliberately wrong
+    lists (two moves out of order: the tests must catch it)."""
+    global _PLAIN_MOVES
+    if mode != _PLAIN_MOVES and (mode == -1 or _PLAIN_MOVES == -1):
+        _pm_init(mode == -1)
+    _PLAIN_MOVES = mode
 
 
 def _set_copy_steps(int on):
