@@ -69,7 +69,6 @@ cdef struct Node:
     uint64_t k2
     int64_t val
     int32_t prev
-    int32_t slot     # its place in the hash table while its layer is being built
     uint64_t dec
 
 cdef enum:
@@ -90,7 +89,8 @@ cdef struct Impl:
     int hcap_alloc  # ... of those allocated (the table shrinks to the layer, see _open_layer)
     int layer_start[MAX_LAYERS + 1]
     int n_layers
-    int hashed      # 1: the last layer's states are in the hash table (0: a copy, _copy_step)
+    int hdirty      # slots[0 .. hdirty) may hold entries of the sweep's layers (an entry
+                    # of an earlier layer, index below the layer's start, reads as empty)
     # problem data for the current call
     int must[4][16]
     int avail[4][16]
@@ -152,13 +152,14 @@ cdef int _rehash(Impl* im, int newcap) noexcept nogil:
         im.slots = s
         im.hcap_alloc = newcap
     im.hcap = newcap
+    if newcap > im.hdirty:
+        im.hdirty = newcap
     _clear_slots(im)
     for i in range(start, im.n_nodes):
         h = <int>(_hash(im.nodes[i].k1, im.nodes[i].k2) & <uint64_t>(newcap - 1))
         while im.slots[h] >= 0:
             h = (h + 1) & (newcap - 1)
         im.slots[h] = i
-        im.nodes[i].slot = h
     return 0
 
 
@@ -174,8 +175,8 @@ cdef inline int _insert(Impl* im, uint64_t k1, uint64_t k2, int64_t val, int32_t
     h = <int>(_hash(k1, k2) & <uint64_t>(im.hcap - 1))
     while True:
         idx = im.slots[h]
-        if idx < 0:
-            break
+        if idx < start:
+            break   # (empty, or an entry of an earlier layer)
         nd = &im.nodes[idx]
         if nd.k1 == k1 and nd.k2 == k2:
             if val > nd.val:
@@ -193,7 +194,6 @@ cdef inline int _insert(Impl* im, uint64_t k1, uint64_t k2, int64_t val, int32_t
     nd.val = val
     nd.prev = prev
     nd.dec = dec
-    nd.slot = h
     im.slots[h] = im.n_nodes
     im.n_nodes += 1
     return 0
@@ -202,10 +202,10 @@ cdef inline int _insert(Impl* im, uint64_t k1, uint64_t k2, int64_t val, int32_t
 cdef inline int _find(Impl* im, uint64_t k1, uint64_t k2) noexcept nogil:
     """Index of the state with this key in the layer being built, or -1."""
     cdef int h = <int>(_hash(k1, k2) & <uint64_t>(im.hcap - 1))
-    cdef int idx
+    cdef int idx, start = im.layer_start[im.n_layers]
     while True:
         idx = im.slots[h]
-        if idx < 0:
+        if idx < start:
             return -1
         if im.nodes[idx].k1 == k1 and im.nodes[idx].k2 == k2:
             return idx
@@ -287,12 +287,9 @@ cdef void _prune_dominated(Impl* im, int only) noexcept nogil:
 
 
 cdef inline void _open_layer(Impl* im) noexcept nogil:
-    """Start a new layer: forget the hash entries of the previous one."""
-    cdef int i, n = im.n_nodes - im.layer_start[im.n_layers]
-    if im.hashed:
-        for i in range(im.layer_start[im.n_layers], im.n_nodes):
-            im.slots[im.nodes[i].slot] = -1
-    im.hashed = 1
+    """Start a new layer (the hash entries of the previous one read as empty: their
+    indices are below the new layer's start)."""
+    cdef int n = im.n_nodes - im.layer_start[im.n_layers]
     _fit_slots(im, n)
     im.n_layers += 1
     im.layer_start[im.n_layers] = im.n_nodes
@@ -368,6 +365,8 @@ cdef inline bint _groups_possible(int gsum, int gmax, int more, int jokers,
 # _groups_possible for every argument (gsum, more <= 15; gmax <= 3; jokers <= 7), looked
 # up in the innermost loop of _suit_step
 cdef uint8_t _GP[2][16][4][16][8]
+# _GP[0][gsum][gmax][more][0] (no jokers) as one word per `more`: bit 4 * gsum + gmax
+cdef uint64_t _GP_PLAIN[16]
 
 
 cdef void _init_tables() noexcept nogil:
@@ -378,6 +377,12 @@ cdef void _init_tables() noexcept nogil:
                 for mo in range(16):
                     for jk in range(8):
                         _GP[lim][gs][gm][mo][jk] = _groups_possible(gs, gm, mo, jk, lim)
+    for mo in range(16):
+        _GP_PLAIN[mo] = 0
+        for gs in range(16):
+            for gm in range(4):
+                if _GP[0][gs][gm][mo][0]:
+                    _GP_PLAIN[mo] |= <uint64_t>1 << (4 * gs + gm)
 
 
 _init_tables()
@@ -482,7 +487,7 @@ cdef int _suit_step_plain(Impl* im, int v, int s) noexcept nogil:
     cdef int i, t, end, sh = 15 * s, gsum, gmax, low, m, A, gnew, gmaxnew, later, sub
     cdef int last = (v == im.V), next_dead, next2_dead
     cdef int acelow = (v == 1 and im.ace_high), bounded = im.lb >= 0
-    cdef uint64_t k1, k2, F, keep1, base2, dbase, nk2
+    cdef uint64_t k1, k2, F, keep1, base2, dbase, nk2, gp
     cdef int64_t val, base, wv = im.w[s][v], al, w14 = im.w[s][14], rest = im.rest[v][s]
     cdef int64_t lb = im.lb
     cdef int sh2 = 4 * (D_P2 if im.merged else D_X2), sh3 = 4 * (D_P3 if im.merged else D_X3)
@@ -496,6 +501,7 @@ cdef int _suit_step_plain(Impl* im, int v, int s) noexcept nogil:
     # runs of length 1-2 may stay open only if the next values can take them
     sub = (0 if (last or next_dead) else (1 if next2_dead else 2)) * 2 + acelow
     later = _later(im, v, s)
+    gp = _GP_PLAIN[later]
     keep1 = ~(<uint64_t>0x7FFF << sh)
     for i in range(lo, hi):
         base = im.nodes[i].val
@@ -525,7 +531,7 @@ cdef int _suit_step_plain(Impl* im, int v, int s) noexcept nogil:
                 continue
             gnew = gsum + mv.g
             gmaxnew = gmax if gmax > mv.g else mv.g
-            if gnew > 0 and not _GP[0][gnew][gmaxnew][later][0]:
+            if gnew > 0 and not (gp >> (4 * gnew + gmaxnew)) & 1:
                 continue
             nk2 = base2 | (<uint64_t>gnew << 3) | (<uint64_t>gmaxnew << 7)
             if acelow:
@@ -666,7 +672,6 @@ cdef int _copy_step(Impl* im, int v, int s) noexcept nogil:
                     return 0
         rest = im.rest[v][3]
     _open_layer(im)
-    im.hashed = 0
     for i in range(lo, hi):
         val = im.nodes[i].val
         if val < 0:
@@ -694,8 +699,7 @@ cdef int _copy_step(Impl* im, int v, int s) noexcept nogil:
         nd.k2 = k2
         nd.val = val
         nd.prev = i
-        nd.dec = 0
-        nd.slot = 0      # (not in the hash table, which holds nothing of this layer)
+        nd.dec = 0       # (not in the hash table, which holds nothing of this layer)
         im.n_nodes += 1
     return 1
 
@@ -1039,6 +1043,7 @@ cdef class Solver:
         if im.nodes == NULL or im.slots == NULL:
             raise MemoryError()
         _clear_slots(im)
+        im.hdirty = MIN_SLOTS
         self._impl = im
         im.moves = moves_new()
         if im.moves == NULL:
@@ -1481,12 +1486,10 @@ cdef int _sweep(Impl* im) noexcept nogil:
     cdef int s, v, i, n, c, best = -1, start
     cdef int64_t bestval = -1
     cdef uint64_t short_mask = 0
-    # root (the previous call left its last layer in the hash table, unless a copy)
-    if im.hashed:
-        for i in range(im.layer_start[im.n_layers], im.n_nodes):
-            im.slots[im.nodes[i].slot] = -1
-    im.hashed = 1
+    # root (indices start again at 0: forget every entry of the previous sweep)
+    memset(im.slots, 0xFF, im.hdirty * sizeof(int32_t))
     _fit_slots(im, 1)
+    im.hdirty = im.hcap
     im.n_nodes = 0
     im.n_layers = 0
     im.layer_start[0] = 0
