@@ -882,7 +882,7 @@ cdef int _rebuild_decs(Impl* im, const uint64_t* decs, int V, Witness* w) noexce
                 if _continue(runs, nr, s, 3, jk, p3, c, c) < 0: return -1
                 if _continue(runs, nr, s, 3, jk, q3, JOKER, c) < 0: return -1
             # runs of this suit not continued end here (all have length >= 3)
-            for t in range(nr):
+            for t in range(nr if nopen[s] > 0 else 0):
                 if runs[t].suit == s and runs[t].open == 1:
                     if runs[t].length < 3:
                         return -1
@@ -1516,8 +1516,9 @@ cdef int _sweep(Impl* im) noexcept nogil:
             continue
         if _group_step(im, v) < 0:
             return -4
-        if im.n_nodes - im.layer_start[im.n_layers] > 32:
-            _prune_dominated(im, -1 if im.n_nodes - im.layer_start[im.n_layers] >= GROUP_PRUNE_FROM else 4)
+        # (a smaller layer is compared in no suit, "suit 4": nothing to do)
+        if im.n_nodes - im.layer_start[im.n_layers] >= GROUP_PRUNE_FROM:
+            _prune_dominated(im, -1)
     im.layer_start[im.n_layers + 1] = im.n_nodes
     # runs still open must have length >= 3: a1, a2, b1, b2 all zero
     for s in range(4):
