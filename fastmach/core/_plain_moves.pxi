@@ -12,20 +12,22 @@
 # bound on the weight to come) and places the moves in the new key. The states made,
 # their order and their back-pointers are exactly those of the walk (tests: the switch
 # _set_plain_moves(0) walks instead; -1 plants a wrong list that they must catch).
-cdef struct PMove:
-    uint8_t u         # cards of the suit used here
-    uint8_t g         # of them, set aside for groups
-    uint8_t F         # the suit's new bits of k1 (a1 | a2 << 2 | a3 << 4)
-    uint8_t x3        # 3+ runs going on (decision fields D_X3 / D_P3)
-    uint8_t n0        # new runs (D_N0)
+# a move, in 16 bits (the lists stay in a few cache lines):
+#   u:2 cards of the suit used here | g:2 of them, set aside for groups |
+#   F:6 the suit's new bits of k1 (a1 | a2 << 2 | a3 << 4) |
+#   x3:2 3+ runs going on (decision field D_X3 / D_P3) | n0:2 new runs (D_N0)
+ctypedef uint16_t PMove
+
+cdef inline PMove _pm_pack(int u, int g, int F, int x3, int n0) noexcept nogil:
+    return <PMove>(u | (g << 2) | (F << 4) | (x3 << 10) | (n0 << 12))
 
 cdef enum:
     # a case: (F, m, A, whether short runs may stay open (0 no, 1 length 2, 2 also 1), acelow)
     PM_CASES = 64 * 4 * 4 * 3 * 2
-    PM_CAP = 1 << 15
+    PM_CAP = 65535       # (offsets are 16 bits)
 
 
-cdef int32_t _PM_OFF[PM_CASES + 1]
+cdef uint16_t _PM_OFF[PM_CASES + 1]
 cdef PMove _PM[PM_CAP]
 
 
@@ -78,11 +80,8 @@ cdef int _pm_init(int planted) noexcept nogil:
                                         continue
                                     if n == PM_CAP:
                                         return -1
-                                    _PM[n].u = <uint8_t>u
-                                    _PM[n].g = <uint8_t>g
-                                    _PM[n].F = <uint8_t>(na1 | (na2 << 2) | (na3 << 4))
-                                    _PM[n].x3 = <uint8_t>x3
-                                    _PM[n].n0 = <uint8_t>n0
+                                    _PM[n] = _pm_pack(u, g, na1 | (na2 << 2) | (na3 << 4),
+                                                      x3, n0)
                                     n += 1
                         if planted and n - first >= 3:
                             tmp = _PM[n - 1]

@@ -484,7 +484,7 @@ cdef int _suit_step_plain(Impl* im, int v, int s) noexcept nogil:
     with every run of length 1 or 2 going on with a real card; each state takes the
     list of its case (_plain_moves.pxi), the walk's moves in the walk's order."""
     cdef int lo = im.layer_start[im.n_layers], hi = im.n_nodes
-    cdef int i, t, end, sh = 15 * s, gsum, gmax, low, m, A, gnew, gmaxnew, later, sub
+    cdef int i, t, end, sh = 15 * s, gsum, gmax, low, m, A, gnew, gmaxnew, later, sub, u, g
     cdef int last = (v == im.V), next_dead, next2_dead
     cdef int acelow = (v == 1 and im.ace_high), bounded = im.lb >= 0
     cdef uint64_t k1, k2, F, keep1, base2, dbase, nk2, gp
@@ -492,7 +492,7 @@ cdef int _suit_step_plain(Impl* im, int v, int s) noexcept nogil:
     cdef int64_t lb = im.lb
     cdef int sh2 = 4 * (D_P2 if im.merged else D_X2), sh3 = 4 * (D_P3 if im.merged else D_X3)
     cdef int shlow = 9 + 2 * s
-    cdef const PMove* mv
+    cdef PMove mv
     if _PLAIN_MOVES == 0:
         return _suit_step_plain_walk(im, v, s)
     _open_layer(im)
@@ -524,21 +524,23 @@ cdef int _suit_step_plain(Impl* im, int v, int s) noexcept nogil:
         base2 = k2 & ~(<uint64_t>0x1FF)
         dbase = ((F & 3) << (4 * D_X1)) | (((F >> 2) & 3) << sh2)
         while t < end:
-            mv = &_PM[t]
+            mv = _PM[t]
             t += 1
-            val = base + mv.u * wv
-            if bounded and val + rest + al - (mv.u * w14 if acelow else 0) <= lb:
+            u = mv & 3
+            val = base + u * wv
+            if bounded and val + rest + al - (u * w14 if acelow else 0) <= lb:
                 continue
-            gnew = gsum + mv.g
-            gmaxnew = gmax if gmax > mv.g else mv.g
+            g = (mv >> 2) & 3
+            gnew = gsum + g
+            gmaxnew = gmax if gmax > g else g
             if gnew > 0 and not (gp >> (4 * gnew + gmaxnew)) & 1:
                 continue
             nk2 = base2 | (<uint64_t>gnew << 3) | (<uint64_t>gmaxnew << 7)
             if acelow:
-                nk2 |= <uint64_t>mv.u << shlow
-            if _insert(im, k1 | (<uint64_t>mv.F << sh), nk2, val, i,
-                       dbase | mv.u | (<uint64_t>mv.x3 << sh3)
-                       | (<uint64_t>mv.n0 << (4 * D_N0))) < 0:
+                nk2 |= <uint64_t>u << shlow
+            if _insert(im, k1 | (<uint64_t>((mv >> 4) & 63) << sh), nk2, val, i,
+                       dbase | <uint64_t>u | (<uint64_t>((mv >> 10) & 3) << sh3)
+                       | (<uint64_t>((mv >> 12) & 3) << (4 * D_N0))) < 0:
                 return -4
     return 0
 
