@@ -503,6 +503,9 @@ cdef int _suit_step_plain(Impl* im, int v, int s) noexcept nogil:
     later = _later(im, v, s)
     gp = _GP_PLAIN[later]
     keep1 = ~(<uint64_t>0x7FFF << sh)
+    # (the cards here depend on the state only at 14 with aces high: the aces used low)
+    cdef int per_state = v == 14 and im.ace_high
+    _cards_here(im, v, s, 0, &m, &A)
     for i in range(lo, hi):
         base = im.nodes[i].val
         if base < 0:
@@ -510,8 +513,9 @@ cdef int _suit_step_plain(Impl* im, int v, int s) noexcept nogil:
         k1 = im.nodes[i].k1
         k2 = im.nodes[i].k2
         F = (k1 >> sh) & 0x3F
-        low = <int>((k2 >> shlow) & 3)
-        _cards_here(im, v, s, low, &m, &A)
+        if per_state:
+            low = <int>((k2 >> shlow) & 3)
+            _cards_here(im, v, s, low, &m, &A)
         t = (<int>F * 16 + m * 4 + A) * 6 + sub
         end = _PM_OFF[t + 1]
         t = _PM_OFF[t]
