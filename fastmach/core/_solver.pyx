@@ -69,7 +69,6 @@ cdef struct Node:
     uint64_t k2
     int64_t val
     int32_t prev
-    int32_t slot     # its place in the hash table while its layer is being built
     uint64_t dec
 
 cdef enum:
@@ -90,7 +89,8 @@ cdef struct Impl:
     int hcap_alloc  # ... of those allocated (the table shrinks to the layer, see _open_layer)
     int layer_start[MAX_LAYERS + 1]
     int n_layers
-    int hashed      # 1: the last layer's states are in the hash table (0: a copy, _copy_step)
+    int hdirty      # slots[0 .. hdirty) may hold entries of the sweep's layers (an entry
+                    # of an earlier layer, index below the layer's start, reads as empty)
     # problem data for the current call
     int must[4][16]
     int avail[4][16]
@@ -152,13 +152,14 @@ cdef int _rehash(Impl* im, int newcap) noexcept nogil:
         im.slots = s
         im.hcap_alloc = newcap
     im.hcap = newcap
+    if newcap > im.hdirty:
+        im.hdirty = newcap
     _clear_slots(im)
     for i in range(start, im.n_nodes):
         h = <int>(_hash(im.nodes[i].k1, im.nodes[i].k2) & <uint64_t>(newcap - 1))
         while im.slots[h] >= 0:
             h = (h + 1) & (newcap - 1)
         im.slots[h] = i
-        im.nodes[i].slot = h
     return 0
 
 
@@ -174,8 +175,8 @@ cdef inline int _insert(Impl* im, uint64_t k1, uint64_t k2, int64_t val, int32_t
     h = <int>(_hash(k1, k2) & <uint64_t>(im.hcap - 1))
     while True:
         idx = im.slots[h]
-        if idx < 0:
-            break
+        if idx < start:
+            break   # (empty, or an entry of an earlier layer)
         nd = &im.nodes[idx]
         if nd.k1 == k1 and nd.k2 == k2:
             if val > nd.val:
@@ -193,7 +194,6 @@ cdef inline int _insert(Impl* im, uint64_t k1, uint64_t k2, int64_t val, int32_t
     nd.val = val
     nd.prev = prev
     nd.dec = dec
-    nd.slot = h
     im.slots[h] = im.n_nodes
     im.n_nodes += 1
     return 0
@@ -202,10 +202,10 @@ cdef inline int _insert(Impl* im, uint64_t k1, uint64_t k2, int64_t val, int32_t
 cdef inline int _find(Impl* im, uint64_t k1, uint64_t k2) noexcept nogil:
     """Index of the state with this key in the layer being built, or -1."""
     cdef int h = <int>(_hash(k1, k2) & <uint64_t>(im.hcap - 1))
-    cdef int idx
+    cdef int idx, start = im.layer_start[im.n_layers]
     while True:
         idx = im.slots[h]
-        if idx < 0:
+        if idx < start:
             return -1
         if im.nodes[idx].k1 == k1 and im.nodes[idx].k2 == k2:
             return idx
@@ -287,12 +287,9 @@ cdef void _prune_dominated(Impl* im, int only) noexcept nogil:
 
 
 cdef inline void _open_layer(Impl* im) noexcept nogil:
-    """Start a new layer: forget the hash entries of the previous one."""
-    cdef int i, n = im.n_nodes - im.layer_start[im.n_layers]
-    if im.hashed:
-        for i in range(im.layer_start[im.n_layers], im.n_nodes):
-            im.slots[im.nodes[i].slot] = -1
-    im.hashed = 1
+    """Start a new layer (the hash entries of the previous one read as empty: their
+    indices are below the new layer's start)."""
+    cdef int n = im.n_nodes - im.layer_start[im.n_layers]
     _fit_slots(im, n)
     im.n_layers += 1
     im.layer_start[im.n_layers] = im.n_nodes
@@ -368,6 +365,8 @@ cdef inline bint _groups_possible(int gsum, int gmax, int more, int jokers,
 # _groups_possible for every argument (gsum, more <= 15; gmax <= 3; jokers <= 7), looked
 # up in the innermost loop of _suit_step
 cdef uint8_t _GP[2][16][4][16][8]
+# _GP[0][gsum][gmax][more][0] (no jokers) as one word per `more`: bit 4 * gsum + gmax
+cdef uint64_t _GP_PLAIN[16]
 
 
 cdef void _init_tables() noexcept nogil:
@@ -378,6 +377,12 @@ cdef void _init_tables() noexcept nogil:
                 for mo in range(16):
                     for jk in range(8):
                         _GP[lim][gs][gm][mo][jk] = _groups_possible(gs, gm, mo, jk, lim)
+    for mo in range(16):
+        _GP_PLAIN[mo] = 0
+        for gs in range(16):
+            for gm in range(4):
+                if _GP[0][gs][gm][mo][0]:
+                    _GP_PLAIN[mo] |= <uint64_t>1 << (4 * gs + gm)
 
 
 _init_tables()
@@ -471,9 +476,82 @@ cdef int _suit_step(Impl* im, int v, int s) noexcept nogil:
     return 0
 
 
+include "_plain_moves.pxi"
+
+
 cdef int _suit_step_plain(Impl* im, int v, int s) noexcept nogil:
     """_suit_step without jokers (none on the table or in the hand): the same choices,
-    with every run of length 1 or 2 going on with a real card."""
+    with every run of length 1 or 2 going on with a real card; each state takes the
+    list of its case (_plain_moves.pxi), the walk's moves in the walk's order."""
+    cdef int lo = im.layer_start[im.n_layers], hi = im.n_nodes
+    cdef int i, t, end, sh = 15 * s, gsum, gmax, low, m, A, gnew, gmaxnew, later, sub, u, g
+    cdef int last = (v == im.V), next_dead, next2_dead
+    cdef int acelow = (v == 1 and im.ace_high), bounded = im.lb >= 0
+    cdef uint64_t k1, k2, F, keep1, base2, dbase, nk2, gp
+    cdef int64_t val, base, wv = im.w[s][v], al, w14 = im.w[s][14], rest = im.rest[v][s]
+    cdef int64_t lb = im.lb
+    cdef int sh2 = 4 * (D_P2 if im.merged else D_X2), sh3 = 4 * (D_P3 if im.merged else D_X3)
+    cdef int shlow = 9 + 2 * s
+    cdef PMove mv
+    if _PLAIN_MOVES == 0:
+        return _suit_step_plain_walk(im, v, s)
+    _open_layer(im)
+    next_dead = 1 if (v == im.V or im.avail[s][v + 1] == 0) else 0
+    next2_dead = 1 if (next_dead or v + 1 == im.V or im.avail[s][v + 2] == 0) else 0
+    # runs of length 1-2 may stay open only if the next values can take them
+    sub = (0 if (last or next_dead) else (1 if next2_dead else 2)) * 2 + acelow
+    later = _later(im, v, s)
+    gp = _GP_PLAIN[later]
+    keep1 = ~(<uint64_t>0x7FFF << sh)
+    # (the cards here depend on the state only at 14 with aces high: the aces used low)
+    cdef int per_state = v == 14 and im.ace_high
+    _cards_here(im, v, s, 0, &m, &A)
+    for i in range(lo, hi):
+        base = im.nodes[i].val
+        if base < 0:
+            continue
+        k1 = im.nodes[i].k1
+        k2 = im.nodes[i].k2
+        F = (k1 >> sh) & 0x3F
+        if per_state:
+            low = <int>((k2 >> shlow) & 3)
+            _cards_here(im, v, s, low, &m, &A)
+        t = (<int>F * 16 + m * 4 + A) * 6 + sub
+        end = _PM_OFF[t + 1]
+        t = _PM_OFF[t]
+        if t == end:
+            continue
+        gsum = <int>((k2 >> 3) & 15)
+        gmax = <int>((k2 >> 7) & 3)
+        al = _aces_left(im, k2, v, s) if bounded else 0
+        k1 &= keep1
+        base2 = k2 & ~(<uint64_t>0x1FF)
+        dbase = ((F & 3) << (4 * D_X1)) | (((F >> 2) & 3) << sh2)
+        while t < end:
+            mv = _PM[t]
+            t += 1
+            u = mv & 3
+            val = base + u * wv
+            if bounded and val + rest + al - (u * w14 if acelow else 0) <= lb:
+                continue
+            g = (mv >> 2) & 3
+            gnew = gsum + g
+            gmaxnew = gmax if gmax > g else g
+            if gnew > 0 and not (gp >> (4 * gnew + gmaxnew)) & 1:
+                continue
+            nk2 = base2 | (<uint64_t>gnew << 3) | (<uint64_t>gmaxnew << 7)
+            if acelow:
+                nk2 |= <uint64_t>u << shlow
+            if _insert(im, k1 | (<uint64_t>((mv >> 4) & 63) << sh), nk2, val, i,
+                       dbase | <uint64_t>u | (<uint64_t>((mv >> 10) & 3) << sh3)
+                       | (<uint64_t>((mv >> 12) & 3) << (4 * D_N0))) < 0:
+                return -4
+    return 0
+
+
+cdef int _suit_step_plain_walk(Impl* im, int v, int s) noexcept nogil:
+    """_suit_step_plain walking the choices for every state (the reference of its move
+    lists, see _set_plain_moves)."""
     cdef int lo = im.layer_start[im.n_layers], hi = im.n_nodes
     cdef int i, sh = 15 * s
     cdef uint64_t k1, k2, F, nk1, nk2, dec
@@ -600,7 +678,6 @@ cdef int _copy_step(Impl* im, int v, int s) noexcept nogil:
                     return 0
         rest = im.rest[v][3]
     _open_layer(im)
-    im.hashed = 0
     for i in range(lo, hi):
         val = im.nodes[i].val
         if val < 0:
@@ -628,8 +705,7 @@ cdef int _copy_step(Impl* im, int v, int s) noexcept nogil:
         nd.k2 = k2
         nd.val = val
         nd.prev = i
-        nd.dec = 0
-        nd.slot = 0      # (not in the hash table, which holds nothing of this layer)
+        nd.dec = 0       # (not in the hash table, which holds nothing of this layer)
         im.n_nodes += 1
     return 1
 
@@ -812,7 +888,7 @@ cdef int _rebuild_decs(Impl* im, const uint64_t* decs, int V, Witness* w) noexce
                 if _continue(runs, nr, s, 3, jk, p3, c, c) < 0: return -1
                 if _continue(runs, nr, s, 3, jk, q3, JOKER, c) < 0: return -1
             # runs of this suit not continued end here (all have length >= 3)
-            for t in range(nr):
+            for t in range(nr if nopen[s] > 0 else 0):
                 if runs[t].suit == s and runs[t].open == 1:
                     if runs[t].length < 3:
                         return -1
@@ -973,6 +1049,7 @@ cdef class Solver:
         if im.nodes == NULL or im.slots == NULL:
             raise MemoryError()
         _clear_slots(im)
+        im.hdirty = MIN_SLOTS
         self._impl = im
         im.moves = moves_new()
         if im.moves == NULL:
@@ -1415,12 +1492,10 @@ cdef int _sweep(Impl* im) noexcept nogil:
     cdef int s, v, i, n, c, best = -1, start
     cdef int64_t bestval = -1
     cdef uint64_t short_mask = 0
-    # root (the previous call left its last layer in the hash table, unless a copy)
-    if im.hashed:
-        for i in range(im.layer_start[im.n_layers], im.n_nodes):
-            im.slots[im.nodes[i].slot] = -1
-    im.hashed = 1
+    # root (indices start again at 0: forget every entry of the previous sweep)
+    memset(im.slots, 0xFF, im.hdirty * sizeof(int32_t))
     _fit_slots(im, 1)
+    im.hdirty = im.hcap
     im.n_nodes = 0
     im.n_layers = 0
     im.layer_start[0] = 0
@@ -1447,8 +1522,9 @@ cdef int _sweep(Impl* im) noexcept nogil:
             continue
         if _group_step(im, v) < 0:
             return -4
-        if im.n_nodes - im.layer_start[im.n_layers] > 32:
-            _prune_dominated(im, -1 if im.n_nodes - im.layer_start[im.n_layers] >= GROUP_PRUNE_FROM else 4)
+        # (a smaller layer is compared in no suit, "suit 4": nothing to do)
+        if im.n_nodes - im.layer_start[im.n_layers] >= GROUP_PRUNE_FROM:
+            _prune_dominated(im, -1)
     im.layer_start[im.n_layers + 1] = im.n_nodes
     # runs still open must have length >= 3: a1, a2, b1, b2 all zero
     for s in range(4):
@@ -1485,6 +1561,17 @@ cdef int _MEMO = 1
 cdef int _MOVE_LISTS = 1
 cdef int _COPY_STEPS = 1
 cdef int _RELAX_BOUND = 1
+cdef int _PLAIN_MOVES = 1
+
+
+def _set_plain_moves(int mode):
+    """Debug: how a suit step without jokers makes its moves: 1 from the lists by case
+    (_plain_moves.pxi), 0 walking the choices for every state, -1 from deliberately wrong
+    lists (two moves out of order: the tests must catch it)."""
+    global _PLAIN_MOVES
+    if mode != _PLAIN_MOVES and (mode == -1 or _PLAIN_MOVES == -1):
+        _pm_init(mode == -1)
+    _PLAIN_MOVES = mode
 
 
 def _set_copy_steps(int on):

@@ -5,7 +5,19 @@ cimport cython
 
 from fastmach.core._solver cimport NCARD, JOKER
 from fastmach.game._turn cimport (ERules, HState, Decision, A_PLAY, set_draw, total, wit_copy)
-from fastmach.strategies._reject cimport no_play_known, no_play_seen
+from fastmach.strategies._reject cimport no_plays_known, no_plays_seen
+
+
+cdef int _KNOWN = 1
+
+
+def _set_known(int mode):
+    """Debug: 1 answers without the solver where a position is known to have no play
+    (_reject.pxd: NoPlays), 0 asks the solver at every turn, -1 with a planted bug (a
+    remembered position on the same table answers without looking at the cards drawn
+    since: the tests must catch it)."""
+    global _KNOWN
+    _KNOWN = mode
 
 
 cdef class Expert(Skill):
@@ -20,7 +32,8 @@ cdef class Expert(Skill):
         cdef int n, n2, i, c, nswap, cancel
         cdef bint plain = st.table[JOKER] == 0 and hand[JOKER] == 0
         set_draw(d)
-        if plain and no_play_known(&self.no_play, st.table, hand, R.srules.ace_high):
+        self.no_play.planted = _KNOWN < 0
+        if plain and _KNOWN and no_plays_known(&self.no_play, st.table, hand, R.srules.ace_high):
             return   # d: the draw (nothing placed) the solver's empty answer gives
         best = self.solver.solve(st.table, hand, &R.srules, w, jw, d.placed, &d.wit)
         if best < -1:
@@ -29,12 +42,20 @@ cdef class Expert(Skill):
         n = total(d.placed) if best >= 0 else 0
         if best < 0:
             memset(d.placed, 0, NCARD)
-        if plain and n == 0 and best >= 0:
+        if plain and best >= 0 and _KNOWN:
             for c in range(JOKER):   # every card counts: an empty answer means no play
                 if w[c] <= 0:
                     break
             else:
-                no_play_seen(&self.no_play, st.table, hand)
+                if n == 0:
+                    no_plays_seen(&self.no_play, st.table, hand)
+                else:
+                    # the most the hand can place is placed: after it, the cards left
+                    # have no play on the table it leaves (one would add to this best)
+                    for c in range(NCARD):
+                        self.t2[c] = st.table[c] + d.placed[c]
+                        self.h2[c] = hand[c] - d.placed[c]
+                    no_plays_seen(&self.no_play, self.t2, self.h2)
         if R.swap_hand and st.table[JOKER] > 0:
             # take back every table joker whose card the player holds, then play
             memcpy(self.t2, st.table, NCARD)

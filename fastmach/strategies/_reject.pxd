@@ -64,6 +64,55 @@ cdef inline void no_play_seen(NoPlay* m, const uint8_t* table, const uint8_t* ha
     memcpy(m.hand, hand, NCARD)
 
 
+cdef enum:
+    NO_PLAYS = 8             # positions a NoPlays remembers (round-robin)
+
+
+cdef struct NoPlays:
+    # several facts of NoPlay's kind, for a skill that several seats share (each seat's
+    # last position without a play survives the others' turns)
+    NoPlay entry[NO_PLAYS]
+    int next                 # the entry a new table replaces
+    int planted              # tests only: 1 trusts a remembered position blindly (wrong)
+
+
+cdef inline void no_plays_seen(NoPlays* m, const uint8_t* table, const uint8_t* hand) noexcept nogil:
+    """Remember (table, hand) as a position without a play: in place of a fact it implies
+    (the same table, a hand it holds), else in the next entry."""
+    cdef int i
+    cdef NoPlay* e
+    for i in range(NO_PLAYS):
+        e = &m.entry[i]
+        if e.seen and memcmp(e.table, table, NCARD) == 0 and added_since(e.hand, hand, e.fresh):
+            no_play_seen(e, table, hand)
+            return
+    no_play_seen(&m.entry[m.next], table, hand)
+    m.next = (m.next + 1) % NO_PLAYS
+
+
+cdef inline int no_plays_known(NoPlays* m, const uint8_t* table, const uint8_t* hand,
+                               int ace_high) noexcept nogil:
+    """no_play_known over every fact of m: 1 when no play from `hand` adds a card to
+    `table` (then remembered), 0 when the solver must say."""
+    cdef int i, implied = 0
+    cdef NoPlay* e
+    if table[JOKER] or hand[JOKER]:
+        return 0
+    for i in range(NO_PLAYS):
+        e = &m.entry[i]
+        if e.seen and memcmp(e.table, table, NCARD) == 0 and added_since(e.hand, hand, e.fresh):
+            # a play needs a card of e.fresh (a part of the hand: when one of them can
+            # join a meld, so can one of the hand's, and the test of the whole hand fails)
+            if m.planted or none_can_join(table, hand, e.fresh, ace_high):
+                no_play_seen(e, table, hand)
+                return 1
+            implied = 1
+    if not implied and none_can_join(table, hand, hand, ace_high):
+        no_plays_seen(m, table, hand)
+        return 1
+    return 0
+
+
 cdef inline int no_play_known(NoPlay* m, const uint8_t* table, const uint8_t* hand,
                               int ace_high) noexcept nogil:
     """1 when no play from `hand` adds a card to `table`, known without the solver (then
