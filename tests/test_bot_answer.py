@@ -210,7 +210,9 @@ class Recorder:
         return self.inner.act(obs)
 
 
-@pytest.mark.parametrize("preset", PRESETS)
+# (and matches of several hands: the scores change between hands)
+@pytest.mark.parametrize("preset", PRESETS + ["classic(match=rotations:1)",
+                                              "jokers(match=threshold:60)"])
 def test_the_compiled_seat_shows_and_plays_what_the_python_seat_does(preset, monkeypatch):
     out = {}
     for fast in (True, False):
@@ -225,6 +227,8 @@ def test_the_compiled_seat_shows_and_plays_what_the_python_seat_does(preset, mon
     assert df1.equals(df0)
     assert len(a1) > 20 and a1 == a0 and b1 == b0
     assert [o.history for o in a1] == [o.history for o in a0]
+    if "single" not in preset:
+        assert len({o.scores for o in a1}) > 1
 
 
 def test_a_table_shown_again_keeps_the_tuples_of_its_unchanged_melds():

@@ -7,7 +7,9 @@
 # RC_PYTHON, the exception in Context.error); the engine raises it.
 #
 # The observation's tuples are made from the position; the table's are kept while the
-# table's meld list stays the same (immutable, so reusing them shows a bot nothing new).
+# table's meld list stays the same, and each meld's while that meld stays on the table,
+# the scores' and opened flags' while they stand (immutable, so reusing them shows a bot
+# nothing new).
 # BotSeat.observation makes the same Observation from the Python position (the
 # reference: tests/test_bot_answer.py compares the two).
 from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
