@@ -318,6 +318,10 @@ def test_search_never_places_more_than_the_maximum_and_empties_when_it_can():
     assert weighed > 10
 
 
+# the seat that plays as a policy plays: the search's strong policy never botches on purpose
+POLICY_SEAT = {"strong": "strong(botch=false)", "expert": "expert"}
+
+
 @pytest.mark.parametrize("policy", ["strong", "expert"])
 def test_search_leaves_the_policys_play_only_on_evidence(policy):
     # one sampled deal gives no standard error: budget 1 plays the policy's play
@@ -327,7 +331,7 @@ def test_search_leaves_the_policys_play_only_on_evidence(policy):
     r, positions = game_positions("classic(match=single)", ("expert", "beginner"), 3, 6)
     one = make_engine(r, [f"search(budget=1,policy={policy})"] * r.players)[2]
     many = make_engine(r, [f"search(budget=48,policy={policy})"] * r.players)[2]
-    base = make_engine(r, [policy] * r.players)[2]
+    base = make_engine(r, [POLICY_SEAT[policy]] * r.players)[2]
     departed = 0
     for st in positions[:40]:
         b = _decide(base, st, st._hands, list(st.stock))
@@ -359,7 +363,7 @@ def test_search_departs_by_the_adjusted_rule_on_its_own_playouts():
     # playouts it recorded, and the policy's play (the same cards) exactly when that is 0
     r, positions = game_positions("classic(match=single)", ("strong", "expert"), 3, 8)
     eng = make_engine(r, ["search(budget=16)"] * r.players)[2]
-    base = make_engine(r, ["strong"] * r.players)[2]
+    base = make_engine(r, [POLICY_SEAT["strong"]] * r.players)[2]
     weighed = departed = 0
     for st in positions[:50]:
         a = _decide(eng, st, st._hands, list(st.stock))

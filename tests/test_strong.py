@@ -14,7 +14,7 @@ from fastmach.game.gamelog import replay, replay_states
 from fastmach.rules import PRESETS, Rules
 from fastmach.solver import solve
 from fastmach.strategies import parse_strategy
-from tests.positions import game_positions, listing
+from tests.positions import cards, game_positions, listing
 
 HOLDBACK = "fastmach.strategies.examples:HoldBack"
 
@@ -48,7 +48,8 @@ def _reference(st, rules: Rules, p: dict) -> tuple[str, int, str]:
         low = max(low, rules.players)   # the last round is played
     if may_hold and left > low and opp > p["rush"] and \
             (p["hand_cap"] == 0 or n < p["hand_cap"]):
-        if p["botch"] and left and rules.failed_penalty > 1 and any(
+        if p["botch"] and left and rules.failed_penalty > 1 and \
+                (p["botch_below"] == 0 or opp < p["botch_below"]) and any(
                 solve(st._melds, [c], rules, trusted=True).placed
                 for c in sorted(set(hand)) if c != JOKER):
             return "fail", 0, "botched"   # a play of one card botched: the penalty drawn
@@ -63,9 +64,11 @@ def _reference(st, rules: Rules, p: dict) -> tuple[str, int, str]:
 @pytest.mark.parametrize("rules,strategy", [
     ("classic(match=single)", "strong"),
     ("classic(match=single)", "strong(stock_low=30,keep=jokers)"),
-    ("classic(match=single)", "strong(botch=true)"),
+    ("classic(match=single)", "strong(botch=false)"),
+    ("classic(match=single)", "strong(botch_below=0)"),
     ("jokers", "strong"),
-    ("jokers", "strong(botch=true)"),
+    ("jokers", "strong(botch_below=0)"),
+    ("jokers", "strong(botch=false)"),
     ("jokers", "strong(rush=3,hand_cap=18,keep=none)"),
     ("italian(jokers=2)", "strong"),
     ("ace-low(match=single)", "strong(stock_low=20)"),
@@ -189,3 +192,51 @@ def test_strong_decisions_do_not_depend_on_cards_it_cannot_see(rules, strategy):
 
 def _copies(r: Rules, c: int) -> int:
     return r.jokers if c == JOKER else r.decks
+
+
+# ----------------------------------------------------------------- botching where it pays
+def _race_position(short: int) -> tuple[np.ndarray, list[list[int]]]:
+    """classic: 5H 6H 7H on the table; the seat holds 8H (a play of it alone) with four
+    cards nothing holds (it cannot go out); its shortest opponent holds ``short`` cards,
+    the others 12."""
+    melds = [cards("5H 6H 7H")]
+    mine = cards("8H KS 2C 9D 4S")
+    pool = [c for c in range(JOKER) for _ in range(2)]
+    for c in mine + melds[0]:
+        pool.remove(c)
+    hands = np.zeros((4, NCARD), dtype=np.int64)
+    for c in mine:
+        hands[0, c] += 1
+    k = 0
+    for s, size in ((1, 12), (2, short), (3, 12)):
+        for c in pool[k:k + size]:
+            hands[s, c] += 1
+        k += size
+    return hands, melds
+
+
+@pytest.mark.parametrize("strategy,rules,fails_at", [
+    ("strong", "classic(match=single)", {7}),              # an opponent below 8 cards
+    ("strong(botch_below=0)", "classic(match=single)", {7, 8, 12}),   # whatever they hold
+    ("strong(botch_below=13)", "classic(match=single)", {7, 8, 12}),
+    ("strong(botch=false)", "classic(match=single)", set()),
+    ("strong", "classic(match=single,failed_penalty=1)", set()),     # a botch is a draw
+])
+def test_strong_botches_a_held_turn_only_while_an_opponent_nears_going_out(
+        strategy, rules, fails_at):
+    # 000: a failed manipulation draws 3 penalty cards instead of the normal draw, so a
+    # holder that cannot go out botches the one-card play 8H where it pays: while an
+    # opponent holds fewer than botch_below cards (8 by default)
+    r = Rules.parse(rules)
+    eng = _engine(r, strategy)
+    for short in (7, 8, 12):
+        hands, melds = _race_position(short)
+        kind, placed, taken, after, _, _ = eng.decide_position(
+            0, hands, melds, melds, [True] * 4, 30, 12345)
+        if short in fails_at:
+            assert kind == "fail" and listing(placed) == cards("8H") and taken == 0
+            assert after == [cards("5H 6H 7H 8H")]   # the play it botched
+        else:
+            assert kind == "draw", (short, kind)
+        # and a botch needs a stock to draw from
+        assert eng.decide_position(0, hands, melds, melds, [True] * 4, 0, 12345)[0] != "fail"

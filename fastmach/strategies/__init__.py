@@ -54,7 +54,7 @@ order) at random from the cards not in its hand or on the table, sizes kept (``d
 history``, the default: an opponent seen drawing on its last turn is dealt again until
 its hand, less one card as its draw, is one its playout model would draw from), and plays
 every candidate out from that deal with the same PRNG, every seat played by the policy
-(``strong`` by default, ``expert``, or ``holding``: jokers and J/Q/K kept until the play
+(``strong`` by default, without its botch, ``expert``, or ``holding``: jokers and J/Q/K kept until the play
 empties the hand), the opponents seen placing cards while the stock lasted by the expert
 (``opponents=observed``, the default). Outcome: the share of the hand's win; the
 candidate of the highest mean paired difference from the policy's play replaces it where
@@ -182,7 +182,7 @@ BUDGET = Param("budget", int, 8, 1, 4096,
                "sampled deals per decision, each candidate played out on every one")
 _POLICY_DOC = ("every seat's play in the playouts, and the search's base play: 0 (or "
                "expert), 1 (or holding: jokers and J/Q/K kept until the play empties the "
-               "hand), 2 (or strong: the strong player's defaults)")
+               "hand), 2 (or strong: the strong player's defaults but botch=false)")
 POLICY = Param("policy", int, POLICIES.index("strong"), 0, len(POLICIES) - 1, _POLICY_DOC,
                POLICIES)
 _OPPONENTS_DOC = (
@@ -211,11 +211,14 @@ STRONG = (
           "1 (or true): where the stock's end ends the hand (stock_empty=ends-hand), stop "
           "holding once the stock holds at most one card per player (its last round)",
           ("false", "true")),
-    Param("botch", int, 0, 0, 1,
-          "1 (or true): where a failed manipulation draws more than one card "
+    Param("botch", int, 1, 0, 1,
+          "1 (or true, the default): where a failed manipulation draws more than one card "
           "(failed_penalty > 1), a held turn botches a play on purpose (the table kept, "
-          "the penalty drawn) instead of drawing one card (off by default: it games the "
-          "penalty)", ("false", "true")),
+          "the penalty drawn) instead of drawing one card, while an opponent holds fewer "
+          "than botch_below cards; 0 (or false): it never botches", ("false", "true")),
+    Param("botch_below", int, 8, 0, 200,
+          "botch only while some opponent holds fewer than this many cards (0: at every "
+          "held turn)"),
 )
 
 REGISTRY: dict[str, StrategyKind] = {
@@ -277,8 +280,9 @@ REGISTRY: dict[str, StrategyKind] = {
     "strong": StrategyKind(
         "strong", Strong, STRONG,
         "holds: draws instead of any play that does not empty its hand (the others build "
-        "the table; it goes out in one play; with botch, where a failure draws more than one "
-        "card it botches a one-card play to draw the penalty) until the stock runs low, its hand grows "
+        "the table; it goes out in one play; where a failure draws more than one card and an "
+        "opponent holds fewer than 8, it botches a one-card play on purpose to draw the "
+        "penalty, unless botch=false) until the stock runs low, its hand grows "
         "large or an opponent nears going out; then plays the maximum placement keeping "
         "cards back (jokers, J/Q/K); plays when it must; opens as the expert",
         build=lambda ctx, p, expert: Strong(ctx, *expert(), *(int(p[q.name]) for q in STRONG)),

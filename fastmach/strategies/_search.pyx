@@ -564,8 +564,8 @@ def _holding_policy(Context ctx, expert_seat, Skill expert):
 
 
 def _strong_policy(Context ctx, expert_seat, Skill expert):
-    # the registry's default strong player (stock_low, hand_cap, rush 0; keep faces;
-    # last_round on, botch off)
+    # the registry's strong player without its botch, strong(botch=false) (stock_low,
+    # hand_cap, rush 0; keep faces; last_round on, botch off)
     return Strong(ctx, expert_seat, expert, 0, 0, 0, 2, 1, 0)
 
 

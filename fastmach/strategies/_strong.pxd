@@ -14,6 +14,7 @@ cdef class Strong(Strategy):
     cdef readonly int keep           # a play outside holding keeps: 0 nothing, 1 jokers, 2 + J/Q/K
     cdef readonly int last_round     # where the stock's end ends the hand, play its last round
     cdef readonly int botch          # a held turn botches a play (penalty draws > 1) instead
+    cdef readonly int botch_below    # ... only while an opponent holds fewer cards (0: always)
     cdef Strategy xstrat             # the expert seat (its opening, its maximum placement)
     cdef Skill expert                # its skill (plays from a restricted hand)
     cdef Decision alt                # the play with cards kept back

@@ -1,5 +1,6 @@
 # The strong player: holds its cards, draws all it can (a botched play where a failure
-# draws more than one card) and goes out in one play (see Strong.decide).
+# draws more than one card and an opponent nears going out) and goes out in one play (see
+# Strong.decide).
 #
 # What self-play on the engine taught it (4 players, common deals, seats rotated, one
 # candidate against three experts, three HoldBack bots or three default strong players;
@@ -41,19 +42,42 @@
 #   won: a held turn that botches a one-card play on purpose (the table is restored and
 #   000's failed manipulation draws 3 penalty cards instead of 1) 37.3% against 27.7%
 #   (+9.7 [+4.6, +14.7]). Hence botch (a fail carries a legal play, as a fallible
-#   player's does): confirmed on 300 fresh deals in the README's table. It is an option,
-#   off by default: it games the penalty (a failure the rules mean as a cost becomes a
-#   way to draw three cards), so the default player's figures describe holding, not a
-#   penalty exploit; the exploit itself is a finding about the penalty's size. Against
-#   experts it gains under jokers (+7.0 [+3.9, +10.1], 150 deals) and costs little under classic
-#   (-3.2 [-7.4, +1.1]). Where a failure draws one card (ace-low, italian) it is a draw
-#   and botch does nothing. It reads failed_penalty as 000 wrote it: a designer who
-#   wants no reward for a botch sets the penalty to 1 (or a player botch=false).
+#   player's does): confirmed on 300 fresh deals in the README's table. Against experts
+#   botching at every held turn gained under jokers (+7.0 [+3.9, +10.1], 150 deals) and
+#   cost under classic (-3.2 [-7.4, +1.1]). Where a failure draws one card (ace-low,
+#   italian) it is a draw and botch does nothing. It reads failed_penalty as 000 wrote
+#   it: a designer who wants no reward for a botch sets the penalty to 1 (or a player
+#   botch=false).
 # - after the stock runs out (classic, against HoldBack, 300 deals) keeping more back
 #   moved nothing worth a default: 10-K kept +0.3 [+0.0, +0.7], 9-K +0.1, 8-K 0.0, no
 #   card kept -2.2 [-3.2, -1.3] (200 deals); passing instead of a play of kept cards
 #   changed no game under classic and lost 15.4 points under ace-low (its last round).
 #   Under italian (must play) keeping nothing to 9-K stayed within 1.1 points of J-K.
+# - where to botch (classic single, 300 deals of seed 1, paired by deal against botching
+#   at every held turn: 37.6% against three HoldBack bots, 82.8% against three experts,
+#   83.6% for no botch): a botch pays in the race, not while the field holds long hands.
+#   Botching only while every opponent holds >= 8 (11, 14, 17) cards lost 6.2 (9.1, 7.4,
+#   6.2) points against HoldBack and moved the experts' field by <= 1; only while the
+#   stock holds > 20 cards -4.2 against HoldBack (+5.3 against experts), only at <= 20
+#   -3.3 (+1.3). Botching only while some opponent holds fewer than 5, 6, 8, 10, 12
+#   cards: against HoldBack -3.8, -1.8, -0.6 [-3.9, +2.7], -1.3, +0.2; against experts
+#   +5.7, +4.9, +2.9 [+0.2, +5.6], +1.8, 0.0; under jokers against experts +6.2, +6.8
+#   (8) and +7.3 (10) over no botch, always +7.5. Why: a botch is three draws at once,
+#   three chances at the cards that let it go out when an opponent is about to; early
+#   it only grows the hand that must fit the table whole, and an all-strong table never
+#   botches (nobody places a card before the stock runs out: no card fits an empty
+#   table alone, 25.0% exactly either way). Hence botch on by default below 8 cards
+#   (botch_below): the smallest threshold within a point of botching always against
+#   HoldBack (the worst field but the all-strong table, which botching cannot move),
+#   and one that loses no field (botching always costs the classic experts'). Confirmed
+#   on 300 fresh deals (seed 7777): against three HoldBack bots 33.7% [31.0, 36.3],
+#   +7.8 [+4.9, +10.8] over no botch (always: 37.8%); against three experts 84.9%
+#   [82.9, 86.9], +1.0 [-1.8, +3.8] (always: 79.3%, -4.6 [-7.7, -1.5]); against three
+#   strong(botch=false) 25.0%. Under jokers against three experts 87.7% [85.7, 89.7],
+#   +8.2 [+6.0, +10.3]; against three HoldBack bots 65.0% [60.8, 69.2], +10.5 [+5.8,
+#   +15.2] (100 deals). Under ace-low and italian (a one-card penalty) it never botches:
+#   the games of botch=false (77.5% and 24.5% against experts, 36.0% and 24.5% against
+#   HoldBack). The search's strong policy stays botch=false.
 from libc.stdint cimport uint8_t, uint32_t, int64_t, uint64_t
 from libc.string cimport memcpy, memset
 
@@ -65,7 +89,8 @@ from fastmach.strategies._base cimport Context, meld_cards
 cdef class Strong(Strategy):
 
     def __init__(self, Context ctx, Strategy expert_strategy, Skill expert, int stock_low,
-                 int hand_cap, int rush, int keep, int last_round=1, int botch=0):
+                 int hand_cap, int rush, int keep, int last_round=1, int botch=1,
+                 int botch_below=8):
         Strategy.__init__(self, ctx)
         self.xstrat = expert_strategy
         self.expert = expert
@@ -75,6 +100,7 @@ cdef class Strong(Strategy):
         self.keep = keep
         self.last_round = last_round
         self.botch = botch
+        self.botch_below = botch_below
 
     cdef void decide(self, HState* st, int seat, uint64_t* rng, Decision* d) noexcept nogil:
         """Hold, or play keeping cards back.
@@ -85,9 +111,10 @@ cdef class Strong(Strategy):
         hand and last_round is set, more than max(stock_low, players): the last round is
         played), the hand fewer than hand_cap cards and every opponent more than rush
         cards. A play that empties the hand is always made. Where botch is set, the stock
-        not empty and a failure draws more than one card (failed_penalty > 1), a held turn
-        botches a play instead of drawing (the table kept, the penalty drawn): the first
-        hand card, in card order, that a play of it alone places (no joker). Otherwise (or
+        not empty, a failure draws more than one card (failed_penalty > 1) and an opponent
+        holds fewer than botch_below cards (0: whatever they hold), a held turn botches a
+        play instead of drawing (the table kept, the penalty drawn): the first hand card,
+        in card order, that a play of it alone places (no joker). Otherwise (or
         where the player must play) it plays the maximum
         placement of its hand without the cards it keeps back (keep: 1 the jokers, 2 the
         jokers and J/Q/K), or the whole maximum placement when that places nothing. Before
@@ -112,7 +139,8 @@ cdef class Strong(Strategy):
                 (self.hand_cap == 0 or n < self.hand_cap):
             if self.may_go_out(st, hand):
                 self.go_out(st, hand, n, d)
-            if d.kind != A_PLAY and self.botch and left > 0 and R.penalty > 1:
+            if d.kind != A_PLAY and self.botch and left > 0 and R.penalty > 1 and \
+                    (self.botch_below == 0 or opp < self.botch_below):
                 self.botch_one(st, hand, d)
             return
         self.xstrat.decide(st, seat, rng, d)
