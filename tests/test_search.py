@@ -130,6 +130,24 @@ def test_the_clairvoyant_decides_on_the_hidden_cards():
     assert changed
 
 
+@pytest.mark.parametrize("preset, policy, other", [
+    ("italian", "expert", "strong"),                  # a player must play when able
+    ("classic(match=single)", "strong", "expert"),   # a player may draw instead
+])
+def test_the_clairvoyants_auto_policy_is_strong_only_where_a_player_may_hold(
+        preset, policy, other):
+    r, positions = _hidden_positions(preset, 3, 4)
+    engines = {name: make_engine(r, [name] * r.players)[2] for name in
+               ("clairvoyant", f"clairvoyant(policy={policy})", f"clairvoyant(policy={other})")}
+    differs = 0
+    for st in positions:
+        seen = {name: _decide(e, st, st._hands, list(st.stock))[:2]
+                for name, e in engines.items()}
+        assert seen["clairvoyant"] == seen[f"clairvoyant(policy={policy})"]
+        differs += seen["clairvoyant"] != seen[f"clairvoyant(policy={other})"]
+    assert differs   # the other policy plays otherwise somewhere: the test can fail
+
+
 # ----------------------------------------------------------------- the opponent model
 def _round_before(st, placer: int, drawer: int):
     """The hands and stock of st one round earlier: `placer` held two more cards (it
@@ -500,10 +518,12 @@ def test_parameters_of_the_search_parse_with_their_words():
     s = parse_strategy("search(budget=16,policy=holding)")
     assert s.params == {"budget": 16, "policy": 1, "opponents": 2, "deals": 1}
     assert str(s) == "search(budget=16,policy=1)"
-    # the search and the clairvoyant play on the strong player by default
+    # the search plays on the strong player by default, the clairvoyant on auto (strong
+    # where the rules let a player draw when able, the expert where they do not)
     assert str(parse_strategy("search(policy=strong)")) == "search"
     assert str(parse_strategy("search(policy=expert)")) == "search(policy=0)"
-    assert str(parse_strategy("clairvoyant(policy=strong)")) == "clairvoyant"
+    assert str(parse_strategy("clairvoyant(policy=auto)")) == "clairvoyant"
+    assert str(parse_strategy("clairvoyant(policy=strong)")) == "clairvoyant(policy=2)"
     assert str(parse_strategy("clairvoyant(policy=expert)")) == "clairvoyant(policy=0)"
     # the search's playouts play the opponents as observed, its deals follow the public
     # history; the clairvoyant's opponents are modelled as observed too (it sees the

@@ -182,9 +182,12 @@ BUDGET = Param("budget", int, 8, 1, 4096,
                "sampled deals per decision, each candidate played out on every one")
 _POLICY_DOC = ("every seat's play in the playouts, and the search's base play: 0 (or "
                "expert), 1 (or holding: jokers and J/Q/K kept until the play empties the "
-               "hand), 2 (or strong: the strong player's defaults but botch=false)")
+               "hand), 2 (or strong: the strong player's defaults but botch=false), 3 (or "
+               "auto: strong where the rules let a player draw when able, else expert)")
 POLICY = Param("policy", int, POLICIES.index("strong"), 0, len(POLICIES) - 1, _POLICY_DOC,
                POLICIES)
+CLAIRVOYANT_POLICY = Param("policy", int, POLICIES.index("auto"), 0, len(POLICIES) - 1,
+                           _POLICY_DOC, POLICIES)
 _OPPONENTS_DOC = (
     "how the playouts play the other seats: 0 (or policy), 1 (or expert), 2 (or observed: "
     "the expert for a seat the public hand sizes show placing cards without going out "
@@ -271,7 +274,7 @@ REGISTRY: dict[str, StrategyKind] = {
     "clairvoyant": StrategyKind(
         "clairvoyant", Search, (Param("budget", int, 1, 1, 4096,
                                       "playouts per candidate (the true deal each time)"),
-                                POLICY, OPPONENTS_PARAM),
+                                CLAIRVOYANT_POLICY, OPPONENTS_PARAM),
         "a measuring stick, not a fair player: the search over the true position (every "
         "hand and the stock order, no sampling)",
         build=lambda ctx, p, expert: build_search(ctx, p, expert, clairvoyant=True),

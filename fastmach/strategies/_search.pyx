@@ -569,6 +569,16 @@ def _strong_policy(Context ctx, expert_seat, Skill expert):
     return Strong(ctx, expert_seat, expert, 0, 0, 0, 2, 1, 0)
 
 
+def _auto_policy(Context ctx, expert_seat, Skill expert):
+    # strong where the rules let a player draw when able, the expert where they make it
+    # play (it cannot hold there, and strong's faces kept back in a forced play lose: the
+    # clairvoyant won 35.5% of italian hands against experts on strong, 46.5% on the
+    # expert, 50 deals, seed 4242)
+    if ctx.R.may_draw:
+        return _strong_policy(ctx, expert_seat, expert)
+    return expert_seat
+
+
 # The playout policies, by name (the words of the registry's ``policy`` parameter, in
 # order): a factory (ctx, expert seat, expert skill) -> the compiled Strategy every seat
 # plays in the playouts. A new policy (a compiled strong player) is one entry here.
@@ -576,6 +586,7 @@ PLAYOUT_POLICIES = {
     "expert": lambda ctx, seat, skill: seat,
     "holding": _holding_policy,
     "strong": _strong_policy,
+    "auto": _auto_policy,
 }
 POLICIES = tuple(PLAYOUT_POLICIES)
 # The opponent models, by name (the words of the registry's ``opponents`` parameter).
