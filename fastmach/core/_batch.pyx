@@ -383,17 +383,25 @@ def is_known_table(table) -> bool:
     return known is not None and (<tuple>known)[0] is table
 
 
+cdef int _hand_counts(hand, int* hc) except -100:
+    """A hand in its fast form (card ids in a list or tuple, or a counts array) counted
+    into hc (zeroed first): 0, or NOT_FAST."""
+    memset(hc, 0, NCARD * sizeof(int))
+    if type(hand) is list or type(hand) is tuple:
+        if _count_ids(hand, hc, NULL, NULL) < 0:
+            return NOT_FAST
+    elif _count_array(hand, hc) < 0:
+        return NOT_FAST
+    return 0
+
+
 cdef int _position_on(const uint8_t* t, hand, Record rec, uint8_t* placed, Witness* wit,
                       int64_t* value) except -100:
     """_position on a valid table given as counts."""
     cdef int hc[NCARD]
     cdef uint8_t h[NCARD]
     cdef int c
-    memset(hc, 0, sizeof(hc))
-    if type(hand) is list or type(hand) is tuple:
-        if _count_ids(hand, hc, NULL, NULL) < 0:
-            return NOT_FAST
-    elif _count_array(hand, hc) < 0:
+    if _hand_counts(hand, hc) < 0:
         return NOT_FAST
     for c in range(NCARD):
         if hc[c] > 255:
@@ -414,11 +422,7 @@ cdef int _position(table, hand, Record rec, bint trusted, uint8_t* placed, Witne
     cdef int c, known = trusted, n
     cdef Py_ssize_t i, nm
     memset(tc, 0, sizeof(tc))
-    memset(hc, 0, sizeof(hc))
-    if type(hand) is list or type(hand) is tuple:
-        if _count_ids(hand, hc, NULL, NULL) < 0:
-            return NOT_FAST
-    elif _count_array(hand, hc) < 0:
+    if _hand_counts(hand, hc) < 0:
         return NOT_FAST
     if table is None or (type(table) is str and len(table) == 0):
         known = 1
