@@ -78,8 +78,6 @@ cdef enum:
     MAXV = 14
     MAX_LAYERS = 5 * MAXV + 2
     GROUP_PRUNE_FROM = 4096   # layers at least this large are pruned after the group step
-    ALL_SUITS_FROM = 4096     # suit-step layers at least this large are pruned in every suit
-    MINJ_ROOT = 64            # the joker-count sweep's root value (_joker_need.pxi)
     MIN_SLOTS = 256           # the smallest hash table a layer uses (a power of two)
 
 cdef struct Impl:
@@ -118,14 +116,6 @@ cdef struct Impl:
     int64_t ub      # no partition weighs more (-1: not known), see _solve_one
     uint64_t low_decs[MAX_LAYERS + 1]   # the aces-low answer's path (_solve_exact)
     int64_t aces_low2[2][16]   # _aces_left of suits 0-1 and 2-3 by their aces used low
-    # the jokers still needed (_joker_need.pxi)
-    int need[16]    # need[v]: no completion of a state of value v's steps uses fewer jokers
-                    # after v (all 0: no state is dropped for it)
-    int need_on     # the sweeps of this problem use `need` (and check their dominance passes)
-    int64_t n_need  # states the current sweep dropped for it (0: the sweep is the plain one)
-    int budget      # > 0: a sweep that makes more states gives up (-4; _joker_need.pxi)
-    int minj        # 1: the sweep counts jokers only (_joker_need: value MINJ_ROOT - jokers
-                    # used, no jokers-used field in the key)
 
 
 cdef inline uint64_t _hash(uint64_t a, uint64_t b) noexcept nogil:
@@ -438,9 +428,8 @@ cdef int _suit_step(Impl* im, int v, int s) noexcept nogil:
     """Expand every state of the last layer by the choices for suit s at value v (the
     moves of its pattern in suit s, see _suit_moves.pxi)."""
     cdef int lo = im.layer_start[im.n_layers], hi = im.n_nodes
-    cdef int i, t, sh = 15 * s, j, gsum, gmax, low, m, A, JL, later, gnew, gmaxnew, jn
+    cdef int i, t, sh = 15 * s, j, gsum, gmax, low, m, A, JL, later, gnew, gmaxnew
     cdef int acelow = (v == 1 and im.ace_high)
-    cdef int minj = im.minj, most = im.jtot - im.need[v]   # (most jokers used after this step)
     cdef uint64_t k1, k2, nk1, nk2, keep1 = ~(<uint64_t>0x7FFF << sh)
     cdef int64_t val, al, rest = im.rest[v][s], w14 = im.w[s][14]
     cdef MoveCache* mc = <MoveCache*> im.moves
@@ -454,7 +443,7 @@ cdef int _suit_step(Impl* im, int v, int s) noexcept nogil:
             continue
         k1 = im.nodes[i].k1
         k2 = im.nodes[i].k2
-        j = <int>(MINJ_ROOT - im.nodes[i].val) if minj else <int>(k2 & 7)
+        j = <int>(k2 & 7)
         gsum = <int>((k2 >> 3) & 15)
         gmax = <int>((k2 >> 7) & 3)
         low = <int>((k2 >> (9 + 2 * s)) & 3)
@@ -469,10 +458,6 @@ cdef int _suit_step(Impl* im, int v, int s) noexcept nogil:
         al = _aces_left(im, k2, v, s) if im.lb >= 0 else 0
         for t in range(slot.off, slot.off + slot.n):
             mv = &mc.moves[t]
-            jn = j + mv.nJ
-            if jn > most:
-                im.n_need += 1   # too few jokers left for what comes after (_joker_need)
-                continue
             gnew = gsum + mv.g
             gmaxnew = gmax if gmax > mv.g else mv.g
             if gnew > 0 and not _GP[im.limited][gnew][gmaxnew][later][JL - mv.nJ]:
@@ -482,7 +467,7 @@ cdef int _suit_step(Impl* im, int v, int s) noexcept nogil:
                     - (mv.u * w14 if acelow else 0) <= im.lb:
                 continue   # cannot beat the known value
             nk1 = (k1 & keep1) | (<uint64_t>mv.F << sh)
-            nk2 = (k2 & ~(<uint64_t>0x1FF)) | <uint64_t>(0 if minj else jn) | (<uint64_t>gnew << 3) \
+            nk2 = (k2 & ~(<uint64_t>0x1FF)) | <uint64_t>(j + mv.nJ) | (<uint64_t>gnew << 3) \
                 | (<uint64_t>gmaxnew << 7)
             if acelow:
                 nk2 |= <uint64_t>mv.u << (9 + 2 * s)
@@ -673,7 +658,7 @@ cdef int _copy_step(Impl* im, int v, int s) noexcept nogil:
     cdef uint64_t k2
     cdef int64_t val, rest
     cdef Node* nd
-    if not _COPY_STEPS or hi - lo >= ALL_SUITS_FROM:
+    if not _COPY_STEPS or hi - lo >= 4096:
         return 0
     if s < 4:
         if _avail_at(im, v, s) > 0:
@@ -698,7 +683,7 @@ cdef int _copy_step(Impl* im, int v, int s) noexcept nogil:
         if val < 0:
             continue
         k2 = im.nodes[i].k2
-        j = <int>(MINJ_ROOT - val) if im.minj else <int>(k2 & 7)
+        j = <int>(k2 & 7)
         JL = im.jtot - j
         if s < 4:
             gsum = <int>((k2 >> 3) & 15)
@@ -711,7 +696,7 @@ cdef int _copy_step(Impl* im, int v, int s) noexcept nogil:
         else:
             if im.lb >= 0 and val + rest + JL * im.jwmax + _aces_left(im, k2, v, 3) <= im.lb:
                 continue
-            k2 = (k2 & ~(<uint64_t>0x1FF)) | <uint64_t>(0 if im.minj else j)
+            k2 = (k2 & ~(<uint64_t>0x1FF)) | <uint64_t>j
         if im.n_nodes == im.cap_nodes:
             if _grow_nodes(im) < 0:
                 return -4
@@ -737,23 +722,19 @@ cdef int64_t _lead_extra_w(Impl* im, int v, int xl) noexcept nogil:
 cdef int _group_step(Impl* im, int v) noexcept nogil:
     cdef int lo = im.layer_start[im.n_layers], hi = im.n_nodes
     cdef int i, j, gsum, gmax, jg
-    cdef int minj = im.minj, most = im.jtot - im.need[v]
     cdef uint64_t k2, nk2
     _open_layer(im)
     for i in range(lo, hi):
         if im.nodes[i].val < 0:
             continue
         k2 = im.nodes[i].k2
-        j = <int>(MINJ_ROOT - im.nodes[i].val) if minj else <int>(k2 & 7)
+        j = <int>(k2 & 7)
         gsum = <int>((k2 >> 3) & 15)
         gmax = <int>((k2 >> 7) & 3)
         for jg in range(im.jtot - j + 1):
             if not _group_ok(gsum, gmax, jg, im.limited):
                 continue
-            if j + jg > most:
-                im.n_need += 1   # (see _suit_step)
-                continue
-            nk2 = (k2 & ~(<uint64_t>0x1FF)) | <uint64_t>(0 if minj else j + jg)
+            nk2 = (k2 & ~(<uint64_t>0x1FF)) | <uint64_t>(j + jg)
             if im.lb >= 0 and im.nodes[i].val + jg * im.jw[v] + im.rest[v][3] \
                     + (im.jtot - j - jg) * im.jwmax + _aces_left(im, k2, v, 3) <= im.lb:
                 continue
@@ -1237,7 +1218,7 @@ cdef class Solver:
                               const SolverRules* rules, const int32_t* card_w,
                               const int32_t* joker_w, uint8_t* placed, Witness* wit) noexcept nogil:
         cdef Impl* im = <Impl*> self._impl
-        cdef int s, v, c, i, best = -1, ok, start, high, n_low = 0
+        cdef int s, v, c, i, best = -1, ok, start, high
         cdef uint64_t k1
         cdef int64_t bestval = -1, table_w = 0
         cdef uint64_t short_mask = 0
@@ -1262,8 +1243,6 @@ cdef class Solver:
             im.jw[v] = joker_w[v]
         im.jt = table[JOKER]
         im.jtot = table[JOKER] + hand[JOKER]
-        memset(im.need, 0, sizeof(im.need))
-        im.need_on = 0
         if im.jtot > 7:
             return -2
         _drop_useless(im)
@@ -1297,7 +1276,6 @@ cdef class Solver:
                 return _finish(im.lb, table, placed, wit, &self.scratch)
             # its melds are rebuilt only if the search with aces high does not beat it
             _path_decs(im, best, im.low_decs)
-            n_low = im.n_nodes
         # The full search drops every state that cannot beat that value (branch and
         # bound on the weight still to come); if none does, the aces-low one is optimal.
         im.ace_high = 1
@@ -1307,12 +1285,7 @@ cdef class Solver:
             # no aces-low partition at all (the table needs aces high): a search of its own
             best = _deepening(im)
         else:
-            best = 0
-            if n_low >= NEED_FROM and not _high_can_beat(im, 0):
-                _NEED_SKIPS[0] += 1
-                best = -1   # (no aces-high partition beats the aces-low one)
-            else:
-                best = _sweep(im)
+            best = _sweep(im)
         if best < -1:
             return best
         if best >= 0 and im.nodes[best].val > im.lb:
@@ -1514,17 +1487,8 @@ cdef int64_t _finish(int64_t val, const uint8_t* table, uint8_t* placed,
     return val
 
 
-include "_joker_need.pxi"
-
-
 cdef int _sweep(Impl* im) noexcept nogil:
-    """Run the dynamic program; the index of the best final state, -1 if none, < -1 error.
-    (With im.need set, the states left with too few jokers are not made: a sweep for the
-    value only, see _joker_need.pxi.)"""
-    return _sweep_run(im)
-
-
-cdef int _sweep_run(Impl* im) noexcept nogil:
+    """Run the dynamic program; the index of the best final state, -1 if none, < -1 error."""
     cdef int s, v, i, n, c, best = -1, start
     cdef int64_t bestval = -1
     cdef uint64_t short_mask = 0
@@ -1535,8 +1499,7 @@ cdef int _sweep_run(Impl* im) noexcept nogil:
     im.n_nodes = 0
     im.n_layers = 0
     im.layer_start[0] = 0
-    im.n_need = 0
-    if _insert(im, 0, 0, MINJ_ROOT if im.minj else 0, -1, 0) < 0:
+    if _insert(im, 0, 0, 0, -1, 0) < 0:
         return -4
     for v in range(1, im.V + 1):
         for s in range(4):
@@ -1551,9 +1514,7 @@ cdef int _sweep_run(Impl* im) noexcept nogil:
             # mostly appears), every suit once the layer is large
             n = im.n_nodes - im.layer_start[im.n_layers]
             if n > 32:
-                _prune_dominated(im, s if n < ALL_SUITS_FROM else -1)
-        if im.budget and im.n_nodes > im.budget:
-            return -4   # (a question not worth more: see _high_can_beat)
+                _prune_dominated(im, s if n < 4096 else -1)
         c = _copy_step(im, v, 4)
         if c < 0:
             return -4
@@ -1565,8 +1526,6 @@ cdef int _sweep_run(Impl* im) noexcept nogil:
         if im.n_nodes - im.layer_start[im.n_layers] >= GROUP_PRUNE_FROM:
             _prune_dominated(im, -1)
     im.layer_start[im.n_layers + 1] = im.n_nodes
-    if im.minj:
-        return 0   # (what the sweep found is read from its layers, see _joker_need)
     # runs still open must have length >= 3: a1, a2, b1, b2 all zero
     for s in range(4):
         short_mask |= (<uint64_t>0xF | (<uint64_t>0x3F << 6)) << (15 * s)
@@ -1603,32 +1562,6 @@ cdef int _MOVE_LISTS = 1
 cdef int _COPY_STEPS = 1
 cdef int _RELAX_BOUND = 1
 cdef int _PLAIN_MOVES = 1
-cdef int _NEED = 1
-cdef int64_t _NEED_SKIPS[1]   # debug count, see _need_skips (a statistic, like _FALLBACKS)
-cdef int64_t _NEED_STATES[1]  # debug count: states made asking (_need_skips)
-
-
-def _set_need_on(int on):
-    """Debug: 0 never asks whether the search with aces high can beat the aces-low value
-    (_joker_need.pxi): that search is always made."""
-    global _NEED
-    _NEED = on
-
-
-def _need_skips():
-    """Debug: how many searches with aces high were not made, none of their partitions
-    beating the aces-low value (_joker_need.pxi), and the states made asking (this
-    process)."""
-    return _NEED_SKIPS[0], _NEED_STATES[0]
-
-
-def _need_stats(Solver solver=None):
-    """Debug: the jokers still needed after each value (1..V-1) in the last problem's last
-    phase, and whether its sweeps used them."""
-    if solver is None:
-        solver = _default_solver
-    cdef Impl* im = <Impl*> solver._impl
-    return [im.need[v] for v in range(16)], im.need_on
 
 
 def _set_plain_moves(int mode):
@@ -1829,8 +1762,6 @@ def _one_sweep(cnp.ndarray[cnp.uint8_t, ndim=1] table not None,
     im.jtot = table[JOKER] + hand[JOKER]
     _drop_useless(im)
     _set_rest(im)
-    memset(im.need, 0, sizeof(im.need))
-    im.need_on = 0
     im.ub = -1
     im.lb = lb
     best = _sweep(im)
