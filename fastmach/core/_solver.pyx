@@ -116,6 +116,8 @@ cdef struct Impl:
     int64_t ub      # no partition weighs more (-1: not known), see _solve_one
     uint64_t low_decs[MAX_LAYERS + 1]   # the aces-low answer's path (_solve_exact)
     int64_t aces_low2[2][16]   # _aces_left of suits 0-1 and 2-3 by their aces used low
+    uint64_t pats[4][512]      # _prune_dominated: the suit patterns its layer holds (all 0
+                               # between passes)
 
 
 cdef inline uint64_t _hash(uint64_t a, uint64_t b) noexcept nogil:
@@ -217,6 +219,9 @@ cdef inline bint _beats(Impl* im, uint64_t k1, uint64_t k2, int64_t val) noexcep
     return idx >= 0 and im.nodes[idx].val >= val
 
 
+include "_pattern_filter.pxi"
+
+
 cdef void _prune_dominated(Impl* im, int only) noexcept nogil:
     """Drop states whose open runs are worse than those of a state at least as good.
 
@@ -236,6 +241,10 @@ cdef void _prune_dominated(Impl* im, int only) noexcept nogil:
     # merged with jokers, runs of length 2 and 3+ are counted in b2 / b3 (a2 / a3 only
     # past 7): the rules on a-counts would only look up keys that cannot exist
     cdef int a_rules = not (im.merged and im.jtot > 0)
+    # (a rule whose dominating pattern no state of the layer holds is not looked up:
+    # _pattern_filter.pxi)
+    cdef uint64_t* P
+    _pats_fill(im, lo, hi, only)
     for i in range(lo, hi):
         val = im.nodes[i].val
         if val < 0:
@@ -255,35 +264,43 @@ cdef void _prune_dominated(Impl* im, int only) noexcept nogil:
             b2 = <int>((F >> 9) & 7)
             b3 = <int>((F >> 12) & 7)
             one = <uint64_t>1 << sh
+            P = im.pats[s]
             if not a_rules:
                 pass
-            elif a3 < 3 and _beats(im, k1 + (one << 4), k2, val):
+            elif a3 < 3 and _pat(P, F + 16) and _beats(im, k1 + (one << 4), k2, val):
                 im.nodes[i].val = -1
                 break
-            elif a1 > 0 and a2 < 3 and _beats(im, k1 - one + (one << 2), k2, val):
+            elif a1 > 0 and a2 < 3 and _pat(P, F - 1 + 4) \
+                    and _beats(im, k1 - one + (one << 2), k2, val):
                 im.nodes[i].val = -1
                 break
-            elif a2 > 0 and a3 < 3 and _beats(im, k1 - (one << 2) + (one << 4), k2, val):
+            elif a2 > 0 and a3 < 3 and _pat(P, F - 4 + 16) \
+                    and _beats(im, k1 - (one << 2) + (one << 4), k2, val):
                 im.nodes[i].val = -1
                 break
             if im.jtot == 0:
                 continue   # (no jokers: no run holds one)
-            if b3 < 7 and _beats(im, k1 + (one << 12), k2, val):
+            if b3 < 7 and _pat(P, F + 4096) and _beats(im, k1 + (one << 12), k2, val):
                 im.nodes[i].val = -1
                 break
-            if b2 > 0 and b3 < 7 and _beats(im, k1 - (one << 9) + (one << 12), k2, val):
+            if b2 > 0 and b3 < 7 and _pat(P, F - 512 + 4096) \
+                    and _beats(im, k1 - (one << 9) + (one << 12), k2, val):
                 im.nodes[i].val = -1
                 break
-            if im.merged and a1 > 0 and b2 < 7 and _beats(im, k1 - one + (one << 9), k2, val):
+            if im.merged and a1 > 0 and b2 < 7 and _pat(P, F - 1 + 512) \
+                    and _beats(im, k1 - one + (one << 9), k2, val):
                 im.nodes[i].val = -1   # (merged: length 2 is counted in b2)
                 break
             if im.limited and not im.merged:
-                if b2 > 0 and a2 < 3 and _beats(im, k1 - (one << 9) + (one << 2), k2, val):
+                if b2 > 0 and a2 < 3 and _pat(P, F - 512 + 4) \
+                        and _beats(im, k1 - (one << 9) + (one << 2), k2, val):
                     im.nodes[i].val = -1
                     break
-                if b3 > 0 and a3 < 3 and _beats(im, k1 - (one << 12) + (one << 4), k2, val):
+                if b3 > 0 and a3 < 3 and _pat(P, F - 4096 + 16) \
+                        and _beats(im, k1 - (one << 12) + (one << 4), k2, val):
                     im.nodes[i].val = -1
                     break
+    _pats_clear(im, lo, hi)
 
 
 cdef inline void _open_layer(Impl* im) noexcept nogil:
@@ -1562,6 +1579,15 @@ cdef int _MOVE_LISTS = 1
 cdef int _COPY_STEPS = 1
 cdef int _RELAX_BOUND = 1
 cdef int _PLAIN_MOVES = 1
+cdef int _PAT_FILTER = 1
+
+
+def _set_pattern_filter(int mode):
+    """Debug: how the dominance pass filters its lookups (_pattern_filter.pxi): 1 by the
+    suit patterns the layer holds, 0 not at all (every key the rules name is looked up),
+    -1 by a deliberately wrong filter (the tests must catch it)."""
+    global _PAT_FILTER
+    _PAT_FILTER = mode
 
 
 def _set_plain_moves(int mode):
