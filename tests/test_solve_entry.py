@@ -108,6 +108,33 @@ def test_a_known_table_is_answered_as_a_checked_one(positions):
         assert not _batch.is_known_table(odd)
 
 
+class KnownTableChecker:
+    """Plays the maximum placement; on each turn keeps whether the table it was shown is
+    noted as known (the compiled seat counts it from the meld list it made the tuples
+    of) and its answer there next to the answer on a fresh copy of the table (counted
+    from the tuples, every meld checked)."""
+
+    def __init__(self):
+        self.known, self.answers = [], []
+
+    def act(self, obs):
+        self.known.append(_batch.is_known_table(obs.table) or not obs.table)
+        fresh = [list(m) for m in obs.table]
+        self.answers.append((_answer(obs.table, obs.hand, obs.rules),
+                             _answer(fresh, list(obs.hand), obs.rules)))
+        return MaxPlacement().act(obs)
+
+
+@pytest.mark.parametrize("preset", ["classic(match=single)", "jokers(match=single)"])
+def test_the_table_a_bot_is_shown_is_known_with_the_counts_of_its_melds(preset):
+    bot = KnownTableChecker()
+    fastmach.play_games(preset, [bot, "expert"] * 2, 3, range(4))
+    assert len(bot.known) > 20 and all(bot.known)
+    assert sum(1 for a, _ in bot.answers if a[1][0]) > 5   # plays among them
+    for on_known, on_fresh in bot.answers:
+        assert on_known == on_fresh
+
+
 @pytest.mark.parametrize("hand, match", [
     ([53], "card"), ([-1], "card"), ([JOKER], "joker"), ([0, 0, 0], "copies of AS"),
     ([True], "bad card True"), ([np.int64(3)], None), ([2 ** 70], "bad card id"),

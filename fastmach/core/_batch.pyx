@@ -12,14 +12,12 @@ from cpython.list cimport PyList_New, PyList_SET_ITEM
 from cpython.ref cimport Py_INCREF
 from cpython.long cimport PyLong_AsLongAndOverflow, PyLong_CheckExact
 
-cdef extern from "Python.h":
-    int PyObject_GenericSetDict(object o, object value, void* context) except -1
-
 import threading
 
 import numpy as np
 cimport numpy as cnp
 
+from fastmach.core._fields cimport new_record, put
 from fastmach.core._solver cimport Solver, SolverRules, Witness, NCARD, JOKER, MAX_MELDS, MAX_TABLE
 
 cnp.import_array()
@@ -288,7 +286,6 @@ cdef object _result(int status, const uint8_t* placed, Witness* wit, int64_t val
 
 
 cdef Solver _solver = Solver()   # single solves hold the GIL: one at a time
-cdef object _new = object.__new__
 
 
 def python_solver():
@@ -345,9 +342,12 @@ def solve_known(table, hand, rules, objective, bint trusted, dict records, type 
     if status != ST_SOLVED:
         return status    # failed: the caller's full path names the fault
     melds, stands = _wit_lists(&wit)
-    sol = _new(solution)   # solution(...) without the frozen dataclass's __init__
-    PyObject_GenericSetDict(sol, {"placed": _ids_list(placed), "melds": melds,
-                                  "stands": stands, "points": value}, NULL)
+    # solution(...) without the frozen dataclass's __init__ (fastmach.core._fields)
+    sol = new_record(solution)
+    put(sol, "placed", _ids_list(placed))
+    put(sol, "melds", melds)
+    put(sol, "stands", stands)
+    put(sol, "points", value)
     return sol
 
 
@@ -372,9 +372,16 @@ def known_table(tuple table):
         if tc[c] > 255:
             return
         t[c] = <uint8_t>tc[c]
+    note_known(table, t)
+
+
+cdef int note_known(tuple table, const uint8_t* counts) except -1:
+    """known_table for a table whose card counts are already known (the compiled bot
+    seat's, counted from the meld list it made the tuples of)."""
     if len(_known) >= 64:
         _known.clear()
-    _known[id(table)] = (table, t[:NCARD])
+    _known[id(table)] = (table, counts[:NCARD])
+    return 0
 
 
 def is_known_table(table) -> bool:
