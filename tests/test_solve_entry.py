@@ -108,6 +108,23 @@ def test_a_known_table_is_answered_as_a_checked_one(positions):
         assert not _batch.is_known_table(odd)
 
 
+def test_the_tables_noted_last_stay_known_and_the_oldest_is_forgotten():
+    # 65 tables: AS 2S 3S and a run of hearts (from each start, of each length)
+    tables = [((0, 1, 2), tuple(range(13 + a, 13 + a + n)))
+              for a in range(10) for n in range(3, 14 - a)]
+    assert len(tables) == 65
+    for t in tables[:64]:
+        known_table(t)
+        known_table(tables[0])   # noting a table again keeps it where it was
+    assert all(_batch.is_known_table(t) for t in tables[:64])
+    known_table(tables[64])
+    assert not _batch.is_known_table(tables[0])
+    assert all(_batch.is_known_table(t) for t in tables[1:])
+    rules = resolve_rules("classic")
+    for t in tables[-3:]:   # each answered from its own counts
+        assert _answer(t, [3], rules) == _answer([list(m) for m in t], [3], rules)
+
+
 class KnownTableChecker:
     """Plays the maximum placement; on each turn keeps whether the table it was shown is
     noted as known (the compiled seat counts it from the meld list it made the tuples
