@@ -404,9 +404,11 @@ memset(_known_tables, 0, sizeof(_known_tables))
 
 cdef const uint8_t* _known_counts_of(object table) noexcept:
     """The card counts of ``table`` when it was noted (this very object), else NULL."""
-    cdef int k, i = _known_next
-    for k in range(N_KNOWN):
-        i = (i + N_KNOWN - 1) % N_KNOWN
+    cdef int i
+    for i in range(_known_next - 1, -1, -1):
+        if _known_tables[i] == <PyObject*>table:
+            return _known_counts[i]
+    for i in range(N_KNOWN - 1, _known_next - 1, -1):
         if _known_tables[i] == <PyObject*>table:
             return _known_counts[i]
     return NULL
@@ -427,17 +429,17 @@ def known_table(tuple table):
         if tc[c] > 255:
             return
         t[c] = <uint8_t>tc[c]
-    note_known(table, t)
+    if _known_counts_of(table) == NULL:   # (else: the same object, the same counts)
+        note_known(table, t)
 
 
 cdef int note_known(tuple table, const uint8_t* counts) except -1:
     """known_table for a table whose card counts are already known (the compiled bot
-    seat's, counted from the meld list it made the tuples of)."""
+    seat's, counted from the meld list it made the tuples of: a new tuple each time; a
+    table noted twice would take two slots, found at the newer)."""
     global _known_next
     cdef int i = _known_next
     cdef PyObject* old
-    if _known_counts_of(table) != NULL:
-        return 0   # (the same object: the same counts)
     old = _known_tables[i]
     Py_INCREF(table)
     _known_tables[i] = <PyObject*>table

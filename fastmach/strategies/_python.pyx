@@ -46,6 +46,7 @@ cdef class PyBot(Strategy):
     cdef bint seen_ok
     cdef tuple table, stands
     cdef tuple scores, opened   # the last shown (reused while the values stand)
+    cdef object rules_shown     # the callback's copy of the rules for its bot (made once)
     gil_free = False   # the engine keeps the GIL while a bot sits at the table
 
     def __init__(self, Context ctx, callback, bint fast=True):
@@ -54,6 +55,7 @@ cdef class PyBot(Strategy):
         self.fast = fast
         self.check = AnswerCheck(callback.rules, callback.strict)
         self.seen_ok = False
+        self.rules_shown = getattr(callback, "_rules_shown", None)
 
     cdef void decide(self, HState* st, int seat, uint64_t* rng, Decision* d) noexcept nogil:
         set_draw(d)
@@ -133,7 +135,8 @@ cdef class PyBot(Strategy):
         put(obs, "hand_sizes", sizes)
         put(obs, "scores", self.scores)
         put(obs, "opened", True if st.opened[seat] else False)
-        put(obs, "rules", cb._rules_shown)
+        put(obs, "rules", self.rules_shown if self.rules_shown is not None
+            else cb._rules_shown)
         put(obs, "hand_index", st.hand_no)
         put(obs, "turn", st.turn + 1)
         put(obs, "opened_seats", self.opened)
