@@ -108,6 +108,50 @@ def test_a_known_table_is_answered_as_a_checked_one(positions):
         assert not _batch.is_known_table(odd)
 
 
+def test_the_tables_noted_last_stay_known_and_the_oldest_is_forgotten():
+    # 65 tables: AS 2S 3S and a run of hearts (from each start, of each length)
+    tables = [((0, 1, 2), tuple(range(13 + a, 13 + a + n)))
+              for a in range(10) for n in range(3, 14 - a)]
+    assert len(tables) == 65
+    for t in tables[:64]:
+        known_table(t)
+        known_table(tables[0])   # noting a table again keeps it where it was
+    assert all(_batch.is_known_table(t) for t in tables[:64])
+    known_table(tables[64])
+    assert not _batch.is_known_table(tables[0])
+    assert all(_batch.is_known_table(t) for t in tables[1:])
+    rules = resolve_rules("classic")
+    for t in tables[-3:]:   # each answered from its own counts
+        assert _answer(t, [3], rules) == _answer([list(m) for m in t], [3], rules)
+
+
+class KnownTableChecker:
+    """Plays the maximum placement; on each turn keeps whether the table it was shown is
+    noted as known (the compiled seat counts it from the meld list it made the tuples
+    of) and its answer there next to the answer on a fresh copy of the table (counted
+    from the tuples, every meld checked)."""
+
+    def __init__(self):
+        self.known, self.answers = [], []
+
+    def act(self, obs):
+        self.known.append(_batch.is_known_table(obs.table) or not obs.table)
+        fresh = [list(m) for m in obs.table]
+        self.answers.append((_answer(obs.table, obs.hand, obs.rules),
+                             _answer(fresh, list(obs.hand), obs.rules)))
+        return MaxPlacement().act(obs)
+
+
+@pytest.mark.parametrize("preset", ["classic(match=single)", "jokers(match=single)"])
+def test_the_table_a_bot_is_shown_is_known_with_the_counts_of_its_melds(preset):
+    bot = KnownTableChecker()
+    fastmach.play_games(preset, [bot, "expert"] * 2, 3, range(4))
+    assert len(bot.known) > 20 and all(bot.known)
+    assert sum(1 for a, _ in bot.answers if a[1][0]) > 5   # plays among them
+    for on_known, on_fresh in bot.answers:
+        assert on_known == on_fresh
+
+
 @pytest.mark.parametrize("hand, match", [
     ([53], "card"), ([-1], "card"), ([JOKER], "joker"), ([0, 0, 0], "copies of AS"),
     ([True], "bad card True"), ([np.int64(3)], None), ([2 ** 70], "bad card id"),

@@ -7,19 +7,17 @@
 # answer does not prove it (an answer that places no hand card is a partition of the
 # table alone; no answer at all means the table has none either).
 from libc.stdint cimport uint8_t, int8_t, int32_t, int64_t
-from libc.string cimport memset
+from libc.string cimport memcpy, memset
 from cpython.list cimport PyList_New, PyList_SET_ITEM
-from cpython.ref cimport Py_INCREF
+from cpython.ref cimport PyObject, Py_INCREF, Py_XDECREF
 from cpython.long cimport PyLong_AsLongAndOverflow, PyLong_CheckExact
-
-cdef extern from "Python.h":
-    int PyObject_GenericSetDict(object o, object value, void* context) except -1
 
 import threading
 
 import numpy as np
 cimport numpy as cnp
 
+from fastmach.core._fields cimport new_record, put
 from fastmach.core._solver cimport Solver, SolverRules, Witness, NCARD, JOKER, MAX_MELDS, MAX_TABLE
 
 cnp.import_array()
@@ -288,7 +286,6 @@ cdef object _result(int status, const uint8_t* placed, Witness* wit, int64_t val
 
 
 cdef Solver _solver = Solver()   # single solves hold the GIL: one at a time
-cdef object _new = object.__new__
 
 
 def python_solver():
@@ -323,6 +320,47 @@ def solve_known(table, hand, rules, objective, bint trusted, dict records, type 
     Returns a ``solution`` (the Solution dataclass) with the fields of solve_position's
     answer, the status (an int) of a position that failed, or None (rules not seen, or
     not the fast form)."""
+    return _solve_known(table, hand, rules, objective, trusted, records, solution)
+
+
+# fastmach.solver.solve: solve_known's answer, else the solver module's full path
+# (set_solve_path; until then solve raises)
+cdef object _full_path = None
+cdef dict _path_records = None
+cdef type _path_solution = None
+
+
+def set_solve_path(full, dict records, type solution):
+    """Make ``solve`` answer through solve_known with ``records`` and ``solution``
+    (fastmach.solver's), and hand what it does not answer to
+    ``full(table, hand, rules, objective, trusted, answer)``, its full path (answer:
+    solve_known's None or failed status)."""
+    global _full_path, _path_records, _path_solution
+    _full_path, _path_records, _path_solution = full, records, solution
+
+
+def solve(table, hand, rules="classic", objective="cards", *, trusted=False):
+    """The maximum set of hand cards that can join the table, with a partition.
+
+    ``objective="cards"`` maximises the number of cards placed; ``"points"`` maximises
+    their points under ``rules.hand_points`` (ties: more cards). A table that is not
+    itself a valid set of melds raises FastmachError.
+
+    The fast call: the hand as a list of card ids, the table as a list of melds (each
+    checked on its own, which is enough when all are valid), a ``Rules`` object. Text and
+    count arrays are parsed first. ``trusted=True`` skips the table's check: for a table
+    known to be valid (from the engine, an observation of a game).
+    """
+    if _full_path is None:
+        raise RuntimeError("fastmach.core._batch.solve: import fastmach.solver first")
+    sol = _solve_known(table, hand, rules, objective, trusted, _path_records, _path_solution)
+    if type(sol) is _path_solution:
+        return sol   # a Rules object seen before, the position in its fast form
+    return _full_path(table, hand, rules, objective, trusted, sol)
+
+
+cdef object _solve_known(table, hand, rules, objective, bint trusted, dict records,
+                         type solution):
     cdef uint8_t placed[NCARD]
     cdef Witness wit
     cdef int64_t value = 0
@@ -333,9 +371,7 @@ def solve_known(table, hand, rules, objective, bint trusted, dict records, type 
         return None
     rec = (<tuple>(<tuple>hit)[2])[1]
     if type(table) is tuple:
-        known = _known.get(id(table))
-        if known is not None and (<tuple>known)[0] is table:
-            counts = <bytes>(<tuple>known)[1]   # a game's table, as an observation holds it
+        counts = _known_counts_of(table)   # a game's table, as an observation holds it
     if counts != NULL:
         status = _position_on(counts, hand, <Record?>rec, placed, &wit, &value)
     else:
@@ -345,16 +381,37 @@ def solve_known(table, hand, rules, objective, bint trusted, dict records, type 
     if status != ST_SOLVED:
         return status    # failed: the caller's full path names the fault
     melds, stands = _wit_lists(&wit)
-    sol = _new(solution)   # solution(...) without the frozen dataclass's __init__
-    PyObject_GenericSetDict(sol, {"placed": _ids_list(placed), "melds": melds,
-                                  "stands": stands, "points": value}, NULL)
+    # solution(...) without the frozen dataclass's __init__ (fastmach.core._fields)
+    sol = new_record(solution)
+    put(sol, "placed", _ids_list(placed))
+    put(sol, "melds", melds)
+    put(sol, "stands", stands)
+    put(sol, "points", value)
     return sol
 
 
-# The game tables shown to Python bots, by id, with their card counts (known_table):
-# tuples of tuples of exact ints, immutable and valid (the engine's own), held so that an
-# id stays theirs.
-cdef dict _known = {}
+# The game tables shown to Python bots, with their card counts (known_table): tuples of
+# tuples of exact ints, immutable and valid (the engine's own). The N_KNOWN noted last are
+# held (a reference each, so that the object stays theirs), found by identity, newest
+# first (a bot asks about the table it was just shown).
+cdef enum:
+    N_KNOWN = 64
+cdef PyObject* _known_tables[N_KNOWN]
+cdef uint8_t _known_counts[N_KNOWN][NCARD]
+cdef int _known_next = 0   # the slot the next table noted takes (the oldest)
+memset(_known_tables, 0, sizeof(_known_tables))
+
+
+cdef const uint8_t* _known_counts_of(object table) noexcept:
+    """The card counts of ``table`` when it was noted (this very object), else NULL."""
+    cdef int i
+    for i in range(_known_next - 1, -1, -1):
+        if _known_tables[i] == <PyObject*>table:
+            return _known_counts[i]
+    for i in range(N_KNOWN - 1, _known_next - 1, -1):
+        if _known_tables[i] == <PyObject*>table:
+            return _known_counts[i]
+    return NULL
 
 
 def known_table(tuple table):
@@ -372,15 +429,30 @@ def known_table(tuple table):
         if tc[c] > 255:
             return
         t[c] = <uint8_t>tc[c]
-    if len(_known) >= 64:
-        _known.clear()
-    _known[id(table)] = (table, t[:NCARD])
+    if _known_counts_of(table) == NULL:   # (else: the same object, the same counts)
+        note_known(table, t)
+
+
+cdef int note_known(tuple table, const uint8_t* counts) except -1:
+    """known_table for a table whose card counts are already known (the compiled bot
+    seat's, counted from the meld list it made the tuples of: a new tuple each time; a
+    table noted twice would take two slots, found at the newer)."""
+    global _known_next
+    cdef int i = _known_next
+    cdef PyObject* old
+    old = _known_tables[i]
+    Py_INCREF(table)
+    _known_tables[i] = <PyObject*>table
+    memcpy(_known_counts[i], counts, NCARD)
+    _known_next = (i + 1) % N_KNOWN
+    Py_XDECREF(old)   # (last: a tuple of tuples of ints runs no code as it goes)
+    return 0
 
 
 def is_known_table(table) -> bool:
-    """Whether ``table`` was noted by known_table (this very object)."""
-    known = _known.get(id(table)) if type(table) is tuple else None
-    return known is not None and (<tuple>known)[0] is table
+    """Whether ``table`` was noted by known_table (this very object, among the
+    N_KNOWN tables noted last)."""
+    return type(table) is tuple and _known_counts_of(table) != NULL
 
 
 cdef int _hand_counts(hand, int* hc) except -100:

@@ -9,6 +9,8 @@ from libc.string cimport memset
 
 import numpy as np
 
+from fastmach.core._fields cimport put
+
 cdef tuple _INTS = tuple(range(256))
 
 
@@ -43,6 +45,10 @@ cdef object _ints(seq):
 def int_melds(melds):
     """``tuple(tuple(m) for m in melds)`` when melds is a list or tuple of lists or
     tuples of exact ints; else None."""
+    return _int_melds(melds)
+
+
+cdef object _int_melds(melds):
     cdef Py_ssize_t i, n
     if type(melds) is not list and type(melds) is not tuple:
         return None
@@ -65,6 +71,10 @@ cdef enum:
 def sorted_ids(ids):
     """``tuple(sorted(ids))`` when ids is a list or tuple of exact ints in 0..255; else
     None."""
+    return _sorted_ids(ids)
+
+
+cdef object _sorted_ids(ids):
     cdef int v[SHORT]
     cdef Py_ssize_t n
     if type(ids) is not list and type(ids) is not tuple:
@@ -171,21 +181,27 @@ def play_init(self, melds, placed, taken=(), stands=None, rng_after=None):
     """``Play.__init__`` (fastmach.game.actions): the fields as tuples of ints (melds and
     stands tuples of tuples, placed sorted), exact ints taken as they are, anything else
     converted by ``int``."""
-    m = int_melds(melds)
+    m = _int_melds(melds)
     if m is None:
         m = tuple([tuple(map(int, x)) for x in melds])
-    p = sorted_ids(placed)
+    p = _sorted_ids(placed)
     if p is None:
         p = tuple(sorted(map(int, placed)))
     t = () if type(taken) is tuple and len(taken) == 0 else tuple(map(int, taken))
     s = None
     if stands is not None:
-        s = int_melds(stands)
+        s = _int_melds(stands)
         if s is None:
             s = tuple([tuple(map(int, x)) for x in stands])
-    d = self.__dict__
-    d["melds"] = m
-    d["placed"] = p
-    d["taken"] = t
-    d["stands"] = s
-    d["rng_after"] = rng_after
+    # stored as the frozen dataclass's __init__ stores them (object.__setattr__)
+    put(self, "melds", m)
+    put(self, "placed", p)
+    put(self, "taken", t)
+    put(self, "stands", s)
+    put(self, "rng_after", rng_after)
+
+
+def rng_init(self, rng_after=None):
+    """``Draw.__init__`` and ``Pass.__init__`` (fastmach.game.actions): the frozen
+    dataclass's own, compiled (a bot draws most turns)."""
+    put(self, "rng_after", rng_after)

@@ -18,6 +18,7 @@ import numpy as np
 cimport numpy as cnp
 cimport cython
 
+from fastmach.core._fields cimport new_record, put
 from fastmach.core._solver cimport NCARD, JOKER, wit_split_wraps
 from fastmach.game._turn cimport (ERules, HState, Decision, Flow, A_PLAY, A_DRAW, A_PASS, A_FAIL,
                                   E_EMPTIED, MAX_PLAYERS, MAX_DECK, MAX_TURNS, RC_PYTHON, T_ASK,
@@ -34,11 +35,7 @@ cnp.import_array()
 
 from fastmach.game.history import PublicTurn
 
-cdef object _new = object.__new__
 cdef tuple _INTS = tuple(range(256))
-
-cdef extern from "Python.h":
-    int PyObject_GenericSetDict(object o, object value, void* context) except -1
 
 SOLVER_ERRORS = {-4: "state limit", -6: "a set of table melds did not partition"}
 ACTIONS = ("play", "draw", "pass", "fail")
@@ -368,12 +365,16 @@ cdef class Engine:
             x = st.hand_n[s]
             Py_INCREF(x)
             PyTuple_SET_ITEM(sizes, s, x)
-        t = _new(PublicTurn)   # PublicTurn(...) without the frozen dataclass's __init__
-        PyObject_GenericSetDict(t, {
-            "turn": st.turn, "seat": seat, "action": action, "placed": placed,
-            "taken": (JOKER,) * d.taken if d.kind == A_PLAY else (),
-            "drawn": st.stock_pos - stock_before, "hand_sizes": sizes,
-            "opened": d.kind == A_PLAY and not was_open}, NULL)
+        # PublicTurn(...) without the frozen dataclass's __init__ (fastmach.core._fields)
+        t = new_record(PublicTurn)
+        put(t, "turn", st.turn)
+        put(t, "seat", seat)
+        put(t, "action", action)
+        put(t, "placed", placed)
+        put(t, "taken", (JOKER,) * d.taken if d.kind == A_PLAY and d.taken else ())
+        put(t, "drawn", st.stock_pos - stock_before)
+        put(t, "hand_sizes", sizes)
+        put(t, "opened", d.kind == A_PLAY and not was_open)
         self.public.append(t)
 
     cdef void record_end(self, HandResult* res) except *:

@@ -12,6 +12,7 @@
 # on random real positions and forged plays.
 from libc.stdint cimport uint8_t, int64_t
 from libc.string cimport memset
+from cpython.long cimport PyLong_AsLongAndOverflow
 
 from fastmach.core._meldcheck cimport meld_ok
 from fastmach.core._solver cimport NCARD, JOKER, MAX_MELDS, MAX_TABLE, Witness
@@ -36,22 +37,23 @@ cdef PlayRules play_rules(object rules) except *:
 cdef int _read_ids(object xs, int* out, int room) except -2:
     """The ids of an exact tuple of exact ints in 0..52 into out: how many, or -1 (not
     such a tuple, or more than room)."""
-    cdef int n = 0
+    cdef Py_ssize_t i, n
     cdef long v
-    if type(xs) is not tuple or len(xs) > room:
+    cdef int overflow
+    if type(xs) is not tuple:
         return -1
-    for x in xs:
+    n = len(<tuple>xs)
+    if n > room:
+        return -1
+    for i in range(n):
+        x = (<tuple>xs)[i]
         if type(x) is not int:
             return -1
-        try:
-            v = x
-        except OverflowError:
+        v = PyLong_AsLongAndOverflow(x, &overflow)
+        if overflow or v < 0 or v >= NCARD:
             return -1
-        if v < 0 or v >= NCARD:
-            return -1
-        out[n] = <int>v
-        n += 1
-    return n
+        out[i] = <int>v
+    return <int>n
 
 
 cdef int read_play(object action, PlayIn* p) except -1:

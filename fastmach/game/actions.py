@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 from fastmach.core import validate
-from fastmach.core._ids import play_init
+from fastmach.core._ids import play_init, rng_init
 from fastmach.core._meldcheck import partition_ok
 from fastmach.core.cards import JOKER, NCARD, OPENING_POINTS, card_str
 from fastmach.errors import FastmachError
@@ -54,12 +54,6 @@ class Play:
         return self.melds
 
 
-def _rng_init(self, rng_after: int | None = None) -> None:
-    """``Draw.__init__`` and ``Pass.__init__``: the frozen dataclass's own, without its
-    ``object.__setattr__`` (a bot draws most turns)."""
-    self.__dict__["rng_after"] = rng_after
-
-
 @dataclass(frozen=True, init=False)
 class Draw:
     """Draw one card from the stock (ends the turn); with an empty stock under
@@ -67,7 +61,7 @@ class Draw:
 
     rng_after: int | None = field(default=None, compare=False, repr=False)
 
-    __init__ = _rng_init
+    __init__ = rng_init
 
 
 @dataclass(frozen=True, init=False)
@@ -76,7 +70,7 @@ class Pass:
 
     rng_after: int | None = field(default=None, compare=False, repr=False)
 
-    __init__ = _rng_init
+    __init__ = rng_init
 
 
 @dataclass(frozen=True)

@@ -181,22 +181,10 @@ def _status_message(status: int, t: np.ndarray, h: np.ndarray, rules: Rules) -> 
     return f"solver internal error {status} (please report this position)"
 
 
-def solve(table, hand, rules: Rules | str = "classic", objective: str = "cards", *,
-          trusted: bool = False) -> Solution:
-    """The maximum set of hand cards that can join the table, with a partition.
-
-    ``objective="cards"`` maximises the number of cards placed; ``"points"`` maximises
-    their points under ``rules.hand_points`` (ties: more cards). A table that is not
-    itself a valid set of melds raises FastmachError.
-
-    The fast call: the hand as a list of card ids, the table as a list of melds (each
-    checked on its own, which is enough when all are valid), a ``Rules`` object. Text and
-    count arrays are parsed first. ``trusted=True`` skips the table's check: for a table
-    known to be valid (from the engine, an observation of a game).
-    """
-    sol = _batch.solve_known(table, hand, rules, objective, trusted, _BY_OBJECT, Solution)
-    if type(sol) is Solution:
-        return sol   # a Rules object seen before, the position in its fast form
+def _solve_full(table, hand, rules: Rules | str, objective: str, trusted: bool,
+                sol) -> Solution:
+    """solve's answer where its compiled entry (``_batch.solve_known``, whose answer
+    ``sol`` is: None, or a failed position's status) did not give it."""
     r, rec = _record(rules, objective)
     if sol is None:   # not answered there (else: its failed status)
         if not trusted and _batch.is_known_table(table):
@@ -211,6 +199,13 @@ def solve(table, hand, rules: Rules | str = "classic", objective: str = "cards",
     if out[0] != SOLVED:
         raise FastmachError(_status_message(out[0], t, h, r))
     return Solution(out[1], out[2], out[3], out[4])
+
+
+#: The maximum set of hand cards that can join the table, with a partition (the
+#: docstring says how to call it): compiled (``_batch.solve``), its answer from
+#: ``_batch.solve_known`` when the position is in its fast form, else ``_solve_full``.
+solve: Callable[..., Solution] = _batch.solve
+_batch.set_solve_path(_solve_full, _BY_OBJECT, Solution)
 
 
 #: Note a game's table (a tuple of tuples of exact ints: the engine's, shown in an

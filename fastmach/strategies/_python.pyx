@@ -15,8 +15,10 @@
 from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
 from cpython.ref cimport Py_INCREF
 from libc.stdint cimport uint8_t, uint64_t
-from libc.string cimport memcmp, memcpy
+from libc.string cimport memcmp, memcpy, memset
 
+from fastmach.core._batch cimport note_known
+from fastmach.core._fields cimport new_record, put
 from fastmach.core._solver cimport NCARD, MAX_MELDS, MAX_TABLE, Witness
 from fastmach.game._turn cimport (HState, Decision, A_PLAY, A_DRAW, A_PASS, RC_PYTHON, set_draw,
                              MAX_PLAYERS)
@@ -25,12 +27,7 @@ from fastmach.strategies._answer cimport AnswerCheck
 
 from fastmach.game.actions import Draw, Fail, Pass, Play
 from fastmach.game.observation import Observation
-from fastmach.solver import known_table
 
-cdef object _new = object.__new__
-
-cdef extern from "Python.h":
-    int PyObject_GenericSetDict(object o, object value, void* context) except -1
 cdef tuple _INTS = tuple(range(256))
 
 
@@ -49,6 +46,7 @@ cdef class PyBot(Strategy):
     cdef bint seen_ok
     cdef tuple table, stands
     cdef tuple scores, opened   # the last shown (reused while the values stand)
+    cdef object rules_shown     # the callback's copy of the rules for its bot (made once)
     gil_free = False   # the engine keeps the GIL while a bot sits at the table
 
     def __init__(self, Context ctx, callback, bint fast=True):
@@ -57,6 +55,7 @@ cdef class PyBot(Strategy):
         self.fast = fast
         self.check = AnswerCheck(callback.rules, callback.strict)
         self.seen_ok = False
+        self.rules_shown = getattr(callback, "_rules_shown", None)
 
     cdef void decide(self, HState* st, int seat, uint64_t* rng, Decision* d) noexcept nogil:
         set_draw(d)
@@ -112,7 +111,7 @@ cdef class PyBot(Strategy):
                 self.table, self.stands = _melds_kept(w, &self.seen, self.table, self.stands)
             else:
                 self.table, self.stands = _melds(w, 0), _melds(w, 1)
-            known_table(self.table)   # the engine's valid table: solve() need not check it
+            _note_table(self.table, w)   # the engine's valid table: solve() need not check it
             _copy_melds(&self.seen, w)
             self.seen_ok = True
         sizes = PyTuple_New(P)
@@ -126,15 +125,33 @@ cdef class PyBot(Strategy):
             self.opened = PyTuple_New(P)
             for s in range(P):
                 _put(self.opened, s, True if st.opened[s] else False)
-        scores, opened = self.scores, self.opened
-        obs = _new(Observation)   # Observation(...) without the frozen dataclass's __init__
-        PyObject_GenericSetDict(obs, {
-            "seat": seat, "hand": hand, "table": self.table, "stands": self.stands,
-            "stock": st.stock_len - st.stock_pos, "hand_sizes": sizes, "scores": scores,
-            "opened": True if st.opened[seat] else False, "rules": cb._rules_shown,
-            "hand_index": st.hand_no, "turn": st.turn + 1, "opened_seats": opened,
-            "history": tuple(cb.public_log)}, NULL)
+        # Observation(...) without the frozen dataclass's __init__ (fastmach.core._fields)
+        obs = new_record(Observation)
+        put(obs, "seat", seat)
+        put(obs, "hand", hand)
+        put(obs, "table", self.table)
+        put(obs, "stands", self.stands)
+        put(obs, "stock", st.stock_len - st.stock_pos)
+        put(obs, "hand_sizes", sizes)
+        put(obs, "scores", self.scores)
+        put(obs, "opened", True if st.opened[seat] else False)
+        put(obs, "rules", self.rules_shown if self.rules_shown is not None
+            else cb._rules_shown)
+        put(obs, "hand_index", st.hand_no)
+        put(obs, "turn", st.turn + 1)
+        put(obs, "opened_seats", self.opened)
+        put(obs, "history", tuple(cb.public_log))
         return obs
+
+
+cdef int _note_table(tuple table, const Witness* w) except -1:
+    """known_table(table) for the table made from the meld list w, counted from w."""
+    cdef uint8_t counts[NCARD]
+    cdef int i
+    memset(counts, 0, NCARD)
+    for i in range(w.start[w.n_melds]):
+        counts[w.cards[i]] += 1
+    return note_known(table, counts)
 
 
 cdef inline void _put(tuple t, int i, object x):
