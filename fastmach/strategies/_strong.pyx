@@ -84,6 +84,7 @@ from libc.string cimport memcpy, memset
 from fastmach.core._solver cimport NCARD, JOKER
 from fastmach.game._turn cimport ERules, HState, Decision, A_PLAY, A_FAIL, set_draw
 from fastmach.strategies._base cimport Context, meld_cards
+from fastmach.strategies._split_reject cimport split_impossible
 
 
 cdef class Strong(Strategy):
@@ -118,10 +119,19 @@ cdef class Strong(Strategy):
         where the player must play) it plays the maximum
         placement of its hand without the cards it keeps back (keep: 1 the jokers, 2 the
         jokers and J/Q/K), or the whole maximum placement when that places nothing. Before
-        opening (opening_points) it opens as the expert does."""
+        opening (opening_points) it opens as the expert does.
+
+        Cost: a held turn asks the solver whether hand and table split into melds (go_out)
+        only where may_go_out cannot rule it out (no jokers: a hand card outside every
+        meld, or a union split_impossible rejects: about 98% of the unions that do not
+        split, in classic games against experts); where no play can empty the hand, the
+        play keeping cards back is solved first and the whole hand's maximum placement
+        only when that places nothing (the same decision: a play of the kept cards is a
+        play of the hand, and no play empties it). Together 0.18x -> 0.4x the games/s of
+        four experts (classic, strong + 3 x expert)."""
         cdef const ERules* R = self.R
         cdef const uint8_t* hand = st.hands[seat]
-        cdef int n = st.hand_n[seat], s, c, opp = 1 << 30
+        cdef int n = st.hand_n[seat], s, opp = 1 << 30
         cdef int left = st.stock_len - st.stock_pos, low = self.stock_low
         cdef bint may_hold = R.may_draw if left > 0 else R.may_pass
         set_draw(d)
@@ -143,20 +153,38 @@ cdef class Strong(Strategy):
                     (self.botch_below == 0 or opp < self.botch_below):
                 self.botch_one(st, hand, d)
             return
+        if self.keep and not self.may_go_out(st, hand):
+            # no play empties the hand: a play of the cards not kept back is the play made,
+            # and the maximum placement of the whole hand is needed only where none exists
+            self.keep_back(hand)
+            self.expert.play(st, self.kept, R.ones, R.ones_j, &self.alt)
+            if self.ctx.rc:
+                return
+            if self.alt.kind == A_PLAY:
+                memcpy(d, &self.alt, sizeof(Decision))
+            else:
+                self.xstrat.decide(st, seat, rng, d)
+            return
         self.xstrat.decide(st, seat, rng, d)
         if self.ctx.rc or d.kind != A_PLAY or d.n_placed - d.taken >= n or self.keep == 0:
             return
+        self.keep_back(hand)
+        self.expert.play(st, self.kept, R.ones, R.ones_j, &self.alt)
+        if self.ctx.rc:
+            return
+        if self.alt.kind == A_PLAY:
+            memcpy(d, &self.alt, sizeof(Decision))
+
+    cdef void keep_back(self, const uint8_t* hand) noexcept nogil:
+        """self.kept = the hand without the cards kept back (keep: 1 the jokers, 2 the
+        jokers and J/Q/K)."""
+        cdef int c
         memcpy(self.kept, hand, NCARD)
         self.kept[JOKER] = 0
         if self.keep >= 2:
             for c in range(JOKER):
                 if c % 13 >= 10:
                     self.kept[c] = 0
-        self.expert.play(st, self.kept, R.ones, R.ones_j, &self.alt)
-        if self.ctx.rc:
-            return
-        if self.alt.kind == A_PLAY:
-            memcpy(d, &self.alt, sizeof(Decision))
 
     cdef void go_out(self, HState* st, const uint8_t* hand, int n, Decision* d) noexcept nogil:
         """Play the whole hand when table and hand split into melds (the solver on their
@@ -179,7 +207,8 @@ cdef class Strong(Strategy):
     cdef bint may_go_out(self, HState* st, const uint8_t* hand) noexcept nogil:
         """False when no play can empty the hand: without jokers (in the hand or on the
         table), a hand card that no meld of hand and table cards could hold (meld_cards
-        of their union). True otherwise (the solver decides)."""
+        of their union), or a union that splits into no melds (split_impossible). True
+        otherwise (the solver decides)."""
         cdef uint32_t ps[4]
         cdef int c
         if hand[JOKER] or st.table[JOKER]:
@@ -190,7 +219,7 @@ cdef class Strong(Strategy):
         for c in range(JOKER):
             if hand[c] and not (ps[c // 13] >> (c % 13 + 1)) & 1:
                 return False
-        return True
+        return not split_impossible(self.pool, self.R.srules.ace_high)
 
     cdef void botch_one(self, HState* st, const uint8_t* hand, Decision* d) noexcept nogil:
         """d becomes a failure of the play of the first hand card (card order, no joker)
