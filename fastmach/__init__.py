@@ -33,6 +33,10 @@ def _is_the_command() -> bool:
 if _is_the_command() and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
     signal.signal(signal.SIGINT, _interrupted_while_starting)  # cli.main restores it
 
+from fastmach._startup import quiet_blas
+
+quiet_blas()  # `fastmach play`: NumPy without BLAS worker threads (fastmach._startup)
+
 #: Modules of the flat layout -> where they live now. ``import fastmach.stats`` (and
 #: ``fastmach.stats`` as an attribute) gives the module itself, the same object as
 #: ``fastmach.analysis.stats``; nothing is imported before it is asked for.

@@ -78,7 +78,6 @@ Model choices (where the rule texts leave room; docs/rules.md lists them all):
 """
 from __future__ import annotations
 
-import sys
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
@@ -109,6 +108,7 @@ except ImportError as _err:  # pragma: no cover
 from fastmach.engine.columns import (Columns, concat, game_columns, game_shares,  # noqa: E402
                                      hand_columns, hand_shares, summary as _summary,
                                      with_rotation)
+from fastmach.engine.progress import Progress  # noqa: E402
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -334,8 +334,6 @@ def run_play_columns(
         parse_seats(lineup, rules.players)
     if log is not None:
         probe_file(log, "log=")
-    from tqdm import tqdm
-
     frames: list[Columns] = []
     hand_frames: list[Columns] = []
     total = games * len(lineups)
@@ -344,8 +342,7 @@ def run_play_columns(
     # progress: always with progress=True, after 2 s with None (the default), never with False
     with contextlib.ExitStack() as stack:
         tmp = stack.enter_context(atomic_path(log, keep_partial=True)) if log is not None else None
-        bar = stack.enter_context(tqdm(total=total, unit="game", disable=progress is False,
-                                       delay=0 if progress else 2, file=sys.stderr))
+        bar = stack.enter_context(Progress(total, progress))
         for k, lineup in enumerate(lineups):
             for lo in range(0, games, chunk):
                 reps = np.arange(lo, min(games, lo + chunk), dtype=np.int64)

@@ -1,0 +1,106 @@
+"""``fastmach play`` starts without BLAS worker threads and without tqdm for a short run,
+and the environment and the progress bar behave as before."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import fastmach
+from fastmach._startup import BLAS_THREADS, command_word
+from fastmach.engine import progress as progress_mod
+from fastmach.engine.progress import Progress
+
+ROOT = Path(fastmach.__file__).resolve().parent.parent
+
+
+@pytest.mark.parametrize("argv, script, word", [
+    (["python", "-m", "fastmach", "play", "--games", "3"], "-m", "play"),
+    (["python", "-m", "fastmach", "sweep", "s.toml"], "-m", "sweep"),
+    (["python", "-m", "fastmach", "--version"], "-m", None),
+    (["python", "-m", "fastmach"], "-m", None),
+    (["python", "-m", "pytest", "play"], "-m", None),
+    (["/usr/bin/python3", "/venv/bin/fastmach", "play"], "/venv/bin/fastmach", "play"),
+    (["python", "script.py", "play"], "script.py", None),
+    (["python", "-c", "pass"], "-c", None),
+])
+def test_the_command_word_is_the_word_after_the_command(argv, script, word):
+    assert command_word(argv, script) == word
+
+
+def _probe(args: list[str], env: dict[str, str]) -> dict:
+    """``fastmach ARGS`` in a fresh interpreter (``sys.orig_argv`` as the command sets it,
+    before the package loads): the BLAS variables after it, whether tqdm loaded, the exit
+    code, the threads once the package had loaded."""
+    code = ("import sys, os, json\n"
+            f"sys.orig_argv = [sys.executable, '-m', 'fastmach'] + {args!r}\n"
+            "import fastmach\n"
+            "threads = len(os.listdir('/proc/self/task')) if os.path.isdir('/proc/self/task') "
+            "else -1\n"
+            "from fastmach.cli import main\n"
+            f"rc = main({args!r}) if {args[:1]!r} == ['play'] else 0\n"
+            f"env = {{k: os.environ.get(k) for k in {BLAS_THREADS!r}}}\n"
+            "print(json.dumps({'env': env, 'tqdm': 'tqdm' in sys.modules, 'rc': rc, "
+            "'threads': threads}))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=ROOT, check=True, env=env).stdout.strip().splitlines()
+    return json.loads(out[-1])
+
+
+def _env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in BLAS_THREADS}
+    env["PYTHONPATH"] = str(ROOT)
+    env.update(extra)
+    return env
+
+
+def test_a_short_play_loads_no_tqdm_and_leaves_the_environment_as_it_was(tmp_path):
+    got = _probe(["play", "--games", "2", "--out", str(tmp_path / "g.parquet")], _env())
+    assert (got["env"], got["tqdm"], got["rc"]) == ({k: None for k in BLAS_THREADS}, False, 0)
+
+
+def test_the_play_command_keeps_a_thread_count_the_user_set(tmp_path):
+    got = _probe(["play", "--games", "2", "--out", str(tmp_path / "g.parquet")],
+                 _env(OPENBLAS_NUM_THREADS="2"))
+    assert got["env"]["OPENBLAS_NUM_THREADS"] == "2"
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists() or (os.cpu_count() or 1) < 2,
+                    reason="needs /proc and two cores (OpenBLAS starts no worker on one)")
+def test_play_loads_numpy_with_one_blas_thread_and_other_commands_as_before(tmp_path):
+    env = _env()
+    assert _probe(["play", "--games", "1", "--out", str(tmp_path / "g.parquet")],
+                  env)["threads"] == 1
+    assert _probe(["sweep"], env)["threads"] > 1   # the reference: OpenBLAS's own default
+
+
+def test_progress_shows_at_once_when_asked(capsys):
+    with Progress(10, True) as p:
+        p.update(4)
+        assert p.bar is not None and p.bar.n == 4
+        p.update(6)
+    assert "10/10" in capsys.readouterr().err
+
+
+def test_progress_never_shows_when_disabled(monkeypatch):
+    monkeypatch.setattr(progress_mod, "DELAY", 0.0)
+    with Progress(10, False) as p:
+        p.update(10)
+        assert p.bar is None and p.done == 10
+
+
+def test_the_default_progress_shows_past_the_delay_with_the_games_done(monkeypatch, capsys):
+    clock = [100.0]
+    monkeypatch.setattr(progress_mod.time, "monotonic", lambda: clock[0])
+    with Progress(10, None) as p:
+        p.update(3)
+        assert p.bar is None          # before the delay: nothing drawn, tqdm not needed
+        clock[0] += progress_mod.DELAY
+        p.update(2)
+        assert p.bar is not None and p.bar.n == 5 and p.bar.total == 10
+        p.update(5)
+    assert "10/10" in capsys.readouterr().err
