@@ -1,5 +1,5 @@
-"""``fastmach play`` starts without BLAS worker threads and without tqdm for a short run,
-and the environment and the progress bar behave as before."""
+"""``fastmach play`` starts without BLAS worker threads, without tqdm for a short run and
+without the bot isolation (subprocess), and the environment and the progress bar behave as before."""
 from __future__ import annotations
 
 import json
@@ -45,7 +45,7 @@ def _probe(args: list[str], env: dict[str, str]) -> dict:
             f"rc = main({args!r}) if {args[:1]!r} == ['play'] else 0\n"
             f"env = {{k: os.environ.get(k) for k in {BLAS_THREADS!r}}}\n"
             "print(json.dumps({'env': env, 'tqdm': 'tqdm' in sys.modules, 'rc': rc, "
-            "'threads': threads}))\n")
+            "'threads': threads, 'isolation': 'fastmach.strategies.isolation' in sys.modules}))\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          cwd=ROOT, check=True, env=env).stdout.strip().splitlines()
     return json.loads(out[-1])
@@ -61,6 +61,7 @@ def _env(**extra: str) -> dict[str, str]:
 def test_a_short_play_loads_no_tqdm_and_leaves_the_environment_as_it_was(tmp_path):
     got = _probe(["play", "--games", "2", "--out", str(tmp_path / "g.parquet")], _env())
     assert (got["env"], got["tqdm"], got["rc"]) == ({k: None for k in BLAS_THREADS}, False, 0)
+    assert not got["isolation"]   # bots in their own process (subprocess): loaded on use
 
 
 def test_the_play_command_keeps_a_thread_count_the_user_set(tmp_path):

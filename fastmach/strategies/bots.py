@@ -32,6 +32,7 @@ pass the engine makes of any draw there.
 from __future__ import annotations
 
 import copy
+import sys
 import time
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
@@ -47,7 +48,6 @@ from fastmach.game.observation import Observation
 from fastmach.rules import Rules
 from fastmach.strategies._python import PyBot
 from fastmach.strategies.botspec import BotSpec, load_bot
-from fastmach.strategies.isolation import IsolatedBot, RemoteError
 
 __all__ = ["Bot", "Observation", "BotStrategy", "load_bot", "bot_name"]
 
@@ -85,6 +85,8 @@ class BotStrategy:
             return self.bot
         spec = self.spec or BotSpec(self.name)
         if spec.isolated:
+            from fastmach.strategies.isolation import IsolatedBot  # subprocess: only here
+
             return IsolatedBot(spec.path, dict(spec.kwargs), spec.time_limit)
         return load_bot(spec.path)(**dict(spec.kwargs))
 
@@ -204,8 +206,12 @@ def is_answer(action: object) -> bool:
 
 
 def _type_name(e: BaseException) -> str:
-    """The exception's type name (for a bot in its own process: the type it raised there)."""
-    return e.remote_type if isinstance(e, RemoteError) else type(e).__name__
+    """The exception's type name (for a bot in its own process: the type it raised there;
+    such an error exists only once the isolation module is loaded)."""
+    isolation = sys.modules.get("fastmach.strategies.isolation")
+    if isolation is not None and isinstance(e, isolation.RemoteError):
+        return e.remote_type
+    return type(e).__name__
 
 
 def bot_seat(strategy: BotStrategy, seat: int, ctx, rules: Rules, strict: bool = False):
