@@ -174,15 +174,16 @@ def test_play_refuses_more_strategies_than_players(tmp_path, capsys, no_games):
 
 
 def test_progress_shows_after_two_seconds_whatever_the_number_of_games(monkeypatch):
-    import tqdm
+    from fastmach.engine import progress
+
     seen = {}
 
-    class Bar(tqdm.tqdm):
-        def __init__(self, *a, **k):
-            seen.update(k)
-            super().__init__(*a, **k)
-    monkeypatch.setattr(tqdm, "tqdm", Bar)
+    class Bar(progress.Progress):
+        def __init__(self, total, shown, unit="game"):
+            seen.update(total=total, progress=shown)
+            super().__init__(total, shown, unit)
+    monkeypatch.setattr(engine_mod, "Progress", Bar)
     run_play("classic(players=2)", "expert", 2, 1)
-    assert seen["disable"] is False and seen["delay"] == 2
+    assert seen == {"total": 2, "progress": None} and progress.DELAY == 2
     run_play("classic(players=2)", "expert", 2, 1, progress=False)
-    assert seen["disable"] is True
+    assert seen["progress"] is False
