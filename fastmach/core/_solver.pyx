@@ -675,7 +675,7 @@ cdef int _copy_step(Impl* im, int v, int s) noexcept nogil:
     cdef uint64_t k2
     cdef int64_t val, rest
     cdef Node* nd
-    if not _COPY_STEPS or hi - lo >= 4096:
+    if not _COPY_STEPS or hi - lo >= (_ALL_FROM if s < 4 else _GROUP_FROM):
         return 0
     if s < 4:
         if _avail_at(im, v, s) > 0:
@@ -1530,8 +1530,8 @@ cdef int _sweep(Impl* im) noexcept nogil:
             # dominance after a suit step: within that suit only (where new dominance
             # mostly appears), every suit once the layer is large
             n = im.n_nodes - im.layer_start[im.n_layers]
-            if n > 32:
-                _prune_dominated(im, s if n < 4096 else -1)
+            if n > _SUIT_FROM:
+                _prune_dominated(im, s if n < _ALL_FROM else -1)
         c = _copy_step(im, v, 4)
         if c < 0:
             return -4
@@ -1540,7 +1540,7 @@ cdef int _sweep(Impl* im) noexcept nogil:
         if _group_step(im, v) < 0:
             return -4
         # (a smaller layer is compared in no suit, "suit 4": nothing to do)
-        if im.n_nodes - im.layer_start[im.n_layers] >= GROUP_PRUNE_FROM:
+        if im.n_nodes - im.layer_start[im.n_layers] >= _GROUP_FROM:
             _prune_dominated(im, -1)
     im.layer_start[im.n_layers + 1] = im.n_nodes
     # runs still open must have length >= 3: a1, a2, b1, b2 all zero
@@ -1580,6 +1580,22 @@ cdef int _COPY_STEPS = 1
 cdef int _RELAX_BOUND = 1
 cdef int _PLAIN_MOVES = 1
 cdef int _PAT_FILTER = 1
+# the dominance pass's scope by layer size (_sweep; _copy_step relies on it): after a suit
+# step, none up to _SUIT_FROM states, that suit, every suit from _ALL_FROM; after a group
+# step, every suit from _GROUP_FROM (debug: _set_prune_from)
+cdef int _SUIT_FROM = 32
+cdef int _ALL_FROM = 4096
+cdef int _GROUP_FROM = GROUP_PRUNE_FROM
+
+
+def _set_prune_from(int all_from, int group_from, int suit_from=32):
+    """Debug: the dominance pass's scope by layer size (default 4096, 4096, 32). It
+    changes which of equal answers is returned, never the value
+    (tests/test_solver_prune_scope.py)."""
+    global _ALL_FROM, _GROUP_FROM, _SUIT_FROM
+    _SUIT_FROM = suit_from
+    _ALL_FROM = all_from
+    _GROUP_FROM = group_from
 
 
 def _set_pattern_filter(int mode):
