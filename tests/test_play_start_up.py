@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import fastmach
-from fastmach._startup import BLAS_THREADS, command_word
+from fastmach import _BLAS_THREADS as BLAS_THREADS, _command_word as command_word
 from fastmach.engine import progress as progress_mod
 from fastmach.engine.progress import Progress
 
@@ -21,8 +21,8 @@ ROOT = Path(fastmach.__file__).resolve().parent.parent
 @pytest.mark.parametrize("argv, script, word", [
     (["python", "-m", "fastmach", "play", "--games", "3"], "-m", "play"),
     (["python", "-m", "fastmach", "sweep", "s.toml"], "-m", "sweep"),
-    (["python", "-m", "fastmach", "--version"], "-m", None),
-    (["python", "-m", "fastmach"], "-m", None),
+    (["python", "-m", "fastmach", "--version"], "-m", ""),
+    (["python", "-m", "fastmach"], "-m", ""),
     (["python", "-m", "pytest", "play"], "-m", None),
     (["/usr/bin/python3", "/venv/bin/fastmach", "play"], "/venv/bin/fastmach", "play"),
     (["python", "script.py", "play"], "script.py", None),

@@ -1,17 +1,20 @@
 """Compare the compiled solver's answers between two checkouts, position by position.
 
-``python -m fastmach.tools.solver_diff dump OUT.pkl [--games N] [--seed S]`` solves the
-positions of 4-player expert games (those of ``bench solver``) under the jokers, classic
-and italian rules with the checkout on ``PYTHONPATH`` and stores every answer (value,
-placed counts, melds, stands); ``compare A.pkl B.pkl`` counts the positions whose value
-differs and those whose answer differs at all (the partition returned). Each position is
+A developer's check for a solver change (no command: run it with each checkout on
+``PYTHONPATH``)::
+
+    python -c "from fastmach.tools.solver_diff import dump; dump('/tmp/a.pkl')"
+    python -c "from fastmach.tools.solver_diff import compare; compare('/tmp/a.pkl', '/tmp/b.pkl')"
+
+``dump`` solves the positions of 4-player expert games (those of ``bench solver``) under
+the jokers, classic and italian rules and stores every answer (value, placed counts,
+melds, stands); ``compare`` counts the positions whose value differs and those whose
+answer differs at all (the partition returned). Each position is
 solved by a fresh Solver with the memo off, so no answer depends on the one before.
 """
 from __future__ import annotations
 
-import argparse
 import pickle
-import sys
 
 import numpy as np
 
@@ -41,7 +44,8 @@ def solve_all(rules_name: str, tables: np.ndarray, hands: np.ndarray) -> list[An
     return out
 
 
-def dump(path: str, games: int, seed: int) -> None:
+def dump(path: str, games: int = 120, seed: int = 1) -> None:
+    """Solve the positions of ``games`` expert games per preset; pickle them and the answers."""
     res = {}
     for name in PRESETS:
         tables, hands = game_positions(name, games=games, seed=seed)
@@ -70,24 +74,3 @@ def compare(a_path: str, b_path: str) -> bool:
         print(f"{name}: {len(ra)} positions, {values} values differ, {answers} answers differ")
         same = same and answers == 0
     return same
-
-
-def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m fastmach.tools.solver_diff")
-    sub = p.add_subparsers(dest="cmd", required=True)
-    d = sub.add_parser("dump")
-    d.add_argument("out")
-    d.add_argument("--games", type=int, default=120)
-    d.add_argument("--seed", type=int, default=1)
-    c = sub.add_parser("compare")
-    c.add_argument("a")
-    c.add_argument("b")
-    args = p.parse_args(argv)
-    if args.cmd == "dump":
-        dump(args.out, args.games, args.seed)
-        return 0
-    return 0 if compare(args.a, args.b) else 1
-
-
-if __name__ == "__main__":
-    sys.exit(main())
