@@ -339,6 +339,31 @@ def test_ctrl_c_during_start_up_exits_130_without_a_traceback(tmp_path, moment):
     assert "Warning" not in err and "never retrieved" not in err, err
 
 
+def test_ctrl_c_delivered_to_another_thread_waits_for_the_end_of_the_workers_start():
+    # a thread started before the block (as OpenBLAS starts its workers when NumPy loads)
+    # does not block SIGINT, so the kernel delivers the Ctrl-C to it; the block must still
+    # run to its end (a worker's launch is never cut in half) and the interrupt come after
+    import threading
+
+    from fastmach.study.backends import _sigint_held
+    release = threading.Event()
+    other = threading.Thread(target=release.wait, daemon=True)
+    other.start()
+    reached = []
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            with _sigint_held():
+                os.kill(os.getpid(), signal.SIGINT)
+                for _ in range(50):   # Python code runs: the place a KeyboardInterrupt lands
+                    time.sleep(0.001)
+                reached.append(True)
+    finally:
+        release.set()
+        other.join()
+    assert reached == [True]
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
 def test_a_full_disk_stops_a_report_with_a_message_and_leaves_no_half_written_report(
         tmp_path, small_disk, capsys):
     from fastmach.cli import main

@@ -60,15 +60,28 @@ class SchedulerLost(SweepError):
 
 @contextlib.contextmanager
 def _sigint_held():
-    """Block SIGINT in this thread for the block (a Ctrl-C then arrives when it ends)."""
+    """Hold Ctrl-C back for the block; it arrives when the block ends.
+
+    SIGINT is blocked in this thread (the processes it starts inherit the mask, so none
+    dies with a traceback in its start-up) and caught by a handler that only notes it:
+    threads this interpreter did not start (OpenBLAS's workers) do not block it, and the
+    kernel may deliver it to one of them, which would raise KeyboardInterrupt here in
+    the middle of a worker's launch (the worker then reads half its start-up data). A
+    Ctrl-C noted is raised again once the mask and the handler are back."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
+    noted: list[int] = []
+    handler = signal.signal(signal.SIGINT, lambda signum, frame: noted.append(signum))
     old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
         yield
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, old)
+        # (a pending one runs the noting handler first; None: a handler not set from Python)
+        signal.signal(signal.SIGINT, signal.SIG_DFL if handler is None else handler)
+        if noted:
+            signal.raise_signal(signal.SIGINT)
 
 
 def _start_resource_tracker() -> None:
