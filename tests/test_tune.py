@@ -242,6 +242,30 @@ def test_a_kill_between_a_trials_parameters_fails_it_and_keeps_the_sequence(whol
     assert len(_trials(tmp_path / "killed", failed=True)) == len(_trials(out)) + 1
 
 
+@pytest.mark.parametrize("verdict", [True, False], ids=["pruned", "promoted"])
+def test_a_kill_after_the_pruner_judged_a_rung_resumes_with_the_same_verdict(
+        whole, tmp_path, monkeypatch, verdict):
+    # the pruner marks the rung judged on the trial before it answers: a kill right after
+    # leaves the mark, and the resumed trial must get the verdict it had, not skip the rung
+    import optuna
+
+    out, _ = whole
+    real = optuna.trial.Trial.should_prune
+
+    def dies(self):
+        answer = real(self)
+        if answer == verdict:
+            raise KeyboardInterrupt
+        return answer
+
+    monkeypatch.setattr(optuna.trial.Trial, "should_prune", dies)
+    with pytest.raises(KeyboardInterrupt):
+        tune(PLANTED, tmp_path / "killed", max_games=400)
+    monkeypatch.setattr(optuna.trial.Trial, "should_prune", real)
+    tune(PLANTED, tmp_path / "killed", max_games=400)
+    assert _trials(tmp_path / "killed") == _trials(out)
+
+
 def test_conflicting_targets_get_a_pareto_front_figure(tmp_path):
     from fastmach.tools.tune.answer import conflicting_pair, write_answer
 

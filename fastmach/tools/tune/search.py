@@ -184,6 +184,25 @@ def _open(space: Space, out: Path):
                                pruner=pruner, sampler=_sampler(space, 0), load_if_exists=True)
 
 
+def _judged_before(study, number: int, rung: int, value: float, eta: int) -> bool | None:
+    """Whether the pruner promoted trial ``number`` past ``rung`` before a kill, or None
+    where it had not judged that rung.
+
+    The pruner marks a rung judged on the trial (``completed_rung_<k>``, the value) before
+    it answers, and counts the marks to know the trial's rung: asked again for a resumed
+    trial it would take the marked rung for one passed and let the trial go on. So the
+    rung is judged again here as asynchronous successive halving judges it: promoted if
+    its value is among the best ``1/eta`` (at least the best) of the values marked at that
+    rung, its own included; the same values as before the kill (one trial runs at a time).
+    """
+    key = f"completed_rung_{rung}"
+    trials = study.get_trials(deepcopy=False)
+    if key not in trials[number].system_attrs:
+        return None
+    values = sorted(t.system_attrs[key] for t in trials if key in t.system_attrs)
+    return value <= values[max(len(values) // eta - 1, 0)]
+
+
 def run_search(space: Space, out: Path, budget: int, evaluate: Evaluator,
                log: Callable[[str], None] = lambda s: None) -> Search:
     """Ask, race and tell until the search budget (games) or the space is spent."""
@@ -237,9 +256,11 @@ def run_search(space: Space, out: Path, budget: int, evaluate: Evaluator,
             with warnings.catch_warnings():  # a resumed trial reports its rungs again
                 warnings.simplefilter("ignore", UserWarning)
                 trial.report(value, d)
-            if k < len(space.rung_deals) - 1 and trial.should_prune():
-                state = TrialState.PRUNED
-                break
+            if k < len(space.rung_deals) - 1:
+                judged = _judged_before(study, trial.number, k, value, space.eta)
+                if not judged if judged is not None else trial.should_prune():
+                    state = TrialState.PRUNED
+                    break
         if known.stopped:
             break  # the trial stays RUNNING: a resumed tune with a larger budget goes on
         if state == TrialState.PRUNED:
