@@ -94,6 +94,21 @@ def partial_name(path: str | Path) -> Path:
     return p.with_name(f"{p.name}.partial")
 
 
+def temporary_name(path: Path) -> Path:
+    """The temporary file :func:`atomic_path` writes beside ``path`` (this process's)."""
+    return path.with_name(f"{TEMP_PREFIX}{os.getpid()}-{path.name}")  # keeps the ending (.gz)
+
+
+def is_temporary(name: str) -> bool:
+    """Whether a file name is one of :func:`atomic_path`'s temporary files (any process's):
+    what a write killed before its replace leaves."""
+    return name.startswith(TEMP_PREFIX)
+
+
+#: the start of :func:`atomic_path`'s temporary names
+TEMP_PREFIX = ".tmp"
+
+
 @contextlib.contextmanager
 def atomic_path(path: str | Path, *, keep_partial: bool = False) -> Iterator[Path]:
     """Yield a temporary path beside ``path``; on success it replaces ``path``.
@@ -102,7 +117,7 @@ def atomic_path(path: str | Path, *, keep_partial: bool = False) -> Iterator[Pat
     ``keep_partial`` left under :func:`partial_name` so that its name says it is partial.
     """
     p = Path(path)
-    tmp = p.with_name(f".tmp{os.getpid()}-{p.name}")  # keeps the name's ending (.gz)
+    tmp = temporary_name(p)
     written = False
     try:
         yield tmp

@@ -304,6 +304,20 @@ def test_a_different_study_in_the_same_directory_is_refused(study, tmp_path):
         run_study(small, other, workers=0, progress=False)
 
 
+def test_a_sweep_killed_while_writing_its_first_manifest_resumes(study, tmp_path):
+    # what a SIGKILL in the manifest's first atomic write leaves: the lock, the empty chunk
+    # directories and the manifest's temporary file, nothing that is not the sweep's own
+    from fastmach.outputs import temporary_name
+
+    out = tmp_path / "out"
+    small = study.replace(games=1, chunk=1)
+    (out / "chunks").mkdir(parents=True)
+    (out / ".lock").touch()
+    temporary_name(out / "_study.json").write_bytes(b'{"name": "half a manif')
+    df = run_study(small, out, workers=0, progress=False)
+    assert len(df) == small.total_games
+
+
 def test_foreign_and_stale_files_in_the_chunk_directory(study, tmp_path):
     out = tmp_path / "out"
     small = study.replace(games=1, chunk=1)

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from fastmach.errors import FastmachError
-from fastmach.outputs import write_bytes_atomic
+from fastmach.outputs import is_temporary, write_bytes_atomic
 from fastmach.study import Study
 from fastmach.study import store as integrity
 from fastmach.study.plan import CHUNKS, HANDS, MANIFEST, Chunk, check_size, chunk_name, \
@@ -211,10 +211,11 @@ class Store:
 
 
 def _own_leftover(p: Path) -> bool:
-    """What a sweep killed before its manifest can leave: the lock, a temporary file, the
-    probe of the directory (fastmach.outputs.probe_dir), its empty chunk directories."""
+    """What a sweep killed before its manifest can leave: the lock, a temporary file (the
+    manifest's first atomic write among them), the probe of the directory
+    (fastmach.outputs.probe_dir), its empty chunk directories."""
     name = p.name
-    if name == ".lock" or name.startswith(".fastmach.probe-") or (
+    if name == ".lock" or name.startswith(".fastmach.probe-") or is_temporary(name) or (
             name.startswith(".") and name.endswith(".tmp")):
         return True
     return name in (CHUNKS, HANDS) and p.is_dir() and not any(p.iterdir())
