@@ -45,6 +45,12 @@ def text(cs: Sequence[int]) -> str:
     return " ".join(name(c) for c in sorted(cs))
 
 
+def where(pos: Sequence) -> str:
+    """A position of count arrays ``(table, hand, *rules)`` as text, for a failure message."""
+    return (f"table {text(np.repeat(np.arange(NCARD), pos[0]))} "
+            f"hand {text(np.repeat(np.arange(NCARD), pos[1]))} {tuple(pos[2:5])}")
+
+
 def counts(cs: Sequence[int]) -> np.ndarray:
     out = np.zeros(NCARD, dtype=np.uint8)
     for c in cs:

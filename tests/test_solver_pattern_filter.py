@@ -19,7 +19,7 @@ from fastmach.rules import resolve_rules
 from fastmach.solver import _weights
 from fastmach.tools.bench import game_positions
 from tests.positions import (JOKER, NCARD, adv_aces, adv_full_suit, adv_jokers, adv_long_runs,
-                             counts, rand_hand, rand_table, text)
+                             counts, rand_hand, rand_table, where)
 
 ACES = (0, 1, 2)   # the solver's ace codes: low only, low or high, never both
 
@@ -65,19 +65,14 @@ def _both(pos, mode):
     return looked_up, filtered
 
 
-def _where(pos):
-    return (f"table {text(np.repeat(np.arange(NCARD), pos[0]))} "
-            f"hand {text(np.repeat(np.arange(NCARD), pos[1]))} {pos[2:5]}")
-
-
 @pytest.mark.parametrize("seed", range(4))
 def test_filtered_dominance_pass_keeps_every_layer_and_answer(filters, seed):
     rng = random.Random(f"pattern-filter-{seed}")
     for k in range(80):
         pos = _position(rng, jokers_heavy=k % 2 == 1)
         looked_up, filtered = _both(pos, 1)
-        assert filtered[0] == looked_up[0], _where(pos)
-        assert filtered[1] == looked_up[1], _where(pos)
+        assert filtered[0] == looked_up[0], where(pos)
+        assert filtered[1] == looked_up[1], where(pos)
 
 
 @pytest.mark.parametrize("preset,games", [("classic", 4), ("jokers", 6), ("ace-low", 2)])
@@ -88,8 +83,8 @@ def test_filtered_dominance_pass_on_the_positions_of_expert_games(filters, prese
     for t, h in zip(tables, hands):
         pos = (t, h, rules.decks, rules.ace_code, rules.jokers_per_meld, w, jw)
         looked_up, filtered = _both(pos, 1)
-        assert filtered[0] == looked_up[0], _where(pos)
-        assert filtered[1] == looked_up[1], _where(pos)
+        assert filtered[0] == looked_up[0], where(pos)
+        assert filtered[1] == looked_up[1], where(pos)
 
 
 def test_a_wrong_filter_is_caught(filters):

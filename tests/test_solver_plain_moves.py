@@ -20,7 +20,7 @@ from fastmach.rules import resolve_rules
 from fastmach.solver import _weights
 from fastmach.tools.bench import game_positions
 from tests.positions import (NCARD, adv_aces, adv_duplicates, adv_full_suit, adv_long_runs,
-                             counts, rand_hand, rand_table, text)
+                             counts, rand_hand, rand_table, where)
 
 ACES = (0, 1, 2)   # the solver's ace codes: low only, low or high, never both
 
@@ -75,18 +75,13 @@ def _both(pos):
     return walk, lists
 
 
-def _where(pos):
-    t, h = (np.repeat(np.arange(NCARD), c) for c in pos[:2])
-    return f"table {text(t)} hand {text(h)} decks {pos[2]} aces {pos[3]}"
-
-
 @pytest.mark.parametrize("seed", range(4))
 def test_move_lists_make_the_states_and_answers_of_the_walk(switches, seed):
     rng = random.Random(f"plain-moves-{seed}")
     for _ in range(60):
         pos = _position(rng)
         walk, lists = _both(pos)
-        assert lists == walk, _where(pos)
+        assert lists == walk, where(pos)
 
 
 @pytest.mark.parametrize("preset,games", [("classic", 6), ("ace-low", 3)])

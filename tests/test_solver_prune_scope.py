@@ -16,7 +16,7 @@ from fastmach.rules import resolve_rules
 from fastmach.solver import _weights
 from fastmach.tools.bench import game_positions
 from tests.positions import (JOKER, NCARD, adv_aces, adv_jokers, adv_long_runs, counts,
-                             rand_hand, rand_table, text)
+                             rand_hand, rand_table, where)
 
 NEVER = 1 << 30
 SCOPES = ((NEVER, NEVER, NEVER), (1, 1, 1), (512, 512, 32))
@@ -61,18 +61,13 @@ def _values(pos):
     return out
 
 
-def _where(pos):
-    return (f"table {text(np.repeat(np.arange(NCARD), pos[0]))} "
-            f"hand {text(np.repeat(np.arange(NCARD), pos[1]))} {pos[2:5]}")
-
-
 @pytest.mark.parametrize("seed", range(3))
 def test_the_dominance_scope_never_changes_a_value(scopes, seed):
     rng = random.Random(f"prune-scope-{seed}")
     for _ in range(60):
         pos = _position(rng)
         values = _values(pos)
-        assert len(set(values)) == 1, (values, _where(pos))
+        assert len(set(values)) == 1, (values, where(pos))
 
 
 def test_the_dominance_scope_on_the_positions_of_expert_jokers_games(scopes):
@@ -82,4 +77,4 @@ def test_the_dominance_scope_on_the_positions_of_expert_jokers_games(scopes):
     for t, h in zip(tables, hands):
         pos = (t, h, rules.decks, rules.ace_code, rules.jokers_per_meld, w, jw)
         values = _values(pos)
-        assert len(set(values)) == 1, (values, _where(pos))
+        assert len(set(values)) == 1, (values, where(pos))

@@ -21,7 +21,7 @@ cdef class Strong(Strategy):
     cdef uint8_t kept[NCARD]         # the hand without the cards kept back
     cdef uint8_t pool[NCARD]         # hand + table (going out)
     cdef uint8_t none[NCARD]         # an empty hand
-    cdef void keep_back(self, const uint8_t* hand) noexcept nogil
+    cdef bint play_kept(self, HState* st, const uint8_t* hand, Decision* d) noexcept nogil
     cdef void botch_one(self, HState* st, const uint8_t* hand, Decision* d) noexcept nogil
     cdef bint may_go_out(self, HState* st, const uint8_t* hand) noexcept nogil
     cdef void go_out(self, HState* st, const uint8_t* hand, int n, Decision* d) noexcept nogil

@@ -156,28 +156,18 @@ cdef class Strong(Strategy):
         if self.keep and not self.may_go_out(st, hand):
             # no play empties the hand: a play of the cards not kept back is the play made,
             # and the maximum placement of the whole hand is needed only where none exists
-            self.keep_back(hand)
-            self.expert.play(st, self.kept, R.ones, R.ones_j, &self.alt)
-            if self.ctx.rc:
-                return
-            if self.alt.kind == A_PLAY:
-                memcpy(d, &self.alt, sizeof(Decision))
-            else:
+            if not self.play_kept(st, hand, d) and not self.ctx.rc:
                 self.xstrat.decide(st, seat, rng, d)
             return
         self.xstrat.decide(st, seat, rng, d)
         if self.ctx.rc or d.kind != A_PLAY or d.n_placed - d.taken >= n or self.keep == 0:
             return
-        self.keep_back(hand)
-        self.expert.play(st, self.kept, R.ones, R.ones_j, &self.alt)
-        if self.ctx.rc:
-            return
-        if self.alt.kind == A_PLAY:
-            memcpy(d, &self.alt, sizeof(Decision))
+        self.play_kept(st, hand, d)
 
-    cdef void keep_back(self, const uint8_t* hand) noexcept nogil:
-        """self.kept = the hand without the cards kept back (keep: 1 the jokers, 2 the
-        jokers and J/Q/K)."""
+    cdef bint play_kept(self, HState* st, const uint8_t* hand, Decision* d) noexcept nogil:
+        """d becomes the maximum placement of the hand without the cards kept back (keep:
+        1 the jokers, 2 the jokers and J/Q/K) where that places a card; False (d as it
+        was) where it places none or the solver failed (ctx.rc)."""
         cdef int c
         memcpy(self.kept, hand, NCARD)
         self.kept[JOKER] = 0
@@ -185,6 +175,11 @@ cdef class Strong(Strategy):
             for c in range(JOKER):
                 if c % 13 >= 10:
                     self.kept[c] = 0
+        self.expert.play(st, self.kept, self.R.ones, self.R.ones_j, &self.alt)
+        if self.ctx.rc or self.alt.kind != A_PLAY:
+            return False
+        memcpy(d, &self.alt, sizeof(Decision))
+        return True
 
     cdef void go_out(self, HState* st, const uint8_t* hand, int n, Decision* d) noexcept nogil:
         """Play the whole hand when table and hand split into melds (the solver on their
