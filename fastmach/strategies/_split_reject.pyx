@@ -64,22 +64,23 @@ cdef void _init_tables() noexcept nogil:
 _init_tables()
 
 
-cdef inline uint64_t _step(uint64_t states, int x) noexcept nogil:
-    """The states after a position of x cards, from any of `states`."""
+cdef inline uint64_t _union(const uint64_t* rows, uint64_t states) noexcept nogil:
+    """The union of rows[s] over the states s in `states`."""
     cdef uint64_t out = 0
     while states:
-        out |= NEXT[x][__builtin_ctzll(states)]
+        out |= rows[__builtin_ctzll(states)]
         states &= states - 1
     return out
+
+
+cdef inline uint64_t _step(uint64_t states, int x) noexcept nogil:
+    """The states after a position of x cards, from any of `states`."""
+    return _union(NEXT[x], states)
 
 
 cdef inline uint64_t _back(uint64_t states, int x) noexcept nogil:
     """The states before a position of x cards that lead to one of `states`."""
-    cdef uint64_t out = 0
-    while states:
-        out |= PREV[x][__builtin_ctzll(states)]
-        states &= states - 1
-    return out
+    return _union(PREV[x], states)
 
 
 cdef inline int _high(unsigned int m) noexcept nogil:
