@@ -254,8 +254,9 @@ def bench_games(games: int = 2000, seed: int = 0) -> list[dict]:
 
 def bench_strategies(games: int = 500, seed: int = 0, repeats: int = 1) -> list[dict]:
     """Games per second for each registered strategy at a full table (classic, 4 seats),
-    intermediate at k=1 too; with the mean turns per game and the time per decision (a
-    turn). ``repeats``: the best of that many timings (the same games each time)."""
+    intermediate at k=1 too, and one strong seat with three experts under classic and
+    jokers (with four experts under jokers beside it); with the mean turns per game and
+    the time per decision (a turn). ``repeats``: the best of that many timings (the same games each time)."""
     from fastmach.engine import bench as engine_bench
     from fastmach.strategies import REGISTRY
 
@@ -278,11 +279,18 @@ def bench_strategies(games: int = 500, seed: int = 0, repeats: int = 1) -> list[
             continue
         best = max(runs, key=lambda r: r["games_per_s"])
         rows.append({"rules": "classic", "seats": f"4 x {name}", **best})
-    # strong at a table of experts (four strong players all hold until the stock is out)
-    runs = [engine_bench("classic", ["strong"] + ["expert"] * 3, games=games, seed=seed,
-                         detail=True) for _ in range(max(1, repeats))]
-    rows.append({"rules": "classic", "seats": "strong + 3 x expert",
-                 **max(runs, key=lambda r: r["games_per_s"])})
+    # strong at a table of experts (four strong players all hold until the stock is out),
+    # and the same under jokers next to four experts there (its held turns' solves hold
+    # jokers: the jokers solver's cost shows in that ratio)
+    for rules, lineups in (("classic", (["strong"] + ["expert"] * 3,)),
+                           ("jokers", (["expert"] * 4, ["strong"] + ["expert"] * 3))):
+        for seats in lineups:
+            n = games if rules == "classic" else max(50, games // 4)
+            runs = [engine_bench(rules, seats, games=n, seed=seed, detail=True)
+                    for _ in range(max(1, repeats))]
+            label = "4 x expert" if seats[0] == "expert" else "strong + 3 x expert"
+            rows.append({"rules": rules, "seats": label,
+                         **max(runs, key=lambda r: r["games_per_s"])})
     return rows
 
 
