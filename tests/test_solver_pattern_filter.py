@@ -4,8 +4,9 @@ states in the same order (keys and values), and every answer must be the same (v
 placed cards, melds, what each joker stands for), on random and adversarial positions,
 without jokers and joker-heavy (up to four on the table, up to two more in the hand),
 every ace rule, one joker per meld and unlimited, and on the positions of expert games.
-A deliberately wrong filter (one that never finds a 3+ run holding a joker) must be
-caught by the same comparison.
+The filter includes the bitmap of the layer's keys that a lookup reads first. A
+deliberately wrong filter (one that never finds a 3+ run holding a joker), and a wrong
+bitmap of keys (one that holds none), must be caught by the same comparison.
 """
 from __future__ import annotations
 
@@ -95,5 +96,18 @@ def test_a_wrong_filter_is_caught(filters):
     for _ in range(60):
         pos = _position(rng, jokers_heavy=True)
         looked_up, wrong = _both(pos, -1)
+        caught += wrong[1] != looked_up[1]
+    assert caught > 0
+
+
+@pytest.mark.parametrize("jokers_heavy", [False, True])
+def test_a_wrong_bitmap_of_keys_is_caught(filters, jokers_heavy):
+    """The comparison sees the bitmap of keys: one that holds no key (every lookup finds
+    nothing, so the pass drops nothing) keeps dominated states, with and without jokers."""
+    rng = random.Random(f"key-filter-planted-{jokers_heavy}")
+    caught = 0
+    for _ in range(60):
+        pos = _position(rng, jokers_heavy=jokers_heavy)
+        looked_up, wrong = _both(pos, -2)
         caught += wrong[1] != looked_up[1]
     assert caught > 0

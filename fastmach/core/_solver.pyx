@@ -79,6 +79,7 @@ cdef enum:
     MAX_LAYERS = 5 * MAXV + 2
     GROUP_PRUNE_FROM = 4096   # layers at least this large are pruned after the group step
     MIN_SLOTS = 256           # the smallest hash table a layer uses (a power of two)
+    KBITS = 1024              # words of the dominance pass's bitmap of keys (64 bits each)
 
 cdef struct Impl:
     Node* nodes
@@ -118,6 +119,8 @@ cdef struct Impl:
     int64_t aces_low2[2][16]   # _aces_left of suits 0-1 and 2-3 by their aces used low
     uint64_t pats[4][512]      # _prune_dominated: the suit patterns its layer holds (all 0
                                # between passes)
+    uint64_t kbits[KBITS]      # ... and a bit for each key it holds, by hash (all 0 between
+                               # passes)
 
 
 cdef inline uint64_t _hash(uint64_t a, uint64_t b) noexcept nogil:
@@ -215,8 +218,19 @@ cdef inline int _find(Impl* im, uint64_t k1, uint64_t k2) noexcept nogil:
 
 
 cdef inline bint _beats(Impl* im, uint64_t k1, uint64_t k2, int64_t val) noexcept nogil:
-    cdef int idx = _find(im, k1, k2)
-    return idx >= 0 and im.nodes[idx].val >= val
+    cdef uint64_t h = _hash(k1, k2)
+    cdef int idx, start
+    if not (im.kbits[(h >> 40) & (KBITS - 1)] >> ((h >> 34) & 63)) & 1:
+        return False   # (no live state of the layer has this key: _pattern_filter.pxi)
+    h &= <uint64_t>(im.hcap - 1)
+    start = im.layer_start[im.n_layers]
+    while True:
+        idx = im.slots[h]
+        if idx < start:
+            return False
+        if im.nodes[idx].k1 == k1 and im.nodes[idx].k2 == k2:
+            return im.nodes[idx].val >= val
+        h = (h + 1) & <uint64_t>(im.hcap - 1)
 
 
 include "_pattern_filter.pxi"
@@ -1580,6 +1594,7 @@ cdef int _COPY_STEPS = 1
 cdef int _RELAX_BOUND = 1
 cdef int _PLAIN_MOVES = 1
 cdef int _PAT_FILTER = 1
+cdef int _KEY_FILTER = 1   # 0: the bitmap of keys left empty (debug, _set_pattern_filter(-2))
 # the dominance pass's scope by layer size (_sweep; _copy_step relies on it): after a suit
 # step, none up to _SUIT_FROM states, that suit, every suit from _ALL_FROM; after a group
 # step, every suit from _GROUP_FROM (debug: _set_prune_from)
@@ -1600,10 +1615,12 @@ def _set_prune_from(int all_from, int group_from, int suit_from=32):
 
 def _set_pattern_filter(int mode):
     """Debug: how the dominance pass filters its lookups (_pattern_filter.pxi): 1 by the
-    suit patterns the layer holds, 0 not at all (every key the rules name is looked up),
-    -1 by a deliberately wrong filter (the tests must catch it)."""
-    global _PAT_FILTER
-    _PAT_FILTER = mode
+    suit patterns and the keys the layer holds, 0 not at all (every key the rules name is
+    looked up), -1 by a deliberately wrong filter (the tests must catch it), -2 by the
+    patterns and a deliberately wrong bitmap of keys (one that holds no key)."""
+    global _PAT_FILTER, _KEY_FILTER
+    _PAT_FILTER = 1 if mode == -2 else mode
+    _KEY_FILTER = 0 if mode == -2 else 1
 
 
 def _set_plain_moves(int mode):
