@@ -114,6 +114,8 @@ cdef struct Impl:
     int stats_merged[8]
     int n_sweeps
     void* moves     # the suit step's moves by pattern (MoveCache, _suit_moves.pxi)
+    int moves_valid # 0: the problem changed since they were made (a new _solve_exact):
+                    # the next sweep forgets them
     int64_t ub      # no partition weighs more (-1: not known), see _solve_one
     uint64_t low_decs[MAX_LAYERS + 1]   # the aces-low answer's path (_solve_exact)
     int64_t aces_low2[2][16]   # _aces_left of suits 0-1 and 2-3 by their aces used low
@@ -467,7 +469,8 @@ cdef int _suit_step(Impl* im, int v, int s) noexcept nogil:
     cdef MoveSlot* slot
     cdef Move* mv
     _open_layer(im)
-    moves_reset(mc)
+    if _MOVE_LISTS == 2:
+        moves_reset(mc)   # (debug: the moves of every suit step anew)
     later = _later(im, v, s)
     for i in range(lo, hi):
         if im.nodes[i].val < 0:
@@ -480,7 +483,7 @@ cdef int _suit_step(Impl* im, int v, int s) noexcept nogil:
         low = <int>((k2 >> (9 + 2 * s)) & 3)
         JL = im.jtot - j
         _cards_here(im, v, s, low, &m, &A)
-        if not _MOVE_LISTS:
+        if _MOVE_LISTS == 0:
             moves_reset(mc)   # (debug: walk the choices again for every state)
         slot = moves_of(mc, im, v, s, (k1 >> sh) & 0x7FFF, JL, m, A)
         if slot == NULL:
@@ -1111,7 +1114,7 @@ cdef class Solver:
         if not _MEMO:
             return self.solve_direct(table, hand, rules, card_w, joker_w, placed, wit)
         memo_key(&key, table, hand, rules, card_w, joker_w,
-                 _RELAX | ((_RELAX_BOUND + 1) << 1) | (_MOVE_LISTS << 3) | (_COPY_STEPS << 4))
+                 _RELAX | ((_RELAX_BOUND + 1) << 1) | (_MOVE_LISTS << 3) | (_COPY_STEPS << 5))
         e = memo_find(memo, &key)
         if e != NULL:
             return memo_answer(e, placed, wit)
@@ -1257,6 +1260,7 @@ cdef class Solver:
         memset(im.avail, 0, sizeof(im.avail))
         memset(im.w, 0, sizeof(im.w))
         memset(im.jw, 0, sizeof(im.jw))
+        im.moves_valid = 0   # (a new problem: the moves kept are not its own)
         im.ace_high = rules.ace_high
         im.V = 14 if rules.ace_high else 13
         im.limited = 1 if rules.jokers_per_meld == 1 else 0
@@ -1527,6 +1531,10 @@ cdef int _sweep(Impl* im) noexcept nogil:
     memset(im.slots, 0xFF, im.hdirty * sizeof(int32_t))
     _fit_slots(im, 1)
     im.hdirty = im.hcap
+    # the suit steps' moves are kept from sweep to sweep of one problem (_suit_moves.pxi)
+    if not im.moves_valid:
+        moves_reset(<MoveCache*> im.moves)
+        im.moves_valid = 1
     im.n_nodes = 0
     im.n_layers = 0
     im.layer_start[0] = 0
@@ -1640,7 +1648,10 @@ def _set_copy_steps(int on):
 
 
 def _set_move_lists(int on):
-    """Debug: 0 walks the choices of a suit step for every state (no lists by pattern)."""
+    """Debug: 0 walks the choices of a suit step for every state (no lists by pattern),
+    2 makes the lists of every suit step anew (none kept from sweep to sweep), 1 keeps
+    them for the sweeps of one problem (_suit_moves.pxi), -1 keeps them under a
+    deliberately wrong key (without the aces-high bit: the tests must catch it)."""
     global _MOVE_LISTS
     _MOVE_LISTS = on
 
@@ -1802,6 +1813,7 @@ def _one_sweep(cnp.ndarray[cnp.uint8_t, ndim=1] table not None,
     memset(im.avail, 0, sizeof(im.avail))
     memset(im.w, 0, sizeof(im.w))
     memset(im.jw, 0, sizeof(im.jw))
+    im.moves_valid = 0
     im.ace_high = ace_high
     im.V = 14 if ace_high else 13
     im.limited = 1 if jokers_per_meld == 1 else 0
