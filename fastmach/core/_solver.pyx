@@ -468,6 +468,7 @@ cdef int _suit_step(Impl* im, int v, int s) noexcept nogil:
     cdef MoveCache* mc = <MoveCache*> im.moves
     cdef MoveSlot* slot
     cdef Move* mv
+    cdef uint32_t step_key = _move_step_key(im, v, s)
     _open_layer(im)
     if _MOVE_LISTS == 2:
         moves_reset(mc)   # (debug: the moves of every suit step anew)
@@ -485,7 +486,7 @@ cdef int _suit_step(Impl* im, int v, int s) noexcept nogil:
         _cards_here(im, v, s, low, &m, &A)
         if _MOVE_LISTS == 0:
             moves_reset(mc)   # (debug: walk the choices again for every state)
-        slot = moves_of(mc, im, v, s, (k1 >> sh) & 0x7FFF, JL, m, A)
+        slot = moves_of(mc, im, v, s, step_key, (k1 >> sh) & 0x7FFF, JL, m, A)
         if slot == NULL:
             return -4
         # aces still to come at 14 (those used low at value 1 are subtracted below)
