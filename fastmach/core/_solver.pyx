@@ -69,6 +69,7 @@ cdef struct Node:
     uint64_t k2
     int64_t val
     int32_t prev
+    uint32_t hbits  # the high half of _hash(k1, k2) (the dominance pass's bitmap of keys)
     uint64_t dec
 
 cdef enum:
@@ -80,6 +81,7 @@ cdef enum:
     GROUP_PRUNE_FROM = 4096   # layers at least this large are pruned after the group step
     MIN_SLOTS = 256           # the smallest hash table a layer uses (a power of two)
     KBITS = 1024              # words of the dominance pass's bitmap of keys (64 bits each)
+    PLIST_CAP = 1024          # distinct suit patterns the dominance pass lists in a suit
 
 cdef struct Impl:
     Node* nodes
@@ -123,6 +125,10 @@ cdef struct Impl:
                                # between passes)
     uint64_t kbits[KBITS]      # ... and a bit for each key it holds, by hash (all 0 between
                                # passes)
+    uint64_t cands[4][512]     # ... the patterns held that some rule may look up (all 0
+                               # between passes)
+    uint16_t plist[4][PLIST_CAP]   # ... the distinct patterns held, as first seen
+    int n_plist[4]             # (-1: more than PLIST_CAP, not listed)
 
 
 cdef inline uint64_t _hash(uint64_t a, uint64_t b) noexcept nogil:
@@ -176,10 +182,12 @@ cdef inline int _insert(Impl* im, uint64_t k1, uint64_t k2, int64_t val, int32_t
     cdef int start = im.layer_start[im.n_layers]
     cdef int h, idx
     cdef Node* nd
+    cdef uint64_t hk
     if (im.n_nodes - start + 1) * 2 > im.hcap:
         if _rehash(im, im.hcap * 2) < 0:
             return -1
-    h = <int>(_hash(k1, k2) & <uint64_t>(im.hcap - 1))
+    hk = _hash(k1, k2)
+    h = <int>(hk & <uint64_t>(im.hcap - 1))
     while True:
         idx = im.slots[h]
         if idx < start:
@@ -200,6 +208,7 @@ cdef inline int _insert(Impl* im, uint64_t k1, uint64_t k2, int64_t val, int32_t
     nd.k2 = k2
     nd.val = val
     nd.prev = prev
+    nd.hbits = <uint32_t>(hk >> 32)
     nd.dec = dec
     im.slots[h] = im.n_nodes
     im.n_nodes += 1
@@ -219,10 +228,16 @@ cdef inline int _find(Impl* im, uint64_t k1, uint64_t k2) noexcept nogil:
         h = (h + 1) & (im.hcap - 1)
 
 
+cdef inline bint _kbit(Impl* im, uint32_t hb) noexcept nogil:
+    """The bit of the dominance pass's bitmap of keys for a key whose hash's high half is
+    hb (Node.hbits)."""
+    return (im.kbits[(hb >> 8) & (KBITS - 1)] >> ((hb >> 2) & 63)) & 1
+
+
 cdef inline bint _beats(Impl* im, uint64_t k1, uint64_t k2, int64_t val) noexcept nogil:
     cdef uint64_t h = _hash(k1, k2)
     cdef int idx, start
-    if not (im.kbits[(h >> 40) & (KBITS - 1)] >> ((h >> 34) & 63)) & 1:
+    if not _kbit(im, <uint32_t>(h >> 32)):
         return False   # (no live state of the layer has this key: _pattern_filter.pxi)
     h &= <uint64_t>(im.hcap - 1)
     start = im.layer_start[im.n_layers]
@@ -260,7 +275,9 @@ cdef void _prune_dominated(Impl* im, int only) noexcept nogil:
     # (a rule whose dominating pattern no state of the layer holds is not looked up:
     # _pattern_filter.pxi)
     cdef uint64_t* P
+    cdef int use_cands
     _pats_fill(im, lo, hi, only)
+    use_cands = _pats_cands(im, only, a_rules)
     for i in range(lo, hi):
         val = im.nodes[i].val
         if val < 0:
@@ -274,6 +291,8 @@ cdef void _prune_dominated(Impl* im, int only) noexcept nogil:
             F = (k1 >> sh) & 0x7FFF
             if F == 0:
                 continue
+            if use_cands and not _pat(im.cands[s], F):
+                continue   # (no rule below would look a key up: _pattern_filter.pxi)
             a1 = <int>(F & 3)
             a2 = <int>((F >> 2) & 3)
             a3 = <int>((F >> 4) & 3)
@@ -316,7 +335,7 @@ cdef void _prune_dominated(Impl* im, int only) noexcept nogil:
                         and _beats(im, k1 - (one << 12) + (one << 4), k2, val):
                     im.nodes[i].val = -1
                     break
-    _pats_clear(im, lo, hi)
+    _pats_clear(im, lo, hi, only)
 
 
 cdef inline void _open_layer(Impl* im) noexcept nogil:
@@ -740,6 +759,8 @@ cdef int _copy_step(Impl* im, int v, int s) noexcept nogil:
         nd.k2 = k2
         nd.val = val
         nd.prev = i
+        nd.hbits = im.nodes[i].hbits if k2 == im.nodes[i].k2 \
+            else <uint32_t>(_hash(nd.k1, k2) >> 32)
         nd.dec = 0       # (not in the hash table, which holds nothing of this layer)
         im.n_nodes += 1
     return 1
@@ -1603,6 +1624,7 @@ cdef int _COPY_STEPS = 1
 cdef int _RELAX_BOUND = 1
 cdef int _PLAIN_MOVES = 1
 cdef int _PAT_FILTER = 1
+cdef int _CANDS = 1        # 0: no candidate patterns; -1: wrong ones (debug, as above)
 cdef int _KEY_FILTER = 1   # 0: the bitmap of keys left empty (debug, _set_pattern_filter(-2))
 # the dominance pass's scope by layer size (_sweep; _copy_step relies on it): after a suit
 # step, none up to _SUIT_FROM states, that suit, every suit from _ALL_FROM; after a group
@@ -1624,12 +1646,15 @@ def _set_prune_from(int all_from, int group_from, int suit_from=32):
 
 def _set_pattern_filter(int mode):
     """Debug: how the dominance pass filters its lookups (_pattern_filter.pxi): 1 by the
-    suit patterns and the keys the layer holds, 0 not at all (every key the rules name is
-    looked up), -1 by a deliberately wrong filter (the tests must catch it), -2 by the
-    patterns and a deliberately wrong bitmap of keys (one that holds no key)."""
-    global _PAT_FILTER, _KEY_FILTER
-    _PAT_FILTER = 1 if mode == -2 else mode
+    suit patterns and the keys the layer holds (and candidate patterns), 0 not at all
+    (every key the rules name is looked up), 2 as 1 without the candidate patterns, -1
+    by a deliberately wrong filter (the tests must catch it), -2 by the patterns and a
+    deliberately wrong bitmap of keys (one that holds no key), -3 by deliberately wrong
+    candidates (none with a 3+ run holding a joker)."""
+    global _PAT_FILTER, _KEY_FILTER, _CANDS
+    _PAT_FILTER = 1 if mode in (-2, -3, 2) else mode
     _KEY_FILTER = 0 if mode == -2 else 1
+    _CANDS = 0 if mode == 2 else (-1 if mode == -3 else 1)
 
 
 def _set_plain_moves(int mode):
