@@ -4,6 +4,9 @@ brute-force reference.
 * move lists: a suit step walks its choices once per suit pattern and replays the list
   for every state of that pattern; walking them again for every state must give the same
   answer (value, placed cards, melds, what each joker stands for);
+* the lists are kept from sweep to sweep of one problem (deepening, aces low then high):
+  made anew for every suit step, every layer of the last sweep and every answer must be
+  the same, and a key that forgets whether aces are high is caught;
 * the relaxation's bound: when the relaxation of one joker per meld falls back to the
   exact search, its value bounds that search (sweeps that cannot reach it are skipped);
   without the bound the answer is the same, and a bound one too low is caught.
@@ -69,6 +72,68 @@ def test_move_lists_give_the_answers_of_walking_every_state(switches):
         walked = _answer(*pos)
         _solver._set_move_lists(1)
         assert _answer(*pos) == walked, f"table {text(pos[0])} hand {text(pos[1])} {pos[2:5]}"
+
+
+def _layers(pos):
+    answer = _answer(*pos)
+    sizes = _solver._layer_sizes()
+    return answer, [_solver._layer_keys(i) for i in range(len(sizes))]
+
+
+def _kept_positions(rng, n):
+    """Joker positions with several sweeps: aces high, and large hands or four jokers
+    (iterative deepening)."""
+    out = []
+    for k in range(n):
+        decks, lim = rng.choice((2, 2, 3)), rng.choice((1, 1, 0))
+        ace = rng.choice((1, 2)) if k % 4 else 0
+        rules = dict(decks=decks, ace_high=ace > 0, jokers_per_meld=lim)
+        if k % 3 == 0:
+            table, held = adv_jokers(rng, rules)
+        else:
+            table = rand_table(rng, rng.randint(6, 40), rules, max_jokers=rng.choice((1, 2, 3, 4)))
+            held = rand_hand(rng, table, decks, rng.randint(4, 14),
+                             jokers=rng.randint(0, max(0, min(2, 4 - table.count(JOKER)))))
+        out.append((table, held, decks, ace, lim, _weights(rng)))
+    return out
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_move_lists_kept_across_sweeps_give_the_layers_of_lists_made_anew(switches, seed):
+    rng = random.Random(f"move-lists-kept-{seed}")
+    _solver._set_memo(0)
+    try:
+        for pos in _kept_positions(rng, 60):
+            _solver._set_move_lists(2)
+            anew = _layers(pos)
+            _solver._set_move_lists(1)
+            kept = _layers(pos)
+            where = f"table {text(pos[0])} hand {text(pos[1])} {pos[2:5]}"
+            assert kept[0] == anew[0], where
+            assert kept[1] == anew[1], where
+    finally:
+        _solver._set_memo(1)
+
+
+def test_move_lists_kept_under_a_wrong_key_are_caught(switches):
+    """Lists kept without the aces-high bit of their key (the aces-low sweep's lists
+    replayed at values 1 and 12-14 of the aces-high sweep) change some answer or layer,
+    or make a partition that cannot be rebuilt."""
+    rng = random.Random("move-lists-wrong-key")
+    _solver._set_memo(0)
+    caught = 0
+    try:
+        for pos in _kept_positions(rng, 80):
+            _solver._set_move_lists(2)
+            anew = _layers(pos)
+            _solver._set_move_lists(-1)
+            try:
+                caught += _layers(pos) != anew
+            except RuntimeError:   # (a partition the wrong lists cannot rebuild)
+                caught += 1
+    finally:
+        _solver._set_memo(1)
+    assert caught > 0
 
 
 def test_move_lists_match_brute_force_on_small_joker_positions():

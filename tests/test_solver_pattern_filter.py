@@ -4,8 +4,11 @@ states in the same order (keys and values), and every answer must be the same (v
 placed cards, melds, what each joker stands for), on random and adversarial positions,
 without jokers and joker-heavy (up to four on the table, up to two more in the hand),
 every ace rule, one joker per meld and unlimited, and on the positions of expert games.
-A deliberately wrong filter (one that never finds a 3+ run holding a joker) must be
-caught by the same comparison.
+The filter includes the bitmap of the layer's keys that a lookup reads first, and the
+candidate patterns (those some rule may look up); without candidates every layer must be
+the same too. A deliberately wrong filter (one that never finds a 3+ run holding a
+joker), a wrong bitmap of keys (one that holds none) and wrong candidates (none with a
+3+ run holding a joker) must be caught by the same comparison.
 """
 from __future__ import annotations
 
@@ -95,5 +98,40 @@ def test_a_wrong_filter_is_caught(filters):
     for _ in range(60):
         pos = _position(rng, jokers_heavy=True)
         looked_up, wrong = _both(pos, -1)
+        caught += wrong[1] != looked_up[1]
+    assert caught > 0
+
+
+@pytest.mark.parametrize("jokers_heavy", [False, True])
+def test_a_wrong_bitmap_of_keys_is_caught(filters, jokers_heavy):
+    """The comparison sees the bitmap of keys: one that holds no key (every lookup finds
+    nothing, so the pass drops nothing) keeps dominated states, with and without jokers."""
+    rng = random.Random(f"key-filter-planted-{jokers_heavy}")
+    caught = 0
+    for _ in range(60):
+        pos = _position(rng, jokers_heavy=jokers_heavy)
+        looked_up, wrong = _both(pos, -2)
+        caught += wrong[1] != looked_up[1]
+    assert caught > 0
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_candidate_patterns_keep_every_layer_and_answer(filters, seed):
+    """Against the bitmaps alone (_set_pattern_filter(2): no candidate patterns)."""
+    rng = random.Random(f"pattern-cands-{seed}")
+    for k in range(80):
+        pos = _position(rng, jokers_heavy=k % 2 == 1)
+        _solver._set_pattern_filter(2)
+        plain = _run(*pos)
+        _solver._set_pattern_filter(1)
+        assert _run(*pos) == plain, where(pos)
+
+
+def test_wrong_candidate_patterns_are_caught(filters):
+    rng = random.Random("pattern-cands-planted")
+    caught = 0
+    for _ in range(60):
+        pos = _position(rng, jokers_heavy=True)
+        looked_up, wrong = _both(pos, -3)
         caught += wrong[1] != looked_up[1]
     assert caught > 0

@@ -69,6 +69,7 @@ cdef struct Node:
     uint64_t k2
     int64_t val
     int32_t prev
+    uint32_t hbits  # the high half of _hash(k1, k2) (the dominance pass's bitmap of keys)
     uint64_t dec
 
 cdef enum:
@@ -79,6 +80,8 @@ cdef enum:
     MAX_LAYERS = 5 * MAXV + 2
     GROUP_PRUNE_FROM = 4096   # layers at least this large are pruned after the group step
     MIN_SLOTS = 256           # the smallest hash table a layer uses (a power of two)
+    KBITS = 1024              # words of the dominance pass's bitmap of keys (64 bits each)
+    PLIST_CAP = 1024          # distinct suit patterns the dominance pass lists in a suit
 
 cdef struct Impl:
     Node* nodes
@@ -113,11 +116,19 @@ cdef struct Impl:
     int stats_merged[8]
     int n_sweeps
     void* moves     # the suit step's moves by pattern (MoveCache, _suit_moves.pxi)
+    int moves_valid # 0: the problem changed since they were made (a new _solve_exact):
+                    # the next sweep forgets them
     int64_t ub      # no partition weighs more (-1: not known), see _solve_one
     uint64_t low_decs[MAX_LAYERS + 1]   # the aces-low answer's path (_solve_exact)
     int64_t aces_low2[2][16]   # _aces_left of suits 0-1 and 2-3 by their aces used low
     uint64_t pats[4][512]      # _prune_dominated: the suit patterns its layer holds (all 0
                                # between passes)
+    uint64_t kbits[KBITS]      # ... and a bit for each key it holds, by hash (all 0 between
+                               # passes)
+    uint64_t cands[4][512]     # ... the patterns held that some rule may look up (all 0
+                               # between passes)
+    uint16_t plist[4][PLIST_CAP]   # ... the distinct patterns held, as first seen
+    int n_plist[4]             # (-1: more than PLIST_CAP, not listed)
 
 
 cdef inline uint64_t _hash(uint64_t a, uint64_t b) noexcept nogil:
@@ -171,10 +182,12 @@ cdef inline int _insert(Impl* im, uint64_t k1, uint64_t k2, int64_t val, int32_t
     cdef int start = im.layer_start[im.n_layers]
     cdef int h, idx
     cdef Node* nd
+    cdef uint64_t hk
     if (im.n_nodes - start + 1) * 2 > im.hcap:
         if _rehash(im, im.hcap * 2) < 0:
             return -1
-    h = <int>(_hash(k1, k2) & <uint64_t>(im.hcap - 1))
+    hk = _hash(k1, k2)
+    h = <int>(hk & <uint64_t>(im.hcap - 1))
     while True:
         idx = im.slots[h]
         if idx < start:
@@ -195,6 +208,7 @@ cdef inline int _insert(Impl* im, uint64_t k1, uint64_t k2, int64_t val, int32_t
     nd.k2 = k2
     nd.val = val
     nd.prev = prev
+    nd.hbits = <uint32_t>(hk >> 32)
     nd.dec = dec
     im.slots[h] = im.n_nodes
     im.n_nodes += 1
@@ -214,9 +228,26 @@ cdef inline int _find(Impl* im, uint64_t k1, uint64_t k2) noexcept nogil:
         h = (h + 1) & (im.hcap - 1)
 
 
+cdef inline bint _kbit(Impl* im, uint32_t hb) noexcept nogil:
+    """The bit of the dominance pass's bitmap of keys for a key whose hash's high half is
+    hb (Node.hbits)."""
+    return (im.kbits[(hb >> 8) & (KBITS - 1)] >> ((hb >> 2) & 63)) & 1
+
+
 cdef inline bint _beats(Impl* im, uint64_t k1, uint64_t k2, int64_t val) noexcept nogil:
-    cdef int idx = _find(im, k1, k2)
-    return idx >= 0 and im.nodes[idx].val >= val
+    cdef uint64_t h = _hash(k1, k2)
+    cdef int idx, start
+    if not _kbit(im, <uint32_t>(h >> 32)):
+        return False   # (no live state of the layer has this key: _pattern_filter.pxi)
+    h &= <uint64_t>(im.hcap - 1)
+    start = im.layer_start[im.n_layers]
+    while True:
+        idx = im.slots[h]
+        if idx < start:
+            return False
+        if im.nodes[idx].k1 == k1 and im.nodes[idx].k2 == k2:
+            return im.nodes[idx].val >= val
+        h = (h + 1) & <uint64_t>(im.hcap - 1)
 
 
 include "_pattern_filter.pxi"
@@ -244,7 +275,9 @@ cdef void _prune_dominated(Impl* im, int only) noexcept nogil:
     # (a rule whose dominating pattern no state of the layer holds is not looked up:
     # _pattern_filter.pxi)
     cdef uint64_t* P
+    cdef int use_cands
     _pats_fill(im, lo, hi, only)
+    use_cands = _pats_cands(im, only, a_rules)
     for i in range(lo, hi):
         val = im.nodes[i].val
         if val < 0:
@@ -258,6 +291,8 @@ cdef void _prune_dominated(Impl* im, int only) noexcept nogil:
             F = (k1 >> sh) & 0x7FFF
             if F == 0:
                 continue
+            if use_cands and not _pat(im.cands[s], F):
+                continue   # (no rule below would look a key up: _pattern_filter.pxi)
             a1 = <int>(F & 3)
             a2 = <int>((F >> 2) & 3)
             a3 = <int>((F >> 4) & 3)
@@ -300,7 +335,7 @@ cdef void _prune_dominated(Impl* im, int only) noexcept nogil:
                         and _beats(im, k1 - (one << 12) + (one << 4), k2, val):
                     im.nodes[i].val = -1
                     break
-    _pats_clear(im, lo, hi)
+    _pats_clear(im, lo, hi, only)
 
 
 cdef inline void _open_layer(Impl* im) noexcept nogil:
@@ -452,8 +487,10 @@ cdef int _suit_step(Impl* im, int v, int s) noexcept nogil:
     cdef MoveCache* mc = <MoveCache*> im.moves
     cdef MoveSlot* slot
     cdef Move* mv
+    cdef uint32_t step_key = _move_step_key(im, v, s)
     _open_layer(im)
-    moves_reset(mc)
+    if _MOVE_LISTS == 2:
+        moves_reset(mc)   # (debug: the moves of every suit step anew)
     later = _later(im, v, s)
     for i in range(lo, hi):
         if im.nodes[i].val < 0:
@@ -466,9 +503,9 @@ cdef int _suit_step(Impl* im, int v, int s) noexcept nogil:
         low = <int>((k2 >> (9 + 2 * s)) & 3)
         JL = im.jtot - j
         _cards_here(im, v, s, low, &m, &A)
-        if not _MOVE_LISTS:
+        if _MOVE_LISTS == 0:
             moves_reset(mc)   # (debug: walk the choices again for every state)
-        slot = moves_of(mc, im, v, s, (k1 >> sh) & 0x7FFF, JL, m, A)
+        slot = moves_of(mc, im, v, s, step_key, (k1 >> sh) & 0x7FFF, JL, m, A)
         if slot == NULL:
             return -4
         # aces still to come at 14 (those used low at value 1 are subtracted below)
@@ -722,6 +759,8 @@ cdef int _copy_step(Impl* im, int v, int s) noexcept nogil:
         nd.k2 = k2
         nd.val = val
         nd.prev = i
+        nd.hbits = im.nodes[i].hbits if k2 == im.nodes[i].k2 \
+            else <uint32_t>(_hash(nd.k1, k2) >> 32)
         nd.dec = 0       # (not in the hash table, which holds nothing of this layer)
         im.n_nodes += 1
     return 1
@@ -1097,7 +1136,7 @@ cdef class Solver:
         if not _MEMO:
             return self.solve_direct(table, hand, rules, card_w, joker_w, placed, wit)
         memo_key(&key, table, hand, rules, card_w, joker_w,
-                 _RELAX | ((_RELAX_BOUND + 1) << 1) | (_MOVE_LISTS << 3) | (_COPY_STEPS << 4))
+                 _RELAX | ((_RELAX_BOUND + 1) << 1) | (_MOVE_LISTS << 3) | (_COPY_STEPS << 5))
         e = memo_find(memo, &key)
         if e != NULL:
             return memo_answer(e, placed, wit)
@@ -1243,6 +1282,7 @@ cdef class Solver:
         memset(im.avail, 0, sizeof(im.avail))
         memset(im.w, 0, sizeof(im.w))
         memset(im.jw, 0, sizeof(im.jw))
+        im.moves_valid = 0   # (a new problem: the moves kept are not its own)
         im.ace_high = rules.ace_high
         im.V = 14 if rules.ace_high else 13
         im.limited = 1 if rules.jokers_per_meld == 1 else 0
@@ -1513,6 +1553,10 @@ cdef int _sweep(Impl* im) noexcept nogil:
     memset(im.slots, 0xFF, im.hdirty * sizeof(int32_t))
     _fit_slots(im, 1)
     im.hdirty = im.hcap
+    # the suit steps' moves are kept from sweep to sweep of one problem (_suit_moves.pxi)
+    if not im.moves_valid:
+        moves_reset(<MoveCache*> im.moves)
+        im.moves_valid = 1
     im.n_nodes = 0
     im.n_layers = 0
     im.layer_start[0] = 0
@@ -1580,6 +1624,8 @@ cdef int _COPY_STEPS = 1
 cdef int _RELAX_BOUND = 1
 cdef int _PLAIN_MOVES = 1
 cdef int _PAT_FILTER = 1
+cdef int _CANDS = 1        # 0: no candidate patterns; -1: wrong ones (debug, as above)
+cdef int _KEY_FILTER = 1   # 0: the bitmap of keys left empty (debug, _set_pattern_filter(-2))
 # the dominance pass's scope by layer size (_sweep; _copy_step relies on it): after a suit
 # step, none up to _SUIT_FROM states, that suit, every suit from _ALL_FROM; after a group
 # step, every suit from _GROUP_FROM (debug: _set_prune_from)
@@ -1600,10 +1646,15 @@ def _set_prune_from(int all_from, int group_from, int suit_from=32):
 
 def _set_pattern_filter(int mode):
     """Debug: how the dominance pass filters its lookups (_pattern_filter.pxi): 1 by the
-    suit patterns the layer holds, 0 not at all (every key the rules name is looked up),
-    -1 by a deliberately wrong filter (the tests must catch it)."""
-    global _PAT_FILTER
-    _PAT_FILTER = mode
+    suit patterns and the keys the layer holds (and candidate patterns), 0 not at all
+    (every key the rules name is looked up), 2 as 1 without the candidate patterns, -1
+    by a deliberately wrong filter (the tests must catch it), -2 by the patterns and a
+    deliberately wrong bitmap of keys (one that holds no key), -3 by deliberately wrong
+    candidates (none with a 3+ run holding a joker)."""
+    global _PAT_FILTER, _KEY_FILTER, _CANDS
+    _PAT_FILTER = 1 if mode in (-2, -3, 2) else mode
+    _KEY_FILTER = 0 if mode == -2 else 1
+    _CANDS = 0 if mode == 2 else (-1 if mode == -3 else 1)
 
 
 def _set_plain_moves(int mode):
@@ -1623,7 +1674,10 @@ def _set_copy_steps(int on):
 
 
 def _set_move_lists(int on):
-    """Debug: 0 walks the choices of a suit step for every state (no lists by pattern)."""
+    """Debug: 0 walks the choices of a suit step for every state (no lists by pattern),
+    2 makes the lists of every suit step anew (none kept from sweep to sweep), 1 keeps
+    them for the sweeps of one problem (_suit_moves.pxi), -1 keeps them under a
+    deliberately wrong key (without the aces-high bit: the tests must catch it)."""
     global _MOVE_LISTS
     _MOVE_LISTS = on
 
@@ -1785,6 +1839,7 @@ def _one_sweep(cnp.ndarray[cnp.uint8_t, ndim=1] table not None,
     memset(im.avail, 0, sizeof(im.avail))
     memset(im.w, 0, sizeof(im.w))
     memset(im.jw, 0, sizeof(im.jw))
+    im.moves_valid = 0
     im.ace_high = ace_high
     im.V = 14 if ace_high else 13
     im.limited = 1 if jokers_per_meld == 1 else 0

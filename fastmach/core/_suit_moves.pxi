@@ -73,12 +73,26 @@ cdef inline void moves_reset(MoveCache* mc) noexcept nogil:
         mc.stamp = 1
 
 
-cdef inline uint32_t _move_key(uint64_t F, int JL, int m, int A) noexcept nogil:
-    return <uint32_t>F | (<uint32_t>JL << 15) | (<uint32_t>m << 18) | (<uint32_t>A << 21)
+cdef inline uint32_t _move_step_key(Impl* im, int v, int s) noexcept nogil:
+    """The step's part of the key of a list: v, s, and whether aces may be high at the
+    values where that changes the walk (1, 12-14)."""
+    cdef uint32_t hi = <uint32_t>(im.ace_high if (v == 1 or v >= 12) else 0)
+    if _MOVE_LISTS == -1:
+        hi = 0   # (debug: a wrong key, see _set_move_lists)
+    return (<uint32_t>s << 24) | (<uint32_t>v << 26) | (hi << 30)
+
+
+cdef inline uint32_t _move_key(uint32_t step_key, uint64_t F, int JL, int m,
+                               int A) noexcept nogil:
+    """The key of a list: the state's part (F, JL, m, A) and the step's (_move_step_key)."""
+    return <uint32_t>F | (<uint32_t>JL << 15) | (<uint32_t>m << 18) | (<uint32_t>A << 21) \
+        | step_key
 
 
 cdef inline int _move_slot(MoveCache* mc, uint32_t key) noexcept nogil:
-    cdef int h = <int>((key * <uint32_t>0x9E3779B1U) >> 8) & (mc.cap_slots - 1)
+    # (bits 32 and up of the 64-bit product: every bit of the key moves them)
+    cdef int h = <int>((<uint64_t>key * <uint64_t>0x9E3779B97F4A7C15ULL) >> 32) \
+        & (mc.cap_slots - 1)
     while mc.slots[h].stamp == mc.stamp and mc.slots[h].key != key:
         h = (h + 1) & (mc.cap_slots - 1)
     return h
@@ -121,9 +135,20 @@ cdef inline int _moves_push(MoveCache* mc, uint64_t dec, int64_t dval, uint64_t 
     return 0
 
 
-cdef MoveSlot* moves_of(MoveCache* mc, Impl* im, int v, int s, uint64_t F, int JL, int m,
-                        int A) noexcept nogil:
-    """The moves of suit s at value v for a state whose suit bits are F (NULL: no memory).
+cdef inline MoveSlot* moves_of(MoveCache* mc, Impl* im, int v, int s, uint32_t step_key,
+                               uint64_t F, int JL, int m, int A) noexcept nogil:
+    """The moves of suit s at value v (step_key: _move_step_key(im, v, s)) for a state
+    whose suit bits are F (NULL: no memory): the list kept, or a new walk (_moves_walk)."""
+    cdef uint32_t key = _move_key(step_key, F, JL, m, A)
+    cdef MoveSlot* slot = &mc.slots[_move_slot(mc, key)]
+    if slot.stamp == mc.stamp:
+        return slot
+    return _moves_walk(mc, im, v, s, F, JL, m, A, key)
+
+
+cdef MoveSlot* _moves_walk(MoveCache* mc, Impl* im, int v, int s, uint64_t F, int JL, int m,
+                           int A, uint32_t key) noexcept nogil:
+    """Walk the choices of a key not listed yet, and list its moves (NULL: no memory).
 
     The walk below is the choice of _suit_step for one state: u real cards (m <= u <= A);
     x1, x2, x3 runs of length 1, 2, 3+ without a joker going on with a real card (the
@@ -131,7 +156,6 @@ cdef MoveSlot* moves_of(MoveCache* mc, Impl* im, int v, int s, uint64_t F, int J
     p3 runs with a joker going on with a real card, q3 of the 3+ ones with a joker (one
     joker per meld: none); n0, n1, nL new runs with 0, 1 or 2 + xl leading jokers; the
     remaining g real cards go to the groups of value v."""
-    cdef uint32_t key = _move_key(F, JL, m, A)
     cdef int h = _move_slot(mc, key)
     cdef MoveSlot* slot = &mc.slots[h]
     cdef int a1, a2, a3, b2, b3, u, x1, x2, x3, y3, p2, p3, q3, e3, n0, n1, nL, xl
@@ -142,8 +166,6 @@ cdef MoveSlot* moves_of(MoveCache* mc, Impl* im, int v, int s, uint64_t F, int J
     cdef int64_t jwm1 = im.jw[v - 1] if v >= 2 else 0
     cdef int64_t jwm2 = im.jw[v - 2] if v >= 3 else 0
     cdef uint64_t dec, NF
-    if slot.stamp == mc.stamp:
-        return slot
     if 2 * (mc.n_keys + 1) > mc.cap_slots:
         if _moves_grow_slots(mc) < 0:
             return NULL
