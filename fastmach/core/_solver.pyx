@@ -849,14 +849,9 @@ cdef int _rebuild_decs(Impl* im, const uint64_t* decs, int V, Witness* w) noexce
     cdef int gcount[4]
     cdef int nopen[4]     # open runs per suit
     cdef uint64_t d
-    cdef int u, x1, x2, x3, y3, p2, p3, q3, n0, n1, nL, xl, g, c, jg, k, e, jk
-    cdef int order[4]
-    cdef int rsize[MAX_MELDS]
-    cdef int jsize[MAX_MELDS]
-    cdef int gsuits[MAX_MELDS][4]
-    cdef int gsum, gmax, rem, best_g, tmp
-    cdef uint8_t mc[16]
-    cdef uint8_t ms[16]
+    cdef int u, x1, x2, x3, y3, p2, p3, q3, n0, n1, nL, xl, c, k, jk
+    if im.jtot == 0 and _PLAIN_REBUILD:
+        return _rebuild_plain(im, decs, V, w)
     w.n_melds = 0
     w.start[0] = 0
     nopen[0] = nopen[1] = nopen[2] = nopen[3] = 0
@@ -935,71 +930,8 @@ cdef int _rebuild_decs(Impl* im, const uint64_t* decs, int V, Witness* w) noexce
                 nopen[s] += 1
             gcount[s] = u - (x1 + x2 + x3 + p2 + p3) - n0 - n1 - nL
         # groups at value v
-        jg = <int>decs[5 * v]
-        gsum = gcount[0] + gcount[1] + gcount[2] + gcount[3]
-        gmax = 0
-        for s in range(4):
-            if gcount[s] > gmax:
-                gmax = gcount[s]
-        if gsum == 0:
-            if jg != 0:
-                return -1
-            continue
-        k = _group_k(gsum, gmax, jg, im.limited)
-        if k <= 0 or k > MAX_MELDS:
+        if _rebuild_groups(im, w, v, gcount, <int>decs[5 * v]) < 0:
             return -1
-        for t in range(k):
-            rsize[t] = gsum // k + (1 if t < gsum % k else 0)
-            jsize[t] = 0
-            for s in range(4):
-                gsuits[t][s] = 0
-        # suits in decreasing count, each to the groups with most room left
-        for s in range(4):
-            order[s] = s
-        for s in range(4):
-            for t in range(3 - s):
-                if gcount[order[t]] < gcount[order[t + 1]]:
-                    tmp = order[t]
-                    order[t] = order[t + 1]
-                    order[t + 1] = tmp
-        for q in range(4):
-            s = order[q]
-            for e in range(gcount[s]):
-                best_g = -1
-                for t in range(k):
-                    if gsuits[t][s] == 0 and _room(gsuits[t], rsize[t]) > 0:
-                        if best_g < 0 or _room(gsuits[t], rsize[t]) > _room(gsuits[best_g], rsize[best_g]):
-                            best_g = t
-                if best_g < 0:
-                    return -1
-                gsuits[best_g][s] = 1
-        # jokers: first bring every group to 3, then add the rest where there is room
-        rem = jg
-        for t in range(k):
-            while rsize[t] + jsize[t] < 3 and rem > 0:
-                jsize[t] += 1
-                rem -= 1
-        for t in range(k):
-            while rem > 0 and rsize[t] + jsize[t] < 4 and (not im.limited or jsize[t] < 1):
-                jsize[t] += 1
-                rem -= 1
-        if rem != 0:
-            return -1
-        for t in range(k):
-            q = 0
-            for s in range(4):
-                if gsuits[t][s]:
-                    mc[q] = <uint8_t>_card_at(s, v)
-                    ms[q] = mc[q]
-                    q += 1
-            for s in range(4):
-                if not gsuits[t][s] and q < rsize[t] + jsize[t]:
-                    mc[q] = JOKER
-                    ms[q] = <uint8_t>_card_at(s, v)
-                    q += 1
-            if q < 3 or q != rsize[t] + jsize[t]:
-                return -1
-            if _emit(w, mc, ms, q) < 0: return -1
     for t in range(nr):
         if runs[t].open:
             if runs[t].length < 3:
@@ -1007,6 +939,81 @@ cdef int _rebuild_decs(Impl* im, const uint64_t* decs, int V, Witness* w) noexce
             if _emit(w, runs[t].cards, runs[t].stands, runs[t].n) < 0: return -1
     return 0
 
+
+
+cdef int _rebuild_groups(Impl* im, Witness* w, int v, const int* gcount, int jg) noexcept nogil:
+    """The groups of value v (gcount[s] cards of each suit set aside for them, jg jokers),
+    emitted as melds (0; -1: they form no groups)."""
+    cdef int s, t, q, e, k, rem, best_g, tmp, gsum, gmax
+    cdef int order[4]
+    cdef int rsize[MAX_MELDS]
+    cdef int jsize[MAX_MELDS]
+    cdef int gsuits[MAX_MELDS][4]
+    cdef uint8_t mc[16]
+    cdef uint8_t ms[16]
+    gsum = gcount[0] + gcount[1] + gcount[2] + gcount[3]
+    gmax = 0
+    for s in range(4):
+        if gcount[s] > gmax:
+            gmax = gcount[s]
+    if gsum == 0:
+        return 0 if jg == 0 else -1
+    k = _group_k(gsum, gmax, jg, im.limited)
+    if k <= 0 or k > MAX_MELDS:
+        return -1
+    for t in range(k):
+        rsize[t] = gsum // k + (1 if t < gsum % k else 0)
+        jsize[t] = 0
+        for s in range(4):
+            gsuits[t][s] = 0
+    # suits in decreasing count, each to the groups with most room left
+    for s in range(4):
+        order[s] = s
+    for s in range(4):
+        for t in range(3 - s):
+            if gcount[order[t]] < gcount[order[t + 1]]:
+                tmp = order[t]
+                order[t] = order[t + 1]
+                order[t + 1] = tmp
+    for q in range(4):
+        s = order[q]
+        for e in range(gcount[s]):
+            best_g = -1
+            for t in range(k):
+                if gsuits[t][s] == 0 and _room(gsuits[t], rsize[t]) > 0:
+                    if best_g < 0 or _room(gsuits[t], rsize[t]) > _room(gsuits[best_g], rsize[best_g]):
+                        best_g = t
+            if best_g < 0:
+                return -1
+            gsuits[best_g][s] = 1
+    # jokers: first bring every group to 3, then add the rest where there is room
+    rem = jg
+    for t in range(k):
+        while rsize[t] + jsize[t] < 3 and rem > 0:
+            jsize[t] += 1
+            rem -= 1
+    for t in range(k):
+        while rem > 0 and rsize[t] + jsize[t] < 4 and (not im.limited or jsize[t] < 1):
+            jsize[t] += 1
+            rem -= 1
+    if rem != 0:
+        return -1
+    for t in range(k):
+        q = 0
+        for s in range(4):
+            if gsuits[t][s]:
+                mc[q] = <uint8_t>_card_at(s, v)
+                ms[q] = mc[q]
+                q += 1
+        for s in range(4):
+            if not gsuits[t][s] and q < rsize[t] + jsize[t]:
+                mc[q] = JOKER
+                ms[q] = <uint8_t>_card_at(s, v)
+                q += 1
+        if q < 3 or q != rsize[t] + jsize[t]:
+            return -1
+        if _emit(w, mc, ms, q) < 0: return -1
+    return 0
 
 cdef inline int _room(int* suits, int size) noexcept nogil:
     return size - (suits[0] + suits[1] + suits[2] + suits[3])
@@ -1044,6 +1051,9 @@ cdef int _continue_all(CRun* runs, int nr, int s, int lenb, int jok, int card,
         _run_add(&runs[idx[i]], card, stands)
         runs[idx[i]].open = 2
     return 0
+
+
+include "_plain_rebuild.pxi"
 
 
 # ---------------------------------------------------------------------------------------
@@ -1580,6 +1590,7 @@ cdef int _COPY_STEPS = 1
 cdef int _RELAX_BOUND = 1
 cdef int _PLAIN_MOVES = 1
 cdef int _PAT_FILTER = 1
+cdef int _PLAIN_REBUILD = 1
 # the dominance pass's scope by layer size (_sweep; _copy_step relies on it): after a suit
 # step, none up to _SUIT_FROM states, that suit, every suit from _ALL_FROM; after a group
 # step, every suit from _GROUP_FROM (debug: _set_prune_from)
@@ -1614,6 +1625,14 @@ def _set_plain_moves(int mode):
     if mode != _PLAIN_MOVES and (mode == -1 or _PLAIN_MOVES == -1):
         _pm_init(mode == -1)
     _PLAIN_MOVES = mode
+
+
+def _set_plain_rebuild(int mode):
+    """Debug: how the melds of a solve without jokers are rebuilt: 1 by the walk of each
+    suit's open runs (_plain_rebuild.pxi), 0 by the searches of _rebuild_decs, -1 with a
+    planted wrong choice of the runs that go on (the tests must catch it)."""
+    global _PLAIN_REBUILD
+    _PLAIN_REBUILD = mode
 
 
 def _set_copy_steps(int on):
