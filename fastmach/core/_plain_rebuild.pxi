@@ -78,7 +78,8 @@ cdef int _rebuild_plain(Impl* im, const uint64_t* decs, int V, Witness* w) noexc
                 nopen[s] += 1
                 nr += 1
             gcount[s] = u - cont - n0
-        if _rebuild_groups(im, w, v, gcount, <int>decs[5 * v]) < 0:
+        if (gcount[0] or gcount[1] or gcount[2] or gcount[3] or decs[5 * v]) \
+                and _rebuild_groups(im, w, v, gcount, <int>decs[5 * v]) < 0:
             return -1
     for t in range(nr):
         if runs[t].open:

@@ -1054,6 +1054,7 @@ cdef int _continue_all(CRun* runs, int nr, int s, int lenb, int jok, int card,
 
 
 include "_plain_rebuild.pxi"
+include "_low_reject.pxi"
 
 
 # ---------------------------------------------------------------------------------------
@@ -1280,7 +1281,8 @@ cdef class Solver:
         # with high aces too, so its value is a lower bound for the full search below.
         im.ace_high = 0
         im.V = 13
-        best = _deepening(im)
+        # (no search when a table ace or king has no place with aces low: _low_reject.pxi)
+        best = -1 if _low_search_needless(im) else _deepening(im)
         if best < -1:
             return best
         if not high:
@@ -1591,6 +1593,7 @@ cdef int _RELAX_BOUND = 1
 cdef int _PLAIN_MOVES = 1
 cdef int _PAT_FILTER = 1
 cdef int _PLAIN_REBUILD = 1
+cdef int _LOW_REJECT = 1
 # the dominance pass's scope by layer size (_sweep; _copy_step relies on it): after a suit
 # step, none up to _SUIT_FROM states, that suit, every suit from _ALL_FROM; after a group
 # step, every suit from _GROUP_FROM (debug: _set_prune_from)
@@ -1633,6 +1636,28 @@ def _set_plain_rebuild(int mode):
     planted wrong choice of the runs that go on (the tests must catch it)."""
     global _PLAIN_REBUILD
     _PLAIN_REBUILD = mode
+
+
+def _set_low_reject(int mode):
+    """Debug: 1 skips the aces-low search where a table ace or king has no place with aces
+    low (_low_reject.pxi), 0 always searches, -1 rejects whenever the table holds an ace
+    or a king (deliberately wrong: the tests must catch it)."""
+    global _LOW_REJECT
+    _LOW_REJECT = mode
+
+
+def _low_rejected(cnp.ndarray[cnp.uint8_t, ndim=1] table not None,
+                  cnp.ndarray[cnp.uint8_t, ndim=1] hand not None) -> bool:
+    """Debug: whether _low_ends_stranded rejects (table, hand) as given (no _drop_useless)."""
+    cdef Impl im
+    cdef int s, v
+    memset(&im, 0, sizeof(Impl))
+    for s in range(4):
+        for v in range(1, 14):
+            im.must[s][v] = table[s * 13 + v - 1]
+            im.avail[s][v] = table[s * 13 + v - 1] + hand[s * 13 + v - 1]
+    im.jtot = table[JOKER] + hand[JOKER]
+    return bool(_low_ends_stranded(&im))
 
 
 def _set_copy_steps(int on):
