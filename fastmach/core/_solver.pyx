@@ -1055,6 +1055,7 @@ cdef int _continue_all(CRun* runs, int nr, int s, int lenb, int jok, int card,
 
 include "_plain_rebuild.pxi"
 include "_low_reject.pxi"
+include "_plain_drop.pxi"
 
 
 # ---------------------------------------------------------------------------------------
@@ -1425,6 +1426,9 @@ cdef void _drop_useless(Impl* im) noexcept nogil:
     cdef int s, v, t, a, p, k, suits, miss, ok, changed = 1, top = 14 if im.ace_high else 13
     cdef int jmax_group = (1 if im.jtot > 0 else 0) if im.limited else im.jtot
     cdef int jmax_run = (1 if im.jtot > 0 else 0) if im.limited else im.jtot
+    if im.jtot == 0 and _PLAIN_DROP:
+        _drop_useless_plain(im)   # (the same cards dropped, on bitmasks: _plain_drop.pxi)
+        return
     while changed:
         changed = 0
         for s in range(4):
@@ -1594,6 +1598,7 @@ cdef int _PLAIN_MOVES = 1
 cdef int _PAT_FILTER = 1
 cdef int _PLAIN_REBUILD = 1
 cdef int _LOW_REJECT = 1
+cdef int _PLAIN_DROP = 1
 # the dominance pass's scope by layer size (_sweep; _copy_step relies on it): after a suit
 # step, none up to _SUIT_FROM states, that suit, every suit from _ALL_FROM; after a group
 # step, every suit from _GROUP_FROM (debug: _set_prune_from)
@@ -1658,6 +1663,31 @@ def _low_rejected(cnp.ndarray[cnp.uint8_t, ndim=1] table not None,
             im.avail[s][v] = table[s * 13 + v - 1] + hand[s * 13 + v - 1]
     im.jtot = table[JOKER] + hand[JOKER]
     return bool(_low_ends_stranded(&im))
+
+
+def _set_plain_drop(int on):
+    """Debug: 0 drops the useless hand cards of a position without jokers by the general
+    walk of _drop_useless (no bitmasks, _plain_drop.pxi)."""
+    global _PLAIN_DROP
+    _PLAIN_DROP = on
+
+
+def _useful_counts(cnp.ndarray[cnp.uint8_t, ndim=1] table not None,
+                   cnp.ndarray[cnp.uint8_t, ndim=1] hand not None, int ace_high):
+    """Debug: the counts of each card (suit, value 1..13) that _drop_useless keeps."""
+    cdef Impl im
+    cdef int s, v
+    memset(&im, 0, sizeof(Impl))
+    for s in range(4):
+        for v in range(1, 14):
+            im.must[s][v] = table[s * 13 + v - 1]
+            im.avail[s][v] = table[s * 13 + v - 1] + hand[s * 13 + v - 1]
+    im.ace_high = ace_high
+    im.limited = 1
+    im.jt = table[JOKER]
+    im.jtot = table[JOKER] + hand[JOKER]
+    _drop_useless(&im)
+    return [[im.avail[s][v] for v in range(1, 14)] for s in range(4)]
 
 
 def _set_copy_steps(int on):
