@@ -1,6 +1,6 @@
-"""The quick reject of the aces-low search (fastmach/core/_low_reject.pxi): where a table ace
-or king has no place with aces low only (no jokers), the solver does not run the aces-low
-sweep. The reject must never fire where that sweep finds a partition (the slow reference:
+"""The quick reject of the aces-low search (fastmach/core/_low_reject.pxi): where a table ace,
+2, queen or king has no place with aces low only (no jokers), the solver does not run the
+aces-low sweep. The reject must never fire where that sweep finds a partition (the slow reference:
 one aces-low sweep without a bound, _one_sweep), on random and adversarial positions and
 those of expert games; every answer must be the same with the reject off; a planted wrong
 reject must be seen.
@@ -62,6 +62,17 @@ def test_a_table_qka_without_a_low_place_is_rejected():
     assert _solver._low_rejected(table, counts(cards("2S 3S")))   # A-2-3, but no J-Q-K
     assert not _solver._low_rejected(table, counts(cards("2S 3S JS")))    # A-2-3 and J-Q-K
     assert not _solver._low_rejected(table, counts(cards("AH AD JS")))    # a group; J-Q-K
+
+
+def test_a_table_two_or_queen_without_a_low_place_is_rejected():
+    # two 2s of hearts need two runs through 3H (A-2-3 or 2-3-4) or groups of 2s
+    table = counts(cards("2H 3H 4H 2H 2S 2C"))
+    assert not _solver._low_rejected(table, counts([]))                  # 2H 2S 2C a group
+    assert _solver._low_rejected(counts(cards("2H 3H 4H 2H 5H 6H")), counts([]))
+    assert not _solver._low_rejected(counts(cards("2H 3H 4H 2H 5H 6H")), counts(cards("3H")))
+    # a queen needs a jack of its suit (10-J-Q or J-Q-K), or a group of queens
+    assert _solver._low_rejected(counts(cards("10D QD KD 7C 8C 9C")), counts(cards("AD")))
+    assert not _solver._low_rejected(counts(cards("10D QD KD")), counts(cards("JD")))
 
 
 @pytest.mark.parametrize("seed", range(4))

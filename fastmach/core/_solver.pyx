@@ -1282,7 +1282,8 @@ cdef class Solver:
         # with high aces too, so its value is a lower bound for the full search below.
         im.ace_high = 0
         im.V = 13
-        # (no search when a table ace or king has no place with aces low: _low_reject.pxi)
+        # (no search when a table ace, 2, queen or king has no place with aces low:
+        # _low_reject.pxi)
         best = -1 if _low_search_needless(im) else _deepening(im)
         if best < -1:
             return best
@@ -1644,9 +1645,9 @@ def _set_plain_rebuild(int mode):
 
 
 def _set_low_reject(int mode):
-    """Debug: 1 skips the aces-low search where a table ace or king has no place with aces
-    low (_low_reject.pxi), 0 always searches, -1 rejects whenever the table holds an ace
-    or a king (deliberately wrong: the tests must catch it)."""
+    """Debug: 1 skips the aces-low search where a table ace, 2, queen or king has no place
+    with aces low (_low_reject.pxi), 0 always searches, -1 rejects whenever the table holds
+    an ace or a king (deliberately wrong: the tests must catch it)."""
     global _LOW_REJECT
     _LOW_REJECT = mode
 
