@@ -220,6 +220,7 @@ cdef inline bint _beats(Impl* im, uint64_t k1, uint64_t k2, int64_t val) noexcep
 
 
 include "_pattern_filter.pxi"
+include "_plain_prune.pxi"
 
 
 cdef void _prune_dominated(Impl* im, int only) noexcept nogil:
@@ -244,6 +245,9 @@ cdef void _prune_dominated(Impl* im, int only) noexcept nogil:
     # (a rule whose dominating pattern no state of the layer holds is not looked up:
     # _pattern_filter.pxi)
     cdef uint64_t* P
+    if im.jtot == 0 and only >= 0 and _PLAIN_PRUNE and _PAT_FILTER == 1:
+        _prune_plain_suit(im, only)   # (the same pass, one suit, no jokers: _plain_prune.pxi)
+        return
     _pats_fill(im, lo, hi, only)
     for i in range(lo, hi):
         val = im.nodes[i].val
@@ -1600,6 +1604,7 @@ cdef int _PAT_FILTER = 1
 cdef int _PLAIN_REBUILD = 1
 cdef int _LOW_REJECT = 1
 cdef int _PLAIN_DROP = 1
+cdef int _PLAIN_PRUNE = 1
 # the dominance pass's scope by layer size (_sweep; _copy_step relies on it): after a suit
 # step, none up to _SUIT_FROM states, that suit, every suit from _ALL_FROM; after a group
 # step, every suit from _GROUP_FROM (debug: _set_prune_from)
@@ -1689,6 +1694,13 @@ def _useful_counts(cnp.ndarray[cnp.uint8_t, ndim=1] table not None,
     im.jtot = table[JOKER] + hand[JOKER]
     _drop_useless(&im)
     return [[im.avail[s][v] for v in range(1, 14)] for s in range(4)]
+
+
+def _set_plain_prune(int on):
+    """Debug: 0 makes the dominance pass of a layer without jokers in one suit the general
+    one (no one-suit pass, _plain_prune.pxi)."""
+    global _PLAIN_PRUNE
+    _PLAIN_PRUNE = on
 
 
 def _set_copy_steps(int on):

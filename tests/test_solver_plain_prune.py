@@ -1,0 +1,78 @@
+"""The dominance pass of a layer without jokers in one suit (fastmach/core/_plain_prune.pxi)
+against the general pass (_set_plain_prune(0)): every layer must hold the same states in
+the same order (keys, values) and every answer must be the same (value, placed cards,
+melds), on random and adversarial positions without jokers (two and three decks, every
+ace rule, one joker per meld and jokers unlimited, with and without a bound on the weight
+to come) and the positions of expert games.
+"""
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from fastmach.core import _solver
+from fastmach.rules import resolve_rules
+from fastmach.solver import _weights
+from fastmach.tools.bench import game_positions
+from tests.positions import (NCARD, adv_aces, adv_duplicates, adv_full_suit, adv_long_runs,
+                             counts, rand_hand, rand_table, where)
+
+
+@pytest.fixture
+def switches():
+    _solver._set_memo(0)
+    yield
+    _solver._set_plain_prune(1)
+    _solver._set_memo(1)
+
+
+def _position(rng: random.Random):
+    decks, ace, jpm = rng.choice((2, 2, 3)), rng.choice((0, 1, 2)), rng.choice((0, 1, 1))
+    rules = dict(decks=decks, ace_high=ace > 0, jokers_per_meld=jpm)
+    if rng.random() < 0.4:
+        adv = rng.choice((adv_aces, adv_full_suit, adv_long_runs, adv_duplicates))
+        table, hand = adv(rng, rules)
+        table = [c for c in table if c != 52]
+        hand = [c for c in hand if c != 52]
+    else:
+        table = rand_table(rng, rng.randint(0, 45), rules, max_jokers=0)
+        hand = rand_hand(rng, table, decks, rng.randint(1, 18), jokers=0)
+    w = [rng.randint(1, 9) for _ in range(NCARD)] if rng.random() < 0.5 else [1] * NCARD
+    return counts(table), counts(hand), decks, ace, jpm, np.array(w, dtype=np.int32)
+
+
+def _layers():
+    return [_solver._layer_keys(i) for i in range(len(_solver._layer_sizes()))]
+
+
+def _run(mode: int, table, hand, decks, ace, jpm, w, jw=None):
+    jw = np.full(16, int(w[-1]), dtype=np.int32) if jw is None else jw
+    _solver._set_plain_prune(mode)
+    total, placed, melds, stands = _solver.solve_counts(table, hand, decks, ace, jpm, w, jw, True)
+    out = [(int(total), None if placed is None else placed.tolist(), melds, stands), _layers()]
+    for high in (0, 1) if ace else (0,):
+        best, _ = _solver._one_sweep(table, hand, high, jpm, 1 if jpm == 0 else 0, w, jw, -1)
+        for lb in sorted({-1, best - 2, best - 1}):
+            out.append((_solver._one_sweep(table, hand, high, jpm, 1 if jpm == 0 else 0, w, jw,
+                                           lb), _layers()))
+    return out
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_plain_prune_drops_the_states_of_the_general_pass(switches, seed):
+    rng = random.Random(f"plain-prune-{seed}")
+    for _ in range(50):
+        pos = _position(rng)
+        assert _run(1, *pos) == _run(0, *pos), where(pos)
+
+
+@pytest.mark.parametrize("preset,games", [("classic", 5), ("italian", 3)])
+def test_plain_prune_on_the_positions_of_expert_games(switches, preset, games):
+    rules = resolve_rules(preset)
+    tables, hands = game_positions(rules, games=games, seed=19)
+    w, jw = _weights(rules, "cards")
+    for t, h in zip(tables, hands):
+        pos = (t, h, rules.decks, rules.ace_code, rules.jokers_per_meld, w, jw)
+        assert _run(1, *pos)[:2] == _run(0, *pos)[:2], where(pos)
