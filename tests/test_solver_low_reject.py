@@ -16,8 +16,7 @@ from fastmach.core import _solver
 from fastmach.rules import resolve_rules
 from fastmach.solver import _weights
 from fastmach.tools.bench import game_positions
-from tests.positions import (NCARD, adv_aces, adv_duplicates, adv_full_suit, adv_long_runs,
-                             cards, counts, rand_hand, rand_table, where)
+from tests.positions import NCARD, cards, counts, plain_position, where
 
 ONES = np.ones(NCARD, dtype=np.int32)
 JW = np.ones(16, dtype=np.int32)
@@ -34,15 +33,9 @@ def switches():
 def _position(rng: random.Random):
     decks = rng.choice((2, 2, 3))
     rules = dict(decks=decks, ace_high=True, jokers_per_meld=1)
-    if rng.random() < 0.5:
-        adv = rng.choice((adv_aces, adv_full_suit, adv_long_runs, adv_duplicates))
-        table, hand = adv(rng, rules)
-        table = [c for c in table if c != 52]
-        hand = [c for c in hand if c != 52]
-    else:
-        table = rand_table(rng, rng.randint(3, 45), rules, max_jokers=0)
-        hand = rand_hand(rng, table, decks, rng.randint(0, 12), jokers=0)
-    return counts(table), counts(hand), decks
+    table, hand = plain_position(rng, rules, table_cards=(3, 45), hand_cards=(0, 12),
+                                 adv_share=0.5)
+    return table, hand, decks
 
 
 def _low_partition_exists(table, hand) -> bool:

@@ -14,8 +14,7 @@ from fastmach.core import _solver
 from fastmach.rules import resolve_rules
 from fastmach.solver import _weights
 from fastmach.tools.bench import game_positions
-from tests.positions import (adv_aces, adv_duplicates, adv_full_suit, adv_long_runs, counts,
-                             rand_hand, rand_table, where)
+from tests.positions import plain_position, where
 
 
 @pytest.fixture
@@ -34,15 +33,8 @@ def _kept(mode: int, table, hand, ace_high: int):
 def _position(rng: random.Random):
     decks = rng.choice((2, 2, 3))
     rules = dict(decks=decks, ace_high=rng.random() < 0.7, jokers_per_meld=1)
-    if rng.random() < 0.4:
-        adv = rng.choice((adv_aces, adv_full_suit, adv_long_runs, adv_duplicates))
-        table, hand = adv(rng, rules)
-        table = [c for c in table if c != 52]
-        hand = [c for c in hand if c != 52]
-    else:
-        table = rand_table(rng, rng.randint(0, 40), rules, max_jokers=0)
-        hand = rand_hand(rng, table, decks, rng.randint(1, 25), jokers=0)
-    return counts(table), counts(hand), decks
+    table, hand = plain_position(rng, rules, table_cards=(0, 40), hand_cards=(1, 25))
+    return table, hand, decks
 
 
 @pytest.mark.parametrize("seed", range(4))

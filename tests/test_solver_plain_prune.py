@@ -16,8 +16,7 @@ from fastmach.core import _solver
 from fastmach.rules import resolve_rules
 from fastmach.solver import _weights
 from fastmach.tools.bench import game_positions
-from tests.positions import (NCARD, adv_aces, adv_duplicates, adv_full_suit, adv_long_runs,
-                             counts, rand_hand, rand_table, where)
+from tests.positions import NCARD, plain_position, where
 
 
 @pytest.fixture
@@ -30,17 +29,10 @@ def switches():
 
 def _position(rng: random.Random):
     decks, ace, jpm = rng.choice((2, 2, 3)), rng.choice((0, 1, 2)), rng.choice((0, 1, 1))
-    rules = dict(decks=decks, ace_high=ace > 0, jokers_per_meld=jpm)
-    if rng.random() < 0.4:
-        adv = rng.choice((adv_aces, adv_full_suit, adv_long_runs, adv_duplicates))
-        table, hand = adv(rng, rules)
-        table = [c for c in table if c != 52]
-        hand = [c for c in hand if c != 52]
-    else:
-        table = rand_table(rng, rng.randint(0, 45), rules, max_jokers=0)
-        hand = rand_hand(rng, table, decks, rng.randint(1, 18), jokers=0)
+    table, hand = plain_position(rng, dict(decks=decks, ace_high=ace > 0, jokers_per_meld=jpm),
+                                 hand_cards=(1, 18))
     w = [rng.randint(1, 9) for _ in range(NCARD)] if rng.random() < 0.5 else [1] * NCARD
-    return counts(table), counts(hand), decks, ace, jpm, np.array(w, dtype=np.int32)
+    return table, hand, decks, ace, jpm, np.array(w, dtype=np.int32)
 
 
 def _layers():

@@ -1657,17 +1657,23 @@ def _set_low_reject(int mode):
     _LOW_REJECT = mode
 
 
-def _low_rejected(cnp.ndarray[cnp.uint8_t, ndim=1] table not None,
-                  cnp.ndarray[cnp.uint8_t, ndim=1] hand not None) -> bool:
-    """Debug: whether _low_ends_stranded rejects (table, hand) as given (no _drop_useless)."""
-    cdef Impl im
+cdef void _debug_load(Impl* im, const uint8_t* table, const uint8_t* hand) noexcept nogil:
+    """Debug: an empty Impl holding (table, hand) as must / avail counts and jokers."""
     cdef int s, v
-    memset(&im, 0, sizeof(Impl))
+    memset(im, 0, sizeof(Impl))
     for s in range(4):
         for v in range(1, 14):
             im.must[s][v] = table[s * 13 + v - 1]
             im.avail[s][v] = table[s * 13 + v - 1] + hand[s * 13 + v - 1]
+    im.jt = table[JOKER]
     im.jtot = table[JOKER] + hand[JOKER]
+
+
+def _low_rejected(cnp.ndarray[cnp.uint8_t, ndim=1] table not None,
+                  cnp.ndarray[cnp.uint8_t, ndim=1] hand not None) -> bool:
+    """Debug: whether _low_ends_stranded rejects (table, hand) as given (no _drop_useless)."""
+    cdef Impl im
+    _debug_load(&im, &table[0], &hand[0])
     return bool(_low_ends_stranded(&im))
 
 
@@ -1683,15 +1689,9 @@ def _useful_counts(cnp.ndarray[cnp.uint8_t, ndim=1] table not None,
     """Debug: the counts of each card (suit, value 1..13) that _drop_useless keeps."""
     cdef Impl im
     cdef int s, v
-    memset(&im, 0, sizeof(Impl))
-    for s in range(4):
-        for v in range(1, 14):
-            im.must[s][v] = table[s * 13 + v - 1]
-            im.avail[s][v] = table[s * 13 + v - 1] + hand[s * 13 + v - 1]
+    _debug_load(&im, &table[0], &hand[0])
     im.ace_high = ace_high
     im.limited = 1
-    im.jt = table[JOKER]
-    im.jtot = table[JOKER] + hand[JOKER]
     _drop_useless(&im)
     return [[im.avail[s][v] for v in range(1, 14)] for s in range(4)]
 
