@@ -8,7 +8,7 @@
 # visited in the same order, the same rules in the same order, looked up the same way
 # (the bitmap of the suit's patterns, _pattern_filter.pxi, filled and emptied for that
 # suit alone: the others are all 0 already). So the same states are dropped. Tests:
-# tests/test_solver_plain_prune.py (every layer and answer the same with
+# tests/test_solver_plain_steps.py (every layer and answer the same with
 # _set_plain_prune(0)).
 
 cdef void _prune_plain_suit(Impl* im, int s) noexcept nogil:

@@ -744,6 +744,8 @@ cdef int _group_step(Impl* im, int v) noexcept nogil:
     cdef int lo = im.layer_start[im.n_layers], hi = im.n_nodes
     cdef int i, j, gsum, gmax, jg
     cdef uint64_t k2, nk2
+    if im.jtot == 0 and _PLAIN_GROUPS:
+        return _group_step_plain(im, v)   # (the same states, no jokers: _plain_groups.pxi)
     _open_layer(im)
     for i in range(lo, hi):
         if im.nodes[i].val < 0:
@@ -1060,6 +1062,7 @@ cdef int _continue_all(CRun* runs, int nr, int s, int lenb, int jok, int card,
 include "_plain_rebuild.pxi"
 include "_low_reject.pxi"
 include "_plain_drop.pxi"
+include "_plain_groups.pxi"
 
 
 # ---------------------------------------------------------------------------------------
@@ -1605,6 +1608,7 @@ cdef int _PLAIN_REBUILD = 1
 cdef int _LOW_REJECT = 1
 cdef int _PLAIN_DROP = 1
 cdef int _PLAIN_PRUNE = 1
+cdef int _PLAIN_GROUPS = 1
 # the dominance pass's scope by layer size (_sweep; _copy_step relies on it): after a suit
 # step, none up to _SUIT_FROM states, that suit, every suit from _ALL_FROM; after a group
 # step, every suit from _GROUP_FROM (debug: _set_prune_from)
@@ -1701,6 +1705,13 @@ def _set_plain_prune(int on):
     one (no one-suit pass, _plain_prune.pxi)."""
     global _PLAIN_PRUNE
     _PLAIN_PRUNE = on
+
+
+def _set_plain_groups(int on):
+    """Debug: 0 makes the group step of a sweep without jokers the general one (no table
+    of _group_ok, _plain_groups.pxi)."""
+    global _PLAIN_GROUPS
+    _PLAIN_GROUPS = on
 
 
 def _set_copy_steps(int on):

@@ -1,9 +1,10 @@
-"""The dominance pass of a layer without jokers in one suit (fastmach/core/_plain_prune.pxi)
-against the general pass (_set_plain_prune(0)): every layer must hold the same states in
-the same order (keys, values) and every answer must be the same (value, placed cards,
-melds), on random and adversarial positions without jokers (two and three decks, every
-ace rule, one joker per meld and jokers unlimited, with and without a bound on the weight
-to come) and the positions of expert games.
+"""The steps of a sweep without jokers against the general ones they replace: the dominance
+pass in one suit (fastmach/core/_plain_prune.pxi, _set_plain_prune(0)) and the group step
+(_plain_groups.pxi, _set_plain_groups(0)). Every layer must hold the same states in the
+same order (keys, values) and every answer must be the same (value, placed cards, melds),
+on random and adversarial positions without jokers (two and three decks, every ace rule,
+one joker per meld and jokers unlimited, with and without a bound on the weight to come)
+and the positions of expert games.
 """
 from __future__ import annotations
 
@@ -19,11 +20,15 @@ from fastmach.tools.bench import game_positions
 from tests.positions import NCARD, plain_position, where
 
 
+SWITCHES = {"prune": _solver._set_plain_prune, "groups": _solver._set_plain_groups}
+
+
 @pytest.fixture
 def switches():
     _solver._set_memo(0)
     yield
-    _solver._set_plain_prune(1)
+    for switch in SWITCHES.values():
+        switch(1)
     _solver._set_memo(1)
 
 
@@ -39,9 +44,9 @@ def _layers():
     return [_solver._layer_keys(i) for i in range(len(_solver._layer_sizes()))]
 
 
-def _run(mode: int, table, hand, decks, ace, jpm, w, jw=None):
+def _run(switch, mode: int, table, hand, decks, ace, jpm, w, jw=None):
     jw = np.full(16, int(w[-1]), dtype=np.int32) if jw is None else jw
-    _solver._set_plain_prune(mode)
+    switch(mode)
     total, placed, melds, stands = _solver.solve_counts(table, hand, decks, ace, jpm, w, jw, True)
     out = [(int(total), None if placed is None else placed.tolist(), melds, stands), _layers()]
     for high in (0, 1) if ace else (0,):
@@ -52,19 +57,22 @@ def _run(mode: int, table, hand, decks, ace, jpm, w, jw=None):
     return out
 
 
-@pytest.mark.parametrize("seed", range(4))
-def test_plain_prune_drops_the_states_of_the_general_pass(switches, seed):
-    rng = random.Random(f"plain-prune-{seed}")
+@pytest.mark.parametrize("step", sorted(SWITCHES))
+@pytest.mark.parametrize("seed", range(3))
+def test_plain_steps_make_the_states_of_the_general_ones(switches, step, seed):
+    rng = random.Random(f"plain-steps-{seed}")
     for _ in range(50):
         pos = _position(rng)
-        assert _run(1, *pos) == _run(0, *pos), where(pos)
+        assert _run(SWITCHES[step], 1, *pos) == _run(SWITCHES[step], 0, *pos), where(pos)
 
 
+@pytest.mark.parametrize("step", sorted(SWITCHES))
 @pytest.mark.parametrize("preset,games", [("classic", 5), ("italian", 3)])
-def test_plain_prune_on_the_positions_of_expert_games(switches, preset, games):
+def test_plain_steps_on_the_positions_of_expert_games(switches, step, preset, games):
     rules = resolve_rules(preset)
     tables, hands = game_positions(rules, games=games, seed=19)
     w, jw = _weights(rules, "cards")
     for t, h in zip(tables, hands):
         pos = (t, h, rules.decks, rules.ace_code, rules.jokers_per_meld, w, jw)
-        assert _run(1, *pos)[:2] == _run(0, *pos)[:2], where(pos)
+        assert _run(SWITCHES[step], 1, *pos)[:2] == _run(SWITCHES[step], 0, *pos)[:2], \
+            where(pos)
