@@ -273,3 +273,19 @@ def game_positions(rules: str, lineup: Sequence[str], games: int, seed: int):
                 out.append(st.clone())
             st.step()
     return r, out
+
+
+def plain_position(rng: random.Random, rules: dict, table_cards: tuple[int, int] = (0, 45),
+                   hand_cards: tuple[int, int] = (1, 16),
+                   adv_share: float = 0.4) -> tuple[np.ndarray, np.ndarray]:
+    """Table and hand counts without jokers: with probability ``adv_share`` an adversarial
+    position (its jokers left out), else a random table and hand of those sizes."""
+    if rng.random() < adv_share:
+        adv = rng.choice((adv_aces, adv_full_suit, adv_long_runs, adv_duplicates))
+        table, hand = adv(rng, rules)
+        table = [c for c in table if c != JOKER]
+        hand = [c for c in hand if c != JOKER]
+    else:
+        table = rand_table(rng, rng.randint(*table_cards), rules, max_jokers=0)
+        hand = rand_hand(rng, table, rules["decks"], rng.randint(*hand_cards), jokers=0)
+    return counts(table), counts(hand)

@@ -251,6 +251,7 @@ cdef inline bint _beats(Impl* im, uint64_t k1, uint64_t k2, int64_t val) noexcep
 
 
 include "_pattern_filter.pxi"
+include "_plain_prune.pxi"
 
 
 cdef void _prune_dominated(Impl* im, int only) noexcept nogil:
@@ -276,6 +277,9 @@ cdef void _prune_dominated(Impl* im, int only) noexcept nogil:
     # _pattern_filter.pxi)
     cdef uint64_t* P
     cdef int use_cands
+    if im.jtot == 0 and only >= 0 and _PLAIN_PRUNE and _PAT_FILTER == 1:
+        _prune_plain_suit(im, only)   # (the same pass, one suit, no jokers: _plain_prune.pxi)
+        return
     _pats_fill(im, lo, hi, only)
     use_cands = _pats_cands(im, only, a_rules)
     for i in range(lo, hi):
@@ -779,6 +783,8 @@ cdef int _group_step(Impl* im, int v) noexcept nogil:
     cdef int lo = im.layer_start[im.n_layers], hi = im.n_nodes
     cdef int i, j, gsum, gmax, jg
     cdef uint64_t k2, nk2
+    if im.jtot == 0 and _PLAIN_GROUPS:
+        return _group_step_plain(im, v)   # (the same states, no jokers: _plain_groups.pxi)
     _open_layer(im)
     for i in range(lo, hi):
         if im.nodes[i].val < 0:
@@ -888,14 +894,9 @@ cdef int _rebuild_decs(Impl* im, const uint64_t* decs, int V, Witness* w) noexce
     cdef int gcount[4]
     cdef int nopen[4]     # open runs per suit
     cdef uint64_t d
-    cdef int u, x1, x2, x3, y3, p2, p3, q3, n0, n1, nL, xl, g, c, jg, k, e, jk
-    cdef int order[4]
-    cdef int rsize[MAX_MELDS]
-    cdef int jsize[MAX_MELDS]
-    cdef int gsuits[MAX_MELDS][4]
-    cdef int gsum, gmax, rem, best_g, tmp
-    cdef uint8_t mc[16]
-    cdef uint8_t ms[16]
+    cdef int u, x1, x2, x3, y3, p2, p3, q3, n0, n1, nL, xl, c, k, jk
+    if im.jtot == 0 and _PLAIN_REBUILD:
+        return _rebuild_plain(im, decs, V, w)
     w.n_melds = 0
     w.start[0] = 0
     nopen[0] = nopen[1] = nopen[2] = nopen[3] = 0
@@ -974,71 +975,8 @@ cdef int _rebuild_decs(Impl* im, const uint64_t* decs, int V, Witness* w) noexce
                 nopen[s] += 1
             gcount[s] = u - (x1 + x2 + x3 + p2 + p3) - n0 - n1 - nL
         # groups at value v
-        jg = <int>decs[5 * v]
-        gsum = gcount[0] + gcount[1] + gcount[2] + gcount[3]
-        gmax = 0
-        for s in range(4):
-            if gcount[s] > gmax:
-                gmax = gcount[s]
-        if gsum == 0:
-            if jg != 0:
-                return -1
-            continue
-        k = _group_k(gsum, gmax, jg, im.limited)
-        if k <= 0 or k > MAX_MELDS:
+        if _rebuild_groups(im, w, v, gcount, <int>decs[5 * v]) < 0:
             return -1
-        for t in range(k):
-            rsize[t] = gsum // k + (1 if t < gsum % k else 0)
-            jsize[t] = 0
-            for s in range(4):
-                gsuits[t][s] = 0
-        # suits in decreasing count, each to the groups with most room left
-        for s in range(4):
-            order[s] = s
-        for s in range(4):
-            for t in range(3 - s):
-                if gcount[order[t]] < gcount[order[t + 1]]:
-                    tmp = order[t]
-                    order[t] = order[t + 1]
-                    order[t + 1] = tmp
-        for q in range(4):
-            s = order[q]
-            for e in range(gcount[s]):
-                best_g = -1
-                for t in range(k):
-                    if gsuits[t][s] == 0 and _room(gsuits[t], rsize[t]) > 0:
-                        if best_g < 0 or _room(gsuits[t], rsize[t]) > _room(gsuits[best_g], rsize[best_g]):
-                            best_g = t
-                if best_g < 0:
-                    return -1
-                gsuits[best_g][s] = 1
-        # jokers: first bring every group to 3, then add the rest where there is room
-        rem = jg
-        for t in range(k):
-            while rsize[t] + jsize[t] < 3 and rem > 0:
-                jsize[t] += 1
-                rem -= 1
-        for t in range(k):
-            while rem > 0 and rsize[t] + jsize[t] < 4 and (not im.limited or jsize[t] < 1):
-                jsize[t] += 1
-                rem -= 1
-        if rem != 0:
-            return -1
-        for t in range(k):
-            q = 0
-            for s in range(4):
-                if gsuits[t][s]:
-                    mc[q] = <uint8_t>_card_at(s, v)
-                    ms[q] = mc[q]
-                    q += 1
-            for s in range(4):
-                if not gsuits[t][s] and q < rsize[t] + jsize[t]:
-                    mc[q] = JOKER
-                    ms[q] = <uint8_t>_card_at(s, v)
-                    q += 1
-            if q < 3 or q != rsize[t] + jsize[t]:
-                return -1
-            if _emit(w, mc, ms, q) < 0: return -1
     for t in range(nr):
         if runs[t].open:
             if runs[t].length < 3:
@@ -1046,6 +984,81 @@ cdef int _rebuild_decs(Impl* im, const uint64_t* decs, int V, Witness* w) noexce
             if _emit(w, runs[t].cards, runs[t].stands, runs[t].n) < 0: return -1
     return 0
 
+
+
+cdef int _rebuild_groups(Impl* im, Witness* w, int v, const int* gcount, int jg) noexcept nogil:
+    """The groups of value v (gcount[s] cards of each suit set aside for them, jg jokers),
+    emitted as melds (0; -1: they form no groups)."""
+    cdef int s, t, q, e, k, rem, best_g, tmp, gsum, gmax
+    cdef int order[4]
+    cdef int rsize[MAX_MELDS]
+    cdef int jsize[MAX_MELDS]
+    cdef int gsuits[MAX_MELDS][4]
+    cdef uint8_t mc[16]
+    cdef uint8_t ms[16]
+    gsum = gcount[0] + gcount[1] + gcount[2] + gcount[3]
+    gmax = 0
+    for s in range(4):
+        if gcount[s] > gmax:
+            gmax = gcount[s]
+    if gsum == 0:
+        return 0 if jg == 0 else -1
+    k = _group_k(gsum, gmax, jg, im.limited)
+    if k <= 0 or k > MAX_MELDS:
+        return -1
+    for t in range(k):
+        rsize[t] = gsum // k + (1 if t < gsum % k else 0)
+        jsize[t] = 0
+        for s in range(4):
+            gsuits[t][s] = 0
+    # suits in decreasing count, each to the groups with most room left
+    for s in range(4):
+        order[s] = s
+    for s in range(4):
+        for t in range(3 - s):
+            if gcount[order[t]] < gcount[order[t + 1]]:
+                tmp = order[t]
+                order[t] = order[t + 1]
+                order[t + 1] = tmp
+    for q in range(4):
+        s = order[q]
+        for e in range(gcount[s]):
+            best_g = -1
+            for t in range(k):
+                if gsuits[t][s] == 0 and _room(gsuits[t], rsize[t]) > 0:
+                    if best_g < 0 or _room(gsuits[t], rsize[t]) > _room(gsuits[best_g], rsize[best_g]):
+                        best_g = t
+            if best_g < 0:
+                return -1
+            gsuits[best_g][s] = 1
+    # jokers: first bring every group to 3, then add the rest where there is room
+    rem = jg
+    for t in range(k):
+        while rsize[t] + jsize[t] < 3 and rem > 0:
+            jsize[t] += 1
+            rem -= 1
+    for t in range(k):
+        while rem > 0 and rsize[t] + jsize[t] < 4 and (not im.limited or jsize[t] < 1):
+            jsize[t] += 1
+            rem -= 1
+    if rem != 0:
+        return -1
+    for t in range(k):
+        q = 0
+        for s in range(4):
+            if gsuits[t][s]:
+                mc[q] = <uint8_t>_card_at(s, v)
+                ms[q] = mc[q]
+                q += 1
+        for s in range(4):
+            if not gsuits[t][s] and q < rsize[t] + jsize[t]:
+                mc[q] = JOKER
+                ms[q] = <uint8_t>_card_at(s, v)
+                q += 1
+        if q < 3 or q != rsize[t] + jsize[t]:
+            return -1
+        if _emit(w, mc, ms, q) < 0: return -1
+    return 0
 
 cdef inline int _room(int* suits, int size) noexcept nogil:
     return size - (suits[0] + suits[1] + suits[2] + suits[3])
@@ -1083,6 +1096,12 @@ cdef int _continue_all(CRun* runs, int nr, int s, int lenb, int jok, int card,
         _run_add(&runs[idx[i]], card, stands)
         runs[idx[i]].open = 2
     return 0
+
+
+include "_plain_rebuild.pxi"
+include "_low_reject.pxi"
+include "_plain_drop.pxi"
+include "_plain_groups.pxi"
 
 
 # ---------------------------------------------------------------------------------------
@@ -1310,7 +1329,9 @@ cdef class Solver:
         # with high aces too, so its value is a lower bound for the full search below.
         im.ace_high = 0
         im.V = 13
-        best = _deepening(im)
+        # (no search when a table ace, 2, queen or king has no place with aces low:
+        # _low_reject.pxi)
+        best = -1 if _low_search_needless(im) else _deepening(im)
         if best < -1:
             return best
         if not high:
@@ -1453,6 +1474,9 @@ cdef void _drop_useless(Impl* im) noexcept nogil:
     cdef int s, v, t, a, p, k, suits, miss, ok, changed = 1, top = 14 if im.ace_high else 13
     cdef int jmax_group = (1 if im.jtot > 0 else 0) if im.limited else im.jtot
     cdef int jmax_run = (1 if im.jtot > 0 else 0) if im.limited else im.jtot
+    if im.jtot == 0 and _PLAIN_DROP:
+        _drop_useless_plain(im)   # (the same cards dropped, on bitmasks: _plain_drop.pxi)
+        return
     while changed:
         changed = 0
         for s in range(4):
@@ -1626,6 +1650,11 @@ cdef int _PLAIN_MOVES = 1
 cdef int _PAT_FILTER = 1
 cdef int _CANDS = 1        # 0: no candidate patterns; -1: wrong ones (debug, as above)
 cdef int _KEY_FILTER = 1   # 0: the bitmap of keys left empty (debug, _set_pattern_filter(-2))
+cdef int _PLAIN_REBUILD = 1
+cdef int _LOW_REJECT = 1
+cdef int _PLAIN_DROP = 1
+cdef int _PLAIN_PRUNE = 1
+cdef int _PLAIN_GROUPS = 1
 # the dominance pass's scope by layer size (_sweep; _copy_step relies on it): after a suit
 # step, none up to _SUIT_FROM states, that suit, every suit from _ALL_FROM; after a group
 # step, every suit from _GROUP_FROM (debug: _set_prune_from)
@@ -1665,6 +1694,75 @@ def _set_plain_moves(int mode):
     if mode != _PLAIN_MOVES and (mode == -1 or _PLAIN_MOVES == -1):
         _pm_init(mode == -1)
     _PLAIN_MOVES = mode
+
+
+def _set_plain_rebuild(int mode):
+    """Debug: how the melds of a solve without jokers are rebuilt: 1 by the walk of each
+    suit's open runs (_plain_rebuild.pxi), 0 by the searches of _rebuild_decs, -1 with a
+    planted wrong choice of the runs that go on (the tests must catch it)."""
+    global _PLAIN_REBUILD
+    _PLAIN_REBUILD = mode
+
+
+def _set_low_reject(int mode):
+    """Debug: 1 skips the aces-low search where a table ace, 2, queen or king has no place
+    with aces low (_low_reject.pxi), 0 always searches, -1 rejects whenever the table holds
+    an ace or a king (deliberately wrong: the tests must catch it)."""
+    global _LOW_REJECT
+    _LOW_REJECT = mode
+
+
+cdef void _debug_load(Impl* im, const uint8_t* table, const uint8_t* hand) noexcept nogil:
+    """Debug: an empty Impl holding (table, hand) as must / avail counts and jokers."""
+    cdef int s, v
+    memset(im, 0, sizeof(Impl))
+    for s in range(4):
+        for v in range(1, 14):
+            im.must[s][v] = table[s * 13 + v - 1]
+            im.avail[s][v] = table[s * 13 + v - 1] + hand[s * 13 + v - 1]
+    im.jt = table[JOKER]
+    im.jtot = table[JOKER] + hand[JOKER]
+
+
+def _low_rejected(cnp.ndarray[cnp.uint8_t, ndim=1] table not None,
+                  cnp.ndarray[cnp.uint8_t, ndim=1] hand not None) -> bool:
+    """Debug: whether _low_ends_stranded rejects (table, hand) as given (no _drop_useless)."""
+    cdef Impl im
+    _debug_load(&im, &table[0], &hand[0])
+    return bool(_low_ends_stranded(&im))
+
+
+def _set_plain_drop(int on):
+    """Debug: 0 drops the useless hand cards of a position without jokers by the general
+    walk of _drop_useless (no bitmasks, _plain_drop.pxi)."""
+    global _PLAIN_DROP
+    _PLAIN_DROP = on
+
+
+def _useful_counts(cnp.ndarray[cnp.uint8_t, ndim=1] table not None,
+                   cnp.ndarray[cnp.uint8_t, ndim=1] hand not None, int ace_high):
+    """Debug: the counts of each card (suit, value 1..13) that _drop_useless keeps."""
+    cdef Impl im
+    cdef int s, v
+    _debug_load(&im, &table[0], &hand[0])
+    im.ace_high = ace_high
+    im.limited = 1
+    _drop_useless(&im)
+    return [[im.avail[s][v] for v in range(1, 14)] for s in range(4)]
+
+
+def _set_plain_prune(int on):
+    """Debug: 0 makes the dominance pass of a layer without jokers in one suit the general
+    one (no one-suit pass, _plain_prune.pxi)."""
+    global _PLAIN_PRUNE
+    _PLAIN_PRUNE = on
+
+
+def _set_plain_groups(int on):
+    """Debug: 0 makes the group step of a sweep without jokers the general one (no table
+    of _group_ok, _plain_groups.pxi)."""
+    global _PLAIN_GROUPS
+    _PLAIN_GROUPS = on
 
 
 def _set_copy_steps(int on):
