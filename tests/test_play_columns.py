@@ -135,3 +135,12 @@ def test_a_chunk_table_from_columns_is_the_table_from_frames():
             assert a.equals(b) and a.schema == b.schema
             assert _parquet_bytes(a) == _parquet_bytes(b)
 
+
+
+def test_the_pandas_version_read_from_its_distribution_is_the_installed_one():
+    # read from the dist-info's METADATA beside the package (no importlib.metadata): the
+    # version pandas itself reports, the one the parquet metadata must carry
+    from importlib import metadata
+
+    from fastmach.engine.parquet import _pandas_version
+    assert _pandas_version() == metadata.version("pandas") == pd.__version__
