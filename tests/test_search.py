@@ -336,11 +336,12 @@ def test_search_never_places_more_than_the_maximum_and_empties_when_it_can():
     assert weighed > 10
 
 
-# the seat that plays as a policy plays: the search's strong policy never botches on purpose
-POLICY_SEAT = {"strong": "strong(botch=false)", "expert": "expert"}
+# the seat that plays as a policy plays: the search's default policy is the default strong
+# player (it botches where that pays), its strong policy never botches on purpose
+POLICY_SEAT = {"botching": "strong", "strong": "strong(botch=false)", "expert": "expert"}
 
 
-@pytest.mark.parametrize("policy", ["strong", "expert"])
+@pytest.mark.parametrize("policy", ["botching", "strong", "expert"])
 def test_search_leaves_the_policys_play_only_on_evidence(policy):
     # one sampled deal gives no standard error: budget 1 plays the policy's play
     # everywhere (the same cards; the solver may arrange the table another way), without
@@ -381,7 +382,7 @@ def test_search_departs_by_the_adjusted_rule_on_its_own_playouts():
     # playouts it recorded, and the policy's play (the same cards) exactly when that is 0
     r, positions = game_positions("classic(match=single)", ("strong", "expert"), 3, 8)
     eng = make_engine(r, ["search(budget=16)"] * r.players)[2]
-    base = make_engine(r, [POLICY_SEAT["strong"]] * r.players)[2]
+    base = make_engine(r, [POLICY_SEAT["botching"]] * r.players)[2]
     weighed = departed = 0
     for st in positions[:50]:
         a = _decide(eng, st, st._hands, list(st.stock))
@@ -518,9 +519,11 @@ def test_parameters_of_the_search_parse_with_their_words():
     s = parse_strategy("search(budget=16,policy=holding)")
     assert s.params == {"budget": 16, "policy": 1, "opponents": 2, "deals": 1}
     assert str(s) == "search(budget=16,policy=1)"
-    # the search plays on the strong player by default, the clairvoyant on auto (strong
-    # where the rules let a player draw when able, the expert where they do not)
-    assert str(parse_strategy("search(policy=strong)")) == "search"
+    # the search plays on the default strong player (its botch included), the
+    # clairvoyant on auto (strong without its botch where the rules let a player draw
+    # when able, the expert where they do not)
+    assert str(parse_strategy("search(policy=botching)")) == "search"
+    assert str(parse_strategy("search(policy=strong)")) == "search(policy=2)"
     assert str(parse_strategy("search(policy=expert)")) == "search(policy=0)"
     assert str(parse_strategy("clairvoyant(policy=auto)")) == "clairvoyant"
     assert str(parse_strategy("clairvoyant(policy=strong)")) == "clairvoyant(policy=2)"

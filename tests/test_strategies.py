@@ -87,7 +87,7 @@ def test_every_strategy_under_every_preset_keeps_the_invariants(preset):
     r = Rules.parse(preset)
     if r.match_kind != "single":
         r = r.replace(match="single")
-    searchers = {"lookahead": "lookahead(playouts=2)", "search": "search(budget=1)",
+    searchers = {"lookahead": "lookahead(playouts=2)", "search": "search(budget=2)",
                  "clairvoyant": "clairvoyant"}
     for name in REGISTRY:
         if name in searchers:  # playouts are whole hands: one seat, a small budget

@@ -183,9 +183,10 @@ BUDGET = Param("budget", int, 8, 1, 4096,
 _POLICY_DOC = ("every seat's play in the playouts, and the search's base play: 0 (or "
                "expert), 1 (or holding: jokers and J/Q/K kept until the play empties the "
                "hand), 2 (or strong: the strong player's defaults but botch=false), 3 (or "
-               "auto: strong where the rules let a player draw when able, else expert)")
-POLICY = Param("policy", int, POLICIES.index("strong"), 0, len(POLICIES) - 1, _POLICY_DOC,
-               POLICIES)
+               "auto: strong where the rules let a player draw when able, else expert), "
+               "4 (or botching: the strong player with its defaults, the botch included)")
+POLICY = Param("policy", int, POLICIES.index("botching"), 0, len(POLICIES) - 1,
+               _POLICY_DOC, POLICIES)
 CLAIRVOYANT_POLICY = Param("policy", int, POLICIES.index("auto"), 0, len(POLICIES) - 1,
                            _POLICY_DOC, POLICIES)
 _OPPONENTS_DOC = (
@@ -261,8 +262,8 @@ REGISTRY: dict[str, StrategyKind] = {
         "search", Search, (BUDGET, POLICY, OPPONENTS_PARAM, DEALS_PARAM),
         "the best of its candidates by playouts of `budget` sampled deals of the hidden "
         "cards (the same deals for every candidate; win share, then fewer cards left): the "
-        "policy's play (the strong player's by default), the maximum placement and its "
-        "holding variants (keeping the jokers, J/Q/K, both, the pieces of future melds, "
+        "policy's play (by default the strong player's, its botch included), the maximum "
+        "placement and its holding variants (keeping the jokers, J/Q/K, both, the pieces of future melds, "
         "pieces and jokers, 10-K and jokers, 8-K and jokers; the most points), a draw; it "
         "leaves the policy's play for the best mean candidate where a one-sided 5% test, "
         "Bonferroni-adjusted over the candidates (the variance pooled over them), says it "
