@@ -344,6 +344,38 @@ def _set_enabled(int on) -> None:
     _ENABLED = on
 
 
+cdef int _alone(const uint8_t* cards, int ace_high) noexcept nogil:
+    """1 when some real card has no real partner for a meld (a meld holds >= 2 real
+    cards): no card of its rank in another suit, none of its suit 1 or 2 positions away
+    (the ace at 1, and at 14 where it may be high). The cheap first test."""
+    cdef unsigned int pos[4]
+    cdef unsigned int ranks[13]
+    cdef unsigned int near
+    cdef int s, r, c
+    memset(ranks, 0, sizeof(ranks))
+    for s in range(4):
+        pos[s] = 0
+        for r in range(13):
+            if cards[s * 13 + r]:
+                pos[s] |= 1u << (r + 1)
+                ranks[r] |= 1u << s
+        if ace_high and cards[s * 13]:
+            pos[s] |= 1u << 14
+    for c in range(JOKER):
+        if not cards[c]:
+            continue
+        s = c // 13
+        r = c % 13
+        if ranks[r] & ~(1u << s):
+            continue
+        near = (0x1Bu << (r - 1)) if r >= 1 else (0x1Bu >> 1)   # positions r-1 .. r+3
+        if r == 0 and ace_high:
+            near |= 0x1Bu << 12                                  # 12, 13 (and 15, 16)
+        if not pos[s] & near:
+            return 1
+    return 0
+
+
 cdef int joker_split_impossible(const uint8_t* cards, int ace_high) noexcept nogil:
     """1 when the cards (counts of length NCARD, 1-4 jokers) certainly split into no melds
     of at most one joker each that use every joker (ace_high: 0 ace low only, else low or
@@ -366,6 +398,8 @@ cdef int joker_split_impossible(const uint8_t* cards, int ace_high) noexcept nog
         if cards[c] > MAXC:
             return 0
         dom[c // 13][c % 13] = (1 << (cards[c] + 1)) - 1
+    if _alone(cards, ace_high):
+        return 1
     work = <uint8_t*>malloc(_work_bytes())
     if work == NULL:
         return 0
