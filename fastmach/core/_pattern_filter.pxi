@@ -45,11 +45,26 @@ cdef inline bint _pat(const uint64_t* P, uint64_t F) noexcept nogil:
     return (P[F >> 6] >> (F & 63)) & 1
 
 
+cdef inline void _kbit_set(Impl* im, uint32_t hb) noexcept nogil:
+    """Set the bit of a live state's key (hb: Node.hbits) in the bitmap _kbit reads."""
+    im.kbits[(hb >> 8) & (KBITS - 1)] |= <uint64_t>1 << ((hb >> 2) & 63)
+
+
+cdef inline void _kbits_clear(Impl* im, int lo, int hi) noexcept nogil:
+    """Empty the bitmap of keys the states lo..hi-1 may have set (whole for a large layer)."""
+    cdef int i
+    if hi - lo > KBITS // 4:
+        memset(im.kbits, 0, sizeof(im.kbits))
+    elif _KEY_FILTER:
+        for i in range(lo, hi):
+            im.kbits[(im.nodes[i].hbits >> 8) & (KBITS - 1)] = 0
+
+
 cdef void _pats_fill(Impl* im, int lo, int hi, int only) noexcept nogil:
     """Set the patterns of the live states lo..hi-1 in suit `only` (-1: every suit), list
     them, and set the bits of their keys."""
     cdef int i, s, n
-    cdef uint64_t k1, F, h, bit
+    cdef uint64_t k1, F, bit
     cdef uint64_t* wd
     for s in range(4):
         im.n_plist[s] = 0
@@ -68,8 +83,7 @@ cdef void _pats_fill(Impl* im, int lo, int hi, int only) noexcept nogil:
         if im.nodes[i].val >= 0:
             k1 = im.nodes[i].k1
             if _KEY_FILTER:
-                h = im.nodes[i].hbits
-                im.kbits[(h >> 8) & (KBITS - 1)] |= <uint64_t>1 << ((h >> 2) & 63)
+                _kbit_set(im, im.nodes[i].hbits)
             for s in range(4):
                 if only < 0 or s == only:
                     F = (k1 >> (15 * s)) & 0x7FFF
@@ -147,11 +161,7 @@ cdef void _pats_clear(Impl* im, int lo, int hi, int only) noexcept nogil:
     for s in range(4):
         if (only < 0 or s == only) and im.n_plist[s] < 0:
             listed = 0
-    if hi - lo > KBITS // 4:
-        memset(im.kbits, 0, sizeof(im.kbits))
-    elif _KEY_FILTER:
-        for i in range(lo, hi):
-            im.kbits[(im.nodes[i].hbits >> 8) & (KBITS - 1)] = 0
+    _kbits_clear(im, lo, hi)
     if listed:
         for s in range(4):
             for k in range(im.n_plist[s]):

@@ -21,14 +21,12 @@ cdef void _prune_plain_suit(Impl* im, int s) noexcept nogil:
     cdef int64_t val
     cdef uint64_t* P = im.pats[s]
     cdef Node* nodes = im.nodes
-    cdef uint64_t h
     for i in range(lo, hi):
         if nodes[i].val >= 0:
             F = (nodes[i].k1 >> sh) & 0x7FFF
             P[F >> 6] |= <uint64_t>1 << (F & 63)
             if _KEY_FILTER:   # the bitmap of live keys _beats reads (_pattern_filter.pxi)
-                h = nodes[i].hbits
-                im.kbits[(h >> 8) & (KBITS - 1)] |= <uint64_t>1 << ((h >> 2) & 63)
+                _kbit_set(im, nodes[i].hbits)
     for i in range(lo, hi):
         val = nodes[i].val
         if val < 0:
@@ -51,8 +49,4 @@ cdef void _prune_plain_suit(Impl* im, int s) noexcept nogil:
             nodes[i].val = -1
     for i in range(lo, hi):
         P[((nodes[i].k1 >> sh) & 0x7FFF) >> 6] = 0
-    if hi - lo > KBITS // 4:
-        memset(im.kbits, 0, sizeof(im.kbits))
-    elif _KEY_FILTER:
-        for i in range(lo, hi):
-            im.kbits[(nodes[i].hbits >> 8) & (KBITS - 1)] = 0
+    _kbits_clear(im, lo, hi)
