@@ -1,6 +1,7 @@
 """The `fastmach solve` command: readable and JSON output, JSONL batches, exit status 2."""
 from __future__ import annotations
 
+import gc
 import json
 
 import pytest
@@ -154,6 +155,27 @@ def test_play_with_rotate_says_how_many_games_it_plays(capsys, tmp_path):
     assert code == 0
     assert "2 rotation(s) of the line-up x 3 deal(s) = 6 games" in err
     assert out.startswith("6 games")
+
+
+def test_play_leaves_the_garbage_collector_of_its_caller_unfrozen(capsys, tmp_path):
+    # play freezes what is loaded before its games (the collector's full passes skip it)
+    # and must hand a caller of cli.main in its own process a collector as it found it
+    assert gc.get_freeze_count() == 0
+    code, _, _ = run(capsys, "play", "--games", "2", "--out", str(tmp_path / "g.parquet"))
+    assert code == 0 and gc.get_freeze_count() == 0
+
+
+def test_play_unfreezes_the_garbage_collector_when_its_games_fail(capsys, tmp_path, monkeypatch):
+    import fastmach.cli as cli
+    from fastmach.errors import FastmachError
+
+    def fail(*args, **kwargs):
+        assert gc.get_freeze_count() > 0  # frozen while the games run
+        raise FastmachError("the games failed")
+
+    monkeypatch.setattr(cli, "run_play_columns", fail)
+    code, _, err = run(capsys, "play", "--games", "2", "--out", str(tmp_path / "g.parquet"))
+    assert code == 2 and "the games failed" in err and gc.get_freeze_count() == 0
 
 
 def test_compare_of_a_rule_set_with_itself_names_the_repeated_rule_set(capsys):
