@@ -109,6 +109,7 @@ def bench_command(args: argparse.Namespace) -> int:
     from fastmach.study.sweep import bench_driver, format_bench
     from fastmach.tools import bench
     from fastmach.tools.bench_bots import bench_bots, format_bots
+    from fastmach.tools.bench_paths import bench_paths, format_paths
 
     what = args.what
     if args.games is not None and args.games < 1:
@@ -117,6 +118,7 @@ def bench_command(args: argparse.Namespace) -> int:
         print(bench.format_solver(bench.bench_solver(games=args.games or 120, milp=not args.no_milp)))
         print(bench.format_solver_api(bench.bench_solver_api(games=args.games or 120,
                                                              c_program=args.c_program)))
+        print(format_paths(bench_paths(games=args.games or 120)))
     if what in ("games", "all"):
         print(bench.format_games(bench.bench_games(games=args.games or 2000)))
     if what in ("strategies", "all"):

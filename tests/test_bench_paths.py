@@ -1,0 +1,73 @@
+"""fastmach bench solver's table of search paths: each position is named by the searches
+the solver ran on it, and the table adds up."""
+import numpy as np
+import pytest
+
+from fastmach.core import _solver
+from fastmach.core.cards import NCARD
+from fastmach.rules import resolve_rules
+from fastmach.solver import _weights
+from fastmach.tools.bench_paths import PATHS, bench_paths, format_paths, search_path
+
+
+def _counts(*cards):
+    a = np.zeros(NCARD, dtype=np.uint8)
+    for s, r in cards:
+        a[s * 13 + r - 1] += 1
+    return a
+
+
+def _path_of(table, hand, rules="classic"):
+    r = resolve_rules(rules)
+    w, jw = _weights(r, "cards")
+    _solver._set_memo(0)
+    try:
+        _solver.solve_counts(table, hand, r.decks, r.ace_code, r.jokers_per_meld, w, jw)
+        return search_path(_solver._sweep_stats())
+    finally:
+        _solver._set_memo(1)
+
+
+def test_search_path_names_each_sequence_of_sweeps():
+    # (states, bound, aces high, best value, relaxed)
+    assert search_path([]) == "aces low"
+    assert search_path([(10, -1, 0, 5, 0)]) == "aces low"
+    assert search_path([(10, -1, 1, 5, 0)]) == "aces high only"
+    assert search_path([(10, -1, 0, -1, 0), (20, -1, 1, 5, 0)]) == "low failed, high"
+    assert search_path([(10, -1, 0, 5, 0), (20, 5, 1, -1, 0)]) == "high confirms low"
+    assert search_path([(10, -1, 0, 5, 0), (20, 5, 1, 6, 0)]) == "high beats low"
+    # the relaxation (relaxed = 1) confirmed by aces high, then the exact search beaten
+    assert search_path([(10, -1, 0, 5, 1), (20, 5, 1, -1, 1),
+                        (30, -1, 0, 5, 0), (40, 5, 1, 6, 0)]) == "high beats low"
+
+
+def test_a_run_with_no_queen_king_ace_is_solved_with_aces_low_only():
+    assert _path_of(_counts((0, 3), (0, 4), (0, 5)), _counts((1, 9))) == "aces low"
+
+
+def test_a_table_queen_king_ace_needs_the_search_with_aces_high():
+    path = _path_of(_counts((0, 12), (0, 13), (0, 1)), _counts((2, 5)))
+    assert path in ("aces high only", "low failed, high")
+
+
+def test_a_hand_queen_king_ace_beats_the_aces_low_answer():
+    # (low cards too: a hand heavy in high ranks is solved mirrored, Q-K-A as A-2-3)
+    hand = _counts((0, 12), (0, 13), (0, 1), (1, 2), (1, 3), (1, 4))
+    assert _path_of(_counts(), hand) == "high beats low"
+
+
+def test_an_ace_low_run_as_good_as_the_high_one_is_confirmed():
+    hand = _counts((0, 1), (0, 2), (0, 3), (0, 12), (0, 13))
+    assert _path_of(_counts(), hand) == "high confirms low"
+
+
+def test_the_table_counts_every_position_once_and_every_nanosecond():
+    rows = bench_paths(games=2, rules_names=("classic",))
+    assert {r["path"] for r in rows} <= set(PATHS)
+    from fastmach.tools.bench import game_positions
+    tables, _ = game_positions("classic", games=2, seed=1)
+    assert sum(r["positions"] for r in rows) == len(tables)
+    assert sum(r["time_share"] for r in rows) == pytest.approx(1.0)
+    assert all(0.0 <= r["plays"] <= 1.0 for r in rows)
+    text = format_paths(rows)
+    assert all(r["path"] in text for r in rows)
