@@ -4,7 +4,8 @@ states in the same order (keys and values), and every answer must be the same (v
 placed cards, melds, what each joker stands for), on random and adversarial positions,
 without jokers and joker-heavy (up to four on the table, up to two more in the hand),
 every ace rule, one joker per meld and unlimited, and on the positions of expert games.
-The filter includes the bitmap of the layer's keys that a lookup reads first, and the
+The filter includes the bitmap of the layer's keys that a lookup reads first (sized to
+the layer: large layers, as with big hands and jokers, take a larger one), and the
 candidate patterns (those some rule may look up); without candidates every layer must be
 the same too. A deliberately wrong filter (one that never finds a 3+ run holding a
 joker), a wrong bitmap of keys (one that holds none) and wrong candidates (none with a
@@ -135,3 +136,31 @@ def test_wrong_candidate_patterns_are_caught(filters):
         looked_up, wrong = _both(pos, -3)
         caught += wrong[1] != looked_up[1]
     assert caught > 0
+
+
+def _big_position(rng):
+    """A joker position with a big hand (as a player holding cards has): large layers."""
+    decks, ace, lim = 2, rng.choice(ACES), rng.choice((1, 1, 0))
+    rules = dict(decks=decks, ace_high=ace > 0, jokers_per_meld=lim)
+    table = rand_table(rng, rng.randint(25, 50), rules, max_jokers=rng.choice((2, 3)))
+    hand = rand_hand(rng, table, decks, rng.randint(14, 22), jokers=rng.randint(0, 1))
+    return counts(table), counts(hand), decks, ace, lim, np.ones(NCARD, dtype=np.int32)
+
+
+def test_a_large_layers_bitmap_of_keys_keeps_every_layer_and_answer(filters):
+    """Layers past 2,048 states take a bitmap of keys larger than the least one
+    (_kbits_fit): the same layers and answers as looking every key up, on positions
+    where the last sweep's largest layer is that large."""
+    rng = random.Random("key-bitmap-large")
+    large = 0
+    for _ in range(400):
+        pos = _big_position(rng)
+        looked_up, filtered = _both(pos, 1)
+        assert filtered[0] == looked_up[0], where(pos)
+        assert filtered[1] == looked_up[1], where(pos)
+        large += max(len(layer) for layer in filtered[1]) > 2048
+        if large >= 12:
+            break
+    assert large >= 12
+    least, _, allocated = _solver._key_bitmap_words()
+    assert allocated > least

@@ -47,17 +47,37 @@ cdef inline bint _pat(const uint64_t* P, uint64_t F) noexcept nogil:
 
 cdef inline void _kbit_set(Impl* im, uint32_t hb) noexcept nogil:
     """Set the bit of a live state's key (hb: Node.hbits) in the bitmap _kbit reads."""
-    im.kbits[(hb >> 8) & (KBITS - 1)] |= <uint64_t>1 << ((hb >> 2) & 63)
+    im.kbits[(hb >> 8) & (im.kwords - 1)] |= <uint64_t>1 << ((hb >> 2) & 63)
+
+
+cdef inline void _kbits_fit(Impl* im, int n) noexcept nogil:
+    """Before a fill (the bitmap all 0): about 16 bits for each of the layer's n states
+    (at least KBITS words, at most KBITS_MAX), so that a large layer's bitmap stays mostly
+    0. Its size changes no answer: a bit not set still means no live state with that key;
+    more bits only mean fewer lookups that find none. (No memory for more: the size in
+    use stays.)"""
+    cdef int want = KBITS
+    cdef uint64_t* p
+    while want < n // 2 and want < KBITS_MAX:
+        want *= 2
+    if want > im.kalloc:
+        p = <uint64_t*> realloc(im.kbits, want * sizeof(uint64_t))
+        if p == NULL:
+            return
+        memset(p + im.kalloc, 0, (want - im.kalloc) * sizeof(uint64_t))
+        im.kbits = p
+        im.kalloc = want
+    im.kwords = want
 
 
 cdef inline void _kbits_clear(Impl* im, int lo, int hi) noexcept nogil:
     """Empty the bitmap of keys the states lo..hi-1 may have set (whole for a large layer)."""
     cdef int i
-    if hi - lo > KBITS // 4:
-        memset(im.kbits, 0, sizeof(im.kbits))
+    if hi - lo > im.kwords // 4:
+        memset(im.kbits, 0, im.kwords * sizeof(uint64_t))
     elif _KEY_FILTER:
         for i in range(lo, hi):
-            im.kbits[(im.nodes[i].hbits >> 8) & (KBITS - 1)] = 0
+            im.kbits[(im.nodes[i].hbits >> 8) & (im.kwords - 1)] = 0
 
 
 cdef void _pats_fill(Impl* im, int lo, int hi, int only) noexcept nogil:
@@ -68,8 +88,9 @@ cdef void _pats_fill(Impl* im, int lo, int hi, int only) noexcept nogil:
     cdef uint64_t* wd
     for s in range(4):
         im.n_plist[s] = 0
+    _kbits_fit(im, hi - lo)
     if _PAT_FILTER != 1:
-        memset(im.kbits, 0xFF, sizeof(im.kbits))
+        memset(im.kbits, 0xFF, im.kwords * sizeof(uint64_t))
         for s in range(4):
             memset(im.pats[s], 0xFF, sizeof(im.pats[s]))
             im.n_plist[s] = -1
@@ -156,7 +177,7 @@ cdef void _pats_clear(Impl* im, int lo, int hi, int only) noexcept nogil:
     cdef uint64_t k1, F
     if _PAT_FILTER != 1:
         memset(im.pats, 0, sizeof(im.pats))
-        memset(im.kbits, 0, sizeof(im.kbits))
+        memset(im.kbits, 0, im.kwords * sizeof(uint64_t))
         return
     for s in range(4):
         if (only < 0 or s == only) and im.n_plist[s] < 0:

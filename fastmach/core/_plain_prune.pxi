@@ -21,6 +21,7 @@ cdef void _prune_plain_suit(Impl* im, int s) noexcept nogil:
     cdef int64_t val
     cdef uint64_t* P = im.pats[s]
     cdef Node* nodes = im.nodes
+    _kbits_fit(im, hi - lo)
     for i in range(lo, hi):
         if nodes[i].val >= 0:
             F = (nodes[i].k1 >> sh) & 0x7FFF

@@ -42,7 +42,7 @@
 # Group feasibility (exact, proved in the comment of _group_ok): g_s real cards of suit s
 # and jg jokers form k groups iff max g_s <= k, (3 - min(jpm, 2)) k <= sum g <= 4k,
 # 3k <= sum g + jg <= 4k and (limited) jg <= jpm k.
-from libc.stdlib cimport malloc, realloc, free
+from libc.stdlib cimport malloc, calloc, realloc, free
 from libc.string cimport memset, memcpy, memcmp
 from libc.stdint cimport uint8_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t
 
@@ -80,7 +80,9 @@ cdef enum:
     MAX_LAYERS = 5 * MAXV + 2
     GROUP_PRUNE_FROM = 4096   # layers at least this large are pruned after the group step
     MIN_SLOTS = 256           # the smallest hash table a layer uses (a power of two)
-    KBITS = 1024              # words of the dominance pass's bitmap of keys (64 bits each)
+    KBITS = 1024              # words of the dominance pass's bitmap of keys (64 bits each),
+                              # the fewest; a large layer takes more (_kbits_fit) ...
+    KBITS_MAX = 1 << 21       # ... up to 16 MB
     PLIST_CAP = 1024          # distinct suit patterns the dominance pass lists in a suit
 
 cdef struct Impl:
@@ -123,8 +125,10 @@ cdef struct Impl:
     int64_t aces_low2[2][16]   # _aces_left of suits 0-1 and 2-3 by their aces used low
     uint64_t pats[4][512]      # _prune_dominated: the suit patterns its layer holds (all 0
                                # between passes)
-    uint64_t kbits[KBITS]      # ... and a bit for each key it holds, by hash (all 0 between
+    uint64_t* kbits            # ... and a bit for each key it holds, by hash (all 0 between
                                # passes)
+    int kwords                 # ... of its words, those in use (a power of two, _kbits_fit)
+    int kalloc                 # ... and those allocated
     uint64_t cands[4][512]     # ... the patterns held that some rule may look up (all 0
                                # between passes)
     uint16_t plist[4][PLIST_CAP]   # ... the distinct patterns held, as first seen
@@ -231,7 +235,7 @@ cdef inline int _find(Impl* im, uint64_t k1, uint64_t k2) noexcept nogil:
 cdef inline bint _kbit(Impl* im, uint32_t hb) noexcept nogil:
     """The bit of the dominance pass's bitmap of keys for a key whose hash's high half is
     hb (Node.hbits)."""
-    return (im.kbits[(hb >> 8) & (KBITS - 1)] >> ((hb >> 2) & 63)) & 1
+    return (im.kbits[(hb >> 8) & (im.kwords - 1)] >> ((hb >> 2) & 63)) & 1
 
 
 cdef inline bint _beats(Impl* im, uint64_t k1, uint64_t k2, int64_t val) noexcept nogil:
@@ -1130,6 +1134,11 @@ cdef class Solver:
         if im.moves == NULL:
             raise MemoryError()
         im.ub = -1
+        im.kbits = <uint64_t*> calloc(KBITS, sizeof(uint64_t))
+        if im.kbits == NULL:
+            raise MemoryError()
+        im.kwords = KBITS
+        im.kalloc = KBITS
         self._memo = malloc(sizeof(SolveMemo))
         if self._memo == NULL:
             raise MemoryError()
@@ -1139,6 +1148,7 @@ cdef class Solver:
         cdef Impl* im = <Impl*> self._impl
         if im != NULL:
             moves_free(<MoveCache*> im.moves)
+            free(im.kbits)
             free(im.nodes)
             free(im.slots)
             free(im)
@@ -1868,6 +1878,16 @@ def _sweep_stats(Solver solver=None):
     cdef Impl* im = <Impl*> solver._impl
     return [(im.stats[i], im.stats_lb[i], im.stats_high[i], im.stats_best[i], im.stats_merged[i])
             for i in range(min(im.n_sweeps, 8))]
+
+
+def _key_bitmap_words(Solver solver=None):
+    """Debug: the words (64 bits) of the dominance pass's bitmap of keys: (the least, in
+    use by the last pass, allocated so far). A large layer's pass takes more
+    (_kbits_fit), never changing which states it drops."""
+    if solver is None:
+        solver = _default_solver
+    cdef Impl* im = <Impl*> solver._impl
+    return KBITS, im.kwords, im.kalloc
 
 
 def _layer_sizes(Solver solver=None):
