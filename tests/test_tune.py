@@ -297,3 +297,33 @@ def test_loss_weights_targets_or_orders_them_lexicographically():
     assert search_mod.loss_of(ordered, a) < search_mod.loss_of(ordered, b)
     with pytest.raises(FastmachError, match="order"):
         load_space(two.replace("finalists = 2", 'finalists = 2\norder = ["turns_per_hand"]'))
+
+
+def test_a_candidate_killed_while_its_store_grew_is_evaluated_again(tmp_path, monkeypatch):
+    """A kill while a promoted candidate's store grows to the next rung's deals leaves a
+    study of more deals than the rung that is asked first on resume: the evaluator keeps
+    that size (plays the missing chunks) and scores the rung's deals, the same scorecard
+    as an evaluator that was never killed (it used to refuse the store: another study)."""
+    from fastmach.study import driver
+
+    space = load_space(PLANTED)
+    rules = space.study(space.rules, 4).rules[0]
+    killed = search_mod.Evaluator(space, tmp_path / "killed", chunk=4)
+    killed(rules, 4)
+    real, calls = driver.play_chunk, {"n": 0}
+
+    def dies(spec):
+        calls["n"] += 1
+        if calls["n"] == 1:   # growing to 8 deals: the kill before its first chunk ends
+            raise KeyboardInterrupt
+        return real(spec)
+
+    monkeypatch.setattr(driver, "play_chunk", dies)
+    with pytest.raises(KeyboardInterrupt):
+        killed(rules, 8)
+    monkeypatch.setattr(driver, "play_chunk", real)
+    assert killed.stored(rules) == 0   # (not finished: nothing counted complete)
+    resumed = search_mod.Evaluator(space, tmp_path / "killed", chunk=4)
+    fresh = search_mod.Evaluator(space, tmp_path / "fresh", chunk=4)
+    pd.testing.assert_frame_equal(resumed(rules, 4), fresh(rules, 4))
+    assert resumed.stored(rules) == 8

@@ -98,17 +98,23 @@ class Evaluator:
     played: int = 0
     _cache: dict = field(default_factory=dict, repr=False)
 
-    def stored(self, rules: str) -> int:
-        """Deals a candidate's store holds complete (0 when none)."""
+    def _planned(self, rules: str) -> tuple[int, bool]:
+        """(deals of the study in a candidate's store, whether they are all played);
+        (0, False) when there is none."""
         m = self.root / _hash(rules) / "_study.json"
         if not m.exists():
-            return 0
+            return 0, False
         try:
             manifest = json.loads(m.read_text(encoding="utf-8"))
             study = Study.from_toml(manifest["study"])
         except (OSError, ValueError, KeyError, FastmachError):
-            return 0
-        return study.games if manifest.get("finished") else 0
+            return 0, False
+        return study.games, bool(manifest.get("finished"))
+
+    def stored(self, rules: str) -> int:
+        """Deals a candidate's store holds complete (0 when none)."""
+        games, finished = self._planned(rules)
+        return games if finished else 0
 
     def __call__(self, rules: str, deals: int) -> pd.DataFrame:
         from fastmach.analysis import stats
@@ -117,8 +123,11 @@ class Evaluator:
         if (rules, deals) in self._cache:
             return self._cache[rules, deals]
         where = self.root / _hash(rules)
-        have = self.stored(rules)
-        study = self.space.study(rules, max(deals, have), seed=self.seed, chunk=self.chunk)
+        planned, finished = self._planned(rules)
+        have = planned if finished else 0
+        # a store that a killed run was growing to more deals keeps that size: the missing
+        # chunks are played (the same games; the scorecard reads the first `deals` only)
+        study = self.space.study(rules, max(deals, planned), seed=self.seed, chunk=self.chunk)
         if have < deals:
             self.root.mkdir(parents=True, exist_ok=True)
             per_deal = sum(len(c.rotations) for c in study.cells)
