@@ -41,6 +41,12 @@ cdef class Solver:
     # 8 million states: very large hands with jokers). `placed` (length NCARD) receives
     # the counts of hand cards used; `wit` (may be NULL) the melds. The answer to inputs
     # asked again recently comes from a memo (_solve_memo.pxd); solve_direct never uses it.
+    cdef int place_all(self, const uint8_t* table, const uint8_t* hand,
+                       const SolverRules* rules, const int32_t* card_w,
+                       const int32_t* joker_w, Witness* wit) noexcept nogil
+    # 1 (wit: the melds) when the table and every hand card split into melds, 0 when
+    # not, < -1 an error (-4: past the state limit). Positive weights (only the search
+    # that places everything runs: it is exact for this question).
     cdef int64_t solve_direct(self, const uint8_t* table, const uint8_t* hand,
                               const SolverRules* rules, const int32_t* card_w,
                               const int32_t* joker_w, uint8_t* placed, Witness* wit) noexcept nogil

@@ -121,6 +121,8 @@ cdef struct Impl:
     int moves_valid # 0: the problem changed since they were made (a new _solve_exact):
                     # the next sweep forgets them
     int64_t ub      # no partition weighs more (-1: not known), see _solve_one
+    int all_only    # 1: only a partition placing everything is asked for (Solver.place_all):
+                    # the deepening stops after its first sweep (D = 0)
     uint64_t low_decs[MAX_LAYERS + 1]   # the aces-low answer's path (_solve_exact)
     int64_t aces_low2[2][16]   # _aces_left of suits 0-1 and 2-3 by their aces used low
     uint64_t pats[4][512]      # _prune_dominated: the suit patterns its layer holds (all 0
@@ -1178,6 +1180,28 @@ cdef class Solver:
             return val   # (-1: nothing written, as a solve writes nothing)
         return memo_answer(e, placed, wit)
 
+    cdef int place_all(self, const uint8_t* table, const uint8_t* hand,
+                       const SolverRules* rules, const int32_t* card_w,
+                       const int32_t* joker_w, Witness* wit) noexcept nogil:
+        # Only whether table and every hand card split into melds: the search that
+        # places everything (D = 0 of the deepening, with aces low, then high) and no
+        # further; never from the memo. The weights must all be positive.
+        cdef Impl* im = <Impl*> self._impl
+        cdef uint8_t placed[NCARD]
+        cdef int64_t val
+        cdef int c
+        im.all_only = 1
+        val = self.solve_direct(table, hand, rules, card_w, joker_w, placed, wit)
+        im.all_only = 0
+        if val < -1:
+            return <int>val
+        if val < 0:
+            return 0
+        for c in range(NCARD):
+            if placed[c] != hand[c]:
+                return 0   # (a hand card no meld can hold was left out)
+        return 1
+
     cdef int64_t solve_direct(self, const uint8_t* table, const uint8_t* hand,
                               const SolverRules* rules, const int32_t* card_w,
                               const int32_t* joker_w, uint8_t* placed, Witness* wit) noexcept nogil:
@@ -1443,7 +1467,7 @@ cdef int _deepening(Impl* im) noexcept nogil:
             optional += im.avail[s][v] - im.must[s][v]
             if im.avail[s][v] > im.must[s][v] and im.w[s][v] > wmax:
                 wmax = im.w[s][v]
-    if optional < DEEPEN_FROM and im.jtot < 4:
+    if optional < DEEPEN_FROM and im.jtot < 4 and not im.all_only:
         im.lb = -1
         return _sweep(im)
     total += im.jtot * im.jwmax
@@ -1454,6 +1478,9 @@ cdef int _deepening(Impl* im) noexcept nogil:
         im.lb = total - D - 1 if D < total else -1
         if im.ub >= 0 and im.lb >= im.ub:
             # nothing beats ub, so nothing beats lb: this sweep would find nothing
+            if im.all_only:
+                im.lb = -1   # (as a deepening that found nothing leaves it)
+                return -1
             D = 2 * wmax if D == 0 else D * 4
             if D == 0:
                 D = 1
@@ -1462,6 +1489,9 @@ cdef int _deepening(Impl* im) noexcept nogil:
         # (a final state at or below lb proves nothing: a better one may have been dropped)
         if best < -1 or (best >= 0 and im.nodes[best].val > im.lb) or im.lb < 0:
             return best
+        if im.all_only:
+            im.lb = -1   # (nothing places everything: Solver.place_all; as above)
+            return -1
         D = 2 * wmax if D == 0 else D * 4
         if D == 0:
             D = 1
@@ -1869,6 +1899,37 @@ def solve_counts(cnp.ndarray[cnp.uint8_t, ndim=1] table not None,
         melds.append([wit.cards[i] for i in range(wit.start[m], wit.start[m + 1])])
         stands.append([wit.stands[i] for i in range(wit.start[m], wit.start[m + 1])])
     return total, placed, melds, stands
+
+
+def place_all_counts(cnp.ndarray[cnp.uint8_t, ndim=1] table not None,
+                     cnp.ndarray[cnp.uint8_t, ndim=1] hand not None,
+                     int decks, int ace_high, int jokers_per_meld,
+                     cnp.ndarray[cnp.int32_t, ndim=1] card_w not None,
+                     cnp.ndarray[cnp.int32_t, ndim=1] joker_w not None):
+    """Whether the table and every hand card split into melds (Solver.place_all): the
+    melds (lists of card ids) or None; raises SolverLimitError past the state limit."""
+    cdef SolverRules rules
+    cdef Witness wit
+    cdef int r, m, i
+    if table.shape[0] != NCARD or hand.shape[0] != NCARD or card_w.shape[0] != NCARD \
+            or joker_w.shape[0] < 16:
+        raise ValueError("count arrays must have length 53 and joker_w length 16")
+    rules.decks = decks
+    rules.ace_high = ace_high
+    rules.jokers_per_meld = jokers_per_meld
+    table = np.ascontiguousarray(table)
+    hand = np.ascontiguousarray(hand)
+    with nogil:
+        r = _default_solver.place_all(<uint8_t*> table.data, <uint8_t*> hand.data, &rules,
+                                      <int32_t*> card_w.data, <int32_t*> joker_w.data, &wit)
+    if r == -4:
+        raise SolverLimitError(f"the position needs more than {MAX_STATES} solver states")
+    if r < 0:
+        raise RuntimeError(f"solver internal error {r}")
+    if r == 0:
+        return None
+    return [[wit.cards[i] for i in range(wit.start[m], wit.start[m + 1])]
+            for m in range(wit.n_melds)]
 
 
 def _sweep_stats(Solver solver=None):

@@ -86,6 +86,32 @@ from fastmach.game._turn cimport ERules, HState, Decision, A_PLAY, A_FAIL, set_d
 from fastmach.strategies._base cimport Context, meld_cards
 from fastmach.strategies._split_reject cimport split_impossible
 from fastmach.strategies._joker_reject cimport joker_split_impossible
+from fastmach.strategies._quick_split cimport quick_split
+
+
+cdef int _QUICK = 1
+cdef enum:
+    QUICK_BUDGET = 200   # melds the quick split may try before the solver decides
+
+
+cdef long _Q_ASKED = 0, _Q_OUT = 0, _Q_QUICK = 0
+
+
+def _quick_stats(bint reset=False):
+    """Debug: the turns quick_out was asked since the last reset (may_go_out let it ask),
+    those that went out, and those the quick split answered (before place_all)."""
+    global _Q_ASKED, _Q_OUT, _Q_QUICK
+    out = {"asked": _Q_ASKED, "out": _Q_OUT, "quick": _Q_QUICK}
+    if reset:
+        _Q_ASKED = _Q_OUT = _Q_QUICK = 0
+    return out
+
+
+def _set_quick(int on):
+    """Debug: 0 asks the solver at every turn that may go out (the reference of the quick
+    split, which must give the same decisions: tests/test_strong_quick_out.py)."""
+    global _QUICK
+    _QUICK = on
 
 
 cdef class Strong(Strategy):
@@ -132,10 +158,14 @@ cdef class Strong(Strategy):
         play keeping cards back is solved first and the whole hand's maximum placement
         only when that places nothing (the same decision: a play of the kept cards is a
         play of the hand, and no play empties it). Together 0.18x -> 0.4x the games/s of
-        four experts (classic, strong + 3 x expert)."""
+        four experts (classic, strong + 3 x expert). Where it must play and may go out,
+        whether it goes out is asked first (quick_out: the quick split, else
+        Solver.place_all), and where it cannot the same order follows: the maximum
+        placement is solved only where that is the play (0.50x the CPU of all-strong
+        jokers games, 0.85x strong + 3 x expert there; the same games)."""
         cdef const ERules* R = self.R
         cdef const uint8_t* hand = st.hands[seat]
-        cdef int n = st.hand_n[seat], s, opp = 1 << 30
+        cdef int n = st.hand_n[seat], s, opp = 1 << 30, k
         cdef int left = st.stock_len - st.stock_pos, low = self.stock_low
         cdef bint may_hold = R.may_draw if left > 0 else R.may_pass
         set_draw(d)
@@ -163,6 +193,18 @@ cdef class Strong(Strategy):
             if not self.play_kept(st, hand, d) and not self.ctx.rc:
                 self.xstrat.decide(st, seat, rng, d)
             return
+        k = self.quick_out(st, hand, n, d)
+        if k == 1 or self.ctx.rc:
+            return   # the whole hand goes out (what the maximum placement would play)
+        if k == 0:
+            # no play empties the hand (known exactly): the play keeping cards back where
+            # it places a card, else the maximum placement (as the maximum placement
+            # first: a play of the kept cards is a play of the hand, and it would not
+            # empty it)
+            if self.keep and self.play_kept(st, hand, d) or self.ctx.rc:
+                return
+            self.xstrat.decide(st, seat, rng, d)
+            return
         self.xstrat.decide(st, seat, rng, d)
         if self.ctx.rc or d.kind != A_PLAY or d.n_placed - d.taken >= n or self.keep == 0:
             return
@@ -185,12 +227,49 @@ cdef class Strong(Strategy):
         memcpy(d, &self.alt, sizeof(Decision))
         return True
 
+    cdef int quick_out(self, HState* st, const uint8_t* hand, int n, Decision* d) noexcept nogil:
+        """Whether the whole hand goes out, asked before the maximum placement: 1 it does
+        (d: the whole hand, the melds one partition of hand and table), 0 no play empties
+        the hand (known exactly: may_go_out's rejects, then Solver.place_all), -1 not asked
+        (_set_quick(0), the reference: the maximum placement decides). The quick split
+        (_quick_split.pyx, QUICK_BUDGET melds tried) answers first where it meets a
+        partition: the going-out turns of a player who held its cards are most of an
+        all-strong jokers game's time, a sweep of every split of a large hand and table
+        for the maximum placement; place_all sweeps only for the splits placing
+        everything. An error sets ctx.rc (1: d stays a draw)."""
+        cdef int v
+        if not _QUICK:
+            return -1
+        global _Q_ASKED, _Q_OUT, _Q_QUICK
+        if not self.may_go_out(st, hand):
+            return 0
+        _Q_ASKED += 1
+        if quick_split(self.pool, &self.R.srules, QUICK_BUDGET, &d.wit):
+            _Q_QUICK += 1
+        else:
+            v = self.ctx.solver.place_all(st.table, hand, &self.R.srules, self.R.ones,
+                                          self.R.ones_j, &d.wit)
+            if v < 0:
+                self.ctx.rc = v
+                return 1
+            if v == 0:
+                return 0
+        _Q_OUT += 1
+        memcpy(d.placed, hand, NCARD)
+        d.n_placed = n
+        d.taken = 0
+        d.kind = A_PLAY
+        return 1
+
     cdef void go_out(self, HState* st, const uint8_t* hand, int n, Decision* d) noexcept nogil:
-        """Play the whole hand when table and hand split into melds (the solver on their
-        union as the table, no hand: a partition, cheaper than a maximum placement with
-        a large hand); else d stays a draw."""
+        """Play the whole hand when table and hand split into melds (quick_out; under
+        _set_quick(0) the solver on their union as the table, no hand: a partition,
+        cheaper than a maximum placement with a large hand); else d stays a draw."""
         cdef int64_t v
         cdef int c
+        if _QUICK:
+            self.quick_out(st, hand, n, d)   # (the same decision: out where they split)
+            return
         for c in range(NCARD):
             self.pool[c] = hand[c] + st.table[c]
         memset(self.none, 0, NCARD)
