@@ -11,7 +11,11 @@
 # for missing suits). Jokers per meld and the ace rules are those of SolverRules; a run
 # never holds an ace at each end (a partition of those rules too when the rules allow it).
 # Remainders proved to have no split are remembered (by a hash of the counts: the outcome
-# depends on the remainder alone), so each is searched once.
+# depends on the remainder alone), so each is searched once. The budget is shared by four
+# orders of the moves tried in turn (runs shortest or longest first, runs or groups
+# first): an early wrong move costs one order its share, not the search (on the going-out
+# unions of all-strong jokers games, 19 of 40 found within 200 melds against 11 with one
+# order; 198 of 200 unions of 24 random melds against 171).
 #
 # Sound, not complete: a partition it returns is one (each meld is laid valid, the cards
 # are exactly the input's); no answer (budget spent, or no partition found by its moves,
@@ -27,6 +31,7 @@ from fastmach.core._solver cimport NCARD, JOKER, MAX_MELDS, MAX_TABLE, SolverRul
 
 cdef enum:
     SEEN = 1 << 12          # remainders remembered as without a split (a hash set)
+    ORDERS = 4              # orders of the moves tried in turn, each with a share of the budget
     MAXLEN = 14
 
 
@@ -39,6 +44,8 @@ cdef struct Search:
     int nodes
     int budget
     int spent               # 1: the budget ran out (nothing below is proved)
+    int order               # the order of the moves: bit 0 runs longest first, bit 1
+                            # groups before runs
     uint64_t seen[SEEN]     # hashes of remainders without a split (0: empty slot)
     uint64_t zob[4][15][4]  # hash of a count, by suit, position and count (0..3)
     uint64_t zob_j[8]
@@ -198,11 +205,15 @@ cdef int _runs(Search* q, int s, int r, int jokers_ok) noexcept nogil:
     for an ace with aces high, ending with it at 14; longest first; with jokers_ok, also
     with one real card left out for a joker. 1: a split found."""
     cdef int a, b, top = 14 if q.ace_high else 13, sub, lo
+    cdef int i2, a2
     lo = r - (2 if jokers_ok else 0)
     if lo < 1:
         lo = 1
+    cdef int i, nb
     for a in range(r, lo - 1, -1):
-        for b in range(a + 2, top + 1):
+        nb = top - (a + 2) + 1
+        for i in range(nb):
+            b = (top - i) if (q.order & 1) else (a + 2 + i)
             if b < r:
                 continue
             if _try_run(q, s, a, b, r, -1, jokers_ok):
@@ -217,7 +228,8 @@ cdef int _runs(Search* q, int s, int r, int jokers_ok) noexcept nogil:
                         if q.spent:
                             return 0
     if r == 1 and q.ace_high:
-        for a in range(12, 1, -1):
+        for i2 in range(11):
+            a = (2 + i2) if (q.order & 1) else (12 - i2)
             if _try_run(q, s, a, 14, 14, -1, jokers_ok):
                 return 1
             if q.spent:
@@ -362,7 +374,10 @@ cdef int _search(Search* q) noexcept nogil:
     for jokers_ok in range(2):
         if jokers_ok and q.jokers == 0:
             break
-        if _runs(q, s, r, jokers_ok) or _groups(q, s, r, jokers_ok):
+        if q.order & 2:
+            if _groups(q, s, r, jokers_ok) or _runs(q, s, r, jokers_ok):
+                return 1
+        elif _runs(q, s, r, jokers_ok) or _groups(q, s, r, jokers_ok):
             return 1
         if q.spent:
             return 0
@@ -375,11 +390,16 @@ cdef int quick_split(const uint8_t* cards, const SolverRules* rules, int budget,
     """1 and wit the melds when the search finds a partition of `cards` (every card, jokers
     included) within `budget` melds tried; 0 when it finds none (nothing proved)."""
     cdef Search q
+    cdef int order
     if cards[JOKER] > 7:
         return 0
-    _init(&q, cards, rules, budget, wit)
-    if _search(&q) == 1:
-        return 1
+    for order in range(ORDERS):
+        _init(&q, cards, rules, budget // ORDERS, wit)
+        q.order = order
+        if _search(&q) == 1:
+            return 1
+        if not q.spent:
+            break   # (every move of this order tried: the others try the same moves)
     wit.n_melds = 0
     wit.start[0] = 0
     return 0
