@@ -161,8 +161,8 @@ cdef class Strong(Strategy):
         four experts (classic, strong + 3 x expert). Where it must play and may go out,
         whether it goes out is asked first (quick_out: the quick split, else
         Solver.place_all), and where it cannot the same order follows: the maximum
-        placement is solved only where that is the play (0.50x the CPU of all-strong
-        jokers games, 0.85x strong + 3 x expert there; the same games)."""
+        placement is solved only where that is the play (0.48x the CPU of all-strong
+        jokers games; strong + 3 x expert there unchanged; the same games)."""
         cdef const ERules* R = self.R
         cdef const uint8_t* hand = st.hands[seat]
         cdef int n = st.hand_n[seat], s, opp = 1 << 30, k
