@@ -1852,6 +1852,20 @@ def _set_relax(int on):
     _RELAX = on
 
 
+cdef SolverRules _checked_rules(cnp.ndarray table, cnp.ndarray hand, cnp.ndarray card_w,
+                               cnp.ndarray joker_w, int decks, int ace_high,
+                               int jokers_per_meld) except *:
+    """The rules of a Python-level solve, after its count arrays' lengths are checked."""
+    cdef SolverRules rules
+    if table.shape[0] != NCARD or hand.shape[0] != NCARD or card_w.shape[0] != NCARD \
+            or joker_w.shape[0] < 16:
+        raise ValueError("count arrays must have length 53 and joker_w length 16")
+    rules.decks = decks
+    rules.ace_high = ace_high
+    rules.jokers_per_meld = jokers_per_meld
+    return rules
+
+
 def solve_counts(cnp.ndarray[cnp.uint8_t, ndim=1] table not None,
                  cnp.ndarray[cnp.uint8_t, ndim=1] hand not None,
                  int decks, int ace_high, int jokers_per_meld,
@@ -1869,14 +1883,9 @@ def solve_counts(cnp.ndarray[cnp.uint8_t, ndim=1] table not None,
     cdef cnp.ndarray[cnp.uint8_t, ndim=1] placed = np.zeros(NCARD, dtype=np.uint8)
     cdef int64_t total
     cdef int m, i
-    if table.shape[0] != NCARD or hand.shape[0] != NCARD or card_w.shape[0] != NCARD \
-            or joker_w.shape[0] < 16:
-        raise ValueError("count arrays must have length 53 and joker_w length 16")
+    rules = _checked_rules(table, hand, card_w, joker_w, decks, ace_high, jokers_per_meld)
     if solver is None:
         solver = _default_solver
-    rules.decks = decks
-    rules.ace_high = ace_high
-    rules.jokers_per_meld = jokers_per_meld
     table = np.ascontiguousarray(table)
     hand = np.ascontiguousarray(hand)
     with nogil:
@@ -1911,12 +1920,7 @@ def place_all_counts(cnp.ndarray[cnp.uint8_t, ndim=1] table not None,
     cdef SolverRules rules
     cdef Witness wit
     cdef int r, m, i
-    if table.shape[0] != NCARD or hand.shape[0] != NCARD or card_w.shape[0] != NCARD \
-            or joker_w.shape[0] < 16:
-        raise ValueError("count arrays must have length 53 and joker_w length 16")
-    rules.decks = decks
-    rules.ace_high = ace_high
-    rules.jokers_per_meld = jokers_per_meld
+    rules = _checked_rules(table, hand, card_w, joker_w, decks, ace_high, jokers_per_meld)
     table = np.ascontiguousarray(table)
     hand = np.ascontiguousarray(hand)
     with nogil:

@@ -157,6 +157,21 @@ cdef inline void _unlay(Search* q) noexcept nogil:
     q.wit.n_melds -= 1
 
 
+cdef inline int _lay_search(Search* q, const uint8_t* cards, const uint8_t* stands, int n,
+                            int nj) noexcept nogil:
+    """Lay a meld of n entries holding nj jokers (its real cards already taken) and search
+    the rest: 1 a split found; 0 none (the meld taken back, the jokers given back)."""
+    cdef int res = 0
+    _jokers_by(q, -nj)
+    if _lay(q, cards, stands, n) == 0:
+        res = _search(q)
+        if not res:
+            _unlay(q)
+    if not res:
+        _jokers_by(q, nj)
+    return res
+
+
 cdef int _try_run(Search* q, int s, int a, int b, int anchor, int sub, int jokers_ok) noexcept nogil:
     """Lay the run of suit s over positions a..b (14: the ace high) holding the lowest card
     at `anchor`, every other position a real card where one is left (except at `sub`),
@@ -186,14 +201,8 @@ cdef int _try_run(Search* q, int s, int a, int b, int anchor, int sub, int joker
             cards[k] = <uint8_t>c
         else:
             cards[k] = JOKER
-    _jokers_by(q, -nj)
-    if _lay(q, cards, stands, n) == 0:
-        res = _search(q)
-        if not res:
-            _unlay(q)
-    if res:
+    if _lay_search(q, cards, stands, n, nj):
         return 1
-    _jokers_by(q, nj)
     for p in range(a, b + 1):
         if real[p - a]:
             _give(q, s, 1 if p == 14 else p)
@@ -289,15 +298,8 @@ cdef int _groups(Search* q, int s, int r, int jokers_ok) noexcept nogil:
                     stands[m] = <uint8_t>_card(t, r)
                     m += 1
                     k += 1
-            _jokers_by(q, -nj)
-            res = 0
-            if _lay(q, cards, stands, m) == 0:
-                res = _search(q)
-                if not res:
-                    _unlay(q)
-            if res:
+            if _lay_search(q, cards, stands, m, nj):
                 return 1
-            _jokers_by(q, nj)
             _give(q, s, r)
             for k in range(3):
                 if mask >> k & 1:
