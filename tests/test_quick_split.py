@@ -21,7 +21,8 @@ from fastmach.solver import _weights
 from fastmach.strategies import _strong
 from fastmach.strategies._quick_split import quick_split_counts
 from fastmach.tools.bench import game_positions
-from tests.positions import JOKER, NCARD, counts, listing, rand_hand, rand_table, where
+from tests.positions import (JOKER, NCARD, check_stands, counts, listing, rand_hand, rand_table,
+                             where)
 
 ACES = (0, 1, 2)   # the solver's ace codes: low only, low or high (both ends), never both
 ONES = np.ones(NCARD, dtype=np.int32)
@@ -44,18 +45,23 @@ def _check(melds, cnt, decks, ace, lim):
 
 @pytest.mark.parametrize("ace", ACES)
 @pytest.mark.parametrize("lim", [1, 0])
-def test_every_quick_split_is_a_partition_of_exactly_its_cards(ace, lim):
+@pytest.mark.parametrize("first", [0, 4])   # 4: on the mirrored deal only, mapped back
+def test_every_quick_split_is_a_partition_of_exactly_its_cards(ace, lim, first):
     rng = random.Random(f"quick-split-{ace}-{lim}")
     found = 0
     for k in range(150):
         decks = 3 if k % 5 == 0 else 2
         cnt = _union(rng, rng.randint(6, 70), ace, lim, decks, jokers=rng.randint(0, 4))
-        got = quick_split_counts(cnt, decks, ace, lim, 2000)
+        got = quick_split_counts(cnt, decks, ace, lim, 2000, first)
         if got is not None:
             melds, stands = got
             _check(melds, cnt, decks, ace, lim)
-            for m, st in zip(melds, stands):   # a real card stands for itself
-                assert all(s == c for c, s in zip(m, st) if c != JOKER), where((cnt,))
+            # what each entry stands for makes the meld (a real card: itself), runs ascending
+            check_stands(melds, stands, _rules(ace, lim))
+            for st in stands:
+                ranks = [x % 13 for x in st]
+                if len(set(ranks)) > 1:
+                    assert all((b - a) % 13 == 1 for a, b in zip(ranks, ranks[1:])), st
             found += 1
     assert found >= 100
 

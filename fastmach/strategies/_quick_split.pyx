@@ -11,11 +11,12 @@
 # for missing suits). Jokers per meld and the ace rules are those of SolverRules; a run
 # never holds an ace at each end (a partition of those rules too when the rules allow it).
 # Remainders proved to have no split are remembered (by a hash of the counts: the outcome
-# depends on the remainder alone), so each is searched once. The budget is shared by four
+# depends on the remainder alone), so each is searched once. The budget is shared by eight
 # orders of the moves tried in turn (runs shortest or longest first, runs or groups
-# first): an early wrong move costs one order its share, not the search (on the going-out
-# unions of all-strong jokers games, 19 of 40 found within 200 melds against 11 with one
-# order; 198 of 200 unions of 24 random melds against 171).
+# first, on the deal or on its mirror image, highest ranks first): an early wrong move
+# costs one order its share, not the search (on the going-out unions of all-strong jokers
+# games, 21 of 40 found within 200 melds against 11 with one order; every one of 200
+# unions of 24 random melds against 171).
 #
 # Sound, not complete: a partition it returns is one (each meld is laid valid, the cards
 # are exactly the input's); no answer (budget spent, or no partition found by its moves,
@@ -31,7 +32,8 @@ from fastmach.core._solver cimport NCARD, JOKER, MAX_MELDS, MAX_TABLE, SolverRul
 
 cdef enum:
     SEEN = 1 << 12          # remainders remembered as without a split (a hash set)
-    ORDERS = 4              # orders of the moves tried in turn, each with a share of the budget
+    ORDERS = 8              # orders of the moves tried in turn, each with a share of the
+                            # budget (4-7: on the mirrored deal)
     MAXLEN = 14
 
 
@@ -387,18 +389,67 @@ cdef int _search(Search* q) noexcept nogil:
     return 0
 
 
+cdef inline int _mirror(int c, int ace_high) noexcept nogil:
+    """The card of c in the mirrored deal (rank r -> 15 - r with aces high, the ace staying
+    an ace; 14 - r with aces low only): runs and groups map to runs and groups."""
+    cdef int s = c // 13, r = c % 13 + 1
+    if c == JOKER:
+        return c
+    if ace_high:
+        r = 1 if r == 1 else 15 - r
+    else:
+        r = 14 - r
+    return s * 13 + r - 1
+
+
+cdef void _unmirror(Witness* w, int ace_high) noexcept nogil:
+    """Map a partition of the mirrored deal back (cards and stands), each run listed
+    ascending again (a run's first two entries stand for different ranks)."""
+    cdef int m, a, n, k, i, j
+    cdef uint8_t t
+    for i in range(w.start[w.n_melds]):
+        w.cards[i] = <uint8_t>_mirror(w.cards[i], ace_high)
+        w.stands[i] = <uint8_t>_mirror(w.stands[i], ace_high)
+    for m in range(w.n_melds):
+        a = w.start[m]
+        n = w.start[m + 1] - a
+        if n >= 2 and w.stands[a] % 13 != w.stands[a + 1] % 13:
+            for k in range(n // 2):
+                i = a + k
+                j = a + n - 1 - k
+                t = w.cards[i]
+                w.cards[i] = w.cards[j]
+                w.cards[j] = t
+                t = w.stands[i]
+                w.stands[i] = w.stands[j]
+                w.stands[j] = t
+
+
 cdef int quick_split(const uint8_t* cards, const SolverRules* rules, int budget,
                      Witness* wit) noexcept nogil:
     """1 and wit the melds when the search finds a partition of `cards` (every card, jokers
     included) within `budget` melds tried; 0 when it finds none (nothing proved)."""
+    return _quick_split(cards, rules, budget, wit, 0)
+
+
+cdef int _quick_split(const uint8_t* cards, const SolverRules* rules, int budget,
+                      Witness* wit, int first) noexcept nogil:
+    """quick_split from order `first` on (tests: 4 starts on the mirrored deal)."""
     cdef Search q
-    cdef int order
+    cdef int order, c
+    cdef uint8_t mirrored[NCARD]
     if cards[JOKER] > 7:
         return 0
-    for order in range(ORDERS):
-        _init(&q, cards, rules, budget // ORDERS, wit)
-        q.order = order
+    for c in range(NCARD):
+        mirrored[_mirror(c, rules.ace_high)] = cards[c]
+    cdef const uint8_t* src
+    for order in range(first, ORDERS):
+        src = <const uint8_t*> mirrored if order & 4 else cards
+        _init(&q, src, rules, budget // ORDERS, wit)
+        q.order = order & 3
         if _search(&q) == 1:
+            if order & 4:
+                _unmirror(wit, rules.ace_high)
             return 1
         if not q.spent:
             break   # (every move of this order tried: the others try the same moves)
@@ -407,9 +458,11 @@ cdef int quick_split(const uint8_t* cards, const SolverRules* rules, int budget,
     return 0
 
 
-def quick_split_counts(cards, int decks, int ace_high, int jokers_per_meld, int budget=2000):
+def quick_split_counts(cards, int decks, int ace_high, int jokers_per_meld, int budget=2000,
+                       int first_order=0):
     """Python entry (tests, benchmarks): the melds (lists of card ids) and what each entry
-    stands for, or None when the search finds no partition within its budget."""
+    stands for, or None when the search finds no partition within its budget
+    (first_order: the orders from that one on; 4, those on the mirrored deal only)."""
     cdef SolverRules rules
     cdef Witness wit
     cdef uint8_t buf[NCARD]
@@ -423,7 +476,7 @@ def quick_split_counts(cards, int decks, int ace_high, int jokers_per_meld, int 
     rules.ace_high = ace_high
     rules.jokers_per_meld = jokers_per_meld
     with nogil:
-        m = quick_split(buf, &rules, budget, &wit)
+        m = _quick_split(buf, &rules, budget, &wit, first_order)
     if not m:
         return None
     melds = [[wit.cards[i] for i in range(wit.start[k], wit.start[k + 1])] for k in range(wit.n_melds)]
