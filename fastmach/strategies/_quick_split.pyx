@@ -48,9 +48,8 @@ cdef struct Search:
     int spent               # 1: the budget ran out (nothing below is proved)
     int order               # the order of the moves: bit 0 runs longest first, bit 1
                             # groups before runs
-    uint64_t seen[SEEN]     # hashes of remainders without a split (0: empty slot)
-    uint64_t zob[4][15][4]  # hash of a count, by suit, position and count (0..3)
-    uint64_t zob_j[8]
+    uint64_t seen[SEEN]     # hashes of remainders without a split (0: empty slot): shared
+                            # by the orders (their moves are the same, in another order)
     uint64_t h              # the hash of the counts left
     Witness* wit
 
@@ -64,11 +63,29 @@ cdef inline uint64_t _mix(uint64_t x) noexcept nogil:
     return x
 
 
+# the hash of a count by suit, position and count (0..3), and of the jokers left
+cdef uint64_t ZOB[4][15][4]
+cdef uint64_t ZOB_J[8]
+
+
+cdef void _init_zob() noexcept nogil:
+    cdef int s, p, k
+    for s in range(4):
+        for p in range(15):
+            for k in range(4):
+                ZOB[s][p][k] = _mix(<uint64_t>(((s * 15 + p) * 4 + k) + 1))
+    for k in range(8):
+        ZOB_J[k] = _mix(<uint64_t>(1000 + k))
+
+
+_init_zob()
+
+
 cdef void _init(Search* q, const uint8_t* cards, const SolverRules* rules, int budget,
                 Witness* wit) noexcept nogil:
-    cdef int s, p, k
+    """Set the search on `cards` (the remainders known without a split are kept)."""
+    cdef int s, p
     memset(q.cnt, 0, sizeof(q.cnt))
-    memset(q.seen, 0, sizeof(q.seen))
     q.left = 0
     for s in range(4):
         for p in range(1, 14):
@@ -86,33 +103,28 @@ cdef void _init(Search* q, const uint8_t* cards, const SolverRules* rules, int b
     q.h = 0
     for s in range(4):
         for p in range(15):
-            for k in range(4):
-                q.zob[s][p][k] = _mix(<uint64_t>(((s * 15 + p) * 4 + k) + 1))
-            if 1 <= p <= 13:
-                q.h ^= q.zob[s][p][q.cnt[s][p] & 3]
-    for k in range(8):
-        q.zob_j[k] = _mix(<uint64_t>(1000 + k))
-    q.h ^= q.zob_j[q.jokers & 7]
+            q.h ^= ZOB[s][p][q.cnt[s][p] & 3]
+    q.h ^= ZOB_J[q.jokers & 7]
 
 
 cdef inline void _take(Search* q, int s, int p) noexcept nogil:
-    q.h ^= q.zob[s][p][q.cnt[s][p] & 3]
+    q.h ^= ZOB[s][p][q.cnt[s][p] & 3]
     q.cnt[s][p] -= 1
-    q.h ^= q.zob[s][p][q.cnt[s][p] & 3]
+    q.h ^= ZOB[s][p][q.cnt[s][p] & 3]
     q.left -= 1
 
 
 cdef inline void _give(Search* q, int s, int p) noexcept nogil:
-    q.h ^= q.zob[s][p][q.cnt[s][p] & 3]
+    q.h ^= ZOB[s][p][q.cnt[s][p] & 3]
     q.cnt[s][p] += 1
-    q.h ^= q.zob[s][p][q.cnt[s][p] & 3]
+    q.h ^= ZOB[s][p][q.cnt[s][p] & 3]
     q.left += 1
 
 
 cdef inline void _jokers_by(Search* q, int d) noexcept nogil:
-    q.h ^= q.zob_j[q.jokers & 7]
+    q.h ^= ZOB_J[q.jokers & 7]
     q.jokers += d
-    q.h ^= q.zob_j[q.jokers & 7]
+    q.h ^= ZOB_J[q.jokers & 7]
 
 
 cdef inline bint _seen(Search* q) noexcept nogil:
@@ -443,6 +455,7 @@ cdef int _quick_split(const uint8_t* cards, const SolverRules* rules, int budget
     for c in range(NCARD):
         mirrored[_mirror(c, rules.ace_high)] = cards[c]
     cdef const uint8_t* src
+    memset(q.seen, 0, sizeof(q.seen))
     for order in range(first, ORDERS):
         src = <const uint8_t*> mirrored if order & 4 else cards
         _init(&q, src, rules, budget // ORDERS, wit)
