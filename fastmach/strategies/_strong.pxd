@@ -24,5 +24,5 @@ cdef class Strong(Strategy):
     cdef bint play_kept(self, HState* st, const uint8_t* hand, Decision* d) noexcept nogil
     cdef void botch_one(self, HState* st, const uint8_t* hand, Decision* d) noexcept nogil
     cdef bint may_go_out(self, HState* st, const uint8_t* hand) noexcept nogil
-    cdef int quick_out(self, HState* st, const uint8_t* hand, int n, Decision* d) noexcept nogil
+    cdef bint quick_out(self, HState* st, const uint8_t* hand, int n, Decision* d) noexcept nogil
     cdef void go_out(self, HState* st, const uint8_t* hand, int n, Decision* d) noexcept nogil

@@ -108,8 +108,8 @@ def _quick_stats(bint reset=False):
 
 
 def _set_quick(int on):
-    """Debug: 0 asks the solver at every turn that may go out (the reference of the quick
-    split, which must give the same decisions: tests/test_strong_quick_out.py)."""
+    """Debug: 0 decides as before quick_out (the maximum placement first where the hand
+    may go out): the reference, which must give the same games (tests/test_quick_split.py)."""
     global _QUICK
     _QUICK = on
 
@@ -165,7 +165,7 @@ cdef class Strong(Strategy):
         jokers games; strong + 3 x expert there unchanged; the same games)."""
         cdef const ERules* R = self.R
         cdef const uint8_t* hand = st.hands[seat]
-        cdef int n = st.hand_n[seat], s, opp = 1 << 30, k
+        cdef int n = st.hand_n[seat], s, opp = 1 << 30
         cdef int left = st.stock_len - st.stock_pos, low = self.stock_low
         cdef bint may_hold = R.may_draw if left > 0 else R.may_pass
         set_draw(d)
@@ -187,23 +187,20 @@ cdef class Strong(Strategy):
                     (self.botch_below == 0 or opp < self.botch_below):
                 self.botch_one(st, hand, d)
             return
+        if _QUICK:
+            # whether the whole hand goes out is asked first (what the maximum placement
+            # would play); where it cannot, as below where no play can empty it
+            if self.may_go_out(st, hand) and self.quick_out(st, hand, n, d) or self.ctx.rc:
+                return
+            if self.keep and self.play_kept(st, hand, d) or self.ctx.rc:
+                return
+            self.xstrat.decide(st, seat, rng, d)
+            return
         if self.keep and not self.may_go_out(st, hand):
             # no play empties the hand: a play of the cards not kept back is the play made,
             # and the maximum placement of the whole hand is needed only where none exists
             if not self.play_kept(st, hand, d) and not self.ctx.rc:
                 self.xstrat.decide(st, seat, rng, d)
-            return
-        k = self.quick_out(st, hand, n, d)
-        if k == 1 or self.ctx.rc:
-            return   # the whole hand goes out (what the maximum placement would play)
-        if k == 0:
-            # no play empties the hand (known exactly): the play keeping cards back where
-            # it places a card, else the maximum placement (as the maximum placement
-            # first: a play of the kept cards is a play of the hand, and it would not
-            # empty it)
-            if self.keep and self.play_kept(st, hand, d) or self.ctx.rc:
-                return
-            self.xstrat.decide(st, seat, rng, d)
             return
         self.xstrat.decide(st, seat, rng, d)
         if self.ctx.rc or d.kind != A_PLAY or d.n_placed - d.taken >= n or self.keep == 0:
@@ -227,22 +224,17 @@ cdef class Strong(Strategy):
         memcpy(d, &self.alt, sizeof(Decision))
         return True
 
-    cdef int quick_out(self, HState* st, const uint8_t* hand, int n, Decision* d) noexcept nogil:
-        """Whether the whole hand goes out, asked before the maximum placement: 1 it does
-        (d: the whole hand, the melds one partition of hand and table), 0 no play empties
-        the hand (known exactly: may_go_out's rejects, then Solver.place_all), -1 not asked
-        (_set_quick(0), the reference: the maximum placement decides). The quick split
-        (_quick_split.pyx, QUICK_BUDGET melds tried) answers first where it meets a
-        partition: the going-out turns of a player who held its cards are most of an
-        all-strong jokers game's time, a sweep of every split of a large hand and table
-        for the maximum placement; place_all sweeps only for the splits placing
-        everything. An error sets ctx.rc (1: d stays a draw)."""
+    cdef bint quick_out(self, HState* st, const uint8_t* hand, int n, Decision* d) noexcept nogil:
+        """Whether the whole hand goes out, where may_go_out did not rule it out (self.pool:
+        hand + table): True and d the whole hand (the melds one partition of hand and
+        table), False (d untouched) where no play empties the hand, known exactly. The
+        quick split (_quick_split.pyx, QUICK_BUDGET melds tried) answers first where it
+        meets a partition; else Solver.place_all (the search for the splits that place
+        everything only, where the maximum placement sweeps every split of a large hand
+        and table: the going-out turns of a player who held its cards were most of an
+        all-strong jokers game's time). An error sets ctx.rc (True: d stays a draw)."""
         cdef int v
-        if not _QUICK:
-            return -1
         global _Q_ASKED, _Q_OUT, _Q_QUICK
-        if not self.may_go_out(st, hand):
-            return 0
         _Q_ASKED += 1
         if quick_split(self.pool, &self.R.srules, QUICK_BUDGET, &d.wit):
             _Q_QUICK += 1
@@ -251,15 +243,15 @@ cdef class Strong(Strategy):
                                           self.R.ones_j, &d.wit)
             if v < 0:
                 self.ctx.rc = v
-                return 1
+                return True
             if v == 0:
-                return 0
+                return False
         _Q_OUT += 1
         memcpy(d.placed, hand, NCARD)
         d.n_placed = n
         d.taken = 0
         d.kind = A_PLAY
-        return 1
+        return True
 
     cdef void go_out(self, HState* st, const uint8_t* hand, int n, Decision* d) noexcept nogil:
         """Play the whole hand when table and hand split into melds (quick_out; under
@@ -267,7 +259,7 @@ cdef class Strong(Strategy):
         cheaper than a maximum placement with a large hand); else d stays a draw."""
         cdef int64_t v
         cdef int c
-        if _QUICK:
+        if _QUICK:   # (the caller's may_go_out left self.pool = hand + table)
             self.quick_out(st, hand, n, d)   # (the same decision: out where they split)
             return
         for c in range(NCARD):
