@@ -51,7 +51,7 @@ cdef inline void _kbit_set(Impl* im, uint32_t hb) noexcept nogil:
 
 
 cdef inline void _kbits_fit(Impl* im, int n) noexcept nogil:
-    """Before a fill (the bitmap all 0): about 16 bits for each of the layer's n states
+    """Before a fill (the bitmap all 0): about 32 bits for each of the layer's n states
     (at least KBITS words, at most KBITS_MAX), so that a large layer's bitmap stays mostly
     0. Its size changes no answer: a bit not set still means no live state with that key;
     more bits only mean fewer lookups that find none. (No memory for more: the size in

@@ -38,6 +38,8 @@
 #    replayed for every state that shows it (_suit_moves.pxi: the same states, in order);
 #  - a hard cap of MAX_STATES states: past it the solve reports -4, never a guess (a
 #    direction that hits it is retried the other way first).
+# Solver.place_all asks only whether every card can be placed (a player going out): the
+# deepening's first sweep (nothing left out), with aces low then high, and no further.
 #
 # Group feasibility (exact, proved in the comment of _group_ok): g_s real cards of suit s
 # and jg jokers form k groups iff max g_s <= k, (3 - min(jpm, 2)) k <= sum g <= 4k,
