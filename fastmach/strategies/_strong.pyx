@@ -161,7 +161,7 @@ cdef class Strong(Strategy):
         four experts (classic, strong + 3 x expert). Where it must play and may go out,
         whether it goes out is asked first (quick_out: the quick split, else
         Solver.place_all), and where it cannot the same order follows: the maximum
-        placement is solved only where that is the play (0.47x the CPU of all-strong
+        placement is solved only where that is the play (0.44x the CPU of all-strong
         jokers games; strong + 3 x expert there unchanged; the same games)."""
         cdef const ERules* R = self.R
         cdef const uint8_t* hand = st.hands[seat]
