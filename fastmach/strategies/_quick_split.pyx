@@ -225,14 +225,13 @@ cdef int _try_run(Search* q, int s, int a, int b, int anchor, int sub, int joker
 
 cdef int _runs(Search* q, int s, int r, int jokers_ok) noexcept nogil:
     """The runs holding the lowest card (s, r): from it upwards (jokers below it), and
-    for an ace with aces high, ending with it at 14; longest first; with jokers_ok, also
-    with one real card left out for a joker. 1: a split found."""
-    cdef int a, b, top = 14 if q.ace_high else 13, sub, lo
-    cdef int i2, a2
+    for an ace with aces high, ending with it at 14; shortest first (longest first under
+    order bit 0); with jokers_ok, also with one real card left out for a joker. 1: a split
+    found."""
+    cdef int a, b, top = 14 if q.ace_high else 13, sub, lo, i, i2, nb
     lo = r - (2 if jokers_ok else 0)
     if lo < 1:
         lo = 1
-    cdef int i, nb
     for a in range(r, lo - 1, -1):
         nb = top - (a + 2) + 1
         for i in range(nb):
@@ -270,7 +269,7 @@ cdef int _runs(Search* q, int s, int r, int jokers_ok) noexcept nogil:
 cdef int _groups(Search* q, int s, int r, int jokers_ok) noexcept nogil:
     """The groups of rank r holding (s, r): suits after s (those before hold none of rank
     r), jokers for missing suits (jokers_ok). 1: a split found."""
-    cdef int mask, k, t, g, nj, m, used, res
+    cdef int mask, k, t, g, nj, m, used
     cdef bint ok
     cdef uint8_t cards[4]
     cdef uint8_t stands[4]
