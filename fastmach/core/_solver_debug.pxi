@@ -1,0 +1,231 @@
+# Debug switches and probes of the exact solver (included by _solver.pyx).
+#
+# The _set_* functions turn one shortcut of the search off, or plant a deliberate
+# fault in it, so the tests can compare each shortcut with its reference and show
+# that a fault is caught; the probes read the record of the last solve (states by
+# sweep and layer, the bitmap of keys) or run one sweep by itself.
+
+
+def _set_prune_from(int all_from, int group_from, int suit_from=32):
+    """Debug: the dominance pass's scope by layer size (default 4096, 4096, 32). It
+    changes which of equal answers is returned, never the value
+    (tests/test_solver_prune_scope.py)."""
+    global _ALL_FROM, _GROUP_FROM, _SUIT_FROM
+    _SUIT_FROM = suit_from
+    _ALL_FROM = all_from
+    _GROUP_FROM = group_from
+
+
+def _set_pattern_filter(int mode):
+    """Debug: how the dominance pass filters its lookups (_pattern_filter.pxi): 1 by the
+    suit patterns and the keys the layer holds (and candidate patterns), 0 not at all
+    (every key the rules name is looked up), 2 as 1 without the candidate patterns, -1
+    by a deliberately wrong filter (the tests must catch it), -2 by the patterns and a
+    deliberately wrong bitmap of keys (one that holds no key), -3 by deliberately wrong
+    candidates (none with a 3+ run holding a joker)."""
+    global _PAT_FILTER, _KEY_FILTER, _CANDS
+    _PAT_FILTER = 1 if mode in (-2, -3, 2) else mode
+    _KEY_FILTER = 0 if mode == -2 else 1
+    _CANDS = 0 if mode == 2 else (-1 if mode == -3 else 1)
+
+
+def _set_plain_moves(int mode):
+    """Debug: how a suit step without jokers makes its moves: 1 from the lists by case
+    (_plain_moves.pxi), 0 walking the choices for every state, -1 from deliberately wrong
+    lists (two moves out of order: the tests must catch it)."""
+    global _PLAIN_MOVES
+    if mode != _PLAIN_MOVES and (mode == -1 or _PLAIN_MOVES == -1):
+        _pm_init(mode == -1)
+    _PLAIN_MOVES = mode
+
+
+def _set_plain_rebuild(int mode):
+    """Debug: how the melds of a solve without jokers are rebuilt: 1 by the walk of each
+    suit's open runs (_plain_rebuild.pxi), 0 by the searches of _rebuild_decs, -1 with a
+    planted wrong choice of the runs that go on (the tests must catch it)."""
+    global _PLAIN_REBUILD
+    _PLAIN_REBUILD = mode
+
+
+def _set_low_reject(int mode):
+    """Debug: 1 skips the aces-low search where a table ace, 2, queen or king has no place
+    with aces low (_low_reject.pxi), 0 always searches, -1 rejects whenever the table holds
+    an ace or a king (deliberately wrong: the tests must catch it)."""
+    global _LOW_REJECT
+    _LOW_REJECT = mode
+
+
+cdef void _debug_load(Impl* im, const uint8_t* table, const uint8_t* hand) noexcept nogil:
+    """Debug: an empty Impl holding (table, hand) as must / avail counts and jokers."""
+    cdef int s, v
+    memset(im, 0, sizeof(Impl))
+    for s in range(4):
+        for v in range(1, 14):
+            im.must[s][v] = table[s * 13 + v - 1]
+            im.avail[s][v] = table[s * 13 + v - 1] + hand[s * 13 + v - 1]
+    im.jt = table[JOKER]
+    im.jtot = table[JOKER] + hand[JOKER]
+
+
+def _low_rejected(cnp.ndarray[cnp.uint8_t, ndim=1] table not None,
+                  cnp.ndarray[cnp.uint8_t, ndim=1] hand not None) -> bool:
+    """Debug: whether _low_ends_stranded rejects (table, hand) as given (no _drop_useless)."""
+    cdef Impl im
+    _debug_load(&im, &table[0], &hand[0])
+    return bool(_low_ends_stranded(&im))
+
+
+def _set_plain_drop(int on):
+    """Debug: 0 drops the useless hand cards of a position without jokers by the general
+    walk of _drop_useless (no bitmasks, _plain_drop.pxi)."""
+    global _PLAIN_DROP
+    _PLAIN_DROP = on
+
+
+def _useful_counts(cnp.ndarray[cnp.uint8_t, ndim=1] table not None,
+                   cnp.ndarray[cnp.uint8_t, ndim=1] hand not None, int ace_high):
+    """Debug: the counts of each card (suit, value 1..13) that _drop_useless keeps."""
+    cdef Impl im
+    cdef int s, v
+    _debug_load(&im, &table[0], &hand[0])
+    im.ace_high = ace_high
+    im.limited = 1
+    _drop_useless(&im)
+    return [[im.avail[s][v] for v in range(1, 14)] for s in range(4)]
+
+
+def _set_plain_prune(int on):
+    """Debug: 0 makes the dominance pass of a layer without jokers in one suit the general
+    one (no one-suit pass, _plain_prune.pxi)."""
+    global _PLAIN_PRUNE
+    _PLAIN_PRUNE = on
+
+
+def _set_plain_groups(int on):
+    """Debug: 0 makes the group step of a sweep without jokers the general one (no table
+    of _group_ok, _plain_groups.pxi)."""
+    global _PLAIN_GROUPS
+    _PLAIN_GROUPS = on
+
+
+def _set_copy_steps(int on):
+    """Debug: 0 runs every suit and group step in full (no copied layers, _copy_step)."""
+    global _COPY_STEPS
+    _COPY_STEPS = on
+
+
+def _set_move_lists(int on):
+    """Debug: 0 walks the choices of a suit step for every state (no lists by pattern),
+    2 makes the lists of every suit step anew (none kept from sweep to sweep), 1 keeps
+    them for the sweeps of one problem (_suit_moves.pxi), -1 keeps them under a
+    deliberately wrong key (without the aces-high bit: the tests must catch it)."""
+    global _MOVE_LISTS
+    _MOVE_LISTS = on
+
+
+def _set_relax_bound(int mode):
+    """Debug: whether a fallen-back relaxation's value bounds the exact search: 1 (yes),
+    0 (no), -1 (a deliberately wrong bound, one less: the tests must catch it)."""
+    global _RELAX_BOUND
+    _RELAX_BOUND = mode
+
+
+def _set_memo(int on):
+    """Debug: 0 turns off the memo of recent answers (every solve searches)."""
+    global _MEMO
+    _MEMO = on
+
+
+def _memo_stats(Solver solver=None):
+    """Debug: (hits, misses) of the solver's memo of recent answers."""
+    if solver is None:
+        solver = _default_solver
+    cdef SolveMemo* m = <SolveMemo*> solver._memo
+    return m.hits, m.misses
+
+
+def _relax_fallbacks():
+    """Debug: how many relaxed solves fell back to the exact search (this process)."""
+    return _FALLBACKS[0]
+
+
+def _set_relax(int on):
+    """Debug: 0 turns off the unlimited-jokers relaxation of one-joker-per-meld solves."""
+    global _RELAX
+    _RELAX = on
+
+
+def _sweep_stats(Solver solver=None):
+    """Debug: the number of states made by each sweep of the last solve."""
+    if solver is None:
+        solver = _default_solver
+    cdef Impl* im = <Impl*> solver._impl
+    return [(im.stats[i], im.stats_lb[i], im.stats_high[i], im.stats_best[i], im.stats_merged[i])
+            for i in range(min(im.n_sweeps, 8))]
+
+
+def _key_bitmap_words(Solver solver=None):
+    """Debug: the words (64 bits) of the dominance pass's bitmap of keys: (the least, in
+    use by the last pass, allocated so far). A large layer's pass takes more
+    (_kbits_fit), never changing which states it drops."""
+    if solver is None:
+        solver = _default_solver
+    cdef Impl* im = <Impl*> solver._impl
+    return KBITS, im.kwords, im.kalloc
+
+
+def _layer_sizes(Solver solver=None):
+    """Debug: the number of states in each layer of the last solve."""
+    if solver is None:
+        solver = _default_solver
+    cdef Impl* im = <Impl*> solver._impl
+    return [im.layer_start[i + 1] - im.layer_start[i] for i in range(im.n_layers + 1)]
+
+
+def _layer_keys(int layer, Solver solver=None):
+    """Debug: (k1, k2, val) of the states of one layer of the last solve."""
+    if solver is None:
+        solver = _default_solver
+    cdef Impl* im = <Impl*> solver._impl
+    cdef int i
+    return [(im.nodes[i].k1, im.nodes[i].k2, im.nodes[i].val)
+            for i in range(im.layer_start[layer], im.layer_start[layer + 1])]
+
+
+def _one_sweep(cnp.ndarray[cnp.uint8_t, ndim=1] table not None,
+               cnp.ndarray[cnp.uint8_t, ndim=1] hand not None,
+               int ace_high, int jokers_per_meld, int merged,
+               cnp.ndarray[cnp.int32_t, ndim=1] card_w not None,
+               cnp.ndarray[cnp.int32_t, ndim=1] joker_w not None, long lb):
+    """Debug: one sweep (aces low only, or high) with the given bound: (best value, states)."""
+    cdef Solver solver = _default_solver
+    cdef Impl* im = <Impl*> solver._impl
+    cdef int s, v, c, best
+    memset(im.must, 0, sizeof(im.must))
+    memset(im.avail, 0, sizeof(im.avail))
+    memset(im.w, 0, sizeof(im.w))
+    memset(im.jw, 0, sizeof(im.jw))
+    im.moves_valid = 0
+    im.ace_high = ace_high
+    im.V = 14 if ace_high else 13
+    im.limited = 1 if jokers_per_meld == 1 else 0
+    im.merged = merged
+    for s in range(4):
+        for v in range(1, 14):
+            c = s * 13 + v - 1
+            im.must[s][v] = table[c]
+            im.avail[s][v] = table[c] + hand[c]
+            im.w[s][v] = card_w[c]
+        im.w[s][14] = card_w[s * 13]
+        if ace_high:
+            im.avail[s][14] = im.avail[s][1]
+    for v in range(1, 15):
+        im.jw[v] = joker_w[v]
+    im.jt = table[JOKER]
+    im.jtot = table[JOKER] + hand[JOKER]
+    _drop_useless(im)
+    _set_rest(im)
+    im.ub = -1
+    im.lb = lb
+    best = _sweep(im)
+    return (im.nodes[best].val if best >= 0 else best), im.n_nodes
