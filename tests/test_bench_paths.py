@@ -71,3 +71,50 @@ def test_the_table_counts_every_position_once_and_every_nanosecond():
     assert all(0.0 <= r["plays"] <= 1.0 for r in rows)
     text = format_paths(rows)
     assert all(r["path"] in text for r in rows)
+
+
+def test_the_sweep_of_the_returned_partition_is_told_from_the_proofs():
+    from fastmach.tools.bench_paths import answer_sweep, proof_states
+    assert answer_sweep([]) is None
+    assert answer_sweep([(10, -1, 0, 5, 0)]) == 0
+    # a confirmation: the aces-low sweep's partition is returned, the high one a proof
+    confirm = [(10, -1, 0, 5, 0), (20, 5, 1, -1, 0)]
+    assert answer_sweep(confirm) == 0 and proof_states(confirm) == 20
+    # aces high beats aces low: the low sweep is the proof
+    beats = [(10, -1, 0, 5, 0), (20, 5, 1, 6, 0)]
+    assert answer_sweep(beats) == 1 and proof_states(beats) == 10
+    # the deepening: rounds that fell short (best at or below the bound) are proofs
+    deep = [(5, 40, 0, -1, 0), (8, 36, 0, 30, 0), (12, 20, 0, 33, 0)]
+    assert answer_sweep(deep) == 2 and proof_states(deep) == 13
+    # no partition at all: every state was a proof
+    none = [(10, -1, 0, -1, 0), (20, -1, 1, -1, 0)]
+    assert answer_sweep(none) is None and proof_states(none) == 30
+    # a relaxation not kept, then the exact search: only the last pass can return one
+    relaxed = [(10, -1, 0, 5, 1), (20, 5, 1, 7, 1), (30, -1, 0, 5, 0), (40, 5, 1, -1, 0)]
+    assert answer_sweep(relaxed) == 2 and proof_states(relaxed) == 70
+
+
+def test_a_confirmed_aces_low_answer_counts_the_high_search_as_proof():
+    hand = _counts((0, 1), (0, 2), (0, 3), (0, 12), (0, 13))
+    r = resolve_rules("classic")
+    w, jw = _weights(r, "cards")
+    _solver._set_memo(0)
+    try:
+        _solver.solve_counts(_counts(), hand, r.decks, r.ace_code, r.jokers_per_meld, w, jw)
+        st = _solver._sweep_stats()
+    finally:
+        _solver._set_memo(1)
+    from fastmach.tools.bench_paths import proof_states
+    assert search_path(st) == "high confirms low"
+    assert proof_states(st) == sum(s[0] for s in st if s[2])   # the aces-high sweep's
+
+
+def test_the_proof_share_is_a_share_of_each_paths_states():
+    rows = bench_paths(games=2, rules_names=("classic",))
+    for r in rows:
+        assert 0.0 <= r["proof_share"] <= 1.0
+        if r["path"] == "aces low":
+            assert r["proof_share"] < 0.5
+        if r["path"] == "high confirms low":
+            assert r["proof_share"] > 0.0
+    assert "proofs" in format_paths(rows)
