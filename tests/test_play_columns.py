@@ -144,3 +144,12 @@ def test_the_pandas_version_read_from_its_distribution_is_the_installed_one():
 
     from fastmach.engine.parquet import _pandas_version
     assert _pandas_version() == metadata.version("pandas") == pd.__version__
+
+
+def test_a_match_that_does_not_end_within_the_hand_limit_is_a_clear_error(monkeypatch):
+    from fastmach.engine import _engine
+    from fastmach.errors import FastmachError
+    monkeypatch.setattr(_engine, "MAX_MATCH_HANDS", 3)   # (a threshold no 3 hands reach)
+    with pytest.raises(FastmachError, match=r"did not end within 3 hands "
+                                            r"\(match=threshold:100000\)"):
+        play_columns(resolve_rules("ace-low(match=threshold:100000)"), ["expert"] * 4, 1, [0])

@@ -108,6 +108,10 @@ def test_players_edges_are_allowed():
         ("match", "threshold", "'single', 'rotations:N' or 'threshold:T'"),
         ("match", "best-of:3", "'single', 'rotations:N' or 'threshold:T'"),
         ("match", 100, "'single', 'rotations:N' or 'threshold:T'"),
+        ("match", "rotations:100001", "'single', 'rotations:N' or 'threshold:T'"),
+        ("match", "rotations:4294967297", "'single', 'rotations:N' or 'threshold:T'"),
+        ("match", "threshold:100001", "'single', 'rotations:N' or 'threshold:T'"),
+        ("match", "threshold:\u0663", "'single', 'rotations:N' or 'threshold:T'"),
         ("players", 3.0, r"an integer 2\.\.8"),
         ("players", True, r"an integer 2\.\.8"),
         ("hand_size", "13", r"an integer >= 1"),
@@ -129,6 +133,17 @@ def test_deck_must_hold_all_hands():
     assert Rules(players=8, hand_size=13, jokers=4).stock_size == 4
     with pytest.raises(FastmachError, match="deck holds 108"):
         Rules(players=6, hand_size=19, jokers=4)
+
+
+def test_a_match_longer_than_the_engine_plays_is_refused():
+    # rotations:N plays N x players hands; the engine stops a match past MAX_MATCH_HANDS
+    from fastmach.rules import MAX_MATCH_HANDS, MAX_THRESHOLD
+    assert Rules(match=f"rotations:{MAX_MATCH_HANDS // 4}", players=4).match_value == 25_000
+    with pytest.raises(FastmachError, match=r"plays 25,000 x 5 players = 125,000 hands"):
+        Rules(match=f"rotations:{MAX_MATCH_HANDS // 4}", players=5)
+    assert Rules(match=f"threshold:{MAX_THRESHOLD}").match_value == MAX_THRESHOLD
+    with pytest.raises(FastmachError, match=r"at most 100,000 hands"):
+        Rules.parse("classic(match=rotations:999999999)")
 
 
 def test_jokers_per_meld_validated_even_without_jokers():

@@ -34,6 +34,8 @@ from fastmach.game._seeding import seed_deal
 cnp.import_array()
 
 from fastmach.game.history import PublicTurn
+from fastmach.errors import FastmachError
+from fastmach.rules import MAX_MATCH_HANDS
 
 cdef tuple _INTS = tuple(range(256))
 
@@ -534,8 +536,11 @@ cdef class Engine:
                             best = sc[g, s]
                     if best >= self.match_value:
                         break
-                if h >= 100000:
-                    raise RuntimeError(f"engine: match of replicate {reps[g]} did not end")
+                if h >= MAX_MATCH_HANDS:
+                    raise FastmachError(
+                        f"match of replicate {reps[g]} did not end within {MAX_MATCH_HANDS:,} "
+                        f"hands (match={'threshold' if self.match_kind == 2 else 'rotations'}:"
+                        f"{self.match_value}): a total the scores reach too slowly; lower it")
             o_hands[g] = h
             if self.match_kind != 0:
                 best = sc[g, 0]

@@ -156,7 +156,14 @@ def _choice(note: str) -> tuple[str, str]:
 
 
 _MATCH_RE = re.compile(r"(rotations|threshold)\s*:\s*(\d+)")
-_MATCH_ALLOWED = "'single', 'rotations:N' or 'threshold:T' (N, T positive integers)"
+#: the most hands one match may last: the engine stops a longer one as an error, so a
+#: rotations:N that needs more (N x players) is refused, and T of threshold:T is at most
+#: MAX_THRESHOLD points (a total gains at least a point in nearly every hand)
+MAX_MATCH_HANDS = 100_000
+MAX_THRESHOLD = 100_000
+_MATCH_ALLOWED = ("'single', 'rotations:N' or 'threshold:T' (N, T positive integers; "
+                  f"N x players at most {MAX_MATCH_HANDS:,} hands, T at most "
+                  f"{MAX_THRESHOLD:,})")
 _RULES_RE = re.compile(r"\s*([A-Za-z0-9_-]+)\s*(?:\((.*)\))?\s*", re.S)
 
 
@@ -167,9 +174,12 @@ def _check_match(value: Any) -> str:
     if v == "single":
         return v
     m = _MATCH_RE.fullmatch(v)
-    if m is None or int(m.group(2)) < 1:
+    if m is None or not m.group(2).isascii() or int(m.group(2)) < 1:
         raise ValueError(value)
-    return f"{m.group(1)}:{int(m.group(2))}"
+    n = int(m.group(2))
+    if n > (MAX_MATCH_HANDS if m.group(1) == "rotations" else MAX_THRESHOLD):
+        raise ValueError(value)
+    return f"{m.group(1)}:{n}"
 
 
 #: Every rule parameter, in the order of the fields of :class:`Rules`; the default is the
@@ -555,9 +565,11 @@ TABLE: tuple[Parameter, ...] = (
         "What one game is: a single hand or a match of several. A match's winner has the "
         "lowest total (ties: see `ties`).",
         {"single": "one hand",
-         "rotations:N": "N full dealer rotations: N x players hands",
+         "rotations:N": "N full dealer rotations: N x players hands (at most 100,000 "
+                        "hands a match: the engine's limit)",
          "threshold:T": "hands until a total reaches T or more (003 \"franchit le seuil\", "
-                        "read as reaching it: a choice; the match ends after that hand)"},
+                        "read as reaching it: a choice; the match ends after that hand; T at "
+                        "most 100,000, and a match still going after 100,000 hands is an error)"},
         {
             "classic": _q("Fixez des rotations complètes de donneurs pour le match. [...] "
                           "Cumulez les rotations fixées",
@@ -717,6 +729,12 @@ class Rules:
                 f"deals {dealt} cards and the deck holds {self.deck_size} (decks={self.decks} "
                 f"x 52 + jokers={self.jokers}), leaving no stock to draw from: lower players "
                 f"or hand_size, or add decks"
+            )
+        if self.match_kind == "rotations" and self.match_value * self.players > MAX_MATCH_HANDS:
+            raise FastmachError(
+                f"rules parameter 'match' = {self.match!r} plays {self.match_value:,} x "
+                f"{self.players} players = {self.match_value * self.players:,} hands a match; "
+                f"at most {MAX_MATCH_HANDS:,}: lower N"
             )
         if self.scoring == "winner-takes" and self.match != "single":
             raise FastmachError(
