@@ -116,6 +116,56 @@ def test_replay_refuses_a_wrong_draw_seat_or_winner(log_path, tmp_path):
         replay(_corrupt(path, tmp_path, wrong_winner))
 
 
+def test_replay_refuses_a_forged_match_result(log_path, tmp_path):
+    # the end record's match fields are re-derived from the rules and the hands' scores
+    path, _ = log_path
+    recs = _lines(path)
+    last = _first(recs, lambda r: r["type"] == "end" and r["match_over"])   # rotations:1
+
+    def wrong_match_winner(rs):
+        rs[last]["match_winner"] = (rs[last]["match_winner"] + 2) % 3
+    with pytest.raises(FastmachError, match=f"line {last + 1}: match_winner"):
+        replay(_corrupt(path, tmp_path, wrong_match_winner))
+
+    def wrong_match_shares(rs):
+        rs[last]["match_shares"] = [1.0, 0.0, 0.0] if rs[last]["match_shares"][0] != 1 \
+            else [0.0, 1.0, 0.0]
+    with pytest.raises(FastmachError, match=f"line {last + 1}: match_shares"):
+        replay(_corrupt(path, tmp_path, wrong_match_shares))
+
+    def wrong_cards_left(rs):
+        rs[last]["cards_left"] = [c + 1 for c in rs[last]["cards_left"]]
+    with pytest.raises(FastmachError, match=f"line {last + 1}: cards_left"):
+        replay(_corrupt(path, tmp_path, wrong_cards_left))
+
+    def ended_early(rs):
+        # the first game's rules say three rotations: its third hand does not end it
+        for r in rs:
+            if r["type"] == "header" and r["rules"] == "classic(players=3)":   # rotations:1
+                r["rules"] = "classic(players=3,match=rotations:3)"
+    with pytest.raises(FastmachError, match=r"match_over true but under match=rotations:3 "
+                                            r"the match goes on after hand 2"):
+        replay(_corrupt(path, tmp_path, ended_early))
+
+    def never_over(rs):
+        rs[last]["match_over"] = False
+        del rs[last]["match_winner"], rs[last]["match_shares"]
+    with pytest.raises(FastmachError, match=f"line {last + 1}: match_over false but under "
+                                            f"match=rotations:1 the match is over"):
+        replay(_corrupt(path, tmp_path, never_over))
+
+
+def test_replay_names_a_table_meld_holding_a_list_instead_of_a_card(log_path, tmp_path):
+    path, _ = log_path
+    recs = _lines(path)
+    i = _first(recs, lambda r: r["type"] == "turn" and r["table"])
+
+    def nested(rs):
+        rs[i]["table"] = [[rs[i]["table"][0]]]   # a meld whose one item is a list
+    with pytest.raises(FastmachError, match=f"line {i + 1}: field 'table': bad card"):
+        replay(_corrupt(path, tmp_path, nested))
+
+
 def test_replay_refuses_bad_json_and_truncated_logs(tmp_path, log_path):
     path, _ = log_path
     bad = tmp_path / "x.jsonl"

@@ -135,6 +135,8 @@ class _Seen:
 
     def meld_ids(self, meld: list) -> list[int]:
         key = tuple(meld)   # a key only ever stored from a list of card tokens (strings)
+        if not all(type(c) is str for c in key):
+            return _ids(meld)   # (not a key: parse_card names the token that is no card)
         ids = self._ids.get(key)
         if ids is None:
             ids = tuple(_ids(meld))
@@ -330,6 +332,9 @@ class _HandChecker:
         points = [sum(int(self.pts[c]) * k for c, k in h.items()) for h in self.hands]
         if rec.get("points") != points:
             raise _Bad(f"points {rec.get('points')} but the hands left give {points}")
+        left = [sum(h.values()) for h in self.hands]
+        if "cards_left" in rec and rec["cards_left"] != left:
+            raise _Bad(f"cards_left {rec['cards_left']} but the hands hold {left}")
         outcome = flow.hand_outcome(r, end, (self.cur - 1) % self.P, points)
         winner = outcome.winner
         if rec.get("winner") != winner:
@@ -338,6 +343,7 @@ class _HandChecker:
         if "shares" in rec and not _close(rec["shares"], shares):
             raise _Bad(f"shares {rec['shares']} but the rules give {shares}")
         self.scored = list(outcome.scored)
+        self.winner, self.shares = winner, shares
         if self.text:
             self.lines.append(f"   end: {end}, winner {winner if winner >= 0 else 'none'}, points {points}")
         return end, winner, points
@@ -461,6 +467,7 @@ class _LogChecker:
                 self.scores = scores = [a + b for a, b in zip(scores, checker.scored)]
                 if "scores" in rec and rec["scores"] != scores:
                     raise _Bad(f"scores {rec['scores']} but the hands give {scores}")
+            self.match_end(rec, checker, scores)
             head = self.head
             done = ReplayedHand(str(checker.rules), head.get("seed"), head.get("replicate"),
                                 head.get("hand", 0), end, winner, checker.turns, points,
@@ -485,6 +492,42 @@ class _LogChecker:
         else:
             raise _Bad(f"unknown record type {kind!r} (header, turn, end or close)")
         return None
+
+    def match_end(self, rec: dict, checker: _HandChecker, scores: list[int] | None) -> None:
+        """The end record's match fields against the rules: whether the match is over
+        after this hand (rotations:N: its N x players hands played; threshold:T: a total
+        reached T; a single hand: always), and then its winner and shares (a single
+        hand's own; a match's: the lowest total, ties shared or nobody's as ``ties``
+        says). Raises _Bad."""
+        r = checker.rules
+        kind, hand = r.match_kind, self.head.get("hand", 0)
+        if kind == "single":
+            over = True
+        elif kind == "rotations":
+            over = isinstance(hand, int) and hand + 1 >= r.match_value * r.players
+        else:
+            over = scores is not None and max([0, *scores]) >= r.match_value
+        said = rec.get("match_over")
+        if said is not over:
+            raise _Bad(f"match_over {json.dumps(said)} but under match={r.match} the match "
+                       f"{'is over' if over else 'goes on'} after hand {hand}")
+        if not over:
+            return
+        if kind == "single":
+            winner, shares = checker.winner, list(checker.shares)
+        else:
+            totals = scores or [0] * r.players
+            low = min(totals)
+            k = totals.count(low)
+            winner = totals.index(low) if k == 1 else -1
+            shares = [(1.0 / k if k == 1 or r.ties == "shared" else 0.0) if t == low else 0.0
+                      for t in totals]
+        if rec.get("match_winner") != winner:
+            raise _Bad(f"match_winner {json.dumps(rec.get('match_winner'))} but the rules "
+                       f"give {winner}")
+        ms = rec.get("match_shares")
+        if not isinstance(ms, list) or not _close(ms, shares):
+            raise _Bad(f"match_shares {json.dumps(ms)} but the rules give {shares}")
 
     def finish(self, name: str) -> None:
         """The end of the log: its last game ended and closed, or FastmachError."""
