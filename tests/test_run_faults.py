@@ -222,6 +222,25 @@ def test_study_errors_name_python_arguments_and_the_cli_names_its_flags(study, t
     assert "--out '" in capsys.readouterr().err
 
 
+def test_a_worker_count_past_what_the_machine_runs_is_refused_before_any_work(study, tmp_path,
+                                                                           capsys):
+    from fastmach.study.backends import max_local_workers
+    toml, st = study
+    cap = max_local_workers()
+    with pytest.raises(FastmachError, match=rf"^workers={cap + 1}: more worker processes "
+                                            rf"than this machine runs usefully; at most {cap}"):
+        execute(st, tmp_path / "out", workers=cap + 1, progress=False)
+    assert not (tmp_path / "out").exists()
+    assert main(["sweep", str(toml), "--out", str(tmp_path / "o"), "--workers", "99999"]) == 2
+    assert "--workers 99999: more worker processes" in capsys.readouterr().err
+
+
+def test_a_pool_starts_no_more_processes_than_chunks_to_play(study, tmp_path):
+    _, st = study
+    summary = execute(st, tmp_path / "out", workers=64, progress=False)
+    assert summary["where"] == f"{min(64, summary['chunks'])} local processes"
+
+
 @pytest.mark.parametrize("forgery,message", [
     ("a closing record counting 5 games of 2", "closing record counts 5 game(s), the log "
                                                "holds 2"),

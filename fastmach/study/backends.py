@@ -282,3 +282,9 @@ def _cpu_count() -> int:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # pragma: no cover - not Linux
         return os.cpu_count() or 1
+
+
+def max_local_workers() -> int:
+    """The most worker processes a run starts on this machine: 4 x its cores, at least 64
+    (more only queue for the cores, and each costs a process's start and memory)."""
+    return max(64, 4 * _cpu_count())

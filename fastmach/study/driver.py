@@ -13,7 +13,8 @@ from typing import Any, Callable, Iterable
 
 from fastmach.errors import FastmachError
 from fastmach.study import Study
-from fastmach.study.backends import SchedulerLost, _Backend, _cpu_count, _Dask, _Processes
+from fastmach.study.backends import (SchedulerLost, _Backend, _cpu_count, _Dask, _Processes,
+                                     max_local_workers)
 from fastmach.study.logs import write_logs
 from fastmach.study.plan import Chunk, SweepError, check_size, describe, iter_plan
 from fastmach.study.results import Store, read_results
@@ -70,6 +71,10 @@ def _check_run(workers: int | None, scheduler: str | None) -> tuple[int, str | N
         raise FastmachError(f"workers={workers!r}: must be an integer >= 0")
     if scheduler is not None and workers == 0:
         workers = _cpu_count()
+    if scheduler in (None, "local") and workers > max_local_workers():
+        raise FastmachError(f"workers={workers}: more worker processes than this machine "
+                            f"runs usefully; at most {max_local_workers()} here (4 x its "
+                            f"{_cpu_count()} cores, at least 64)")
     if scheduler is not None and scheduler != "local" and not re.match(
             r"^(tcp|tls|ucx|inproc|ws|wss)://\S+$", scheduler):
         raise FastmachError(f"scheduler={scheduler!r}: expected 'local' or an address "
@@ -116,8 +121,9 @@ def execute(study: Study, out: str | Path, *, workers: int | None = None,
             where = "this process"
             _run_inline(study, todo, store, engine, retries, failures, bar)
         else:
-            if backend is None:
-                backend = open_backend(workers, scheduler, engine)
+            if backend is None:   # (no more processes than chunks to play)
+                backend = open_backend(min(workers, max(1, n_chunks - resumed)) if scheduler is None
+                                       else workers, scheduler, engine)
             if backend is None:   # pragma: no cover - workers 0 without a scheduler ran inline
                 raise FastmachError("no worker pool for this run")
             where = backend.where
