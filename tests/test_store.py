@@ -366,3 +366,14 @@ def test_a_directory_with_other_files_and_no_manifest_is_still_refused(study, tm
     (out / "chunks" / "mine.txt").write_text("not a chunk")
     with pytest.raises(FastmachError, match="is not empty and holds no"):
         run_study(study, out, workers=0, progress=False)
+
+
+@pytest.mark.parametrize("key,value,kind", [("runs", "x", "a list"), ("chunks", [1], "an object"),
+                                            ("study", 3, "text")])
+def test_a_manifest_field_of_the_wrong_type_is_named(study, done, tmp_path, key, value, kind):
+    import json
+    m = json.loads((done / MANIFEST).read_text())
+    m[key] = value
+    (done / MANIFEST).write_text(json.dumps(m))
+    with pytest.raises(FastmachError, match=rf"unreadable manifest \(its '{key}' is not {kind}\)"):
+        run_study(study, done, workers=0, progress=False)

@@ -68,6 +68,11 @@ class Store:
             if not isinstance(manifest, dict):
                 raise FastmachError(f"{mpath}: the manifest is not a JSON object: not a "
                                     f"fastmach study directory")
+            for key, typ, kind in (("runs", list, "a list"), ("chunks", dict, "an object"),
+                                   ("study", str, "text")):
+                if key in manifest and not isinstance(manifest[key], typ):
+                    raise FastmachError(f"{mpath}: unreadable manifest (its {key!r} is not "
+                                        f"{kind}): repair it or use another directory")
             if manifest.get("fastmach_version") != _version():
                 warnings.warn(f"{mpath}: the study was started with fastmach "
                               f"{manifest.get('fastmach_version')}, this is {_version()}; "
