@@ -125,6 +125,8 @@ def run(capsys, *argv):
     (["--strategies", "expert,beginner", "--rules", "classic,"], "--rules"),
     (["--strategies", "expert(error=2),beginner"], "'error'"),
     (["--strategies", "expert,beginner", "--bootstrap", "-1"], "--bootstrap"),
+    (["--strategies", "expert,beginner", "--bootstrap", "99999999999999"],
+     "--bootstrap: at most 100,000 resamples"),
 ])
 def test_bad_input_exits_2_before_any_game(capsys, tmp_path, argv, needle):
     out = tmp_path / "out"

@@ -315,6 +315,21 @@ H2H_COLUMNS = ["rules", "players", "strategy", "opponent", "hands", "win_share",
                "hi", "predicted", "predicted_lo", "predicted_hi"]
 
 
+#: the most deal resamples an interval takes (each holds a row of every deal's counts;
+#: past about ten thousand the intervals' order statistics no longer move)
+MAX_RESAMPLES = 100_000
+
+
+def check_resamples(resamples: object) -> int:
+    """``resamples`` (``--bootstrap``) as given, or FastmachError naming it."""
+    if isinstance(resamples, bool) or not isinstance(resamples, int) or resamples < 0:
+        raise FastmachError(f"bootstrap: expected an integer >= 0, got {resamples!r}")
+    if resamples > MAX_RESAMPLES:
+        raise FastmachError(f"bootstrap: at most {MAX_RESAMPLES:,} resamples, got "
+                            f"{resamples:,}")
+    return resamples
+
+
 def ladder(hands: pd.DataFrame, strategies: Sequence[str], *, rank: str = "winner",
            resamples: int = 1000, seed: int = 0, confidence: float = 0.95,
            cluster: str = "deal") -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -329,8 +344,7 @@ def ladder(hands: pd.DataFrame, strategies: Sequence[str], *, rank: str = "winne
     """
     if cluster not in ("deal", "hand"):
         raise FastmachError(f"cluster {cluster!r}: expected 'deal' or 'hand'")
-    if isinstance(resamples, bool) or not isinstance(resamples, int) or resamples < 0:
-        raise FastmachError(f"bootstrap: expected an integer >= 0, got {resamples!r}")
+    check_resamples(resamples)
     strategies = list(strategies)
     if len(set(strategies)) != len(strategies) or len(strategies) < 2:
         raise FastmachError(f"ladder: expected two or more distinct strategies, got "

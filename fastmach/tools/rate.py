@@ -46,7 +46,7 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-from fastmach.analysis.ratings import ANCHOR, RANKS, ladder
+from fastmach.analysis.ratings import ANCHOR, RANKS, check_resamples, ladder
 from fastmach.errors import FastmachError
 from fastmach.game.deal import resolve_seed
 from fastmach.outputs import atomic_path, probe_dir
@@ -415,7 +415,7 @@ def rate(strategies: Sequence[str] | str, rules: Sequence[str] | str = "classic"
                      max_lineups=max_lineups)
     if rank not in RANKS:
         raise FastmachError(f"rank={rank!r}: expected one of {', '.join(RANKS)}")
-    _positive(bootstrap, "bootstrap", 0)
+    check_resamples(bootstrap)   # (before any game: the intervals come last)
     log = (lambda s: print(s, file=sys.stderr, flush=True)) if progress else (lambda s: None)
     if command is None:
         command = f"python: fastmach.rate({list(plan.strategies)!r}, ...)"
