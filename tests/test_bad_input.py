@@ -37,6 +37,17 @@ def test_solve_batch_exits_0_when_every_line_is_solved(tmp_path, capsys):
     assert main(["solve", "--batch", str(f)]) == 0
 
 
+def test_solve_batch_refuses_input_columns_its_answer_would_overwrite(tmp_path, capsys):
+    f = tmp_path / "pos.csv"
+    f.write_text("hand,placed,error\n8D 8H 8S,my-note,keep-me\n")
+    assert main(["solve", "--batch", str(f)]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and "column(s) placed, error would be overwritten" in err
+    f.write_text("hand,note\n8D 8H 8S,keep-me\n")   # other columns pass through
+    assert main(["solve", "--batch", str(f)]) == 0
+    assert "8D 8H 8S,keep-me," in capsys.readouterr().out
+
+
 def test_non_utf8_study_file_exits_2(tmp_path, capsys):
     f = tmp_path / "s.toml"
     f.write_bytes(b'[study]\nname = "\xe9"\n')

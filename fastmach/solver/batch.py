@@ -329,6 +329,10 @@ def _check_fields(path: str) -> None:
         return  # read_csv names these
 
 
+#: the columns a CSV or parquet batch's answer adds to its rows
+ANSWER_COLUMNS = ("placed", "melds", "n_placed", "value", "error")
+
+
 def solve_file(path: str, out: str | None, *, rules: str = "classic",
                objective: str = "cards", workers: int = 1) -> tuple[int, int]:
     """Solve every position of a batch file; write the answers; (rows, failed rows)."""
@@ -345,6 +349,11 @@ def solve_file(path: str, out: str | None, *, rules: str = "classic",
     if out and out != "-":
         probe_file(out, "out=")  # before the work: a bad path costs nothing
     rows, frame = _read_rows(path, fmt, rules, objective)
+    clash = [c for c in ANSWER_COLUMNS if frame is not None and c in frame.columns]
+    if clash:
+        raise FastmachError(
+            f"{path}: column(s) {', '.join(clash)} would be overwritten by the answer's own "
+            f"({', '.join(ANSWER_COLUMNS)}); rename them")
     _solve_rows(rows, workers)
     failed = sum("error" in r for r in rows)
     names = lambda cs: [card_str(c) for c in cs]  # noqa: E731
