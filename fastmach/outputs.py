@@ -5,6 +5,8 @@
   that cannot take the output raises a :class:`FastmachError` naming the option.
 - :func:`atomic_path`: a temporary name beside the target, moved into place only when the
   block completes (removed otherwise), so a reader sees the old file or the new one whole.
+- :func:`atomic_dir`: the same for a directory of outputs (a report): built under a
+  temporary name, put in place of the old one whole when complete.
 - :func:`open_text`: text files read and written transparently gzip-compressed when the
   name ends in ``.gz``; a file that is not UTF-8 text raises a FastmachError naming it.
 """
@@ -13,14 +15,16 @@ from __future__ import annotations
 import contextlib
 import gzip
 import os
+import shutil
 import stat
+import tempfile
 from pathlib import Path
 from typing import IO, Iterator
 
 from fastmach.errors import FastmachError
 
-__all__ = ["probe_file", "probe_dir", "atomic_path", "write_bytes_atomic", "open_text",
-           "read_text", "partial_name"]
+__all__ = ["probe_file", "probe_dir", "atomic_path", "atomic_dir", "write_bytes_atomic",
+           "open_text", "read_text", "partial_name"]
 
 
 def _named(what: str, p: Path) -> str:
@@ -138,6 +142,44 @@ def atomic_path(path: str | Path, *, keep_partial: bool = False) -> Iterator[Pat
         stale = partial_name(p)
         with contextlib.suppress(OSError):
             stale.unlink()
+
+
+@contextlib.contextmanager
+def atomic_dir(path: str | Path, own: frozenset[str], what: str = "out=") -> Iterator[Path]:
+    """Yield an empty directory beside ``path`` to build the outputs in; when the block
+    completes it takes the place of ``path`` (the directory there before, which may hold
+    only entries named in ``own``, is removed); on an exception it is removed and
+    ``path`` stays as it was. A ``path`` holding anything else is refused before the work
+    (the outputs replace the whole directory)."""
+    p = Path(path)
+    if p.is_dir():
+        foreign = sorted(e.name for e in p.iterdir() if e.name not in own)
+        if foreign:
+            shown = ", ".join(foreign[:4]) + (", ..." if len(foreign) > 4 else "")
+            raise FastmachError(
+                f"{_named(what, p)} holds {shown}, which it did not write: the outputs "
+                f"replace the whole directory; use a new one, or one holding only "
+                f"{', '.join(sorted(own))}")
+    elif p.exists():
+        raise FastmachError(f"{_named(what, p)} is a file; expected a directory")
+    p.parent.mkdir(parents=True, exist_ok=True)
+    stage = Path(tempfile.mkdtemp(prefix=f"{TEMP_PREFIX}{os.getpid()}-", suffix=f"-{p.name}",
+                                  dir=p.parent))
+    mask = os.umask(0)
+    os.umask(mask)
+    os.chmod(stage, 0o777 & ~mask)   # (mkdtemp's is 0o700: as a directory made plainly)
+    try:
+        yield stage
+    except BaseException:
+        shutil.rmtree(stage, ignore_errors=True)
+        raise
+    old = None
+    if p.exists():
+        old = Path(tempfile.mkdtemp(prefix=f"{TEMP_PREFIX}{os.getpid()}-old-", dir=p.parent))
+        os.replace(p, old / p.name)
+    os.replace(stage, p)
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
 
 
 def write_bytes_atomic(path: str | Path, data: bytes) -> None:

@@ -223,3 +223,59 @@ def test_a_manifest_without_the_study_definition_is_an_error(built, tmp_path):
     assert main(["report", str(copy), "--out", str(tmp_path / "o")]) == 2
     assert main(["report", str(copy), "--out", str(tmp_path / "o"), "--no-games"]) == 0
     assert not (tmp_path / "o" / "games").exists()
+
+
+def _one_cell_study(tmp_path):
+    study = Study.from_toml(STUDY.replace("games = 8", "games = 2").replace(
+        '"ace-low(opening_points=36)"', "").replace('["expert", "beginner"]', ""))
+    run_study(study, tmp_path / "r", workers=1, progress=False)
+    return study
+
+
+def test_a_failed_report_leaves_the_one_before_whole_and_names_the_studys_log(tmp_path):
+    study = _one_cell_study(tmp_path)
+    index = build_report(tmp_path / "r", tmp_path / "o")
+    before = {p.relative_to(tmp_path / "o"): p.read_bytes()
+              for p in (tmp_path / "o").rglob("*") if p.is_file()}
+    stored = log_path(study, tmp_path / "r", 0, 0)
+    lines = stored.read_text().splitlines()
+    for i, x in enumerate(lines):   # a forged hand winner in every game of the study's log
+        if '"type":"end"' in x:
+            end = json.loads(x)
+            end["winner"] = (end["winner"] + 1) % 3
+            lines[i] = json.dumps(end)
+    stored.write_text("\n".join(lines) + "\n")
+    with pytest.raises(FastmachError, match=re.escape(f"{stored}: the game of cell ")) as e:
+        build_report(tmp_path / "r", tmp_path / "o")
+    assert "winner" in str(e.value)
+    after = {p.relative_to(tmp_path / "o"): p.read_bytes()
+             for p in (tmp_path / "o").rglob("*") if p.is_file()}
+    assert after == before and index.is_file()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["o", "r"]   # no staging left
+
+
+def test_a_new_report_holds_no_page_of_the_one_before(tmp_path):
+    _one_cell_study(tmp_path)
+    build_report(tmp_path / "r", tmp_path / "o")
+    (tmp_path / "o" / "games" / "old-game.html").write_text("an older report's page")
+    build_report(tmp_path / "r", tmp_path / "o")
+    assert not (tmp_path / "o" / "games" / "old-game.html").exists()
+    assert (tmp_path / "o" / "index.html").is_file()
+
+
+def test_a_report_is_not_written_inside_its_results_or_over_other_files(tmp_path, capsys):
+    from fastmach.cli import main
+
+    _one_cell_study(tmp_path)
+    for inside in (tmp_path / "r", tmp_path / "r" / "chunks"):
+        with pytest.raises(FastmachError, match="is inside the results directory"):
+            build_report(tmp_path / "r", inside)
+    assert main(["report", str(tmp_path / "r"), "--out", str(tmp_path / "r" / "x"),
+                 "--no-games"]) == 2
+    assert "inside the results directory" in capsys.readouterr().err
+    assert not (tmp_path / "r" / "x").exists()
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "notes.txt").write_text("my notes")
+    with pytest.raises(FastmachError, match=r"holds notes\.txt, which it did not write"):
+        build_report(tmp_path / "r", tmp_path / "mine")
+    assert (tmp_path / "mine" / "notes.txt").read_text() == "my notes"

@@ -199,6 +199,20 @@ def test_gzip_logs_closing_records_and_extra_fields_are_read(tmp_path):
     assert [p.name for p in write_views(gz)] == ["g.html", "g-game0.html", "g-game1.html"]
 
 
+def test_pages_that_cannot_all_be_written_leave_none_written(tmp_path):
+    log = _log(tmp_path / "g.jsonl", "classic(match=single)", ["expert"], replicates=(0, 1, 2))
+    out = tmp_path / "pages"
+    (out / "v-game1.html").mkdir(parents=True)   # one game page's name is a directory
+    with pytest.raises(FastmachError, match=r"its game page '.*v-game1\.html' is a directory"):
+        write_views(log, out / "v.html")
+    assert [p.name for p in out.iterdir()] == ["v-game1.html"]
+    (out / "v-game1.html").rmdir()
+    assert [p.name for p in write_views(log, out / "v.html")] == \
+        ["v.html", "v-game0.html", "v-game1.html", "v-game2.html"]
+    assert sorted(p.name for p in out.iterdir()) == ["v-game0.html", "v-game1.html",
+                                                     "v-game2.html", "v.html"]
+
+
 def test_view_cli_refuses_mixed_or_missing_input(tmp_path, capsys):
     log = _log(tmp_path / "g.jsonl", "jokers", ["expert"])
     assert main(["view", str(log), "--hand", "5S"]) == 2

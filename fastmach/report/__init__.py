@@ -622,26 +622,51 @@ def build_report(results_dir: Path | str, out_dir: Path | str | None = None, *,
     games shown in ``games/`` are replayed from their seeds); ``out_dir`` defaults to
     ``reports/<study name>``. Returns the path of ``index.html``. Raises FastmachError when
     the results directory, its parquet files, hand rows or manifest are missing or bad, or
-    when ``out_dir`` cannot be written (checked before the work). The two pages are written
-    under temporary names and moved into place when complete.
+    when ``out_dir`` cannot be written (checked before the work), lies inside the results
+    directory, or holds anything but a report's files. The report is built under a
+    temporary name beside ``out_dir`` and takes its place whole when complete (a failed
+    report leaves the one before, and a new one no page of an older one).
     ``pairs``: the ``(variant, baseline)`` rules of the effects (default: every variant
     against its baseline, :func:`fastmach.analysis.stats.default_pairs`); ``fastmach compare``
     passes its own, and its command (which rewrites the report) is then the one to rerun.
     """
-    from fastmach.outputs import atomic_path, probe_dir
+    from fastmach.outputs import atomic_dir, probe_dir
 
     games, hands, manifest = load_results(results_dir, ignore_foreign=ignore_foreign)
     out = Path(out_dir) if out_dir is not None else default_out_dir(manifest)
+    _check_out(Path(results_dir), out)
     probe_dir(out, "out=")
+    with atomic_dir(out, REPORT_ENTRIES) as stage:
+        _write(results_dir, games, hands, manifest, out, stage, pairs, show_games)
+    return out / "index.html"
+
+
+#: what a report directory holds (its whole content, replaced by the next report)
+REPORT_ENTRIES = frozenset({"index.html", "summary.md", "figures", "tables", "games"})
+
+
+def _check_out(results_dir: Path, out: Path) -> None:
+    """A report is never written into its results (a sweep would then meet its files)."""
+    r, o = results_dir.resolve(), out.resolve()
+    if o == r or r in o.parents:
+        raise FastmachError(f"out={str(out)!r} is inside the results directory "
+                            f"{str(results_dir)!r}: write the report elsewhere")
+
+
+def _write(results_dir, games, hands, manifest, out: Path, stage: Path, pairs,
+           show_games: bool) -> None:
+    """The report's files, written into ``stage`` (which becomes ``out``)."""
+    from fastmach.outputs import atomic_path
+
     a = _analyse(games, hands, pairs, _grid_axes(manifest))
-    figs = _figures(hands, a, out / "figures")
+    figs = _figures(hands, a, stage / "figures")
     first, unclear, _ = words.headline(a.by_players, a.pairs, a.seats_rp, a.labels, ALPHA,
                                        curves=a.params)
     fair = {int(p): float(g["fair"].mean()) for p, g in a.seats_rp.groupby("players")}
-    csvs = _tables_csv(games, hands, a, out / "tables")
-    shown = _games(results_dir, hands, manifest, a, out) if show_games else []
+    csvs = _tables_csv(games, hands, a, stage / "tables")
+    shown = _games(results_dir, hands, manifest, a, stage) if show_games else []
     from fastmach.report import skill as skill_section  # the skill section (report/skill.py)
-    skill = skill_section.section(results_dir, games, hands, a.labels, out, a.effects)
+    skill = skill_section.section(results_dir, games, hands, a.labels, stage, a.effects)
     csvs += skill["csvs"]
     seeds = sorted({int(x) for x in games["seed"].unique()}) if "seed" in games.columns else []
     ctx = {
@@ -699,16 +724,14 @@ def build_report(results_dir: Path | str, out_dir: Path | str | None = None, *,
                              autoescape=jinja2.select_autoescape(["html", "j2"]),
                              undefined=jinja2.StrictUndefined, trim_blocks=True,
                              lstrip_blocks=True)
-    index = out / "index.html"
-    with atomic_path(index) as tmp:
+    with atomic_path(stage / "index.html") as tmp:
         tmp.write_text(env.get_template("report.html.j2").render(**ctx), encoding="utf-8")
     md_env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=False,
                                 undefined=jinja2.StrictUndefined, trim_blocks=True,
                                 lstrip_blocks=True)
     md_env.filters.update(md=md_text, fence=md_fence)
-    with atomic_path(out / "summary.md") as tmp:
+    with atomic_path(stage / "summary.md") as tmp:
         tmp.write_text(md_env.get_template("summary.md.j2").render(**ctx), encoding="utf-8")
-    return index
 
 
 def md_text(text) -> str:

@@ -188,7 +188,14 @@ def write_examples(examples: list[Example], hands: pd.DataFrame, study, results_
                             + "\n")
             else:
                 play_games(cell.rules, cell.seats(rot), ex.seed, [rep], log=tmp)
-        game = read_games(log)[0]
+        try:
+            game = read_games(log)[0]
+        except FastmachError as e:
+            if lines is None:
+                raise
+            # (the copy of a game of the study's own log: name that log, where it is wrong)
+            raise FastmachError(f"{stored}: the game of {where} is bad: "
+                                f"{str(e).replace(log.name, 'its copy')}") from None
         rows = hands[(hands["cell"] == cell_key) & (hands["rotation"] == rot)
                      & (hands["replicate"] == rep)]
         check_game(game, rows, where)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import html
 import json
+import os
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,6 +30,7 @@ from fastmach.core import validate
 from fastmach.core.cards import JOKER, card_str, parse_cards
 from fastmach.errors import FastmachError
 from fastmach.game.gamelog import _Bad, _HandChecker, _LogChecker, log_records
+from fastmach.outputs import probe_file, temporary_name
 from fastmach.rules import Rules
 
 __all__ = ["read_games", "ViewGame", "game_page", "index_page", "position_page",
@@ -475,9 +477,25 @@ def write_views(log: str | Path, out: str | Path | None = None, game: int | None
     index = Path(out) if out else log.with_name(_stem(log) + ".html")
     stem = index.name[:-5] if index.name.endswith(".html") else index.name
     paths = [index.with_name(f"{stem}-game{g.index}.html") for g in games]
-    for g, p in zip(games, paths):
-        write_page(p, game_page(g, index_href=index.name))
-    write_page(index, index_page(games, f"Games of {log.name}", [p.name for p in paths]))
+    # every page checked before the first is written, each written under a temporary
+    # name, and all moved into place together: a failure leaves no page of this run
+    probe_file(index, "out=")
+    for p in paths:
+        probe_file(p, "its game page")
+    written: list[tuple[Path, Path]] = []
+    try:
+        for g, p in zip(games, paths):
+            written.append((temporary_name(p), p))
+            write_page(written[-1][0], game_page(g, index_href=index.name))
+        written.append((temporary_name(index), index))
+        write_page(written[-1][0], index_page(games, f"Games of {log.name}",
+                                              [p.name for p in paths]))
+        for tmp, p in written:
+            os.replace(tmp, p)
+    except BaseException:
+        for tmp, _ in written:
+            tmp.unlink(missing_ok=True)
+        raise
     return [index, *paths]
 
 
