@@ -114,7 +114,14 @@ def bench_command(args: argparse.Namespace) -> int:
     what = args.what
     if args.games is not None and args.games < 1:
         raise FastmachError(f"--games must be a positive integer, got {args.games}")
-    if what in ("solver", "all"):
+    if args.c_program is not None and what in ("solver", "all"):
+        import os
+        import shutil
+        found = shutil.which(args.c_program)
+        if found is None or not os.path.isfile(found):
+            raise FastmachError(f"--c-program {args.c_program!r}: no such executable (build "
+                                f"it first: gcc -O3 -march=native -std=c11 -o /tmp/rummy_dp "
+                                f"rummy_dp.c)")
         print(bench.format_solver(bench.bench_solver(games=args.games or 120, milp=not args.no_milp)))
         print(bench.format_solver_api(bench.bench_solver_api(games=args.games or 120,
                                                              c_program=args.c_program)))

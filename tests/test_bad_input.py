@@ -48,6 +48,13 @@ def test_solve_batch_refuses_input_columns_its_answer_would_overwrite(tmp_path, 
     assert "8D 8H 8S,keep-me," in capsys.readouterr().out
 
 
+def test_bench_names_a_missing_c_program_before_it_benchmarks(tmp_path, capsys):
+    assert main(["bench", "solver", "--games", "1", "--c-program",
+                 str(tmp_path / "rummy_dp")]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and "--c-program" in err and "no such executable" in err
+
+
 def test_non_utf8_study_file_exits_2(tmp_path, capsys):
     f = tmp_path / "s.toml"
     f.write_bytes(b'[study]\nname = "\xe9"\n')
