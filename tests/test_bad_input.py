@@ -55,6 +55,15 @@ def test_bench_names_a_missing_c_program_before_it_benchmarks(tmp_path, capsys):
     assert out == "" and "--c-program" in err and "no such executable" in err
 
 
+def test_a_bad_games_flag_is_named_as_the_flag_not_as_a_line_of_the_file(tmp_path, capsys):
+    f = tmp_path / "s.toml"
+    f.write_text('[study]\nname = "s"\ngames = 4\nseed = 1\n[grid]\n'
+                 'rules = ["classic(match=single)"]\nlineup = [["expert"]]\n')
+    assert main(["sweep", str(f), "--out", str(tmp_path / "o"), "--games", "0"]) == 2
+    err = capsys.readouterr().err
+    assert "--games 0" in err and "line" not in err
+
+
 def test_non_utf8_study_file_exits_2(tmp_path, capsys):
     f = tmp_path / "s.toml"
     f.write_bytes(b'[study]\nname = "\xe9"\n')

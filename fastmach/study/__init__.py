@@ -378,6 +378,10 @@ class Study:
         try:
             return cls.from_dict(data, source=source)
         except _KeyError as e:
+            if games is not None and (e.table, e.key) == ("study", "games"):
+                # (the value came from the caller, --games, not from the file)
+                raise FastmachError(f"games={games!r} (given for {source}): "
+                                    f"{str(e).split(': ', 1)[-1]}") from None
             line = _line_of(text, e.table, e.key)
             where = f"{source} line {line}" if line else source
             raise FastmachError(f"{where}: {e}") from None
