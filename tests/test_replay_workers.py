@@ -236,3 +236,29 @@ def test_cli_replay_refuses_zero_workers_and_replays_on_two(log_lines, tmp_path,
     assert "--workers must be at least 1, got 0" in capsys.readouterr().err
     assert main(["replay", "-q", "--workers", "2", str(path)]) == 0
     assert "10 game(s) re-checked, all turns legal" in capsys.readouterr().out
+
+
+def test_a_log_cut_after_a_batch_is_seen_as_cut_in_pieces_and_whole(tmp_path, tiny_pieces):
+    # fastmach play --log writes its games in batches, each closing record saying how
+    # many games the whole log holds ("of"): a log that ends after an earlier batch is cut
+    from fastmach.engine import run_play_columns
+    log = tmp_path / "g.jsonl"
+    run_play_columns("classic(players=3,match=single)", "expert", 7, 5, log=log, chunk=3,
+                     progress=False)
+    lines = log.read_text().splitlines()
+    closes = [i for i, x in enumerate(lines) if '"type": "close"' in x]
+    assert [json.loads(lines[i]) for i in closes] == [
+        {"type": "close", "games": 3, "of": 7}, {"type": "close", "games": 3, "of": 7},
+        {"type": "close", "games": 1, "of": 7}]
+    whole = _both(_write(tmp_path, lines, "whole.jsonl"))
+    assert whole[0][2] is None and whole[1] == whole[0]
+    for k, games in ((0, 3), (1, 6)):
+        serial, cut = _both(_write(tmp_path, lines[:closes[k] + 1], f"cut{k}.jsonl"))
+        assert serial[2] == (f"cut{k}.jsonl line {closes[k] + 1}: the closing record says the "
+                             f"log holds 7 game(s), it holds {games}: a log cut after a batch "
+                             f"of games?")
+        assert cut == serial
+    recs = _records(lines)
+    recs[closes[-1]]["of"] = "7"
+    serial, cut = _both(_write(tmp_path, _dump(recs), "bad_of.jsonl"))
+    assert "closing record's 'of' must be a positive integer" in serial[2] and cut == serial

@@ -239,15 +239,18 @@ def play_columns(
     hands: bool = False,
     log: str | Path | None = None,
     check: bool = False,
+    log_of: int | None = None,
 ) -> Columns | tuple[Columns, Columns]:
-    """:func:`play_games`, its rows as columns (:mod:`fastmach.engine.columns`; no pandas)."""
+    """:func:`play_games`, its rows as columns (:mod:`fastmach.engine.columns`; no pandas).
+    ``log_of``: the games the whole log will hold, when it is written in several calls
+    (its closing records say so: a log cut after one of them is then seen as cut)."""
     rules, strategies, eng = make_engine(rules, seats, check)
     seed = _check_seed(root_seed)
     reps = _replicates(replicates)
     out = eng.play_batch(seed, reps, hands=bool(hands), record=log is not None)
     cols = game_columns(rules, strategies, seed, reps, out)
     if log is not None:
-        write_log(log, rules, strategies, seed, reps, out["log"], cols)
+        write_log(log, rules, strategies, seed, reps, out["log"], cols, of=log_of)
     if hands:
         return cols, hand_columns(rules, strategies, seed, reps, out["hand_rows"])
     return cols
@@ -346,7 +349,8 @@ def run_play_columns(
         for k, lineup in enumerate(lineups):
             for lo in range(0, games, chunk):
                 reps = np.arange(lo, min(games, lo + chunk), dtype=np.int64)
-                played = play_columns(rules, lineup, seed, reps, log=tmp, hands=hands)
+                played = play_columns(rules, lineup, seed, reps, log=tmp, hands=hands,
+                                      log_of=total if log is not None else None)
                 if isinstance(played, tuple):
                     played, hf = played
                     hand_frames.append(with_rotation(hf, k))

@@ -408,6 +408,11 @@ def truncated_message(name: str) -> str:
     return f"{name}: the last game has no end record (truncated log?)"
 
 
+def short_message(name: str, no: int, of: int, games: int) -> str:
+    return (f"{name} line {no}: the closing record says the log holds {of} game(s), it "
+            f"holds {games}: a log cut after a batch of games?")
+
+
 def unclosed_message(name: str) -> str:
     return (f"{name}: no closing record after the last game: the log is incomplete (an "
             f"interrupted run?)")
@@ -435,6 +440,8 @@ class _LogChecker:
         self.pending: tuple | None = None
         self.seen = _Seen()
         self.text = text
+        self.all_games = 0  # games in the log (this piece of it)
+        self.last_of: tuple[int, int] | None = None  # the last closing record's (line, of)
 
     def record(self, no: int, rec: dict) -> ReplayedHand | None:
         """Check one record; the hand it ends, if it is an end record. Raises _Bad."""
@@ -450,6 +457,7 @@ class _LogChecker:
             if not first and self.match_over:
                 raise _Bad(f"hand {rec.get('hand')} of a match that is over")
             self.games += first
+            self.all_games += first
             self.checker = _HandChecker(rec, self.seen, self.text)
             if rec.get("hand", 0) == 0:
                 self.scores = [0] * self.checker.P
@@ -489,6 +497,12 @@ class _LogChecker:
             elif rec.get("games") != self.games:
                 raise _Bad(close_count_message(rec.get("games"), self.games))
             self.games, self.closed = 0, True
+            of = rec.get("of")
+            if of is not None:
+                if isinstance(of, bool) or not isinstance(of, int) or of < 1:
+                    raise _Bad(f"closing record's 'of' must be a positive integer, got "
+                               f"{json.dumps(of)}")
+                self.last_of = (no, of)
         else:
             raise _Bad(f"unknown record type {kind!r} (header, turn, end or close)")
         return None
@@ -535,6 +549,8 @@ class _LogChecker:
             raise FastmachError(truncated_message(name))
         if not self.closed:
             raise FastmachError(unclosed_message(name))
+        if self.last_of is not None and self.last_of[1] != self.all_games:
+            raise FastmachError(short_message(name, *self.last_of, self.all_games))
 
 
 def replay(path: str | Path, *, out=None, text: bool = True) -> list[ReplayedHand]:

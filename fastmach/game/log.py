@@ -22,8 +22,11 @@ from an empty stock under ``stock_empty = "ends-hand"`` has ``drawn: []`` and en
 (under that rule the turn that draws the stock's last card already ends it).
 
 Each call of :func:`write_log` (one batch of games, appended) ends with a closing record
-``{"type": "close", "games": N}``: a log whose last record is not a closing record, or a
-game whose last hand is not ``match_over``, is incomplete and ``fastmach replay``
+``{"type": "close", "games": N}``, and ``"of": T`` where the log is written in several
+batches (``fastmach play --log``: T the games of the whole log, so that a log cut after a
+batch is seen as cut): a log whose last record is not a closing record, whose games are
+not the last closing record's T, or a game whose last hand is not ``match_over``, is
+incomplete and ``fastmach replay``
 (``fastmach.game.gamelog``, which re-checks a log without the engine) rejects it. A name
 ending in ``.gz`` writes the log gzip-compressed (:func:`fastmach.outputs.open_text`).
 """
@@ -52,12 +55,13 @@ def _txt(cards: Iterable[int]) -> list[str]:
 
 
 def write_log(path: str | Path, rules: Rules, seats, seed: int, replicates, games: list,
-              rows) -> None:
+              rows, of: int | None = None) -> None:
     """Append the logs of these games to ``path``: ``games`` is the engine's record of
     them (``Engine.play_batch(..., record=True)["log"]``: per game its hands, each with
     the deal, every turn's action as applied, the end, the shares and the scores after
     it), ``rows`` its rows (the match winner and shares: a DataFrame, or columns name ->
-    array). Ends with the closing record of the batch."""
+    array). Ends with the closing record of the batch (``of``: the games of the whole
+    log, when it is written in several batches)."""
     names = [str(s) for s in seats]
     winners = np.asarray(rows["winner"])
     shares = [np.asarray(rows[f"win_share_{i}"]) for i in range(rules.players)]
@@ -67,7 +71,10 @@ def write_log(path: str | Path, rules: Rules, seats, seed: int, replicates, game
             for rec in _engine_lines(rules, names, seed, int(r), hands, int(winners[i]),
                                      [float(s[i]) for s in shares]):
                 f.write(json.dumps(rec, separators=(",", ":")) + "\n")
-        f.write(json.dumps({"type": "close", "games": len(reps)}) + "\n")
+        close: dict = {"type": "close", "games": len(reps)}
+        if of is not None:
+            close["of"] = int(of)
+        f.write(json.dumps(close) + "\n")
 
 
 def _engine_lines(rules: Rules, names: list[str], seed: int, replicate: int, hands: list,

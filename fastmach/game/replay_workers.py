@@ -26,7 +26,7 @@ from typing import Callable, Sequence
 from fastmach.errors import FastmachError
 from fastmach.game.gamelog import (HEADER_IN_HAND, MATCH_NOT_OVER, ReplayedHand, _Bad,
                                    _LogChecker, close_count_message, parse_log_line, replay,
-                                   truncated_message, unclosed_message)
+                                   short_message, truncated_message, unclosed_message)
 from fastmach.outputs import read_text
 
 __all__ = ["replay_parallel", "default_workers"]
@@ -63,6 +63,8 @@ class Piece:
     games: int = 0                 # games since its last closing record (or its start)
     closed: bool = False           # its last record is a closing record
     seen_close: bool = False
+    all_games: int = 0             # games that start in it
+    last_of: tuple[int, int] | None = None   # its last closing record's (line, of)
 
 
 #: how workers start: None (fork when this process runs one thread), "fork" or "spawn"
@@ -108,6 +110,7 @@ def check_piece(name: str, first: int, lines: Sequence[str], text: bool = True) 
     out.hands, out.ends, out.pending = log.hands, log.ends, log.pending
     out.open_hand, out.match_over = log.checker is not None, log.match_over
     out.games, out.closed, out.seen_close = log.games, log.closed, log.pending is not None
+    out.all_games, out.last_of = log.all_games, log.last_of
     return out
 
 
@@ -160,6 +163,10 @@ def _merge(name: str, pieces: list[Piece]) -> _Verdict | None:
         return _Verdict(hands, truncated_message(name))
     if not last.closed:
         return _Verdict(hands, unclosed_message(name))
+    of = next((p.last_of for p in reversed(pieces) if p.last_of is not None), None)
+    games = sum(p.all_games for p in pieces)
+    if of is not None and of[1] != games:
+        return _Verdict(hands, short_message(name, *of, games))
     return _Verdict(hands, None)
 
 
