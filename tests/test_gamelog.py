@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 
 import pytest
 
@@ -164,6 +165,43 @@ def test_replay_names_a_table_meld_holding_a_list_instead_of_a_card(log_path, tm
         rs[i]["table"] = [[rs[i]["table"][0]]]   # a meld whose one item is a list
     with pytest.raises(FastmachError, match=f"line {i + 1}: field 'table': bad card"):
         replay(_corrupt(path, tmp_path, nested))
+
+
+@pytest.mark.parametrize("field,value,message", [
+    ("seed", -1, "'seed' must be an integer >= 0, got -1"),
+    ("replicate", None, "'replicate' must be an integer >= 0, got null"),
+    ("strategies", None, "'strategies' must list 3 strategy names"),
+    ("strategies", ["expert"], "'strategies' must list 3 strategy names"),
+    ("strategies", [1, 2, 3], "'strategies' must list 3 strategy names"),
+])
+def test_replay_refuses_a_header_field_of_the_wrong_kind(log_path, tmp_path, field, value,
+                                                         message):
+    path, _ = log_path
+
+    def fn(rs):
+        rs[0][field] = value
+    with pytest.raises(FastmachError, match=f"line 1: header: {re.escape(message)}"):
+        replay(_corrupt(path, tmp_path, fn))
+
+
+@pytest.mark.parametrize("value", [None, 10**30, 0, True])
+def test_replay_refuses_a_turn_numbered_out_of_order(log_path, tmp_path, value):
+    path, _ = log_path
+
+    def fn(rs):
+        rs[2]["turn"] = value   # the hand's second turn
+    assert _lines(path)[2]["type"] == "turn"
+    with pytest.raises(FastmachError, match="line 3: turn .* but it is turn 2 of the hand"):
+        replay(_corrupt(path, tmp_path, fn))
+
+
+def test_replay_names_a_bad_card_of_a_dealt_hand_by_its_seat(log_path, tmp_path):
+    path, _ = log_path
+
+    def fn(rs):
+        rs[0]["hands"][1][0] = "ZZ"
+    with pytest.raises(FastmachError, match=r"line 1: field 'hands\[1\]': bad card 'ZZ'"):
+        replay(_corrupt(path, tmp_path, fn))
 
 
 def test_replay_refuses_bad_json_and_truncated_logs(tmp_path, log_path):

@@ -200,7 +200,7 @@ class _HandChecker:
         hands = header.get("hands")
         if not isinstance(hands, list) or len(hands) != P:
             raise _Bad(f"header: 'hands' must list {P} hands (players={P})")
-        dealt = [_cards({"h": h}, "h") for h in hands]
+        dealt = [_cards({f"hands[{i}]": h}, f"hands[{i}]") for i, h in enumerate(hands)]
         self.hands = [Counter(h) for h in dealt]
         for s, h in enumerate(dealt):
             if len(h) != r.hand_size:
@@ -214,6 +214,15 @@ class _HandChecker:
             diff = (deck - have) + (have - deck)
             raise _Bad("header: hands + stock are not the deck (" +
                        ", ".join(f"{card_str(c)}" for c in sorted(diff)) + " differ)")
+        for key in ("seed", "replicate", "hand"):
+            if key in header and (isinstance(header[key], bool)
+                                  or not isinstance(header[key], int) or header[key] < 0):
+                raise _Bad(f"header: {key!r} must be an integer >= 0, got "
+                           f"{json.dumps(header[key])}")
+        names = header.get("strategies")
+        if "strategies" in header and not (isinstance(names, list) and len(names) == P
+                                           and all(isinstance(x, str) for x in names)):
+            raise _Bad(f"header: 'strategies' must list {P} strategy names (players={P})")
         self.first = _int(header, "first_player")
         if ("dealer" in header and r.first_player_by == "left-of-dealer"
                 and (_int(header, "dealer") + 1) % P != self.first):
@@ -257,6 +266,8 @@ class _HandChecker:
         hand = self.hands[seat]
         empty_at_start = not self.stock
         self.turns += 1
+        if "turn" in rec and (isinstance(rec["turn"], bool) or rec["turn"] != self.turns):
+            raise _Bad(f"turn {json.dumps(rec['turn'])} but it is turn {self.turns} of the hand")
         desc = ""
         if action == "play":
             if drawn:
@@ -604,7 +615,8 @@ def replay_states(path: str | Path) -> list:
                 if state is None or state.is_terminal():
                     raise _Bad("header of a hand the game does not have")
                 hands, stock = state.dealt
-                if [list(h) for h in hands] != [sorted(_cards({"h": h}, "h")) for h in rec["hands"]] \
+                if [list(h) for h in hands] != [sorted(_cards({f"hands[{i}]": h}, f"hands[{i}]"))
+                                                      for i, h in enumerate(rec["hands"])] \
                         or list(stock) != _cards(rec, "stock"):
                     raise _Bad("the seed deals other cards than the header lists")
             elif kind == "turn":
