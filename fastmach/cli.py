@@ -59,9 +59,15 @@ def solve_command(args: argparse.Namespace) -> int:
     from fastmach.view import split_melds  # jinja2: only where a command needs it
 
     if args.batch:
+        if args.hand is not None or args.table:
+            raise FastmachError("--batch reads every position from its file: give --hand and "
+                                "--table without it, or neither with it")
         return _solve_batch(args)
     if args.hand is None:
         raise FastmachError("give --hand (and --table), or --batch FILE")
+    if args.out is not None or args.workers != 1:
+        raise FastmachError(f"{'--out' if args.out is not None else '--workers'} is for "
+                            f"--batch only: one position's answer is printed")
     table = split_melds(args.table or "", args.rules)
     sol = solve(table if table is not None else args.table or "", args.hand, args.rules,
                 objective=args.objective)
@@ -630,6 +636,9 @@ def add_rules(sub) -> None:
 
 def rules_command(args: argparse.Namespace) -> int:
     if args.markdown:
+        if args.preset is not None:
+            raise FastmachError("--markdown prints the reference of every preset: give it "
+                                "without a preset, or the preset without it")
         print(rules_markdown())
         return 0
     if args.preset is None:

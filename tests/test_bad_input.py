@@ -64,6 +64,22 @@ def test_a_bad_games_flag_is_named_as_the_flag_not_as_a_line_of_the_file(tmp_pat
     assert "--games 0" in err and "line" not in err
 
 
+@pytest.mark.parametrize("argv,needle", [
+    (["solve", "--hand", "8D", "--out", "x.csv"], "--out is for --batch only"),
+    (["solve", "--hand", "8D", "--workers", "2"], "--workers is for --batch only"),
+    (["solve", "--batch", "pos.csv", "--hand", "8D"], "--batch reads every position"),
+    (["rules", "--markdown", "classic"], "--markdown prints the reference of every preset"),
+])
+def test_an_option_the_command_would_ignore_is_refused(tmp_path, capsys, monkeypatch, argv,
+                                                       needle):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pos.csv").write_text("hand\n8D 8H 8S\n")
+    assert main(argv) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and needle in err
+    assert not (tmp_path / "x.csv").exists()
+
+
 def test_non_utf8_study_file_exits_2(tmp_path, capsys):
     f = tmp_path / "s.toml"
     f.write_bytes(b'[study]\nname = "\xe9"\n')
