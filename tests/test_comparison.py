@@ -69,6 +69,7 @@ def test_default_players_are_clipped_to_what_every_rule_set_can_deal():
     (["classic", "clasic"], None, None, "clasic"),
     (["classic", "classic(jokers=9)"], None, None, "jokers"),
     (["classic", "classic"], None, None, "duplicate"),
+    (["ace-low", "ace-low(players=6)"], None, None, "are the same once each cell's player"),
     (["classic", "classic(ace=low-only)"], [1], None, "2..8"),
     (["classic", "classic(ace=low-only)"], [3], ["expert,nobody"], "nobody"),
     (["classic", "classic(ace=low-only)"], [2], ["expert,beginner,expert"], "more strategies"),
@@ -262,6 +263,7 @@ def test_precision_stops_at_the_cap_and_says_so():
     (["compare", "classic"], "two or more rule sets"),
     (["compare", "classic", "classic(ace=low-only)", "--players", "3,x"], "--players"),
     (["compare", "classic", "classic(ace=low-only)", "--games", "0"], "--games"),
+    (["compare", "classic", "jokers", "--seed", "-1"], "--seed: expected an integer 0..2**63-1"),
     (["compare", "classic", "classic(ace=low-only)", "--precision", "turns=1"],
      "unknown figure"),
 ])

@@ -173,6 +173,13 @@ def plan_study(rules: Sequence[str], players: Sequence[int] | int | None = None,
     """
     parsed = _parse_rules(rules)
     lus = _lineups_of(lineups)
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
+        raise FastmachError(f"seed: expected an integer 0..2**63-1, got {seed!r}")
+    if len({str(r.replace(players=2)) for r in parsed}) < len(parsed):
+        raise FastmachError(
+            f"compare: two of the rule sets {', '.join(map(str, rules))} are the same once "
+            f"each cell's player count is set (the players compared, --players, replace a "
+            f"players= of a rules string; it does not make another rule set)")
     return Study(name="compare", seed=seed, games=games, chunk=chunk,
                  rules=tuple(str(r) for r in parsed),
                  players=_players_of(parsed, players, max(len(lu) for lu in lus)),
