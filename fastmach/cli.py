@@ -7,6 +7,7 @@ arguments; this module reads the arguments, calls them, and turns bad input
 from __future__ import annotations
 
 import argparse
+import contextlib
 import errno
 import gc
 import json
@@ -717,6 +718,20 @@ def console() -> None:
     sys.exit(rc)
 
 
+@contextlib.contextmanager
+def _warnings_as_messages():
+    """A library warning during a command is one line on stderr, ``fastmach: warning:``
+    and its text (not Python's form, with the file, line and source that raised it)."""
+    import warnings
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        print(f"fastmach: warning: {as_flags(str(message))}", file=sys.stderr)
+
+    with warnings.catch_warnings():
+        warnings.showwarning = show
+        yield
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     import signal
 
@@ -727,7 +742,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = parser.parse_args(argv)
         try:
-            return int(args.func(args) or 0)
+            with _warnings_as_messages():
+                return int(args.func(args) or 0)
         except SystemExit as e:  # a bot (or other user code) called sys.exit in the run
             raise RunFailed(f"the run called sys.exit({e.code!r}) (a bot or engine must "
                             f"return or raise, not exit); nothing was written") from None

@@ -377,3 +377,14 @@ def test_a_manifest_field_of_the_wrong_type_is_named(study, done, tmp_path, key,
     (done / MANIFEST).write_text(json.dumps(m))
     with pytest.raises(FastmachError, match=rf"unreadable manifest \(its '{key}' is not {kind}\)"):
         run_study(study, done, workers=0, progress=False)
+
+
+def test_the_cli_says_a_library_warning_as_one_line(done, capsys):
+    from fastmach.cli import main
+    stray = done / "chunks" / "chunk-99999.parquet"
+    stray.write_bytes(next((done / "chunks").glob("*.parquet")).read_bytes())
+    assert main(["report", str(done), "--out", str(done.parent / "rep"), "--ignore-foreign",
+                 "--no-games"]) == 0
+    err = capsys.readouterr().err
+    assert "fastmach: warning: " in err and "not of this study left out" in err
+    assert "UserWarning" not in err and "warnings.warn" not in err
