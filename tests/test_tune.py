@@ -87,6 +87,17 @@ def test_same_seed_same_trials_and_answer(whole, tmp_path):
     pd.testing.assert_frame_equal(a.table, b.table)
 
 
+def test_a_finished_tune_run_again_adds_no_trial_and_gives_the_same_answer(whole, tmp_path):
+    import shutil
+    out, a = whole
+    again = tmp_path / "again"
+    shutil.copytree(out, again)
+    b = tune(PLANTED, again, max_games=400)
+    assert _trials(again, failed=True) == _trials(out, failed=True)
+    assert (again / "answer.txt").read_text() == (out / "answer.txt").read_text()
+    pd.testing.assert_frame_equal(a.table, b.table)
+
+
 def test_resume_after_a_kill_gives_the_same_trials(whole, tmp_path, monkeypatch):
     out, a = whole
     calls = {"n": 0}

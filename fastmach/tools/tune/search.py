@@ -212,6 +212,21 @@ def _judged_before(study, number: int, rung: int, value: float, eta: int) -> boo
     return value <= values[max(len(values) // eta - 1, 0)]
 
 
+def _trailing_idle(study) -> int:
+    """The finished trials at the end of the history that played no new game (each only
+    proposed a rule set played before): the idle count the last run stopped with."""
+    from optuna.trial import TrialState
+
+    idle = 0
+    for t in sorted(study.get_trials(deepcopy=False), key=lambda t: t.number, reverse=True):
+        if t.state == TrialState.RUNNING:
+            continue
+        if t.state == TrialState.FAIL or t.user_attrs.get("new_games") != 0:
+            break
+        idle += 1
+    return idle
+
+
 def run_search(space: Space, out: Path, budget: int, evaluate: Evaluator,
                log: Callable[[str], None] = lambda s: None) -> Search:
     """Ask, race and tell until the search budget (games) or the space is spent."""
@@ -228,7 +243,7 @@ def run_search(space: Space, out: Path, budget: int, evaluate: Evaluator,
             if d > known.deals.get(rules, 0):
                 known.deals[rules], known.params[rules] = d, dict(t.params)
     spent = lambda: sum(known.deals.values()) * per_deal  # noqa: E731
-    idle = 0
+    idle = _trailing_idle(study)   # (a resumed or repeated run stops where the last did)
     while True:
         running = study.get_trials(deepcopy=False, states=(TrialState.RUNNING,))
         if running and len(running[0].params) < len(space.axes):
@@ -272,6 +287,7 @@ def run_search(space: Space, out: Path, budget: int, evaluate: Evaluator,
                     break
         if known.stopped:
             break  # the trial stays RUNNING: a resumed tune with a larger budget goes on
+        trial.set_user_attr("new_games", new)
         if state == TrialState.PRUNED:
             study.tell(trial, state=TrialState.PRUNED)
         else:
