@@ -57,14 +57,16 @@ def open_backend(workers: int | None = None, scheduler: str | None = None,
                  engine: Callable | None = None) -> _Backend | None:
     """The worker pool :func:`execute` would start (None: play in this process), for a
     caller that runs several studies on one pool (``execute(..., backend=...)``)."""
-    workers, scheduler = _check_run(workers, scheduler)
+    workers, scheduler = check_run(workers, scheduler)
     if scheduler is None and workers == 0:
         return None
     return (_Dask(scheduler, workers, engine) if scheduler is not None
             else _Processes(workers, engine))
 
 
-def _check_run(workers: int | None, scheduler: str | None) -> tuple[int, str | None]:
+def check_run(workers: int | None, scheduler: str | None) -> tuple[int, str | None]:
+    """The worker count and scheduler of a run, checked (None: every core), or
+    FastmachError naming the bad one."""
     if workers is None:
         workers = _cpu_count()
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 0:
@@ -94,7 +96,7 @@ def execute(study: Study, out: str | Path, *, workers: int | None = None,
     on instead of starting one (``workers`` and ``scheduler`` are then its own; the
     caller closes it).
     """
-    workers, scheduler = _check_run(workers, scheduler)
+    workers, scheduler = check_run(workers, scheduler)
     if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
         raise FastmachError(f"retries={retries!r}: must be an integer >= 0")
     if command is None:

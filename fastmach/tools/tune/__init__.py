@@ -28,7 +28,7 @@ import sys
 from pathlib import Path
 
 from fastmach.errors import FastmachError
-from fastmach.study.backends import max_local_workers
+from fastmach.study.driver import check_run
 from fastmach.tools.tune.answer import (Answer, answer_text, candidates_table, fresh_check,
                                         write_answer)
 from fastmach.tools.tune.search import Evaluator, cost_floor, run_search
@@ -85,11 +85,9 @@ def tune(space: Space | str | Path, out: str | Path, *, max_games: int,
     if not isinstance(space, Space):
         space = load_space(space)
     budget = _check_budget(space, max_games)
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 0:
-        raise FastmachError(f"workers={workers!r}: must be an integer >= 0")
-    if workers > max_local_workers() and scheduler in (None, "local"):
-        raise FastmachError(f"workers={workers}: more worker processes than this machine "
-                            f"runs usefully; at most {max_local_workers()} here")
+    if workers is None:
+        raise FastmachError("workers=None: must be an integer >= 0")
+    check_run(workers, scheduler)   # (before any game, as each evaluation will)
     root = Path(out)
     _open_dir(root, space)
     if command is None:
