@@ -235,6 +235,7 @@ class _HandChecker:
         self.noadd = 0
         self.turns = 0
         self.ended: str | None = None  # the end the next line must announce
+        self.winner, self.shares = -1, []   # the hand's, once its end record is read
         self.pts = card_points(r.hand_points)
         # the validator's verdicts on melds (shared by the hands of a replay); the last
         # turn's table as logged
