@@ -584,6 +584,14 @@ cdef class Engine:
         cdef int P = self.R.players, s, c, i, m
         cdef uint64_t rng = rng_state
         cdef const int64_t[:, ::1] hv
+        # (the C arrays below are read by seat without bounds checks: check the seats first)
+        if not 0 <= seat < P:
+            raise FastmachError(f"the current player {seat} is not a seat 0..{P - 1}")
+        for name, v in (("opened", opened), ("failed_last", failed_last), ("scores", scores)):
+            if v is not None and len(v) != P:
+                raise FastmachError(f"{name}: {len(v)} value(s) for {P} seats")
+        if len(hands) != P:
+            raise FastmachError(f"hands: {len(hands)} hand(s) for {P} seats")
         memset(st, 0, sizeof(HState))
         wit_clear(&st.wit)
         if (type(hands) is np.ndarray and hands.dtype == np.int64 and hands.ndim == 2

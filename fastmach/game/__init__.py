@@ -92,6 +92,29 @@ class HandResult:
     passes_when_able: tuple[int, ...] = ()
 
 
+def _snapshot(action):
+    """A new action of ``action``'s kind from one reading of its fields (a Play through
+    its constructor: tuples of ints), without its random state; anything else as it is
+    (the check names it)."""
+    try:
+        if isinstance(action, Play):
+            melds, placed, taken, stands = action.melds, action.placed, action.taken, action.stands
+            return Play(melds, placed, taken, stands=stands)
+        if isinstance(action, Fail):
+            attempt = action.attempt
+            return Fail(_snapshot(attempt) if attempt is not None else None)
+        if isinstance(action, Draw):
+            return Draw()
+        if isinstance(action, Pass):
+            return Pass()
+    except FastmachError:
+        raise
+    except Exception as e:   # (a field that is no list of cards, or raises when read)
+        raise FastmachError(f"the action {type(action).__name__} cannot be read: "
+                            f"{type(e).__name__}: {e}") from None
+    return action
+
+
 def _record(cls, **fields):
     """``cls(**fields)`` for a frozen dataclass without its ``__init__`` (most of the cost
     of a turn's records): every field given, already of its type."""
@@ -240,8 +263,16 @@ class State:
         self._stands = ([list(s) for s in stands] if stands is not None
                         else [meld_stands(m, r.ace_high) for m in melds])
         self._stock, self._stock_pos = st, 0
+        if current_player is not None and (
+                isinstance(current_player, bool)
+                or not isinstance(current_player, (int, np.integer))
+                or not 0 <= current_player < P):
+            raise FastmachError(f"set_position: current_player {current_player!r} is not a "
+                                f"seat 0..{P - 1}")
+        if opened is not None and len(opened) != P:
+            raise FastmachError(f"set_position: {len(opened)} opened flag(s) for {P} players")
         if current_player is not None:
-            self.current_player = current_player
+            self.current_player = int(current_player)
         self.opened = [bool(x) for x in opened] if opened is not None else [True] * P
         self.failed_last = [False] * P
         self._noadd = 0
@@ -364,6 +395,8 @@ class State:
     def __deepcopy__(self, memo):
         return self.clone()
 
+    __copy__ = clone   # (a shallow copy would share the hands, table and history)
+
     def __str__(self) -> str:
         lines = [f"hand {self.hand_index}, turn {self.turn}, seat {self.current_player} to play, "
                  f"stock {self._left()}, scores {self.scores}"]
@@ -473,6 +506,14 @@ class State:
 
     # -------------------------------------------------------------- strategies
     def _decide(self, engine) -> Action:
+        """The decision of the current seat's strategy under ``engine``, remembered with
+        the random state it leaves (apply_action takes that state only with this very
+        action: the random state of an action built elsewhere is not the game's)."""
+        action, rng = self._decide_raw(engine)
+        self._issued = (action, rng)
+        return action
+
+    def _decide_raw(self, engine) -> tuple[Action, int]:
         for seat in engine.observers:  # Python bots see this hand's public history
             seat.public_log = self._public
         stock = self._stock[self._stock_pos:]
@@ -483,17 +524,17 @@ class State:
         if kind == "play":   # Play(...) without its constructor: the engine's exact ints
             return _record(Play, melds=tuple(map(tuple, melds)),
                            placed=tuple(ids_of_counts(placed)), taken=(JOKER,) * taken,
-                           stands=tuple(map(tuple, stands)), rng_after=rng)
+                           stands=tuple(map(tuple, stands)), rng_after=rng), rng
         if kind == "fail":  # the botched play: the same skill's decision without error
             _, placed, taken, melds, stands, _ = engine.decide_position(
                 self.current_player, self._hands, self._melds, self._stands,
                 self.opened, self._left(), self.rng_state, self.failed_last, raw=True)
             cards = np.repeat(_CARD_IDS, placed).tolist()
             attempt = Play(melds, cards, (JOKER,) * taken, stands=stands)
-            return Fail(attempt, rng_after=rng)
+            return Fail(attempt, rng_after=rng), rng
         if not self._left() and self.rules.stock_empty == "play-on":
-            return _record(Pass, rng_after=rng)
-        return _record(Draw, rng_after=rng)
+            return _record(Pass, rng_after=rng), rng
+        return _record(Draw, rng_after=rng), rng
 
     def strategy_action(self) -> Action:
         """The current seat's strategy decision (the engine's code path)."""
@@ -515,12 +556,22 @@ class State:
 
     # -------------------------------------------------------------- applying
     def apply_action(self, action: Action) -> TurnRecord:
-        """Check and apply ``action``; returns (and appends to history) its record."""
+        """Check and apply ``action``; returns (and appends to history) its record.
+
+        An action this state's strategies decided (``step``, ``strategy_action``) is
+        applied as it is, with the random state its decision left; any other is first
+        read once into a new action of its kind (the one checked is the one applied, and
+        nothing the caller keeps is shared with the game), and leaves the random state
+        as it was."""
+        issued, self._issued = getattr(self, "_issued", None), None
+        if issued is not None and issued[0] is action:
+            rng = issued[1]
+        else:
+            action, rng = _snapshot(action), None
         exact = self._check(action)
         r = self.rules
         P = r.players
         seat = self.current_player
-        rng = getattr(action, "rng_after", None)
         if rng is not None:
             self.rng_state = rng
         left = len(self._stock) - self._stock_pos
