@@ -153,3 +153,13 @@ def test_a_match_that_does_not_end_within_the_hand_limit_is_a_clear_error(monkey
     with pytest.raises(FastmachError, match=r"did not end within 3 hands "
                                             r"\(match=threshold:100000\)"):
         play_columns(resolve_rules("ace-low(match=threshold:100000)"), ["expert"] * 4, 1, [0])
+
+
+@pytest.mark.parametrize("log,message", [
+    (True, "log=True: expected a file path"), (2, "log=2: expected a file path"),
+    ("/", "is a directory"), ("/nonexistent-dir-of-fastmach/x.jsonl", "does not exist"),
+])
+def test_a_log_that_is_no_file_path_is_refused_before_any_game(log, message):
+    from fastmach.errors import FastmachError
+    with pytest.raises(FastmachError, match=message):
+        play_games("classic(match=single)", ["expert"] * 4, 0, [0], log=log)

@@ -230,6 +230,20 @@ def play_games(
     return pd.DataFrame(out)
 
 
+def _check_log_path(log) -> None:
+    """A log path before the games: a path (not True, not a file descriptor), not a
+    directory, in a directory that exists."""
+    import os
+
+    if isinstance(log, bool) or not isinstance(log, (str, os.PathLike)):
+        raise FastmachError(f"log={log!r}: expected a file path")
+    p = Path(log)
+    if p.is_dir():
+        raise FastmachError(f"log={str(p)!r} is a directory; expected a file name")
+    if not p.parent.is_dir():
+        raise FastmachError(f"log={str(p)!r}: its directory {str(p.parent)!r} does not exist")
+
+
 def play_columns(
     rules: Rules | str,
     seats: Sequence[str],
@@ -247,6 +261,8 @@ def play_columns(
     rules, strategies, eng = make_engine(rules, seats, check)
     seed = _check_seed(root_seed)
     reps = _replicates(replicates)
+    if log is not None:
+        _check_log_path(log)
     out = eng.play_batch(seed, reps, hands=bool(hands), record=log is not None)
     cols = game_columns(rules, strategies, seed, reps, out)
     if log is not None:
