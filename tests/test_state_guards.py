@@ -114,3 +114,37 @@ def test_a_shallow_copy_is_an_independent_state():
     for _ in range(10):
         t.step()
     assert [list(h) for h in s.hands] == hands and len(s.history) == turns
+
+
+class _Vandal:
+    """A bot that rewrites every record of the history it is shown."""
+
+    def act(self, obs):
+        for t in obs.history:
+            t.__dict__["placed"] = (0, 0, 0)
+        sol = fastmach.solve(obs.table, obs.hand, obs.rules)
+        return Play(sol.melds, sol.placed) if sol.placed else Draw()
+
+
+class _Watcher:
+    def __init__(self):
+        self.seen = []
+
+    def act(self, obs):
+        self.seen.append([t.placed for t in obs.history])
+        sol = fastmach.solve(obs.table, obs.hand, obs.rules)
+        return Play(sol.melds, sol.placed) if sol.placed else Draw()
+
+
+def test_a_bots_edits_of_its_history_reach_no_other_seat():
+    w = _Watcher()
+    fastmach.play_games("classic(match=single)", [_Vandal(), w, "expert", "expert"], 0, [0])
+    assert w.seen and all((0, 0, 0) not in seen for seen in w.seen)
+    # the State's own public history, on the State's path
+    s = fastmach.Game("classic(match=single)", [_Vandal(), "expert", "expert", "expert"]
+                      ).new_initial_state(0, 0)
+    for _ in range(12):
+        if s.is_terminal():
+            break
+        s.step()
+    assert all(t.placed != (0, 0, 0) for t in s.public_history)

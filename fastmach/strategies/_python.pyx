@@ -140,7 +140,7 @@ cdef class PyBot(Strategy):
         put(obs, "hand_index", st.hand_no)
         put(obs, "turn", st.turn + 1)
         put(obs, "opened_seats", self.opened)
-        put(obs, "history", tuple(cb.public_log))
+        put(obs, "history", cb.history())   # (the seat's own copies)
         return obs
 
 

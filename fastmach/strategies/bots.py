@@ -100,6 +100,9 @@ def bot_name(bot: object) -> str:
     return f"{cls.__module__}:{cls.__qualname__}"
 
 
+_new = object.__new__
+
+
 class BotSeat:
     """The engine's callback for one bot seat: position -> checked decision."""
 
@@ -110,13 +113,26 @@ class BotSeat:
         # the hand's public turns (PublicTurn records), kept by whoever runs the game (the
         # engine, the State) and shown as a tuple
         self.public_log: list[PublicTurn] = []
+        self._src: list[PublicTurn] = []     # the records of public_log copied so far ...
+        self._shown: list[PublicTurn] = []   # ... and their copies, the bot's own
         # the bot's own copy of the rules, made once: whatever it does to it stays its own
         # (the game checks against self.rules), and the solver's record of it is reused
         self._rules_shown = copy.copy(rules)
 
     def history(self) -> tuple[PublicTurn, ...]:
-        """The public log so far."""
-        return tuple(self.public_log)
+        """The public log so far, as this seat's own copies of its records (made once
+        each): what the bot does to them never reaches the game or another seat."""
+        log, src, shown = self.public_log, self._src, self._shown
+        n = len(src)
+        if len(log) < n or (n and log[n - 1] is not src[n - 1]) or (n and log[0] is not src[0]):
+            src, shown, n = [], [], 0   # (another hand's log: copied again)
+        for t in log[n:]:
+            c = _new(PublicTurn)
+            c.__dict__.update(t.__dict__)   # (immutable fields: ints, strings, tuples)
+            src.append(t)
+            shown.append(c)
+        self._src, self._shown = src, shown
+        return tuple(shown)
 
     def observation(self, seat: int, pos: dict) -> Observation:
         """The seat's Observation of the engine's position ``pos`` (Python data; the
