@@ -148,3 +148,15 @@ def test_a_bots_edits_of_its_history_reach_no_other_seat():
             break
         s.step()
     assert all(t.placed != (0, 0, 0) for t in s.public_history)
+
+
+class _Quitter:
+    def act(self, obs):
+        raise GeneratorExit()
+
+
+def test_a_bot_raising_generator_exit_is_named_as_the_bots_error():
+    from fastmach.errors import BotError
+    with pytest.raises(BotError, match=r"seat 0.*act\(\) raised GeneratorExit"):
+        fastmach.play_games("classic(match=single)", [_Quitter(), "expert", "expert", "expert"],
+                            0, [0])

@@ -153,6 +153,15 @@ def test_bad_space_exits_2_naming_the_problem_before_any_game(tmp_path, capsys, 
     assert not out.exists()
 
 
+def test_an_empty_list_of_player_counts_is_refused(tmp_path):
+    path = _space(tmp_path, 'hand_size = "9..15"')
+    text = open(path, encoding="utf-8").read().replace("players = [4]", "players = []")
+    open(path, "w", encoding="utf-8").write(text)
+    with pytest.raises(FastmachError, match=r"\[tune\] players: expected one player count "
+                                            r"or more, got \[\]"):
+        load_space(path)
+
+
 def test_a_deal_that_does_not_fit_names_players_hand_size_and_decks(tmp_path):
     with pytest.raises(FastmachError, match=r"at 4 players, hand_size=26 cannot be played.*decks"):
         load_space(_space(tmp_path, 'hand_size = "9..27"'))

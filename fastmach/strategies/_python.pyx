@@ -80,7 +80,9 @@ cdef class PyBot(Strategy):
             return cb.ask(seat, obs)
         try:
             action = cb.bot.act(obs)
-        except Exception as e:
+        except (KeyboardInterrupt, SystemExit):
+            raise   # (as BotSeat.ask: Ctrl-C stops the run, the command names a sys.exit)
+        except BaseException as e:
             raise cb.raised(seat, obs, e) from e
         t = type(action)
         if t is not Play and t is not Draw and t is not Pass and not (

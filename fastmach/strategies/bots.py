@@ -153,7 +153,9 @@ class BotSeat:
         t0 = time.perf_counter()
         try:
             action = self.bot.act(obs)
-        except Exception as e:
+        except (KeyboardInterrupt, SystemExit):
+            raise   # (Ctrl-C stops the run; a bot's sys.exit is named by the command)
+        except BaseException as e:   # GeneratorExit and the like: the bot's error too
             raise self.raised(seat, obs, e) from e
         took = time.perf_counter() - t0
         if self.time_limit is not None and took > self.time_limit:
@@ -163,7 +165,7 @@ class BotSeat:
             raise self.returned(seat, obs, action)
         return action
 
-    def raised(self, seat: int, obs: Observation, e: Exception) -> BotError:
+    def raised(self, seat: int, obs: Observation, e: BaseException) -> BotError:
         """The error of a bot whose act() raised ``e``."""
         return BotError(f"{self._where(seat, obs.hand_index, obs.turn)}: act() raised "
                         f"{_type_name(e)}: {e}")

@@ -406,6 +406,8 @@ def space_from_dict(data: Mapping[str, Any], source: str = "<space>") -> Space:
         raise SpaceError("tune", "rotate", f"expected true or false, got {rotate!r}")
     players = tune.get("players", [base.players])
     players = [players] if isinstance(players, int) and not isinstance(players, bool) else players
+    if players == []:
+        raise SpaceError("tune", "players", "expected one player count or more, got []")
     lineup = tune.get("lineup", [["expert"]])
     if not axes_raw:
         raise SpaceError("space", None, "no parameter to search: give at least one range "
