@@ -347,3 +347,26 @@ def test_a_candidate_killed_while_its_store_grew_is_evaluated_again(tmp_path, mo
     fresh = search_mod.Evaluator(space, tmp_path / "fresh", chunk=4)
     pd.testing.assert_frame_equal(resumed(rules, 4), fresh(rules, 4))
     assert resumed.stored(rules) == 8
+
+
+TWO_RULE_SETS = PLANTED.replace(
+    'match = ["single", "rotations:1", "rotations:2", "rotations:3"]\nfailed_penalty = "1..3"',
+    'match = ["single", "rotations:2"]').replace("finalists = 2", "finalists = 1")
+
+
+def test_a_small_space_the_optimiser_keeps_reproposing_is_tried_whole(tmp_path, monkeypatch):
+    """An optimiser proposing only the rule set it played (here: always the first choice)
+    does not end the search while a rule set of a small space is unplayed."""
+    import optuna
+
+    class Stubborn(optuna.samplers.RandomSampler):
+        def sample_independent(self, study, trial, name, distribution):
+            return distribution.choices[0]
+
+    monkeypatch.setattr(search_mod, "_sampler", lambda space, n: Stubborn(seed=0))
+    a = tune(TWO_RULE_SETS, tmp_path / "t", max_games=400)
+    played = {Rules.parse(r).match for r in a.search.deals}
+    assert played == {"single", "rotations:2"}
+    assert Rules.parse(a.best).match == "rotations:2"   # (the one on target: 4 hands)
+    assert "already played 2 times in a row (the space holds 2 rule sets, 2 played)" in \
+        a.search.stopped

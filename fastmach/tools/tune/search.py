@@ -27,6 +27,7 @@ small pull towards a band's centre (:class:`~fastmach.tools.tune.space.Target`).
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import math
 import warnings
@@ -227,6 +228,15 @@ def _trailing_idle(study) -> int:
     return idle
 
 
+def _first_unplayed(space: Space, known: Search) -> dict | None:
+    """The parameters of the space's first rule set (grid order) not played yet, or None."""
+    for combo in itertools.product(*(a.values for a in space.axes)):
+        params = dict(zip((a.name for a in space.axes), combo))
+        if str(space.candidate(params)) not in known.deals:
+            return params
+    return None
+
+
 def run_search(space: Space, out: Path, budget: int, evaluate: Evaluator,
                log: Callable[[str], None] = lambda s: None) -> Search:
     """Ask, race and tell until the search budget (games) or the space is spent."""
@@ -255,10 +265,15 @@ def run_search(space: Space, out: Path, budget: int, evaluate: Evaluator,
             trial = optuna.trial.Trial(study, running[0]._trial_id)
         else:
             if idle >= min(IDLE_LIMIT, space.grid_size):
-                known.stopped = (f"the optimiser proposed only rule sets already played "
-                                 f"{idle} times in a row (the space holds "
-                                 f"{space.grid_size} rule sets, {len(known.deals)} played)")
-                break
+                unplayed = _first_unplayed(space, known) if idle < IDLE_LIMIT else None
+                if unplayed is None:
+                    known.stopped = (f"the optimiser proposed only rule sets already played "
+                                     f"{idle} times in a row (the space holds "
+                                     f"{space.grid_size} rule sets, {len(known.deals)} played)")
+                    break
+                # a small space the optimiser keeps re-proposing: its next rule set not
+                # played yet (grid order) is tried before the search may stop
+                study.enqueue_trial(unplayed, skip_if_exists=False)
             study.sampler = _sampler(space, sum(t.state != TrialState.FAIL
                                                 for t in study.get_trials(deepcopy=False)))
             trial = study.ask()
