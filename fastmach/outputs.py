@@ -1,5 +1,6 @@
 """Output files that are checked before the work and never left half-written.
 
+- :func:`as_path`: a path argument that is no path (None, a bool, a descriptor) named.
 - :func:`probe_file` / :func:`probe_dir`: before the first game, create the parent
   directory, then create, write and remove a probe file where the output will go; a path
   that cannot take the output raises a :class:`FastmachError` naming the option.
@@ -19,11 +20,11 @@ import shutil
 import stat
 import tempfile
 from pathlib import Path
-from typing import IO, Iterator
+from typing import IO, Any, Iterator
 
 from fastmach.errors import FastmachError
 
-__all__ = ["probe_file", "probe_dir", "atomic_path", "atomic_dir", "write_bytes_atomic",
+__all__ = ["as_path", "probe_file", "probe_dir", "atomic_path", "atomic_dir", "write_bytes_atomic",
            "open_text", "read_text", "partial_name"]
 
 
@@ -70,6 +71,15 @@ def _make_dir(d: Path, what: str, target: Path) -> None:
                             f"{str(d)!r} ({_why(e)})") from None
     if not d.is_dir():
         raise FastmachError(f"{_named(what, target)}: {str(d)!r} is not a directory")
+
+
+def as_path(value: Any, what: str = "out=", kind: str = "a file path") -> Path:
+    """``value`` as a Path when it is a str or os.PathLike (not None, a bool or a file
+    descriptor, which Path refuses with a TypeError or open() takes as a descriptor)."""
+    if isinstance(value, bool) or not isinstance(value, (str, os.PathLike)):
+        raise FastmachError(f"{what}{value!r}: expected {kind}" if what.endswith("=")
+                            else f"{what} {value!r}: expected {kind}")
+    return Path(value)
 
 
 def probe_file(path: str | Path, what: str = "out=") -> Path:

@@ -296,3 +296,17 @@ def test_an_environment_used_before_reset_says_to_reset_it():
     s = fe.SingleAgentEnv("classic(players=3)")
     with pytest.raises(FastmachError, match=r"call reset\(\) first"):
         s.step(0)
+
+
+def test_the_raw_environment_stepped_before_reset_or_asked_of_an_unknown_agent_names_it():
+    e = fe.raw_env(rules="classic", players=3)
+    with pytest.raises(FastmachError, match=r"call reset\(\) first"):
+        e.step(0)
+    e.reset(seed=1)
+    for ask in (e.observe, e.observation_space, e.action_space, lambda a: e.action(a, 0)):
+        with pytest.raises(FastmachError, match=r"unknown agent 'player_3': the agents are "
+                                                r"player_0, player_1, player_2$"):
+            ask("player_3")
+    with pytest.raises(FastmachError, match=r"unknown agent \['player_0'\]"):
+        e.observe(["player_0"])
+    assert e.observation_space("player_2") is e.observation_spaces["player_2"]

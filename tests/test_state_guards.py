@@ -160,3 +160,12 @@ def test_a_bot_raising_generator_exit_is_named_as_the_bots_error():
     with pytest.raises(BotError, match=r"seat 0.*act\(\) raised GeneratorExit"):
         fastmach.play_games("classic(match=single)", [_Quitter(), "expert", "expert", "expert"],
                             0, [0])
+
+
+def test_seats_given_as_none_or_as_one_string_are_read_as_the_command_line_reads_them():
+    with pytest.raises(FastmachError, match="seats: expected one strategy per seat"):
+        fastmach.play_games("classic(match=single)", None, 0, [0])
+    g = fastmach.Game("classic(match=single)", "expert,beginner,expert,beginner")
+    assert [str(s) for s in g.seats] == ["expert", "beginner", "expert", "beginner"]
+    with pytest.raises(FastmachError, match="1 strategies given for 4 players"):
+        fastmach.Game("classic(match=single)", "expert")   # (not read letter by letter)

@@ -7,9 +7,12 @@ from cpython.ref cimport Py_INCREF
 from libc.stdint cimport int64_t, uint8_t
 from libc.string cimport memset
 
+from operator import index
+
 import numpy as np
 
 from fastmach.core._fields cimport put
+from fastmach.errors import FastmachError
 
 cdef tuple _INTS = tuple(range(256))
 
@@ -179,26 +182,34 @@ def ids_of_counts(counts):
 
 def play_init(self, melds, placed, taken=(), stands=None, rng_after=None):
     """``Play.__init__`` (fastmach.game.actions): the fields as tuples of ints (melds and
-    stands tuples of tuples, placed sorted), exact ints taken as they are, anything else
-    converted by ``int``."""
+    stands tuples of tuples, placed sorted), exact ints taken as they are, any other
+    integer (a NumPy integer, a bool) by its value; a float or a string is refused."""
     m = _int_melds(melds)
     if m is None:
-        m = tuple([tuple(map(int, x)) for x in melds])
+        m = tuple([tuple(map(_card_id, x)) for x in melds])
     p = _sorted_ids(placed)
     if p is None:
-        p = tuple(sorted(map(int, placed)))
-    t = () if type(taken) is tuple and len(taken) == 0 else tuple(map(int, taken))
+        p = tuple(sorted(map(_card_id, placed)))
+    t = () if type(taken) is tuple and len(taken) == 0 else tuple(map(_card_id, taken))
     s = None
     if stands is not None:
         s = _int_melds(stands)
         if s is None:
-            s = tuple([tuple(map(int, x)) for x in stands])
+            s = tuple([tuple(map(_card_id, x)) for x in stands])
     # stored as the frozen dataclass's __init__ stores them (object.__setattr__)
     put(self, "melds", m)
     put(self, "placed", p)
     put(self, "taken", t)
     put(self, "stands", s)
     put(self, "rng_after", rng_after)
+
+
+def _card_id(x):
+    """An integer card id (``operator.index``: 7.0 or "7" is no card id, not truncated)."""
+    try:
+        return index(x)
+    except TypeError:
+        raise FastmachError(f"Play: a card id must be an integer, got {x!r}") from None
 
 
 def rng_init(self, rng_after=None):

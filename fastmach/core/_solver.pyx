@@ -152,7 +152,7 @@ cdef inline uint64_t _hash(uint64_t a, uint64_t b) noexcept nogil:
 
 cdef int _grow_nodes(Impl* im) noexcept nogil:
     cdef int cap = im.cap_nodes * 2
-    if im.cap_nodes >= MAX_STATES:
+    if im.cap_nodes >= _STATE_LIMIT:
         return -4     # refuse to grow past the state limit (see MAX_STATES)
     cdef Node* p = <Node*> realloc(im.nodes, cap * sizeof(Node))
     if p == NULL:
@@ -1708,6 +1708,7 @@ cdef int _PLAIN_GROUPS = 1
 cdef int _SUIT_FROM = 32
 cdef int _ALL_FROM = 4096
 cdef int _GROUP_FROM = GROUP_PRUNE_FROM
+cdef int _STATE_LIMIT = MAX_STATES   # (lower only in the tests: _set_state_limit)
 
 
 include "_solver_entries.pxi"

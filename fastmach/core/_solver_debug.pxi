@@ -16,6 +16,13 @@ def _set_prune_from(int all_from, int group_from, int suit_from=32):
     _GROUP_FROM = group_from
 
 
+def _set_state_limit(int states):
+    """Debug: refuse to grow a solver past ``states`` states (0: the real MAX_STATES), so
+    the tests meet the state limit on small positions (a solver starts with 4,096)."""
+    global _STATE_LIMIT
+    _STATE_LIMIT = states if states > 0 else MAX_STATES
+
+
 def _set_pattern_filter(int mode):
     """Debug: how the dominance pass filters its lookups (_pattern_filter.pxi): 1 by the
     suit patterns and the keys the layer holds (and candidate patterns), 0 not at all

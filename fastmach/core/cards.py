@@ -171,9 +171,7 @@ def pretty(cards, sort: bool = True) -> str:
 def cards_to_counts(cards) -> np.ndarray:
     """uint8 count array of length 53 from anything :func:`parse_cards` accepts."""
     if isinstance(cards, np.ndarray):
-        counts_to_cards(cards)  # validates shape, dtype and signs
-        if cards.max() > 255:
-            raise FastmachError(f"more than 255 copies of {card_str(int(cards.argmax()))}")
+        _check_count_array(cards)
         return cards.astype(np.uint8, copy=True)
     ids = parse_cards(cards)
     counts = np.bincount(np.asarray(ids, dtype=np.intp), minlength=NCARD)
@@ -185,6 +183,13 @@ def cards_to_counts(cards) -> np.ndarray:
 def counts_to_cards(counts) -> list[int]:
     """Sorted list of card ids from a count array of length 53."""
     arr = np.asarray(counts)
+    _check_count_array(arr)
+    return np.repeat(np.arange(NCARD), arr.astype(np.intp)).tolist()
+
+
+def _check_count_array(arr: np.ndarray) -> None:
+    """A count array's shape (53,), integer dtype, signs and at most 255 copies of a card
+    (what a position can hold), or a FastmachError: checked before any count is expanded."""
     if arr.shape != (NCARD,):
         raise FastmachError(f"a count array must have shape ({NCARD},), got {arr.shape}")
     if arr.dtype.kind not in "biu":
@@ -192,7 +197,8 @@ def counts_to_cards(counts) -> list[int]:
     if arr.dtype.kind == "i" and (arr < 0).any():
         bad = int(np.flatnonzero(arr < 0)[0])
         raise FastmachError(f"negative count {int(arr[bad])} for {card_str(bad)} in a count array")
-    return np.repeat(np.arange(NCARD), arr.astype(np.intp)).tolist()
+    if arr.max() > 255:
+        raise FastmachError(f"more than 255 copies of {card_str(int(arr.argmax()))}")
 
 
 def check_copies(counts, decks: int, jokers: int) -> None:

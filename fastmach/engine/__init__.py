@@ -90,6 +90,7 @@ import fastmach.game as _game
 from fastmach.game.deal import check_seed as _check_seed, deck_of, resolve_seed as _resolve_seed
 from fastmach.game.log import write_log
 from fastmach.errors import FastmachError
+from fastmach.outputs import as_path
 from fastmach.rules import Rules, resolve_rules
 from fastmach.solver import _POINT_SCALE, opening_weights
 from fastmach.strategies import (Context, Strategy, build_seats, parse_seats, rotations_of,
@@ -233,11 +234,7 @@ def play_games(
 def _check_log_path(log) -> None:
     """A log path before the games: a path (not True, not a file descriptor), not a
     directory, in a directory that exists."""
-    import os
-
-    if isinstance(log, bool) or not isinstance(log, (str, os.PathLike)):
-        raise FastmachError(f"log={log!r}: expected a file path")
-    p = Path(log)
+    p = as_path(log, "log=")
     if p.is_dir():
         raise FastmachError(f"log={str(p)!r} is a directory; expected a file name")
     if not p.parent.is_dir():

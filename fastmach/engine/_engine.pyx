@@ -40,6 +40,17 @@ from fastmach.rules import MAX_MATCH_HANDS
 cdef tuple _INTS = tuple(range(256))
 
 SOLVER_ERRORS = {-4: "state limit", -6: "a set of table melds did not partition"}
+
+
+def solver_stopped(rc, where):
+    """The error of a solve the engine could not finish (no move is guessed): the state
+    limit is a FastmachError, as ``solve`` raises it (the rules allow positions past the
+    exact solver); anything else a RuntimeError (an internal fault)."""
+    if rc == -4:
+        return FastmachError(
+            f"a position too large for the exact solver (its state limit) {where}: "
+            "no move is guessed, the game is not counted")
+    return RuntimeError(f"engine: the exact solver stopped ({SOLVER_ERRORS.get(rc, rc)}) {where}")
 ACTIONS = ("play", "draw", "pass", "fail")
 VIOLATIONS = (
     "none",
@@ -468,10 +479,7 @@ cdef class Engine:
                     rc, err = self.ctx.take_error()
                     if rc == RC_PYTHON:
                         raise err
-                    raise RuntimeError(
-                        f"engine: the exact solver stopped ({SOLVER_ERRORS.get(rc, rc)}) "
-                        f"in hand {h} of replicate {reps[g]}; no move is guessed, the game "
-                        "is not counted")
+                    raise solver_stopped(rc, f"in hand {h} of replicate {reps[g]}")
                 if rc == -2:
                     raise RuntimeError(
                         f"engine invariant broken in hand {h} of replicate {reps[g]}: "
@@ -633,7 +641,7 @@ cdef class Engine:
             rc, err = self.ctx.take_error()
             if rc == RC_PYTHON:
                 raise err
-            raise RuntimeError(f"engine: the exact solver stopped ({SOLVER_ERRORS.get(rc, rc)})")
+            raise solver_stopped(rc, f"deciding seat {seat}'s turn")
         if (d.kind == A_PLAY or d.kind == A_FAIL) and self.R.srules.ace_high == 2:
             wit_split_wraps(&d.wit)   # as apply_turn lays it
         placed = np.array(<uint8_t[:NCARD]> d.placed, dtype=np.uint8)

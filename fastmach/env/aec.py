@@ -14,7 +14,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from fastmach.errors import FastmachError
-from fastmach.rules import Rules
+from fastmach.rules import Rules, is_integer
 
 from .moves import N_ACTIONS
 from .table import Table, rules_of
@@ -35,11 +35,11 @@ class raw_env(AECEnv):
         r = rules_of(rules, players)
         if render_mode not in (None, "human", "ansi"):   # metadata["render_modes"]
             raise FastmachError(f"render_mode must be None, 'human' or 'ansi', got {render_mode!r}")
-        if max_turns is not None and (not isinstance(max_turns, int) or max_turns < 1):
+        if max_turns is not None and (not is_integer(max_turns) or max_turns < 1):
             raise FastmachError(f"max_turns must be a positive integer or None, got {max_turns!r}")
         self.table = Table(r, ["expert"] * r.players, reward)
         self.rules = self.table.rules
-        self.max_turns = max_turns
+        self.max_turns = None if max_turns is None else int(max_turns)
         self.render_mode = render_mode
         self.possible_agents = [f"player_{i}" for i in range(r.players)]
         self._seat = {a: i for i, a in enumerate(self.possible_agents)}
@@ -51,10 +51,18 @@ class raw_env(AECEnv):
         self.action_spaces = {a: spaces.Discrete(N_ACTIONS) for a in self.possible_agents}
 
     def observation_space(self, agent):
-        return self.observation_spaces[agent]
+        return self.observation_spaces[self.possible_agents[self._seat_of(agent)]]
 
     def action_space(self, agent):
-        return self.action_spaces[agent]
+        return self.action_spaces[self.possible_agents[self._seat_of(agent)]]
+
+    def _seat_of(self, agent) -> int:
+        """The seat of ``agent`` (FastmachError naming the agents for an unknown one)."""
+        seat = self._seat.get(agent) if isinstance(agent, str) else None
+        if seat is None:
+            raise FastmachError(f"unknown agent {agent!r}: the agents are "
+                                f"{', '.join(self.possible_agents)}")
+        return seat
 
     @property
     def game_state(self):
@@ -72,15 +80,17 @@ class raw_env(AECEnv):
         self.agent_selection = self.possible_agents[st.current_player]
 
     def observe(self, agent):
-        return self.table.observe(self._seat[agent])
+        return self.table.observe(self._seat_of(agent))
 
     def action(self, agent, k: int):
         """The exact action (Play, Draw or Pass) behind macro-action k of ``agent`` now."""
-        if self._seat[agent] != self.table.live.current_player:
+        if self._seat_of(agent) != self.table.live.current_player:
             raise FastmachError(f"{agent} is not the agent to move")
         return self.table.moves.action(k)
 
     def step(self, action) -> None:
+        if not hasattr(self, "agent_selection"):
+            raise FastmachError("the environment is not dealt yet: call reset() first")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)

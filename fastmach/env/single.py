@@ -19,7 +19,7 @@ import numpy as np
 from gymnasium import spaces
 
 from fastmach.errors import FastmachError
-from fastmach.rules import Rules
+from fastmach.rules import Rules, is_integer
 
 from .moves import N_ACTIONS
 from .table import Table, rules_of
@@ -49,12 +49,13 @@ class SingleAgentEnv(gym.Env):
             raise FastmachError(f"illegal must be 'raise' or 'draw', got {illegal!r}")
         if render_mode not in (None, *self.metadata["render_modes"]):
             raise FastmachError(f"render_mode must be None, 'human' or 'ansi', got {render_mode!r}")
-        if max_turns is not None and (not isinstance(max_turns, int) or max_turns < 1):
+        if max_turns is not None and (not is_integer(max_turns) or max_turns < 1):
             raise FastmachError(f"max_turns must be a positive integer or None, got {max_turns!r}")
         seats = others[:seat] + ["expert"] + others[seat:]  # the learner's seat: a placeholder
         self.table = Table(r, seats, reward)
         self.rules, self.seat = self.table.rules, int(seat)
-        self.illegal, self.max_turns, self.render_mode = illegal, max_turns, render_mode
+        self.illegal, self.render_mode = illegal, render_mode
+        self.max_turns = None if max_turns is None else int(max_turns)
         lay = self.table.layout
         self.observation_space = spaces.Dict({
             "observation": spaces.Box(lay.low, lay.high, dtype=np.int16),

@@ -143,7 +143,8 @@ class Game:
         first, the validator naming what is wrong (the same answers, faster)."""
         self.strict = bool(strict)
         self.rules = resolve_rules(rules)
-        seats = list(seats) if seats is not None else ["expert"] * self.rules.players
+        if seats is None:   # (a comma list, as --strategies, is split by the engine's parse)
+            seats = ["expert"] * self.rules.players
         if engine_factory is None:  # pragma: no cover - `import fastmach` imports the engine
             raise FastmachError("the engine is not loaded: import fastmach.engine first")
         # the engines solve with the Python solve's solver: a position a seat's strategy

@@ -36,8 +36,9 @@ class Play:
     """Add ``placed`` hand cards; ``melds`` is the whole table after the play.
 
     ``Play(melds, placed, taken=(), stands=None, rng_after=None)`` keeps tuples of ints
-    (``placed`` sorted); exact ints are taken as they are, anything else converted by
-    ``int`` (the constructor is compiled: fastmach.core._ids.play_init)."""
+    (``placed`` sorted); exact ints are taken as they are, other integers (NumPy's) by their
+    value, and a card id that is no integer (``7.0``, ``"7"``) is a FastmachError, never
+    truncated (the constructor is compiled: fastmach.core._ids.play_init)."""
 
     melds: tuple[Meld, ...]
     placed: tuple[int, ...]

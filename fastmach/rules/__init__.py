@@ -29,7 +29,7 @@ from fastmach.core.cards import POINT_SCHEMES, card_points
 from fastmach.errors import FastmachError
 
 __all__ = ["Rules", "PRESETS", "PARAMETERS", "TABLE", "Parameter", "SOURCE_PLAYERS", "parse_value", "format_value",
-           "resolve_rules", "source_warning", "BLOCK_ROUNDS"]
+           "resolve_rules", "source_warning", "BLOCK_ROUNDS", "is_integer"]
 
 #: stock_empty = play-on: a full round of turns begun with an empty stock that adds no card
 #: ends the hand (blocked) when no seat can play, a fact of the position (the exact
@@ -614,7 +614,8 @@ def _bad(name: str, value: Any) -> FastmachError:
     return FastmachError(f"rules parameter '{name}' must be {_allowed(name)}, got {value!r}")
 
 
-def _is_int(v: Any) -> bool:
+def is_integer(v: Any) -> bool:
+    """An int or a NumPy integer, not a bool (the arguments that count something)."""
     return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
 
 
@@ -636,7 +637,7 @@ def _check(name: str, value: Any) -> Any:
         if isinstance(value, str) and value.strip().lower() in p.aliases:
             return p.aliases[value.strip().lower()]
         lo, hi = p.allowed
-        if not _is_int(value) or value < lo or (hi is not None and value > hi):
+        if not is_integer(value) or value < lo or (hi is not None and value > hi):
             raise _bad(name, value)
         return int(value)
     if p.type is bool:

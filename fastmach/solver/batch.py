@@ -96,15 +96,19 @@ class SolveBatch:
 def to_counts(cards_list: Sequence) -> np.ndarray:
     """A (n, NCARD) uint8 count array from n card collections (text, ids, count arrays,
     or a table as a list of melds). Raises FastmachError naming the first bad row."""
-    counts, errors, _ = _rows_to_counts(cards_list)
+    counts, errors, _ = _rows_to_counts(cards_list, "cards_list")
     if errors:
         i = min(errors)
         raise FastmachError(f"row {i}: {errors[i]}")
     return counts
 
 
-def _rows_to_counts(rows: Sequence, rules: Rules | None = None):
+def _rows_to_counts(rows: Sequence, what: str, rules: Rules | None = None):
     """(counts, {row: parse error}, known-valid mask) of a sequence of card collections."""
+    if isinstance(rows, (str, bytes)) or not hasattr(rows, "__len__") \
+            or not hasattr(rows, "__iter__"):
+        raise FastmachError(f"{what}: expected a sequence (a list) of card collections "
+                            f"or an (n, {NCARD}) count array, got {type(rows).__name__}")
     n = len(rows)
     out = np.zeros((n, NCARD), dtype=np.uint8)
     errors: dict[int, str] = {}
@@ -151,8 +155,8 @@ def solve_many(tables, hands, rules: Rules | str = "classic", objective: str = "
     elif isinstance(tables, np.ndarray) or isinstance(hands, np.ndarray):
         raise FastmachError("give tables and hands both as count arrays or both as sequences")
     else:
-        T, et, known = _rows_to_counts(tables, r)
-        H, eh, _ = _rows_to_counts(hands)
+        T, et, known = _rows_to_counts(tables, "tables", r)
+        H, eh, _ = _rows_to_counts(hands, "hands")
         errors_in = {**eh, **et}
         if trusted:
             known[:] = 1

@@ -395,6 +395,9 @@ def parse_seats(seats: Sequence[str | Strategy] | str, players: int) -> list[Str
     """One validated strategy per seat; len must equal ``players``."""
     if isinstance(seats, str):
         seats = split_strategies(seats)
+    if not hasattr(seats, "__iter__"):
+        raise FastmachError(f"seats: expected one strategy per seat (a list), got "
+                            f"{type(seats).__name__}")
     parsed = [parse_strategy(s) for s in seats]
     if len(parsed) != players:
         raise FastmachError(

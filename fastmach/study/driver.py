@@ -37,6 +37,9 @@ def run_study(study: Study, out: str | Path | None = None, *, workers: int | Non
     :class:`SweepError` after every other chunk has run. The returned DataFrame carries
     the run summary (:func:`execute`) in ``df.attrs["summary"]``.
     """
+    if not isinstance(study, Study):
+        raise FastmachError(f"study: expected a Study (fastmach.Study.from_toml(path) reads a "
+                            f"study file), got {type(study).__name__}")
     kw: dict[str, Any] = dict(workers=workers, scheduler=scheduler, engine=engine, retries=retries,
               progress=progress, command=command)
     if out is None:

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from fastmach.errors import FastmachError
-from fastmach.outputs import is_temporary, write_bytes_atomic
+from fastmach.outputs import as_path, is_temporary, write_bytes_atomic
 from fastmach.study import Study
 from fastmach.study import store as integrity
 from fastmach.study.plan import CHUNKS, HANDS, MANIFEST, Chunk, check_size, chunk_name, \
@@ -53,7 +53,7 @@ class Store:
     def __init__(self, root: str | Path, study: Study, command: str | None = None):
         from fastmach.outputs import probe_dir
 
-        self.root = Path(root)
+        self.root = as_path(root, "out=", "a result directory")
         self.study = study
         self.dir = self.root / CHUNKS
         check_size(study)
@@ -254,7 +254,8 @@ def read_results(out: str | Path, study: Study | None = None, *,
 
     ``cache``: what this process verified and read of ``out`` before (a growing study's
     rounds); None verifies and reads every file."""
-    return _read_rows(Path(out), study, CHUNKS, ["replicate", "rotation"], cache)
+    return _read_rows(as_path(out, "out=", "a result directory"), study, CHUNKS,
+                      ["replicate", "rotation"], cache)
 
 
 def read_hands(out: str | Path, study: Study | None = None, *,
@@ -262,7 +263,8 @@ def read_hands(out: str | Path, study: Study | None = None, *,
     """The hand rows of a result directory (one per hand played, with the cell columns),
     sorted by cell (study order), replicate, rotation and hand; every file verified
     against its record, as :func:`read_results` does."""
-    return _read_rows(Path(out), study, HANDS, ["replicate", "rotation", "hand"], cache)
+    return _read_rows(as_path(out, "out=", "a result directory"), study, HANDS,
+                      ["replicate", "rotation", "hand"], cache)
 
 
 def _read_rows(root: Path, study: Study | None, subdir: str, keys: list[str],

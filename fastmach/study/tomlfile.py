@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -15,7 +16,10 @@ def read_toml(path_or_text: str | Path, what: str, inline: str) -> tuple[dict[st
     """``(data, text, source)`` of a TOML file (a Path, or a one-line string) or of TOML
     text (several lines; its source is then ``inline``, e.g. ``<study>``). ``what`` names the kind of file in
     the errors ("study file", "search space"): unreadable, not UTF-8, bad TOML."""
-    if isinstance(path_or_text, Path) or "\n" not in str(path_or_text):
+    if isinstance(path_or_text, bool) or not isinstance(path_or_text, (str, os.PathLike)):
+        raise FastmachError(f"{what}: expected a file path or TOML text, got "
+                            f"{type(path_or_text).__name__}")
+    if isinstance(path_or_text, os.PathLike) or "\n" not in path_or_text:
         path = Path(path_or_text)
         try:
             text = path.read_text(encoding="utf-8")

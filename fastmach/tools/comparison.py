@@ -32,6 +32,7 @@ import pandas as pd
 
 from fastmach.analysis.metrics import METRICS as CATALOGUE, Metric, p_text
 from fastmach.errors import FastmachError
+from fastmach.rules import is_integer
 from fastmach.study import Study, split_lineup
 from fastmach.tools.defaults import COMPARE_GAMES, COMPARE_MAX_GAMES, COMPARE_SEED
 
@@ -111,12 +112,12 @@ def _players_of(parsed: list, players: Sequence[int] | int | None, least: int = 
             raise FastmachError(f"compare: no player count of {DEFAULT_PLAYERS} suits every "
                                 f"rule set and its source; give --players")
         return kept
-    if isinstance(players, int):
-        players = [players]
+    counts: Sequence[Any] = [players] if is_integer(players) else players  # type: ignore[assignment]
     out = []
-    for p in players:
-        if isinstance(p, bool) or not isinstance(p, int) or not 2 <= p <= 8:
+    for p in counts:
+        if not is_integer(p) or not 2 <= p <= 8:
             raise FastmachError(f"players: expected integers 2..8, got {p!r}")
+        p = int(p)
         why = fits(p)
         if why is not None:
             raise FastmachError(f"players={p}: impossible under {why}")
@@ -158,6 +159,11 @@ def _lineups_of(lineups: Sequence[str | Sequence[str]] | None) -> tuple[tuple[st
     return tuple(out)
 
 
+def _as_int(v: Any) -> Any:
+    """A NumPy integer as a Python int (a Study's fields); anything else as it is."""
+    return int(v) if is_integer(v) else v
+
+
 def plan_study(rules: Sequence[str], players: Sequence[int] | int | None = None,
                lineups: Sequence[str | Sequence[str]] | None = None,
                games: int = DEFAULT_GAMES, seed: int = DEFAULT_SEED,
@@ -173,8 +179,11 @@ def plan_study(rules: Sequence[str], players: Sequence[int] | int | None = None,
     """
     parsed = _parse_rules(rules)
     lus = _lineups_of(lineups)
-    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
+    if not is_integer(seed) or not 0 <= seed < 2**63:
         raise FastmachError(f"seed: expected an integer 0..2**63-1, got {seed!r}")
+    # (NumPy integers as Python ints; anything else the Study names)
+    seed, games, chunk = int(seed), _as_int(games), _as_int(chunk)
+    max_games = _as_int(max_games)
     if len({str(r.replace(players=2)) for r in parsed}) < len(parsed):
         raise FastmachError(
             f"compare: two of the rule sets {', '.join(map(str, rules))} are the same once "
@@ -496,12 +505,11 @@ def compare(rules: Sequence[str], players: Sequence[int] | int | None = None,
     """
     if games is not None and precision is not None:
         raise FastmachError("compare: give games or precision, not both")
-    if games is not None and (isinstance(games, bool) or not isinstance(games, int)
-                              or games < 1):
+    if games is not None and (not is_integer(games) or games < 1):
         raise FastmachError(f"games: expected an integer >= 1, got {games!r}")
     wanted = parse_precision(precision) if precision is not None else None
-    if wanted is not None and (isinstance(max_games, bool) or not isinstance(max_games, int)
-                               or max_games < chunk or max_games % chunk):
+    if wanted is not None and (not is_integer(max_games) or max_games < chunk
+                               or max_games % chunk):
         raise FastmachError(f"max_games: expected a multiple of {chunk} (the deals added "
                             f"at a time), got {max_games!r}")
     if wanted is None:

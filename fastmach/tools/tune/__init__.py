@@ -28,6 +28,7 @@ import sys
 from pathlib import Path
 
 from fastmach.errors import FastmachError
+from fastmach.outputs import as_path
 from fastmach.study.driver import check_run
 from fastmach.tools.tune.answer import (Answer, answer_text, candidates_table, fresh_check,
                                         write_answer)
@@ -88,7 +89,7 @@ def tune(space: Space | str | Path, out: str | Path, *, max_games: int,
     if workers is None:
         raise FastmachError("workers=None: must be an integer >= 0")
     check_run(workers, scheduler)   # (before any game, as each evaluation will)
-    root = Path(out)
+    root = as_path(out, "out=", "a directory path")
     _open_dir(root, space)
     if command is None:
         command = shlex.join(sys.argv) if sys.argv and sys.argv[0] else "python"

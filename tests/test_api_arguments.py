@@ -1,0 +1,108 @@
+"""The Python API's arguments of the wrong kind: a FastmachError naming the argument, never
+a TypeError from deep inside, a silent truncation or an allocation the size of a bad
+count; NumPy integers are taken wherever a Python int is."""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import fastmach
+from fastmach import Play
+from fastmach.core import _solver
+from fastmach.errors import FastmachError
+from fastmach.study.results import read_results
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.parametrize("call, words", [
+    (lambda: fastmach.solve_many(None, None), "tables: expected a sequence"),
+    (lambda: fastmach.solve_many(["5C 6C 7C"], "8C"), "hands: expected a sequence"),
+    (lambda: fastmach.solve_many(5, [[]]), "tables: expected a sequence"),
+    (lambda: fastmach.read_hands(None), "out=None: expected a result directory"),
+    (lambda: read_results(3), "out=3: expected a result directory"),
+    (lambda: fastmach.tune(None, "out", max_games=2000), "search space: expected a file path "
+                                                         "or TOML text, got NoneType"),
+    (lambda: fastmach.play_games("classic(match=single)", ["expert"] * 4, 0, [0], log=7),
+     "log=7: expected a file path"),
+    (lambda: fastmach.run_study(str(ROOT / "simulations/balance.toml")), "study: expected a Study"),
+    (lambda: fastmach.run_study(fastmach.Study.from_toml(ROOT / "simulations/balance.toml"), 5),
+     "out=5: expected a result directory"),
+])
+def test_an_argument_of_the_wrong_kind_is_named(call, words):
+    with pytest.raises(FastmachError, match=words):
+        call()
+
+
+def test_tune_names_an_out_that_is_no_path(tmp_path):
+    space = tmp_path / "space.toml"
+    space.write_text((ROOT / "simulations/tune-example.toml").read_text())
+    with pytest.raises(FastmachError, match=r"out=None: expected a directory path"):
+        fastmach.tune(space, None, max_games=100_000)
+
+
+@pytest.mark.parametrize("card", [7.0, 7.9, "7", None])
+def test_a_play_of_card_ids_that_are_no_integers_is_refused_not_truncated(card):
+    for fields in (([[card, 8, 9]], [8]), ([[7, 8, 9]], [card]), ([[7, 8, 9]], [7], [card]),
+                   ([[7, 8, 9]], [7], (), [[card, 8, 9]])):
+        with pytest.raises(FastmachError, match=r"Play: a card id must be an integer, got "):
+            Play(*fields)
+
+
+def test_a_play_takes_numpy_integers_by_their_value():
+    p = Play([[np.int64(7), np.uint8(8), 9]], [np.int32(9), np.int64(7)], [np.int16(52)])
+    assert p == Play([[7, 8, 9]], [7, 9], [52])
+    assert all(type(c) is int for c in p.melds[0] + p.placed + p.taken)
+
+
+@pytest.mark.parametrize("count", [2**62, 10**9, 256])
+def test_a_huge_count_is_refused_before_the_counts_are_expanded(count):
+    table = np.zeros(53, dtype=np.int64)
+    table[0] = count
+    t0 = time.perf_counter()
+    with pytest.raises(FastmachError, match=r"more than 255 copies of AS"):
+        fastmach.solve(table, "2S", "classic")
+    # (expanding 10**9 copies would take seconds and gigabytes, 2**62 a ValueError)
+    assert time.perf_counter() - t0 < 1.0
+
+
+def test_the_state_limit_in_a_game_is_a_fastmach_error_as_in_solve():
+    _solver._set_state_limit(4096)   # (a solver starts with 4,096 states)
+    try:
+        with pytest.raises(FastmachError, match=r"too large for the exact solver \(its state "
+                                                r"limit\) in hand 0 of replicate \d+: no move "
+                                                r"is guessed"):
+            fastmach.play_games("jokers(match=single)", ["expert"] * 4, 0, range(5))
+    finally:
+        _solver._set_state_limit(0)
+    assert len(fastmach.play_games("jokers(match=single)", ["expert"] * 4, 0, range(5))) == 5
+
+
+def test_compare_takes_numpy_integers_for_its_counts_and_seed(tmp_path):
+    from fastmach.tools.comparison import plan_study
+    a = plan_study(["classic", "jokers"], np.int64(3), None, games=np.int64(40),
+                   seed=np.uint32(5), chunk=20)
+    b = plan_study(["classic", "jokers"], 3, None, games=40, seed=5, chunk=20)
+    assert a.to_toml() == b.to_toml()
+    a = plan_study(["classic", "jokers"], [np.int64(3), np.int8(4)], None, games=40, seed=5,
+                   chunk=20)
+    assert a.to_toml() == plan_study(["classic", "jokers"], [3, 4], None, games=40, seed=5,
+                                     chunk=20).to_toml()
+    with pytest.raises(FastmachError, match=r"players: expected integers 2..8, got True"):
+        plan_study(["classic", "jokers"], [True], None, games=40, seed=5, chunk=20)
+    with pytest.raises(FastmachError, match=r"players: expected integers 2..8, got 4.0"):
+        plan_study(["classic", "jokers"], [4.0], None, games=40, seed=5, chunk=20)
+
+
+def test_the_environments_take_a_numpy_max_turns_and_refuse_a_bool():
+    import fastmach.env as fe
+    e = fe.raw_env("classic(players=3)", max_turns=np.int64(3))
+    assert e.max_turns == 3 and type(e.max_turns) is int
+    s = fe.SingleAgentEnv("classic(players=3)", max_turns=np.int32(4))
+    assert s.max_turns == 4 and type(s.max_turns) is int
+    for make in (fe.raw_env, fe.SingleAgentEnv):
+        with pytest.raises(FastmachError, match=r"max_turns must be a positive integer"):
+            make("classic(players=3)", max_turns=True)
