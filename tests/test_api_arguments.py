@@ -106,3 +106,35 @@ def test_the_environments_take_a_numpy_max_turns_and_refuse_a_bool():
     for make in (fe.raw_env, fe.SingleAgentEnv):
         with pytest.raises(FastmachError, match=r"max_turns must be a positive integer"):
             make("classic(players=3)", max_turns=True)
+
+
+def test_rate_tune_sweep_and_replay_take_numpy_integers_and_refuse_bools(tmp_path):
+    from fastmach.analysis.ratings import check_resamples
+    from fastmach.game.replay_workers import replay_parallel
+    from fastmach.study.driver import check_run
+    from fastmach.tools.rate import plan_rate
+    from fastmach.tools.tune import _check_budget, load_space
+
+    a = plan_rate("expert,beginner", "classic", np.int64(3), games=np.int64(20),
+                  seed=np.uint16(4), chunk=np.int32(10), max_lineups=np.int8(4))
+    b = plan_rate("expert,beginner", "classic", 3, games=20, seed=4, chunk=10, max_lineups=4)
+    assert [s.to_toml() for s in a.studies] == [s.to_toml() for s in b.studies]
+    assert a.players == (3,) and type(a.players[0]) is int
+    for bad in ({"players": True}, {"games": True}, {"seed": 4.0}, {"players": [3.0]}):
+        with pytest.raises(FastmachError, match=f"{next(iter(bad))}: expected"):
+            plan_rate("expert,beginner", "classic", **{"players": 3, **bad})
+    assert check_run(np.int64(0), None) == (0, None) and type(check_run(np.int8(1), None)[0]) is int
+    with pytest.raises(FastmachError, match="workers=True: must be an integer"):
+        check_run(True, None)
+    assert check_resamples(np.int32(50)) == 50
+    with pytest.raises(FastmachError, match="bootstrap: expected an integer >= 0, got False"):
+        check_resamples(False)
+    space = load_space(ROOT / "simulations/tune-example.toml")
+    assert _check_budget(space, np.int64(100_000)) == _check_budget(space, 100_000)
+    with pytest.raises(FastmachError, match="max_games: expected an integer >= 1, got True"):
+        _check_budget(space, True)
+    log = tmp_path / "g.jsonl"
+    fastmach.play_games("classic(match=single)", ["expert"] * 4, 0, [0, 1], log=log)
+    assert replay_parallel(log, workers=np.int64(2), run=map) == replay_parallel(log, workers=1)
+    with pytest.raises(FastmachError, match="workers must be a positive integer, got True"):
+        replay_parallel(log, workers=True)

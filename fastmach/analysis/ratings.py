@@ -58,6 +58,7 @@ import numpy as np
 import pandas as pd
 
 from fastmach.errors import FastmachError
+from fastmach.rules import is_integer
 from fastmach.analysis.stats import cluster_bootstrap, deal_key
 
 __all__ = ["ALPHA", "ELO_PER_UNIT", "ChoiceData", "choice_data", "fit", "log_likelihood",
@@ -322,12 +323,12 @@ MAX_RESAMPLES = 100_000
 
 def check_resamples(resamples: object) -> int:
     """``resamples`` (``--bootstrap``) as given, or FastmachError naming it."""
-    if isinstance(resamples, bool) or not isinstance(resamples, int) or resamples < 0:
+    if not is_integer(resamples) or resamples < 0:
         raise FastmachError(f"bootstrap: expected an integer >= 0, got {resamples!r}")
     if resamples > MAX_RESAMPLES:
         raise FastmachError(f"bootstrap: at most {MAX_RESAMPLES:,} resamples, got "
                             f"{resamples:,}")
-    return resamples
+    return int(resamples)
 
 
 def ladder(hands: pd.DataFrame, strategies: Sequence[str], *, rank: str = "winner",

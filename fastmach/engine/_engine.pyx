@@ -51,6 +51,8 @@ def solver_stopped(rc, where):
             f"a position too large for the exact solver (its state limit) {where}: "
             "no move is guessed, the game is not counted")
     return RuntimeError(f"engine: the exact solver stopped ({SOLVER_ERRORS.get(rc, rc)}) {where}")
+
+
 ACTIONS = ("play", "draw", "pass", "fail")
 VIOLATIONS = (
     "none",

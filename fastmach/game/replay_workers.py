@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from fastmach.errors import FastmachError
+from fastmach.rules import is_integer
 from fastmach.game.gamelog import (HEADER_IN_HAND, MATCH_NOT_OVER, ReplayedHand, _Bad,
                                    _LogChecker, close_count_message, parse_log_line, replay,
                                    short_message, truncated_message, unclosed_message)
@@ -202,8 +203,9 @@ def replay_parallel(path: str | Path, *, workers: int | None = None, out=None,
     global _LINES
     path = Path(path)
     workers = default_workers() if workers is None else workers
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+    if not is_integer(workers) or workers < 1:
         raise FastmachError(f"workers must be a positive integer, got {workers!r}")
+    workers = int(workers)
     if workers == 1 and run is None:
         return replay(path, out=out, text=text)
     text = text or out is not None

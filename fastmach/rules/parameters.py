@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, TypeGuard
 
 import numpy as np
 
@@ -508,7 +508,7 @@ def _bad(name: str, value: Any) -> FastmachError:
     return FastmachError(f"rules parameter '{name}' must be {_allowed(name)}, got {value!r}")
 
 
-def is_integer(v: Any) -> bool:
+def is_integer(v: Any) -> TypeGuard[int]:
     """An int or a NumPy integer, not a bool (the arguments that count something)."""
     return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from fastmach.errors import FastmachError
+from fastmach.rules import is_integer
 from fastmach.study import Study
 from fastmach.study.backends import (SchedulerLost, _Backend, _cpu_count, _Dask, _Processes,
                                      max_local_workers)
@@ -72,8 +73,9 @@ def check_run(workers: int | None, scheduler: str | None) -> tuple[int, str | No
     FastmachError naming the bad one."""
     if workers is None:
         workers = _cpu_count()
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 0:
+    if not is_integer(workers) or workers < 0:
         raise FastmachError(f"workers={workers!r}: must be an integer >= 0")
+    workers = int(workers)
     if scheduler is not None and workers == 0:
         workers = _cpu_count()
     if scheduler in (None, "local") and workers > max_local_workers():
@@ -100,8 +102,9 @@ def execute(study: Study, out: str | Path, *, workers: int | None = None,
     caller closes it).
     """
     workers, scheduler = check_run(workers, scheduler)
-    if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
+    if not is_integer(retries) or retries < 0:
         raise FastmachError(f"retries={retries!r}: must be an integer >= 0")
+    retries = int(retries)
     if command is None:
         command = shlex.join(sys.argv) if sys.argv and sys.argv[0] else "python"
     store = Store(out, study, command)

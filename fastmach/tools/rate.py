@@ -50,7 +50,7 @@ from fastmach.analysis.ratings import ANCHOR, RANKS, check_resamples, ladder
 from fastmach.errors import FastmachError
 from fastmach.game.deal import resolve_seed
 from fastmach.outputs import atomic_path, probe_dir
-from fastmach.rules import Rules
+from fastmach.rules import Rules, is_integer
 from fastmach.strategies import parse_strategy, split_strategies
 from fastmach.study import Study
 from fastmach.tools.defaults import RATE_BOOTSTRAP, RATE_GAMES, RATE_MAX_LINEUPS, RATE_SEED
@@ -170,7 +170,7 @@ def _rules_of(rules: Sequence[str] | str) -> list[Rules]:
 
 
 def _players_of(players: Sequence[int] | int, parsed: list[Rules]) -> tuple[int, ...]:
-    if isinstance(players, int) and not isinstance(players, bool):
+    if is_integer(players):
         players = [players]
     if isinstance(players, (bool, str)) or not isinstance(players, Sequence):
         raise FastmachError(f"players: expected integers 2..8, got {players!r}")
@@ -178,8 +178,9 @@ def _players_of(players: Sequence[int] | int, parsed: list[Rules]) -> tuple[int,
         raise FastmachError("players: no player count given")
     out = []
     for p in players:
-        if isinstance(p, bool) or not isinstance(p, int) or not 2 <= p <= 8:
+        if not is_integer(p) or not 2 <= p <= 8:
             raise FastmachError(f"players: expected integers 2..8, got {p!r}")
+        p = int(p)
         for r in parsed:
             try:
                 r.replace(players=p)
@@ -192,9 +193,9 @@ def _players_of(players: Sequence[int] | int, parsed: list[Rules]) -> tuple[int,
 
 
 def _positive(value: Any, option: str, least: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < least:
+    if not is_integer(value) or value < least:
         raise FastmachError(f"{option}: expected an integer >= {least}, got {value!r}")
-    return value
+    return int(value)
 
 
 def plan_rate(strategies: Sequence[str] | str, rules: Sequence[str] | str = "classic",
@@ -206,10 +207,11 @@ def plan_rate(strategies: Sequence[str] | str, rules: Sequence[str] | str = "cla
     names = _strategies_of(strategies)
     parsed = _rules_of(rules)
     counts = _players_of(players, parsed)
-    _positive(games, "games")
-    _positive(max_lineups, "max_lineups", len(names))
-    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
+    games = _positive(games, "games")
+    max_lineups = _positive(max_lineups, "max_lineups", len(names))
+    if not is_integer(seed) or not 0 <= seed < 2**63:
         raise FastmachError(f"seed: expected an integer 0..2**63-1, got {seed!r}")
+    seed = int(seed)
     anchor = names.index(ANCHOR) if ANCHOR in names else None
     studies, balanced = [], {}
     for n in counts:

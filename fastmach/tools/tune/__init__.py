@@ -29,6 +29,7 @@ from pathlib import Path
 
 from fastmach.errors import FastmachError
 from fastmach.outputs import as_path
+from fastmach.rules import is_integer
 from fastmach.study.driver import check_run
 from fastmach.tools.tune.answer import (Answer, answer_text, candidates_table, fresh_check,
                                         write_answer)
@@ -41,8 +42,9 @@ __all__ = ["tune", "load_space", "Space", "Answer"]
 def _check_budget(space: Space, max_games: int) -> int:
     """The search's share of ``max_games`` (FastmachError when it cannot buy one candidate
     and the fresh-deal check)."""
-    if isinstance(max_games, bool) or not isinstance(max_games, int) or max_games < 1:
+    if not is_integer(max_games) or max_games < 1:
         raise FastmachError(f"max_games: expected an integer >= 1, got {max_games!r}")
+    max_games = int(max_games)
     first, check = cost_floor(space)
     if max_games < first + check:
         raise FastmachError(
