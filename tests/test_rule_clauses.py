@@ -8,7 +8,7 @@ import pytest
 from fastmach.engine import play_games
 from fastmach.errors import FastmachError
 from fastmach.game import Fail, Game, Pass, Play
-from fastmach.rules import Rules, source_warning
+from fastmach.rules import BLOCK_ROUNDS, Rules, source_warning
 
 
 def shares(df, players: int) -> np.ndarray:
@@ -170,6 +170,77 @@ def test_clause4_classic_keeps_the_voluntary_pass_000():
     """000: "piocher passe" and "un tour de table sans ajout termine la donne"."""
     st = state("classic(players=2,match=single)", ["9H 2C", "KS"], ["6H 7H 8H"], "")
     assert st.is_legal(Pass()) and Pass() in st.legal_actions()
+
+
+def test_clause4_a_round_without_additions_ends_the_hand_though_a_seat_could_play_000():
+    """000: "un tour de table sans ajout termine la donne" sets no condition: a full round
+    of passes on the empty stock ends the hand (blocked, nobody wins) even where seat 0
+    could add its 8s; under blocked_when=nobody-can-play (001's reading) play goes on."""
+    hands, table = ["8D 8H 2S", "KH 4D 9C", "QD 3S 5H", "JC 2D 6S"], ["5C 6C 7C 8C"]
+    st = state("classic(match=single)", hands, table, "")
+    assert st.can_play(0)
+    for _ in range(3):
+        st.apply_action(Pass())
+        assert not st.is_terminal()
+    st.apply_action(Pass())
+    assert st.is_terminal() and st.hand_results[0].end == "blocked"
+    assert st.hand_results[0].winner == -1 and st.hand_results[0].turns == 4
+    st = state("classic(match=single,blocked_when=nobody-can-play)", hands, table, "")
+    passes = 0
+    while not st.is_terminal():
+        st.apply_action(Pass())
+        passes += 1
+    assert passes == 4 * BLOCK_ROUNDS   # (a seat could play: blocked only at the bound)
+
+
+def _rounds_without_additions(log) -> tuple[int, int]:
+    """(hands, times a hand went on after a full round of non-plays begun on the empty
+    stock, the turns that take no card) of a play --log file."""
+    import json
+    hands = went_on = 0
+    noadd = players = 0
+    for line in log.read_text().splitlines():
+        rec = json.loads(line)
+        if rec["type"] == "header":
+            hands += 1
+            noadd, players = 0, len(rec["strategies"])
+        elif rec["type"] == "turn":
+            if noadd == players:   # a turn after the round that ends the hand under 000
+                went_on += 1
+            noadd = 0 if rec["action"] == "play" else noadd + (not rec["drawn"])
+    return hands, went_on
+
+
+def test_clause4_engine_state_and_replay_end_a_hand_at_its_first_round_without_additions(
+        tmp_path):
+    """000 in whole games of players who pass while able (beginners do not see every play):
+    no hand goes on after a full round of passes, and replay refuses one that does."""
+    import json
+
+    from fastmach.game.gamelog import replay
+    log = tmp_path / "g.jsonl"
+    seats = ["beginner", "intermediate(error=0.3)", "expert(error=0.3)"]
+    games = play_games("classic(players=3,match=single)", seats, 5, range(60), log=log)
+    hands, went_on = _rounds_without_additions(log)
+    assert hands == 60 and went_on == 0
+    assert (games["end"] == "blocked").sum() > 5   # (the rule is met in these games)
+    assert len(replay(log, text=False)) == 60
+    game = Game("classic(players=3,match=single)", seats)
+    for rep in range(20):   # the reference State plays the same games
+        st = game.new_initial_state(5, rep)
+        st.play_out()
+        assert st.hand_results[0].end == games["end"][rep]
+    # a log whose hand goes on after the round that ended it is refused
+    lines = log.read_text().splitlines()
+    recs = [json.loads(x) for x in lines]
+    i = next(k for k, r in enumerate(recs) if r["type"] == "end" and r["end"] == "blocked")
+    first = next(k for k in range(i, -1, -1) if recs[k]["type"] == "header")
+    forged = recs[first:i] + [dict(recs[i - 1], turn=recs[i - 1]["turn"] + 1,
+                                   seat=(recs[i - 1]["seat"] + 1) % 3)] + recs[i:i + 1]
+    bad = tmp_path / "forged.jsonl"
+    bad.write_text("\n".join(json.dumps(r) for r in forged) + "\n")
+    with pytest.raises(FastmachError, match=r"turn after the hand ended \(blocked\)"):
+        replay(bad, text=False)
 
 
 def test_clause4_keep_jokers_player_must_play_its_joker_on_an_empty_stock():

@@ -14,7 +14,8 @@ from fastmach.rules import PARAMETERS, PRESETS, Rules, format_value, parse_value
 ALL_PARAMETERS = (
     "players", "decks", "jokers", "jokers_per_meld", "joker_swap", "hand_size",
     "first_player_by", "ace", "ace_both_ends", "may_draw_when_able", "may_pass_when_able",
-    "opening_points", "failed_penalty", "stock_empty", "blocked_winner", "ties", "scoring", "hand_points", "match",
+    "opening_points", "failed_penalty", "stock_empty", "blocked_when", "blocked_winner", "ties",
+    "scoring", "hand_points", "match",
 )
 
 
@@ -37,12 +38,14 @@ def test_presets_match_traditions():
     assert (c.decks, c.jokers, c.deck_size, c.hand_size) == (2, 0, 104, 13)
     assert (c.ace, c.failed_penalty, c.hand_points) == ("low-or-high", 3, "cards")
     assert (c.stock_empty, c.blocked_winner, c.match) == ("play-on", "none", "rotations:1")
+    assert c.blocked_when == "round"   # 000: « un tour de table sans ajout termine la donne »
     assert c.may_draw_when_able and c.opening_points == 0
 
     j = Rules.preset("jokers")  # 108 cards, one joker per meld, race, lowest points wins
     assert (j.deck_size, j.jokers, j.jokers_per_meld, j.joker_swap) == (108, 4, 1, "table")
     assert (j.blocked_winner, j.hand_points, j.match) == ("lowest", "face-ace11", "single")
     assert j.stock_empty == "play-on" and j.may_draw_when_able and j.failed_penalty == 3
+    assert j.blocked_when == "nobody-can-play"   # 001: « personne ne peut jouer »
 
     a = Rules.preset("ace-low")  # ace low only, restore + draw 1, face points, to 100
     assert (a.ace, a.ace_high, a.failed_penalty, a.hand_points) == (
@@ -197,11 +200,12 @@ def test_canonical_string_uses_the_preset_built_from():
     assert str(r) == "jokers(jokers=0)"
     # same values spelled from classic
     same = Rules.preset("classic", ace_both_ends=False, may_pass_when_able=False,
-                        blocked_winner="lowest", ties="draw", hand_points="face-ace11",
-                        match="single")
+                        blocked_when="nobody-can-play", blocked_winner="lowest", ties="draw",
+                        hand_points="face-ace11", match="single")
     assert same.params() == r.params()
     assert str(same) == ("classic(ace_both_ends=false,may_pass_when_able=false,"
-                         "blocked_winner=lowest,ties=draw,hand_points=face-ace11,match=single)")
+                         "blocked_when=nobody-can-play,blocked_winner=lowest,ties=draw,"
+                         "hand_points=face-ace11,match=single)")
     assert same != r  # the preset is part of the record
 
 
@@ -348,6 +352,7 @@ def _value(name):
         "joker_swap": ["table", "hand"],
         "ace": ["low-or-high", "low-only"],
         "stock_empty": ["play-on", "ends-hand"],
+        "blocked_when": ["round", "nobody-can-play"],
         "blocked_winner": ["none", "lowest"],
         "ties": ["shared", "draw"],
         "scoring": ["penalties"],

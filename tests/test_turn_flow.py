@@ -77,12 +77,22 @@ def test_a_failed_play_draws_the_penalty_or_what_the_stock_holds():
     assert flow.cards_to_draw(r, "pass", 5) == 0
 
 
-def test_a_hand_is_blocked_after_a_round_only_when_nobody_can_play():
-    assert not flow.blocked_now(4, 3, True)
-    assert flow.blocked_now(4, 4, True)
-    assert not flow.blocked_now(4, 4, False)
-    assert not flow.blocked_now(4, 4, None)   # a log: a round may end blocked, need not
-    assert flow.blocked_now(4, 4 * BLOCK_ROUNDS, False)
+def test_a_hand_is_blocked_after_a_round_only_when_nobody_can_play_under_001():
+    r = Rules.parse("jokers")
+    assert not flow.blocked_now(r, 3, True)
+    assert flow.blocked_now(r, 4, True)
+    assert not flow.blocked_now(r, 4, False)
+    assert not flow.blocked_now(r, 4, None)   # a log: a round may end blocked, need not
+    assert flow.blocked_now(r, 4 * BLOCK_ROUNDS, False)
+    assert flow.must_know_who_can_play(r, 4) and not flow.must_know_who_can_play(r, 3)
+
+
+def test_a_round_without_additions_ends_the_hand_whatever_the_seats_could_play_under_000():
+    r = Rules.parse("classic(players=3)")
+    assert not flow.blocked_now(r, 2, False)
+    for can in (True, False, None):
+        assert flow.blocked_now(r, 3, not can if can is not None else None)
+    assert not flow.must_know_who_can_play(r, 3)   # (no solver asked)
 
 
 @pytest.mark.parametrize("rules", ["classic(players=3, blocked_winner=lowest, ties=draw)",

@@ -140,6 +140,7 @@ def engine_config(rules: Rules, check: bool = False) -> dict:
         opening=rules.opening_points,
         penalty=rules.failed_penalty,
         ends_hand=int(rules.stock_empty == "ends-hand"),
+        block_round=int(rules.blocked_when == "round"),
         lowest=int(rules.blocked_winner == "lowest"),
         ties_shared=int(rules.ties == "shared"),
         winner_takes=int(rules.scoring == "winner-takes"),

@@ -622,11 +622,10 @@ class State:
         self.failed_last[seat] = kind == "fail"
         if flow.counts_toward_block(kind, end, 0 if left == 0 else 1):
             self._noadd += 1
-            if flow.may_be_blocked(P, self._noadd):  # a full round added no card
-                if self._playable is None:
-                    self._playable = any(self.can_play(s) for s in range(P))
-                if flow.blocked_now(P, self._noadd, not self._playable):
-                    end = "blocked"
+            if flow.must_know_who_can_play(r, self._noadd) and self._playable is None:
+                self._playable = any(self.can_play(s) for s in range(P))  # (a full round)
+            if flow.blocked_now(r, self._noadd, not self._playable):
+                end = "blocked"
         rec = _record(TurnRecord, hand=self.hand_index, turn=self.turn, seat=seat, action=kind,
                       placed=placed, drawn=drawn, taken=taken, table=table)
         self.history.append(rec)

@@ -8,12 +8,12 @@
 # - a turn is PLAY, DRAW, PASS or FAIL; a strategy returns PLAY, DRAW or FAIL; DRAW with an
 #   empty stock becomes PASS (stock_empty = play-on) or ends the hand (ends-hand).
 # - play-on: after `players` consecutive turns that began with an empty stock and added no
-#   card (a full round), the hand is blocked when no seat can add a card (the exact
-#   solver: a fact of the position, not of the players' skill); else play goes on, and
-#   the hand is blocked anyway after BLOCK_ROUNDS such rounds (only players who cannot
-#   see their plays, or keep botching them, remain). apply_turn returns T_ASK at the
-#   first such round: the caller asks any_seat_can_play, sets Flow.playable, and calls
-#   blocked_end.
+#   card (a full round), the hand is blocked: at once under blocked_when = round (000);
+#   under nobody-can-play when no seat can add a card (the exact solver: a fact of the
+#   position, not of the players' skill); else play goes on, and the hand is blocked
+#   anyway after BLOCK_ROUNDS such rounds (only players who cannot see their plays, or
+#   keep botching them, remain). apply_turn returns T_ASK at the first such round: the
+#   caller asks any_seat_can_play, sets Flow.playable, and calls blocked_end.
 # - ace low or high, never both (srules.ace_high = 2): a play's 14-card run is laid as
 #   two runs (_solver.wit_split_wraps), whoever made it.
 # - a FAIL draws min(failed_penalty, stock left); under ends-hand a FAIL with an empty
@@ -61,6 +61,8 @@ cdef struct ERules:
     int opening
     int penalty
     int ends_hand
+    int block_round         # blocked_when = round: a full round without an added card
+                            # ends the hand (else only when no seat can play)
     int lowest
     int ties_shared         # tied lowest hands share the win (else nobody wins)
     int winner_takes        # scoring: a hand's winners score the others' points (else penalties)
@@ -268,6 +270,8 @@ cdef inline int apply_turn(const ERules* R, HState* st, int cur, const Decision*
     if d.kind != A_PLAY and empty_at_start:
         f.noadd += 1
         if f.noadd >= R.players:
+            if R.block_round:
+                return E_BLOCKED   # 000: « un tour de table sans ajout termine la donne »
             if f.playable < 0:
                 return T_ASK
             return blocked_end(R, f)

@@ -15,6 +15,7 @@ from typing import Sequence
 from fastmach.rules import BLOCK_ROUNDS, Rules
 
 __all__ = ["NON_PLAYS", "cards_to_draw", "turn_end", "counts_toward_block", "blocked_now", "may_be_blocked",
+           "must_know_who_can_play",
            "Outcome", "hand_outcome", "lowest_shares", "PASS_ONLY_ON_EMPTY_STOCK",
            "DRAW_ON_EMPTY_STOCK"]
 
@@ -57,19 +58,29 @@ def counts_toward_block(kind: str, end: str | None, stock_at_start: int) -> bool
     return end is None and kind != "play" and stock_at_start == 0
 
 
-def blocked_now(players: int, no_add: int, nobody_can_play: bool | None) -> bool:
+def blocked_now(rules: Rules, no_add: int, nobody_can_play: bool | None) -> bool:
     """Whether the hand is blocked after ``no_add`` turns in a row that count toward a
-    block: a full round of them when no seat can play (``nobody_can_play``; None: not
-    known, as in a log, where a full round *may* end blocked), or ``BLOCK_ROUNDS`` rounds
-    whatever the seats can do."""
+    block: a full round of them under ``blocked_when = "round"`` (000); under
+    ``"nobody-can-play"`` a full round when no seat can play (``nobody_can_play``; None:
+    not known, as in a log, where a full round *may* end blocked), or ``BLOCK_ROUNDS``
+    rounds whatever the seats can do."""
+    players = rules.players
     if no_add >= players * BLOCK_ROUNDS:
         return True
+    if rules.blocked_when == "round":
+        return no_add >= players
     return no_add >= players and bool(nobody_can_play)
 
 
-def may_be_blocked(players: int, no_add: int) -> bool:
+def may_be_blocked(rules: Rules, no_add: int) -> bool:
     """Whether a hand may have ended blocked after ``no_add`` such turns (a full round)."""
-    return no_add >= players
+    return no_add >= rules.players
+
+
+def must_know_who_can_play(rules: Rules, no_add: int) -> bool:
+    """Whether ``blocked_now`` needs to know if some seat can play: a full round under
+    ``blocked_when = "nobody-can-play"`` (the exact solver is asked then only)."""
+    return rules.blocked_when != "round" and may_be_blocked(rules, no_add)
 
 
 @dataclass(frozen=True)

@@ -324,7 +324,7 @@ class _HandChecker:
                 desc += " from the empty stock: the hand ends"
             if flow.counts_toward_block(action, self.ended, 0 if empty_at_start else 1):
                 self.noadd += 1
-                if flow.blocked_now(self.P, self.noadd, None):
+                if flow.blocked_now(r, self.noadd, None):
                     self.ended = "blocked"   # (from P turns on, it may end blocked: see end)
         else:
             raise _Bad(f"unknown action {action!r} (play, draw, pass or fail)")
@@ -335,7 +335,7 @@ class _HandChecker:
     def end(self, rec: dict) -> tuple[str, int, list[int]]:
         r = self.rules
         end = rec.get("end")
-        if self.ended is None and end == "blocked" and flow.may_be_blocked(self.P, self.noadd):
+        if self.ended is None and end == "blocked" and flow.may_be_blocked(r, self.noadd):
             self.ended = "blocked"   # a full round added no card: nobody could play
         if self.ended is None:
             raise _Bad(f"end record '{end}' but the hand is not over")

@@ -341,11 +341,8 @@ TABLE: tuple[Parameter, ...] = (
         "stock_empty", str, ("play-on", "ends-hand"), "play-on",
         "What happens when the stock runs out.",
         {"play-on": "a player who would draw passes; a full round of turns begun with an "
-                    "empty stock in which nobody adds a card ends the hand (blocked) when no "
-                    "seat can play (the exact solver: a fact of the position, not of the "
-                    "players' skill); while one could, play goes on, and the hand is blocked "
-                    "after 10 such rounds all the same (only players who cannot see their "
-                    "plays remain)",
+                    "empty stock in which nobody adds a card ends the hand (blocked) as "
+                    "`blocked_when` says",
          "ends-hand": "the hand ends (stock-out) at the end of the turn that draws the "
                       "stock's last card (by a draw or a failure's penalty)"},
         {
@@ -368,6 +365,39 @@ TABLE: tuple[Parameter, ...] = (
                           "End of the stock: [...] a player who cannot lay down any card "
                           "passes without drawing. (The text never ends a blocked hand; a "
                           "round of passes does, as in 000.)"),
+        }),
+    Parameter(
+        "blocked_when", str, ("round", "nobody-can-play"), "round",
+        "Under stock_empty = play-on: what a full round of turns begun with an empty stock "
+        "that adds no card does to the hand.",
+        {"round": "it ends the hand (blocked), whether or not a seat could have played "
+                  "(a pass while able is a choice under may_pass_when_able = true)",
+         "nobody-can-play": "it ends the hand only when no seat can add a card (the exact "
+                            "solver: a fact of the position, not of the players' skill); "
+                            "while one could, play goes on (a player who misses a play is "
+                            "making an error), and the hand is blocked after 10 such "
+                            "rounds all the same (only players who cannot see their plays "
+                            "remain)"},
+        {
+            "classic": _q("Convention explicite si pioche vide : piocher passe, manipulation "
+                          "ratée prend les pénalités disponibles seulement, et un tour de "
+                          "table sans ajout termine la donne.",
+                          "Explicit convention for an empty stock: drawing passes, a failed "
+                          "manipulation takes only the penalty cards available, and a round "
+                          "of the table without additions ends the hand (whatever the "
+                          "seats could have played)."),
+            "jokers": _q("Si la pioche est épuisée et que personne ne peut jouer pendant un "
+                         "tour complet, la partie s'arrête",
+                         "If the stock is exhausted and nobody can play for a full round, "
+                         "the game stops"),
+            "ace-low": _choice("Moot under stock_empty = ends-hand (003: the hand ends with "
+                               "the stock); nobody-can-play where a sweep plays on, as the "
+                               "other traditions that forbid a voluntary pass."),
+            "italian": _q("Se un giocatore, nel suo turno, non riesce a calare nessuna carta "
+                          "deve passare la mano senza pescare.",
+                          "If a player, on their turn, cannot lay down any card, they must "
+                          "pass without drawing. (The text never ends a blocked hand; a "
+                          "round of passes where nobody can play does, as in 001.)"),
         }),
     Parameter(
         "blocked_winner", str, ("none", "lowest"), "none",

@@ -16,12 +16,14 @@ __all__ = ["PRESETS", "SOURCE_PLAYERS", "source_warning"]
 PRESETS: dict[str, dict[str, Any]] = {
     # 000_fe2f...: 104 cards without jokers, 13 each, ace low or high, a failed manipulation
     # restores the table and draws 3, 1 penalty per card, explicit empty-stock convention
-    # (drawing passes, a round without additions ends the hand, nobody wins it), a match
-    # of fixed dealer rotations (the count is not given: 1 here, a sweep varies it).
+    # (drawing passes, a round without additions ends the hand whatever the seats could
+    # have played, nobody wins it), a match of fixed dealer rotations (the count is not
+    # given: 1 here, a sweep varies it).
     "classic": dict(
         players=4, decks=2, jokers=0, jokers_per_meld=1, joker_swap="table", hand_size=13,
         first_player_by="left-of-dealer", ace="low-or-high", ace_both_ends=True,
-        may_draw_when_able=True, may_pass_when_able=True, opening_points=0, failed_penalty=3, stock_empty="play-on",
+        may_draw_when_able=True, may_pass_when_able=True, opening_points=0, failed_penalty=3,
+        stock_empty="play-on", blocked_when="round",
         blocked_winner="none", ties="shared", scoring="penalties", hand_points="cards",
         match="rotations:1",
     ),
@@ -32,7 +34,8 @@ PRESETS: dict[str, dict[str, Any]] = {
     "jokers": dict(
         players=4, decks=2, jokers=4, jokers_per_meld=1, joker_swap="table", hand_size=13,
         first_player_by="left-of-dealer", ace="low-or-high", ace_both_ends=False,
-        may_draw_when_able=True, may_pass_when_able=False, opening_points=0, failed_penalty=3, stock_empty="play-on",
+        may_draw_when_able=True, may_pass_when_able=False, opening_points=0, failed_penalty=3,
+        stock_empty="play-on", blocked_when="nobody-can-play",
         blocked_winner="lowest", ties="draw", scoring="penalties", hand_points="face-ace11",
         match="single",
     ),
@@ -45,7 +48,8 @@ PRESETS: dict[str, dict[str, Any]] = {
         players=4, decks=2, jokers=0, jokers_per_meld=1, joker_swap="hand", hand_size=13,
         first_player_by="cut", ace="low-only", ace_both_ends=False, may_draw_when_able=True,
         may_pass_when_able=False,
-        opening_points=0, failed_penalty=1, stock_empty="ends-hand", blocked_winner="lowest",
+        opening_points=0, failed_penalty=1, stock_empty="ends-hand",
+        blocked_when="nobody-can-play", blocked_winner="lowest",
         ties="shared", scoring="penalties", hand_points="face-ace1", match="threshold:100",
     ),
     # 004_3b54...: 104 cards, jolly optional (0 here) and unrestricted ("può assumere il
@@ -59,7 +63,8 @@ PRESETS: dict[str, dict[str, Any]] = {
     "italian": dict(
         players=4, decks=2, jokers=0, jokers_per_meld=0, joker_swap="table", hand_size=13,
         first_player_by="left-of-dealer", ace="low-or-high", ace_both_ends=True,
-        may_draw_when_able=False, may_pass_when_able=False, opening_points=0, failed_penalty=1, stock_empty="play-on",
+        may_draw_when_able=False, may_pass_when_able=False, opening_points=0, failed_penalty=1,
+        stock_empty="play-on", blocked_when="nobody-can-play",
         blocked_winner="lowest", ties="shared", scoring="penalties", hand_points="face-ace11",
         match="single",
     ),
