@@ -14,7 +14,7 @@ import pytest
 
 from fastmach import cli
 from fastmach.tools.comparison import (
-    METRICS, NO_CHANGE, comparison_table, compare, format_table, pairs_of, parse_precision,
+    METRICS, NO_CHANGE, UNEQUAL, comparison_table, compare, format_table, pairs_of, parse_precision,
     plan_study, rules_columns, word,
 )
 from fastmach.errors import FastmachError
@@ -152,6 +152,45 @@ def test_table_breaks_down_only_where_the_strata_disagree():
     assert text.count("longer") == 2
     assert "+3.0 [+2.0, +4.0]" in text and "+0.0 pp [-1.0, +1.0]" in text
     assert "3p expert" in text and "4p expert" in text
+
+
+def test_a_pooled_effect_that_changes_sign_between_the_rows_gets_no_figure():
+    """Shorter at 3 players, longer at 5: the pooled "+4.6 longer" (weighted by the
+    rotations, so by the 5-player rows) is no effect of the rule; the row says so and the
+    rows follow."""
+    eff = _effects([
+        (V, B, NAN, NAN, "turns_per_hand", 4.6, 3.7, 5.5, 0.0, 3200),
+        (V, B, 3, "expert", "turns_per_hand", -7.8, -9.5, -6.0, 0.0, 600),
+        (V, B, 3, "expert,beginner", "turns_per_hand", -6.8, -8.2, -5.4, 0.0, 600),
+        (V, B, 5, "expert", "turns_per_hand", 20.9, 18.9, 22.8, 0.0, 400),
+        (V, B, 5, "expert,beginner", "turns_per_hand", 18.2, 16.0, 20.4, 0.0, 1600),
+    ])
+    t = comparison_table(eff, [(V, B)])
+    assert list(t["word"]) == [UNEQUAL, "shorter", "shorter", "longer", "longer"]
+    assert t["diff"].isna().iloc[0] and t["pairs"].iloc[0] == 3200
+    text = format_table(t)
+    assert "+4.6" not in text and "each" in text and text.count("longer") == 2
+
+
+def test_a_pooled_effect_the_report_would_not_pool_gets_no_figure():
+    """One direction everywhere, but effects_by_players says the size differs across the
+    player counts (one_effect = 0 on its pooled row): no pooled figure either."""
+    eff = _effects([
+        (V, B, NAN, NAN, "stock_out_per_hand", 0.06, 0.047, 0.075, 0.0, 3200),
+        (V, B, 3, "expert", "stock_out_per_hand", 0.0, -0.01, 0.01, 1.0, 1600),
+        (V, B, 5, "expert", "stock_out_per_hand", 0.16, 0.12, 0.20, 0.0, 1600),
+    ])
+    by_players = pd.DataFrame([
+        {"variant": V, "baseline": B, "players": NAN, "metric": "stock_out_per_hand",
+         "one_effect": 0},
+        {"variant": V, "baseline": B, "players": 3, "metric": "stock_out_per_hand",
+         "one_effect": 1}])
+    t = comparison_table(eff, [(V, B)], by_players=by_players)
+    assert list(t["word"]) == [UNEQUAL, NO_CHANGE, "more"]
+    assert list(comparison_table(eff, [(V, B)])["word"]) == ["more", NO_CHANGE, "more"]
+    pooled = by_players.assign(one_effect=1)
+    assert list(comparison_table(eff, [(V, B)], by_players=pooled)["word"]) == [
+        "more", NO_CHANGE, "more"]
 
 
 def test_a_metric_without_pooled_row_shows_its_strata_only_with_a_word():

@@ -163,3 +163,28 @@ def test_effects_by_players_pools_the_line_ups_of_each_player_count():
     means = at3.groupby(["rules", "lineup", "replicate", "rotation"])["turns"].mean()
     assert isinstance(means, pd.Series)
     assert r["variant_value"] - r["baseline_value"] == pytest.approx(r["diff"])
+
+
+def test_an_equal_difference_on_unequal_baselines_quotes_no_pooled_relative_change():
+    """+6 turns at both counts, but on hands 60 turns longer at 3 players: the difference
+    is stated pooled, its relative change (about twice as large at 4 players) is not."""
+    hands = _hands()
+    hands.loc[hands["players"] == 3, "turns"] += 60   # both rule sets: the baseline
+    t = effects_by_players(hands, [PAIR])
+    v = verdict(t, *PAIR, "turns_per_hand")
+    assert v.pooled is not None and v.pooled["one_effect"] == 1
+    assert v.pooled["rel_heterogeneity_p_adjusted"] < 0.05 and v.pooled["one_relative"] == 0
+    rows = v.rows.set_index("players")
+    assert rows.loc[4, "rel_diff"] > 1.5 * rows.loc[3, "rel_diff"] > 0
+    (text,) = [f.text for f in effect_sentences(t, [PAIR], NAMES)[0]
+               if "turns per hand" in f.text]
+    assert "pooled, over 3-4 players" in text
+    assert "relative change unequal across player counts: +" in text
+    assert "at 3 players to +" in text and "at 4 players)" in text
+    # the planted equal effects keep their pooled relative change
+    t = effects_by_players(_hands(), [PAIR])
+    over = verdict(t, *PAIR, "turns_per_hand").pooled
+    assert over["one_relative"] == 1
+    (text,) = [f.text for f in effect_sentences(t, [PAIR], NAMES)[0]
+               if "turns per hand" in f.text]
+    assert "relative change unequal" not in text and "%" in text

@@ -87,7 +87,8 @@ def equal_test(parts: Sequence[Estimate]) -> float:
 _COLUMNS = ["variant", "baseline", "players", "metric", "diff", "lo", "hi", "rel_diff",
             "rel_lo", "rel_hi", "p_value", "p_adjusted", "lo_adjusted", "hi_adjusted",
             "rel_lo_adjusted", "rel_hi_adjusted", "named", "contexts", "heterogeneity_p",
-            "heterogeneity_p_adjusted", "one_effect", "pairs", "baseline_value",
+            "heterogeneity_p_adjusted", "one_effect", "rel_heterogeneity_p",
+            "rel_heterogeneity_p_adjusted", "one_relative", "pairs", "baseline_value",
             "variant_value"]
 
 
@@ -108,7 +109,11 @@ def effects_by_players(hands: pd.DataFrame, pairs: Sequence[tuple[str, str]],
     counts, line-ups pooled, on the pooled row), ``heterogeneity_p_adjusted`` (Holm over
     the table), ``one_effect`` (1: the row may be stated as one effect: no heterogeneity
     after Holm and, on the pooled row, none within any player count either and no two
-    player counts with named effects of opposite sign), ``pairs`` (matched matches),
+    player counts with named effects of opposite sign), ``rel_heterogeneity_p`` (on the
+    pooled row: equal relative changes across the player counts; an equal difference on
+    unequal baselines is no equal relative change), ``rel_heterogeneity_p_adjusted`` (Holm
+    over those), ``one_relative`` (1: the pooled relative change may be stated as one),
+    ``pairs`` (matched matches),
     ``baseline_value, variant_value``. ``paired``: the
     :func:`~fastmach.analysis.tables.paired_contexts` of ``pairs`` when already computed.
     """
@@ -123,13 +128,14 @@ def effects_by_players(hands: pd.DataFrame, pairs: Sequence[tuple[str, str]],
             if not use:
                 continue
             counts = sorted({c.players for c in use})
-            per_count = []
+            per_count, per_count_rel = [], []
             for players in counts + [None]:
                 cs = [c for c in use if players is None or c.players == players]
                 n, pv, pb = pooled([(c.pairs, c.ev[name], c.eb[name]) for c in cs])
                 d, rel = pv - pb, relative(pv, pb)
                 if players is not None:
                     per_count.append(d)
+                    per_count_rel.append(rel)
                 # a player count's row: its line-ups; the pooled row: the player counts
                 # (their line-ups pooled), or the line-ups when there is one count
                 parts = (per_count if players is None and len(per_count) > 1 else
@@ -142,6 +148,8 @@ def effects_by_players(hands: pd.DataFrame, pairs: Sequence[tuple[str, str]],
                              "rel_diff": rel.value, "rel_lo": rlo, "rel_hi": rhi,
                              "p_value": d.p_value(), "contexts": len(cs),
                              "heterogeneity_p": equal_test(parts),
+                             "rel_heterogeneity_p": (equal_test(per_count_rel)
+                                                     if players is None else math.nan),
                              "pairs": n, "baseline_value": pb.value,
                              "variant_value": pv.value})
                 redo.append((name, pv, pb, rel))
@@ -160,6 +168,9 @@ def effects_by_players(hands: pd.DataFrame, pairs: Sequence[tuple[str, str]],
     out["named"] = named(out, alpha)
     het = out["heterogeneity_p_adjusted"]
     out["one_effect"] = (het.isna() | (het >= alpha)).astype(int)
+    out["rel_heterogeneity_p_adjusted"] = holm(out["rel_heterogeneity_p"])
+    rhet = out["rel_heterogeneity_p_adjusted"]
+    out["one_relative"] = (rhet.isna() | (rhet >= alpha)).astype(int)
     for (_, _, _), g in out.groupby(["variant", "baseline", "metric"], sort=False):
         per = g[g["players"].notna()]
         live = per[per["named"] == 1]

@@ -101,6 +101,15 @@ def _rel(r) -> str:
             f"{r['rel_hi_adjusted']:+.0%}]")
 
 
+def _rel_span(per: pd.DataFrame) -> str:
+    """The smallest and the largest relative change of the player counts' rows:
+    ``+5% at 2 players to +14% at 5 players``."""
+    ok = per.dropna(subset=["rel_diff"]).sort_values("rel_diff")
+    lo, hi = ok.iloc[0], ok.iloc[-1]
+    return (f"{lo['rel_diff']:+.0%} at {int(lo['players'])} players to "
+            f"{hi['rel_diff']:+.0%} at {int(hi['players'])} players")
+
+
 def _values(metric: str, r) -> str:
     m = METRICS[metric]
     unit = "% of hands" if m.unit == "share" else f" {m.value_unit}"
@@ -153,7 +162,10 @@ def _metric_sentence(name: str, metric: str, v: Verdict, alpha: float) -> str | 
             return None
         per = v.rows
         mid = per.iloc[len(per) // 2] if len(per) else None
-        rel = _rel(r)
+        rel = _rel(r) if _relative(metric) else ""
+        if rel and not r.get("one_relative", 1):
+            # an equal difference on unequal baselines: the relative change differs
+            rel = f"relative change unequal across player counts: {_rel_span(per)}"
         where = (f"over {_counts(per['players'])}"
                  + (" and every line-up" if _lineups(per) > 1 else "")
                  + " (no difference between them detected: heterogeneity adjusted p "
@@ -162,7 +174,7 @@ def _metric_sentence(name: str, metric: str, v: Verdict, alpha: float) -> str | 
         if mid is not None and metric != "first_seat_edge":
             example = f"; {_values(metric, mid)} at {int(mid['players'])} players"
         return (f"{name} {up if r['diff'] > 0 else down}: {label} "
-                f"{_diff(metric, r)}" + (f" ({rel})" if rel and _relative(metric) else "")
+                f"{_diff(metric, r)}" + (f" ({rel})" if rel else "")
                 + f" pooled, {where}{example}.")
     if not v.named:
         return None

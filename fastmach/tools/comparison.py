@@ -36,7 +36,7 @@ from fastmach.rules import is_integer
 from fastmach.study import Study, split_lineup
 from fastmach.tools.defaults import COMPARE_GAMES, COMPARE_MAX_GAMES, COMPARE_SEED
 
-__all__ = ["compare", "Comparison", "METRICS", "plan_study", "parse_precision", "word",
+__all__ = ["compare", "Comparison", "METRICS", "plan_study", "parse_precision", "word", "UNEQUAL",
            "comparison_table", "format_table", "format_sentences", "sentences_of"]
 
 DEFAULT_PLAYERS = (2, 3, 4, 5)
@@ -58,6 +58,9 @@ METRICS: dict[str, Metric] = dict(CATALOGUE)
 HEADLINE = "turns_per_hand"
 
 NO_CHANGE = "no clear change"
+#: The word of a pooled row with no figure: the effect changes sign or size with the
+#: player count or line-up (the rows follow)
+UNEQUAL = "unequal across the rows below: no pooled figure"
 
 
 # ----------------------------------------------------------------------------- the study
@@ -229,9 +232,16 @@ def _empty(v: Any) -> bool:
 
 
 def comparison_table(effects: pd.DataFrame, pairs: Sequence[tuple[str, str]],
-                     alpha: float = ALPHA) -> pd.DataFrame:
+                     alpha: float = ALPHA, by_players: pd.DataFrame | None = None
+                     ) -> pd.DataFrame:
     """The printed table as numbers: one row per pair x metric (pooled) and, where the
     words of the player-count x line-up rows differ between them, those rows too.
+
+    A pooled effect is never stated where it changes sign between those rows, or where
+    ``by_players`` (:func:`fastmach.analysis.heterogeneity.effects_by_players`, as the
+    report reads it) says it may not be stated as one effect (unequal across player counts
+    or line-ups): its row then carries no figure and the word :data:`UNEQUAL`, and every
+    player-count x line-up row follows.
 
     Columns: ``variant, baseline, players, lineup, metric, label, baseline_value,
     variant_value, diff, lo, hi, p_adjusted, pairs, word``, all from the rows of
@@ -252,7 +262,12 @@ def comparison_table(effects: pd.DataFrame, pairs: Sequence[tuple[str, str]],
             pooled = [o for o in out if o["players"] is None]
             strata = [o for o in out if o["players"] is not None]
             words = {o["word"] for o in strata}
-            if pooled:
+            if pooled and (_both_ways(metric, words)
+                           or not _one_effect(by_players, variant, baseline, metric)):
+                rows.append(_row(variant, baseline, metric, None, alpha)
+                            | {"pairs": pooled[0]["pairs"], "word": UNEQUAL})
+                rows.extend(strata)
+            elif pooled:
                 rows.extend(pooled + (strata if len(words) > 1 else []))
             elif words - {NO_CHANGE}:
                 rows.extend(strata)
@@ -260,6 +275,24 @@ def comparison_table(effects: pd.DataFrame, pairs: Sequence[tuple[str, str]],
                 rows.append(_row(variant, baseline, metric, None, alpha)
                             | {"pairs": sum(o["pairs"] for o in strata)})
     return pd.DataFrame(rows, columns=_TABLE_COLUMNS)
+
+
+def _both_ways(metric: str, words: set[str]) -> bool:
+    """Named effects of both directions among a metric's rows."""
+    m = METRICS.get(metric)
+    return m is not None and m.up in words and m.down in words
+
+
+def _one_effect(by_players: pd.DataFrame | None, variant: str, baseline: str,
+                metric: str) -> bool:
+    """Whether the report may state the pair's pooled effect on ``metric`` as one effect
+    (True where ``by_players`` has no pooled row for it)."""
+    if by_players is None or by_players.empty:
+        return True
+    t = by_players
+    row = t[(t["variant"] == variant) & (t["baseline"] == baseline) & (t["metric"] == metric)
+            & t["players"].isna()]
+    return row.empty or bool(row["one_effect"].iloc[0])
 
 
 _TABLE_COLUMNS = ["variant", "baseline", "players", "lineup", "metric", "label",
@@ -296,11 +329,18 @@ def _digits(metric: str, width: float | None = None) -> int:
     return max(base, min(3, 1 - math.floor(math.log10(100 * width))))
 
 
+#: Metrics whose values are differences of win shares (first seat minus the fair share,
+#: best minus worst seat, expert minus beginner): printed in pp, not in % of hands
+_SHARE_GAPS = ("first_seat_edge", "seat_spread", "skill_gap")
+
+
 def _fmt_value(metric: str, v: float, digits: int | None = None) -> str:
     if _empty(v):
         return "n/a"
     unit = METRICS[metric].unit if metric in METRICS else ""
     d = _digits(metric) if digits is None else digits
+    if metric in _SHARE_GAPS:
+        return f"{100 * v:+.{d}f} pp"
     return f"{100 * v:.{d}f}%" if unit == "share" else f"{v:.{d}f}"
 
 
@@ -343,7 +383,8 @@ _FOOTNOTE = ("Differences are paired by deal (the same deals under A and B), wit
              "intervals clustered by deal; adj. p is Holm-adjusted over every row of "
              "effects.csv, and a word appears only where it is below 0.05 and the interval "
              "excludes 0. Rows by player count and line-up ('3p expert') appear where the "
-             "words differ between them ('each': the metric has no pooled value).")
+             "words differ between them ('each': no pooled value, for a metric that does "
+             "not pool or an effect that changes sign or size between the rows).")
 
 
 def format_table(table: pd.DataFrame, header: str = "") -> str:
@@ -549,7 +590,7 @@ def compare(rules: Sequence[str], players: Sequence[int] | int | None = None,
                              f"deals in {len(missed)} of {len(study.cells)} cells")
         log(format_summary(summary))
         effects, scorecard, by_players = _analyse(results, study, pairs)
-        table = comparison_table(effects, pairs)
+        table = comparison_table(effects, pairs, by_players=by_players)
         if out is not None and report:
             _write_report(results, root / "report", pairs, log)
         return Comparison(tuple(study.rules), study, effects, scorecard, table,
