@@ -141,3 +141,13 @@ def test_every_subpackage_is_declared_for_the_install():
     sources = [f for f in PACKAGE.rglob("*") if f.suffix in (".pxd", ".pyx")
                or f.parent.name == "templates"]
     assert sources and [f for f in sources if f not in shipped] == []
+
+
+def test_every_python_module_of_the_package_is_type_checked():
+    """mypy's list in pyproject.toml (CI runs mypy) holds every module: a new module is
+    typed from the start."""
+    import tomllib
+    files = set(tomllib.loads((PACKAGE.parent / "pyproject.toml").read_text())
+                ["tool"]["mypy"]["files"])
+    modules = {str(p.relative_to(PACKAGE.parent)) for p in PACKAGE.rglob("*.py")}
+    assert modules - files == set() and files - modules == set()

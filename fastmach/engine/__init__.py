@@ -80,11 +80,11 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Any, Literal, Sequence, cast, overload
 
 import numpy as np
 
-from fastmach.core import _batch
+import fastmach.core._batch as _batch
 from fastmach.core.cards import JOKER, NCARD, card_points
 import fastmach.game as _game
 from fastmach.game.deal import check_seed as _check_seed, deck_of, resolve_seed as _resolve_seed
@@ -95,6 +95,7 @@ from fastmach.rules import Rules, resolve_rules
 from fastmach.solver import _POINT_SCALE, opening_weights
 from fastmach.strategies import (Context, Strategy, build_seats, parse_seats, rotations_of,
                                  seating, split_strategies)
+from fastmach.strategies.bots import BotStrategy
 
 __all__ = ["play_games", "play_columns", "run_play", "run_play_columns", "hand_frame",
            "hand_shares", "game_shares", "engine_config", "make_engine", "deck_of", "bench"]
@@ -167,7 +168,8 @@ def engine_config(rules: Rules, check: bool = False) -> dict:
 
 
 def make_engine(rules: Rules | str, seats: Sequence[str | Strategy], check: bool = False,
-                classes: dict[str, type] | None = None, shared_solver: bool = False):
+                classes: dict[str, type] | None = None, shared_solver: bool = False
+                ) -> tuple[Rules, list[Strategy | BotStrategy], Any]:
     """Validated rules and seats -> (Rules, [Strategy], compiled Engine).
 
     ``classes`` replaces registered strategy classes by name (test hooks, see
@@ -207,7 +209,7 @@ def _replicates(replicates) -> np.ndarray:
 
 def play_games(
     rules: Rules | str,
-    seats: Sequence[str],
+    seats: Sequence[Any],
     root_seed: int,
     replicates: Sequence[int] | np.ndarray,
     *,
@@ -227,7 +229,7 @@ def play_games(
     import pandas as pd
 
     out = play_columns(rules, seats, root_seed, replicates, hands=hands, log=log, check=check)
-    if hands:
+    if isinstance(out, tuple):   # (hands=True)
         return pd.DataFrame(out[0]), pd.DataFrame(out[1])
     return pd.DataFrame(out)
 
@@ -244,7 +246,7 @@ def _check_log_path(log) -> None:
 
 def play_columns(
     rules: Rules | str,
-    seats: Sequence[str],
+    seats: Sequence[Any],
     root_seed: int,
     replicates: Sequence[int] | np.ndarray,
     *,
@@ -380,6 +382,12 @@ def summary(df: pd.DataFrame | Columns, rules: Rules, seconds: float) -> str:
     return _summary(df, rules, seconds)
 
 
+@overload
+def bench(rules: Rules | str = ..., seats: Sequence[str] | None = ..., games: int = ...,
+          seed: int = ..., max_seconds: float = ..., *, detail: Literal[True]) -> dict: ...
+@overload
+def bench(rules: Rules | str = ..., seats: Sequence[str] | None = ..., games: int = ...,
+          seed: int = ..., max_seconds: float = ..., detail: Literal[False] = ...) -> float: ...
 def bench(rules: Rules | str = "classic", seats: Sequence[str] | None = None,
           games: int = 2000, seed: int = 0, max_seconds: float = 30.0,
           detail: bool = False) -> float | dict:
@@ -395,9 +403,9 @@ def bench(rules: Rules | str = "classic", seats: Sequence[str] | None = None,
     while done < games and (spent < max_seconds or done == 0):
         n = min(size, games - done)
         t0 = time.perf_counter()
-        cols = play_columns(rules, seats, seed, np.arange(done, done + n))
+        cols = cast(Columns, play_columns(rules, seats, seed, np.arange(done, done + n)))
         spent += time.perf_counter() - t0
-        turns += int(np.sum(cols["turns"]))
+        turns += int(np.asarray(cols["turns"]).sum())
         done += n
         size *= 2
     if not detail:

@@ -208,7 +208,7 @@ class State:
         self.hand_index = 0
         self.total_turns = 0
         self.stock_exhausted_turn = -1  # counted from the start of the match
-        self.stats = Counter()  # plays, failed, cards_drawn, max_table (whole match)
+        self.stats: Counter[str] = Counter()  # plays, failed, cards_drawn, max_table (match)
         self._terminal = False
         self._deal(perm)
 
@@ -233,7 +233,7 @@ class State:
         self._noadd = 0
         self._playable: bool | None = None  # after a round without additions: can a seat play
         self._able = {"draws": [0] * P, "passes": [0] * P}
-        self.hand_stats = Counter()  # plays, failed, cards_drawn, max_table (this hand)
+        self.hand_stats: Counter[str] = Counter()  # plays, failed, cards_drawn, max_table (hand)
         self.hand_exhausted_turn = -1 if self._stock else 0
         self._dealt = (dealt, tuple(self._stock))
         if not self._stock and self.stock_exhausted_turn < 0:
@@ -511,7 +511,7 @@ class State:
         the random state it leaves (apply_action takes that state only with this very
         action: the random state of an action built elsewhere is not the game's)."""
         action, rng = self._decide_raw(engine)
-        self._issued = (action, rng)
+        self._issued: tuple[Action, int] | None = (action, rng)
         return action
 
     def _decide_raw(self, engine) -> tuple[Action, int]:
@@ -580,6 +580,7 @@ class State:
         self.turn += 1
         self.total_turns += 1
         stats, hand_stats = self.stats, self.hand_stats
+        drawn: tuple[int, ...]
         if isinstance(action, Play):
             kind, drawn = "play", ()
             placed, taken, melds = action.placed, action.taken, action.melds
@@ -683,7 +684,7 @@ class State:
     def _next_permutation(self) -> np.ndarray:
         """The next hand's deck order, from the deal generator's state."""
         bits = np.random.PCG64()
-        bits.state = self._deal_state
+        bits.state = self._deal_state  # type: ignore[assignment]
         perm = np.random.Generator(bits).permutation(self.game.deck)
         self._deal_state = bits.state
         return perm

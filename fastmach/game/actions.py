@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections import Counter
 from itertools import chain
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
+from typing import Callable, Mapping, Sequence
 
 from fastmach.core import validate
 from fastmach.core._ids import play_init, rng_init
@@ -29,6 +29,8 @@ __all__ = ["Play", "Draw", "Pass", "Fail", "Action", "check_action", "rearranges
            "meld_points", "meld_stands"]
 
 Meld = tuple[int, ...]
+#: A hand's card counts by card id: the 53 counts, or a mapping (a log's Counter)
+Counts = Sequence[int] | Mapping[int, int]
 
 
 @dataclass(frozen=True, init=False)
@@ -90,8 +92,8 @@ class Fail:
 Action = Play | Draw | Pass | Fail
 
 
-def check_action(rules: Rules, action: Action, *, seat: int, hand: Sequence[int],
-                 melds: Sequence[Sequence[int]], stands: Sequence[Sequence[int]],
+def check_action(rules: Rules, action: Action, *, seat: int, hand: Counts,
+                 melds: Sequence[Sequence[int]], stands: Sequence[Sequence[int]] | None,
                  opened: bool, stock_left: int, play_exists: Callable[[], bool],
                  draw_passes: bool = False, strict: bool = True,
                  memo: validate.MeldMemo | None = None) -> None:
@@ -120,7 +122,7 @@ def check_action(rules: Rules, action: Action, *, seat: int, hand: Sequence[int]
         if not getattr(r, name) and play_exists():
             raise FastmachError(f"seat {seat} can play and {name} is false: must play")
     elif isinstance(action, Fail):
-        if sum(hand) == 0:
+        if not any(hand[c] for c in range(NCARD)):
             raise FastmachError("fail: the hand is empty")
         if action.attempt is not None:
             _check_play(r, action.attempt, seat, hand, melds, stands, opened, strict, memo)
@@ -137,7 +139,7 @@ def rearranges(melds, new_melds) -> bool:
     return bool(before - Counter(tuple(sorted(m)) for m in new_melds))
 
 
-def _check_play(r: Rules, a: Play, seat: int, hand: Sequence[int], melds, stands,
+def _check_play(r: Rules, a: Play, seat: int, hand: Counts, melds, stands,
                 opened: bool, strict: bool = True,
                 memo: validate.MeldMemo | None = None) -> None:
     if not a.placed:
@@ -170,15 +172,14 @@ def _check_play(r: Rules, a: Play, seat: int, hand: Sequence[int], melds, stands
     cards = flat + list(a.placed)
     for _ in a.taken:
         cards.remove(JOKER)
-    after = a.melds
     if a.stands is not None:
-        _check_stands(r, a, strict)
-    bad = _partition_error(r, after, cards, strict, memo)
+        _check_stands(r, a, a.stands, strict)
+    bad = _partition_error(r, a.melds, cards, strict, memo)
     if bad is not None:
         raise FastmachError(f"illegal play: {bad}")
     if opening_turn:
         before = Counter(tuple(sorted(m)) for m in melds)
-        after = Counter(tuple(sorted(m)) for m in a.melds)
+        after = Counter(tuple(sorted(m)) for m in a.melds)   # (as melds, not their order)
         if before - after:
             raise FastmachError("opening: the table may not be rearranged before opening")
         new = list((after - before).elements())
@@ -206,18 +207,18 @@ def _partition_error(r: Rules, melds, cards: list[int], strict: bool, memo=None)
     return None
 
 
-def _check_stands(r: Rules, a: Play, strict: bool) -> None:
+def _check_stands(r: Rules, a: Play, stands: tuple[Meld, ...], strict: bool) -> None:
     """A play's readings (``stands``) are readings of its melds: one per card, each natural
     card standing for itself, and each meld with jokers a valid meld when every joker is
     replaced by the card it stands for (the engine keeps the readings for later swaps)."""
     def text(m) -> str:
         return " ".join(card_str(c) if 0 <= c < NCARD else str(c) for c in m)
 
-    if a.stands == a.melds and not any(JOKER in m for m in a.melds):
+    if stands == a.melds and not any(JOKER in m for m in a.melds):
         return   # no joker: every card stands for itself, as each does here
-    if len(a.stands) != len(a.melds):
-        raise FastmachError(f"stands: {len(a.stands)} readings for {len(a.melds)} melds")
-    for m, st in zip(a.melds, a.stands):
+    if len(stands) != len(a.melds):
+        raise FastmachError(f"stands: {len(stands)} readings for {len(a.melds)} melds")
+    for m, st in zip(a.melds, stands):
         if len(st) != len(m):
             raise FastmachError(f"stands: the meld {text(m)} has {len(m)} cards and "
                                 f"{len(st)} readings")

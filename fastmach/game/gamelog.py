@@ -62,8 +62,8 @@ class ReplayedHand:
     """One re-checked hand of a log, with its readable text."""
 
     rules: str
-    seed: int
-    replicate: int
+    seed: int | None       # (None: the header gives none)
+    replicate: int | None
     hand: int
     end: str
     winner: int
@@ -235,12 +235,13 @@ class _HandChecker:
         self.noadd = 0
         self.turns = 0
         self.ended: str | None = None  # the end the next line must announce
-        self.winner, self.shares = -1, []   # the hand's, once its end record is read
+        self.winner: int = -1   # the hand's, once its end record is read
+        self.shares: list[float] = []
         self.pts = card_points(r.hand_points)
         # the validator's verdicts on melds (shared by the hands of a replay); the last
         # turn's table as logged
         self.memo = seen.memo(r)
-        self._raw_table: list = []
+        self._raw_table: list | None = []
         self.text = text   # the readable lines (``lines``) are written
         self.lines: list[str] = []
         if text:

@@ -11,7 +11,8 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from fastmach.core import _batch, _solver
+import fastmach.core._batch as _batch
+import fastmach.core._solver as _solver
 from fastmach.core.cards import JOKER, NCARD, OPENING_POINTS, card_points, card_str, cards_to_counts, check_copies, parse_cards
 from fastmach.errors import FastmachError
 from fastmach.rules import Rules, resolve_rules

@@ -11,11 +11,11 @@ from __future__ import annotations
 import contextlib
 import math
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import IO, Any, Sequence
 
 import numpy as np
 
-from fastmach.core import _batch
+import fastmach.core._batch as _batch
 from fastmach.core.cards import NCARD, format_cards
 from fastmach.errors import FastmachError
 from fastmach.outputs import atomic_path, probe_file
@@ -234,7 +234,7 @@ def _read_rows(path: str, fmt: str, rules: str, objective: str):
             for lineno, raw in enumerate(fh, 1):
                 if not raw.strip():
                     continue
-                row = {"line": lineno}
+                row: dict[str, Any] = {"line": lineno}
                 try:
                     line = raw.decode("utf-8")
                 except UnicodeDecodeError as e:  # one bad line, not a bad file
@@ -346,7 +346,7 @@ def solve_file(path: str, out: str | None, *, rules: str = "classic",
     from fastmach.core.cards import card_str
 
     fmt = file_format(path)
-    if fmt == "parquet" and not out:
+    if fmt == "parquet" and (not out or out == "-"):
         raise FastmachError("a parquet batch needs out=FILE.parquet for its answers")
     if out and file_format(out) != fmt:
         raise FastmachError(f"out={out!r} must have the input's format ({fmt})")
@@ -363,6 +363,7 @@ def solve_file(path: str, out: str | None, *, rules: str = "classic",
     names = lambda cs: [card_str(c) for c in cs]  # noqa: E731
     if fmt == "jsonl":
         with contextlib.ExitStack() as stack:
+            fh: IO[str]
             if out and out != "-":
                 tmp = stack.enter_context(atomic_path(out))
                 fh = stack.enter_context(open(tmp, "w", encoding="utf-8"))
@@ -386,7 +387,7 @@ def solve_file(path: str, out: str | None, *, rules: str = "classic",
     frame["n_placed"] = [len(r["placed"]) if o else -1 for r, o in zip(rows, ok)]
     frame["value"] = [r["value"] if o else -1 for r, o in zip(rows, ok)]
     frame["error"] = [r.get("error") for r in rows]
-    if fmt == "csv" and not (out and out != "-"):
+    if not out or out == "-":   # (CSV to stdout: parquet needs --out, checked before)
         frame.to_csv(sys.stdout, index=False)
         return len(rows), failed
     with atomic_path(out) as tmp:

@@ -374,7 +374,9 @@ def parse_strategy(text: "str | Strategy | BotStrategy | Bot") -> "Strategy | Bo
 
 def split_strategies(text: str) -> list[str]:
     """Split a comma-separated line-up, keeping commas inside parentheses."""
-    out, depth, cur = [], 0, []
+    out: list[str] = []
+    cur: list[str] = []
+    depth = 0
     for ch in text:
         if ch == "(":
             depth += 1

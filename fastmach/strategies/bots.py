@@ -35,7 +35,7 @@ import copy
 import sys
 import time
 from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
+from typing import Protocol, cast, runtime_checkable
 
 import numpy as np
 
@@ -82,13 +82,13 @@ class BotStrategy:
         """The bot object (a new one from the import path and its arguments; an isolated
         bot: its proxy, the bot built in its own process)."""
         if self.bot is not None:
-            return self.bot
+            return cast(Bot, self.bot)
         spec = self.spec or BotSpec(self.name)
         if spec.isolated:
             from fastmach.strategies.isolation import IsolatedBot  # subprocess: only here
 
             return IsolatedBot(spec.path, dict(spec.kwargs), spec.time_limit)
-        return load_bot(spec.path)(**dict(spec.kwargs))
+        return cast(Bot, load_bot(spec.path)(**dict(spec.kwargs)))   # (act() checked on load)
 
     def __str__(self) -> str:
         return self.name

@@ -149,7 +149,7 @@ def _constructor_params(path: str, cls: type) -> dict[str, tuple[type | None, bo
     except (TypeError, ValueError):
         return {}
     try:
-        hints = typing.get_type_hints(cls.__init__)
+        hints = typing.get_type_hints(cls.__init__)  # type: ignore[misc]
     except Exception:
         hints = {}
     out = {}

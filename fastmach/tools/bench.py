@@ -10,8 +10,9 @@ from typing import Sequence
 
 import numpy as np
 
-from fastmach.core import _solver
+import fastmach.core._solver as _solver
 from fastmach.core.cards import JOKER, NCARD
+from fastmach.errors import FastmachError
 from fastmach.rules import Rules, resolve_rules
 from fastmach.solver import _weights
 
@@ -103,6 +104,15 @@ def bench_solver(games: int = 120, seed: int = 1, milp: bool = True,
     return rows
 
 
+def _c_figure(program: str, out: str, pattern: str) -> str:
+    """The figure ``pattern`` reads in the C program's output (FastmachError where it is
+    missing: another program, or a version that prints otherwise)."""
+    m = re.search(pattern, out)
+    if m is None:
+        raise FastmachError(f"{program}: its bench output holds no {pattern!r}: {out[:200]!r}")
+    return m.group(1)
+
+
 def _expand(counts: np.ndarray) -> list[int]:
     return np.repeat(np.arange(NCARD), counts.astype(np.intp)).tolist()
 
@@ -153,13 +163,12 @@ def bench_solver_api(games: int = 120, seed: int = 1, c_program: str | None = No
                                    rules.jokers_per_meld, w, jw)
     api = np.zeros(n, dtype=np.int64)
     for i in range(n):
-        best = None
+        times = []
         for _ in range(3):
-            t0 = time.perf_counter_ns()
+            start = time.perf_counter_ns()
             solve(melds[i], hand_ids[i], rules)
-            t = time.perf_counter_ns() - t0
-            best = t if best is None or t < best else best
-        api[i] = best
+            times.append(time.perf_counter_ns() - start)
+        api[i] = min(times)
     size = tables.sum(axis=1)
     bands = []
     for lo, hi in SIZE_BANDS:
@@ -182,11 +191,12 @@ def bench_solver_api(games: int = 120, seed: int = 1, c_program: str | None = No
     checksum = c_checksum = None
     try:
         for _ in range(repeats):
-            if path:
+            if path and c_program:
                 out = subprocess.run([c_program, "bench", path, "1"], capture_output=True,
                                      text=True, check=True).stdout
-                keep("c", float(re.search(r"cpu=([0-9.]+)s", out).group(1)))
-                c_checksum = int(re.search(r"checksum\(sum of optima\)=(-?\d+)", out).group(1))
+                keep("c", float(_c_figure(c_program, out, r"cpu=([0-9.]+)s")))
+                c_checksum = int(_c_figure(c_program, out,
+                                           r"checksum\(sum of optima\)=(-?\d+)"))
             for k in (1, 2):
                 c0, t0 = time.thread_time(), time.perf_counter()
                 b = solve_many(tables, hands, rules, workers=k)
@@ -277,7 +287,7 @@ def bench_strategies(games: int = 500, seed: int = 0, repeats: int = 1) -> list[
             rows.append({"rules": "classic", "seats": f"4 x {name}", "games_per_s": float("nan"),
                          "note": str(e)})
             continue
-        best = max(runs, key=lambda r: r["games_per_s"])
+        best = max(runs, key=lambda r: float(r["games_per_s"]))
         rows.append({"rules": "classic", "seats": f"4 x {name}", **best})
     # strong at a table of experts (four strong players all hold until the stock is out),
     # and the same under jokers next to four experts there (its held turns' solves hold
@@ -289,8 +299,8 @@ def bench_strategies(games: int = 500, seed: int = 0, repeats: int = 1) -> list[
             runs = [engine_bench(rules, seats, games=n, seed=seed, detail=True)
                     for _ in range(max(1, repeats))]
             label = "4 x expert" if seats[0] == "expert" else "strong + 3 x expert"
-            rows.append({"rules": rules, "seats": label,
-                         **max(runs, key=lambda r: r["games_per_s"])})
+            best = max(runs, key=lambda r: float(r["games_per_s"]))
+            rows.append({"rules": rules, "seats": label, **best})
     return rows
 
 

@@ -25,7 +25,7 @@ from fastmach.tools.bench import game_positions
 
 PRESETS = ("jokers", "classic", "italian")
 
-Answer = tuple  # (value, placed bytes or None, melds, stands), or an error's repr
+Answer = tuple | str  # (value, placed bytes or None, melds, stands), or an error's repr
 
 
 def solve_all(rules_name: str, tables: np.ndarray, hands: np.ndarray) -> list[Answer]:
