@@ -3,7 +3,7 @@
 Public API: cards (``parse_cards``, ``format_cards``), rules (``Rules``, ``PRESETS``),
 the exact solver (``solve``, ``solve_many``, ``partition``, ``opening``), games
 (``play_games``, ``Game``, ``State``), Python bots (``Bot``: ``act(Observation) -> Play | Draw | Pass``),
-studies (``Study``, ``read_hands``), comparisons (``compare``), ratings (``rate``), rule
+studies (``Study``, ``read_results``, ``read_hands``), comparisons (``compare``), ratings (``rate``), rule
 searches (``tune``) and reports (``build_report``).
 """
 from __future__ import annotations
@@ -128,6 +128,7 @@ LAZY = {
     "solve_many": "fastmach.solver.batch",
     "to_counts": "fastmach.solver.batch",
     "read_hands": "fastmach.study.sweep",
+    "read_results": "fastmach.study.sweep",
     "run_study": "fastmach.study.sweep",
 }
 
@@ -245,6 +246,7 @@ __all__ = [
     "partition",
     "pretty",
     "read_hands",
+    "read_results",
     "run_study",
     "solve",
     "solve_many",

@@ -138,3 +138,18 @@ def test_rate_tune_sweep_and_replay_take_numpy_integers_and_refuse_bools(tmp_pat
     assert replay_parallel(log, workers=np.int64(2), run=map) == replay_parallel(log, workers=1)
     with pytest.raises(FastmachError, match="workers must be a positive integer, got True"):
         replay_parallel(log, workers=True)
+
+
+def test_read_results_is_the_packages_verified_reader_of_game_rows(tmp_path):
+    """fastmach.read_results names a chunk the manifest does not record, where
+    pandas.read_parquet(DIR) would read it with the study's rows."""
+    study = fastmach.Study.from_toml(
+        '[study]\nname = "r"\nseed = 3\ngames = 4\nchunk = 2\n[grid]\nrules = ["classic"]\n'
+        'players = [2]\nlineup = [["expert"]]\n')
+    fastmach.run_study(study, tmp_path / "s", workers=0, progress=False)
+    games = fastmach.read_results(tmp_path / "s")
+    assert len(games) == 4 and list(games["replicate"]) == [0, 1, 2, 3]
+    chunk = next((tmp_path / "s" / "chunks").glob("*.parquet"))
+    (tmp_path / "s" / "chunks" / ("x" + chunk.name)).write_bytes(chunk.read_bytes())
+    with pytest.raises(FastmachError, match="x" + chunk.name[:8]):
+        fastmach.read_results(tmp_path / "s")
