@@ -306,9 +306,9 @@ def seat_sentence(seats: pd.DataFrame, names: dict[str, str], alpha: float = 0.0
         rng = (f"{number(edge.min(), scale=100)} to {number(edge.max(), scale=100)} pp"
                if edge.min() != edge.max() else f"{number(edge.min(), scale=100)} pp")
         out.append(Finding(
-            f"No seat has an edge large enough to detect: the smallest edge this study "
-            f"could see (80% power) is {rng} of hands above the fair share ({len(seats)} "
-            f"seat tests, family-wise {alpha:.0%}).", links, -1.0))
+            f"No seat edge was detected: an edge of {rng} of hands above the fair share "
+            f"would be found 80% of the time ({len(seats)} seat tests, family-wise "
+            f"{alpha:.0%}); a smaller one may go unseen.", links, -1.0))
     return out, unclear
 
 
@@ -318,7 +318,9 @@ def frame_note(t: pd.DataFrame) -> str:
     return (f"Rule effects: differences paired deal by deal, variant minus baseline, with "
             f"intervals simultaneous over the {m} effects of effects_by_players.csv "
             f"(Bonferroni, so adjusted together with the Holm test that names them); seat "
-            f"intervals are simultaneous with the seat test (max-T).")
+            f"intervals are simultaneous with the seat test (max-T). Each family (the rule "
+            f"effects, the seats, the skill effects) keeps its own 5% error rate, so the "
+            f"chance of some false finding on this page is higher than 5%.")
 
 
 def headline(byp: pd.DataFrame, pairs, seats: pd.DataFrame, names: dict[str, str],
