@@ -310,3 +310,59 @@ def test_the_raw_environment_stepped_before_reset_or_asked_of_an_unknown_agent_n
     with pytest.raises(FastmachError, match=r"unknown agent \['player_0'\]"):
         e.observe(["player_0"])
     assert e.observation_space("player_2") is e.observation_spaces["player_2"]
+
+
+def test_single_agent_reset_never_hands_back_a_match_the_others_already_ended():
+    """jokers, seed 24229: seat 1 goes first and empties its hand. That deal is no episode:
+    reset deals the next replicate, says so, and the learner has a move."""
+    s = fe.SingleAgentEnv("jokers", opponents="expert")
+    obs, info = s.reset(seed=24229)
+    assert info["skipped"] == [0] and s.table.replicate == 1
+    assert not s.game_state.is_terminal() and s.game_state.current_player == 0
+    assert obs["action_mask"].any() and info["reward_before"] == 0.0
+    s.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    obs, info = s.reset()
+    assert info["skipped"] == [] and s.table.replicate == 2   # (the same sequence each time)
+    assert fe.SingleAgentEnv("jokers", opponents="expert").reset(seed=24229)[1]["skipped"] == [0]
+
+
+@pytest.mark.parametrize("k", [np.array(1), np.int64(1), np.uint8(1), 1])
+def test_an_action_discrete_accepts_is_played_by_every_environment(k):
+    """Discrete(7).contains takes a 0-d integer array (a policy's tensor.numpy()): each
+    environment plays it as that macro-action, and illegal="draw" does not replace it."""
+    assert fe.SingleAgentEnv("classic").action_space.contains(k)
+    for make in (fe.raw_env, fe.env):
+        e = make("classic")
+        e.reset(seed=3)
+        agent = e.agent_selection
+        mask = e.observe(agent)["action_mask"]
+        assert mask[1] == 1   # (a play of the most cards exists in this deal)
+        e.step(k)
+        assert e.game_state.history[-1].action == "play"
+    for illegal in ("raise", "draw"):
+        s = fe.SingleAgentEnv("classic", opponents="expert", illegal=illegal)
+        obs, _ = s.reset(seed=3)
+        assert obs["action_mask"][1] == 1
+        _, _, _, _, info = s.step(k)
+        assert "illegal" not in info
+        assert [t.action for t in s.game_state.history if t.seat == 0][0] == "play"
+    e = fe.raw_env("classic")
+    e.reset(seed=3)
+    for bad in (np.array([1]), np.array(1.0), np.bool_(True), 7):   # (Discrete refuses them too)
+        assert not e.action_space(e.agent_selection).contains(bad)
+        with pytest.raises(FastmachError, match="action must be an integer 0..6"):
+            e.step(bad)
+
+
+@pytest.mark.parametrize("limit", [5, 10, 13])
+def test_single_agent_max_turns_truncates_at_that_turn_and_a_step_after_it_is_refused(limit):
+    s = fe.SingleAgentEnv("classic", opponents="expert", max_turns=limit)
+    obs, _ = s.reset(seed=1)
+    truncated = terminated = False
+    while not (truncated or terminated):
+        obs, _, terminated, truncated, _ = s.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    assert truncated and s.game_state.total_turns == limit   # (not past it: others stop)
+    with pytest.raises(FastmachError, match=r"truncated at max_turns = \d+ \(call reset\)"):
+        s.step(0)
+    obs, _ = s.reset(seed=1)   # a new episode steps again
+    s.step(int(np.flatnonzero(obs["action_mask"])[0]))

@@ -28,7 +28,7 @@ jokers taken, whether it empties the hand) is part of the observation.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -38,7 +38,7 @@ from fastmach.errors import FastmachError
 from fastmach.game import State
 from fastmach.solver import opening, solve
 
-__all__ = ["ACTIONS", "N_ACTIONS", "DRAW", "Moves", "moves"]
+__all__ = ["ACTIONS", "N_ACTIONS", "DRAW", "Moves", "moves", "action_index"]
 
 ACTIONS = ("draw", "max_cards", "max_points", "keep_jokers", "keep_faces", "one_card",
            "own_melds")
@@ -55,17 +55,31 @@ class Moves:
         self.actions = list(actions)
         self.mask = np.array([a is not None for a in self.actions], dtype=np.int8)
 
-    def action(self, k: int) -> Action:
+    def action(self, k: Any) -> Action:
         """The exact action of macro-action k; FastmachError if it is masked now."""
-        if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)) \
-                or not 0 <= k < N_ACTIONS:
+        i = action_index(k)
+        if i is None:
             raise FastmachError(f"action must be an integer 0..{N_ACTIONS - 1}, got {k!r}")
-        a = self.actions[int(k)]
+        a = self.actions[i]
         if a is None:
-            legal = ", ".join(f"{i} {ACTIONS[i]}" for i in np.flatnonzero(self.mask))
-            raise FastmachError(f"action {int(k)} ({ACTIONS[int(k)]}) is masked now; legal: "
-                                f"{legal}")
+            legal = ", ".join(f"{j} {ACTIONS[j]}" for j in np.flatnonzero(self.mask))
+            raise FastmachError(f"action {i} ({ACTIONS[i]}) is masked now; legal: {legal}")
         return a
+
+    def allowed(self, k: Any) -> bool:
+        """Whether k is a macro-action index not masked now."""
+        i = action_index(k)
+        return i is not None and bool(self.mask[i])
+
+
+def action_index(k: Any) -> int | None:
+    """k as a macro-action index 0..N_ACTIONS-1 (an int, a NumPy integer or a 0-d integer
+    array, as ``Discrete(N_ACTIONS).contains`` takes them; not a bool), else None."""
+    if isinstance(k, np.ndarray) and k.shape == () and k.dtype.kind in "iu":
+        k = k.item()
+    if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)):
+        return None
+    return int(k) if 0 <= k < N_ACTIONS else None
 
 
 def moves(state: State) -> Moves:

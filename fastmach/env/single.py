@@ -26,6 +26,10 @@ from .table import Table, rules_of
 
 __all__ = ["SingleAgentEnv"]
 
+#: reset deals at most this many more replicates when the others end the match before
+#: the learner's first turn (a bound, never met in practice)
+MAX_SKIPPED = 1000
+
 
 class SingleAgentEnv(gym.Env):
     """Machiavelli from ``seat``'s chair against ``opponents`` (one strategy for every
@@ -56,6 +60,7 @@ class SingleAgentEnv(gym.Env):
         self.rules, self.seat = self.table.rules, int(seat)
         self.illegal, self.render_mode = illegal, render_mode
         self.max_turns = None if max_turns is None else int(max_turns)
+        self._cut = False   # the last step truncated the episode (max_turns)
         lay = self.table.layout
         self.observation_space = spaces.Dict({
             "observation": spaces.Box(lay.low, lay.high, dtype=np.int16),
@@ -69,34 +74,54 @@ class SingleAgentEnv(gym.Env):
         return self.table.state
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
+        """Deal (replicate 0 of ``seed``, else the next replicate) and play the other seats
+        up to the learner's first turn. A deal whose match the others end before that turn
+        (an opponent goes out at once: about 1 jokers deal in 800) is no episode: the next
+        replicate is dealt instead, and ``info["skipped"]`` lists the replicates passed
+        over (the same ones for the same seed)."""
         super().reset(seed=seed)
         self.table.reset(seed)
-        reward = self._others()
+        self._cut = False
+        reward, skipped = self._others(limited=False), []
+        while self.table.live.is_terminal():
+            skipped.append(self.table.replicate)
+            if len(skipped) > MAX_SKIPPED:
+                raise FastmachError(f"reset: {len(skipped)} deals in a row ended before seat "
+                                    f"{self.seat}'s first turn")
+            self.table.reset(None)
+            reward = self._others(limited=False)
         obs = self.table.observe(self.seat)
-        return obs, {"action_mask": obs["action_mask"].copy(), "reward_before": reward}
+        return obs, {"action_mask": obs["action_mask"].copy(), "reward_before": reward,
+                     "skipped": skipped}
 
-    def _others(self) -> float:
-        """Play the other seats until the learner's turn or the end; their reward to it."""
+    def _others(self, limited: bool = True) -> float:
+        """Play the other seats until the learner's turn, the end, or (``limited``: in a
+        step) ``max_turns``; their reward to it."""
         st, total = self.table.live, 0.0
-        while not st.is_terminal() and st.current_player != self.seat:
+        while not st.is_terminal() and st.current_player != self.seat \
+                and not (limited and self._truncated(st)):
             total += self.table.apply()[self.seat]
         return total
+
+    def _truncated(self, st) -> bool:
+        return self.max_turns is not None and st.total_turns >= self.max_turns
 
     def step(self, action):
         st = self.table.live
         if st is None or st.is_terminal():
             raise FastmachError("step: the match is over (call reset)")
+        if self._cut:
+            raise FastmachError(f"step: the episode was truncated at max_turns = "
+                                f"{self.max_turns} (call reset)")
         moves = self.table.moves
         info: dict = {}
-        if self.illegal == "draw" and not (isinstance(action, (int, np.integer))
-                                           and 0 <= action < N_ACTIONS and moves.mask[action]):
+        if self.illegal == "draw" and not moves.allowed(action):
             action = int(np.flatnonzero(moves.mask)[0])
             info["illegal"] = True
         reward = self.table.apply(moves.action(action))[self.seat]
         reward += self._others()
         terminated = st.is_terminal()
-        truncated = (not terminated and self.max_turns is not None
-                     and st.total_turns >= self.max_turns)
+        truncated = self._cut = not terminated and self._truncated(st)
         obs = self.table.observe(self.seat)
         info["action_mask"] = obs["action_mask"].copy()
         if self.render_mode == "human":
