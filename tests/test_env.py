@@ -163,6 +163,7 @@ def test_max_turns_truncates_the_match():
         obs, _, term, trunc, _ = e.last()
         if term or trunc:
             assert trunc and not term
+            assert not obs["action_mask"].any()   # (a truncated agent may only step None)
             e.step(None)
             continue
         e.step(int(np.flatnonzero(obs["action_mask"])[0]))

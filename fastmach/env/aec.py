@@ -80,7 +80,10 @@ class raw_env(AECEnv):
         self.agent_selection = self.possible_agents[st.current_player]
 
     def observe(self, agent):
-        return self.table.observe(self._seat_of(agent))
+        obs = self.table.observe(self._seat_of(agent))
+        if self.truncations.get(agent):   # (a truncated agent may only step None)
+            obs["action_mask"][:] = 0
+        return obs
 
     def action(self, agent, k: int):
         """The exact action (Play, Draw or Pass) behind macro-action k of ``agent`` now."""
