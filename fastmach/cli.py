@@ -129,6 +129,7 @@ def bench_command(args: argparse.Namespace) -> int:
             raise FastmachError(f"--c-program {args.c_program!r}: no such executable (build "
                                 f"it first: gcc -O3 -march=native -std=c11 -o /tmp/rummy_dp "
                                 f"rummy_dp.c)")
+    if what in ("solver", "all"):   # (the C program's column only with --c-program)
         print(bench.format_solver(bench.bench_solver(games=args.games or 120, milp=not args.no_milp)))
         print(bench.format_solver_api(bench.bench_solver_api(games=args.games or 120,
                                                              c_program=args.c_program)))

@@ -198,3 +198,14 @@ def test_the_command_line_names_the_flag_and_leaves_rules_strings_alone(capsys):
     assert as_flags("max_games=3 is too small") == "--max-games 3 is too small"
     text = "expected a rules string like 'classic(players=3)', got 1"
     assert as_flags(text) == text
+
+
+def test_bench_solver_prints_its_tables_without_the_c_program(capsys):
+    """The solver's tables do not need --c-program (they printed nothing without it); the
+    C program's row is the only part that does."""
+    assert main(["bench", "solver", "--no-milp", "--games", "2"]) == 0
+    out = capsys.readouterr().out
+    for table in ("fastmach bench solver: positions", "fastmach bench solver (API)",
+                  "fastmach bench solver (paths)"):
+        assert table in out
+    assert "C dynamic program" not in out

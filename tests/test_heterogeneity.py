@@ -188,3 +188,22 @@ def test_an_equal_difference_on_unequal_baselines_quotes_no_pooled_relative_chan
     (text,) = [f.text for f in effect_sentences(t, [PAIR], NAMES)[0]
                if "turns per hand" in f.text]
     assert "relative change unequal" not in text and "%" in text
+
+
+def test_line_ups_with_opposite_effects_give_no_figure_over_the_line_ups():
+    """+12 turns for the expert line-up, -12 for expert,beginner, at both player counts:
+    each count's figure (about 0, or the larger line-up's sign) is no effect of the rule;
+    the sentence says where it depends on the line-up and states no pooled number."""
+    hands = _hands()
+    at = hands["rules"] == PAIR[0]
+    hands.loc[at & (hands["lineup"] == "expert"), "turns"] += 12
+    hands.loc[at & (hands["lineup"] == "expert,beginner"), "turns"] -= 12
+    t = effects_by_players(hands, [PAIR])
+    v = verdict(t, *PAIR, "turns_per_hand")
+    assert v.pooled is None and v.by_lineup == (3, 4) and not v.up and not v.down
+    (text,) = [f.text for f in effect_sentences(t, [PAIR], NAMES)[0]
+               if "turns per hand" in f.text]
+    assert text.startswith("ace=low-only (against classic) changes turns per hand: at 3-4 "
+                           "players it depends on the line-up (heterogeneity adjusted p")
+    assert "no figure over the line-ups is given" in text
+    assert "longer" not in text and "shorter" not in text and " turns (" not in text

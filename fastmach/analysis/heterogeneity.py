@@ -186,8 +186,10 @@ class Verdict:
 
     ``pooled``: the pooled row when the effect is stated pooled (one sign, similar size),
     else None; ``rows``: the per player count rows; ``up``, ``down``, ``unclear``: the
-    player counts where the named effect is positive, negative, or not told from 0;
-    ``sign_change``: named effects of both signs.
+    player counts where the named effect is positive, negative, or not told from 0, its
+    line-ups alike; ``by_lineup``: the player counts whose line-ups' effects differ (their
+    pooled figure is no effect of the rule: none is stated); ``sign_change``: named
+    effects of both signs.
     """
 
     pooled: pd.Series | None
@@ -196,6 +198,7 @@ class Verdict:
     up: tuple[int, ...]
     down: tuple[int, ...]
     unclear: tuple[int, ...]
+    by_lineup: tuple[int, ...] = ()
 
     @property
     def sign_change(self) -> bool:
@@ -206,7 +209,7 @@ class Verdict:
         """Something to state: the pooled effect, or one player count's, is named."""
         if self.pooled is not None:
             return bool(self.pooled["named"])
-        return bool(self.up or self.down)
+        return bool(self.up or self.down or self.by_lineup)
 
 
 def verdict(t: pd.DataFrame, variant: str, baseline: str, metric: str) -> Verdict:
@@ -217,7 +220,12 @@ def verdict(t: pd.DataFrame, variant: str, baseline: str, metric: str) -> Verdic
     overall = over.iloc[0] if len(over) else None
     single = len(per) == 1
     state_pooled = overall is not None and bool(overall["one_effect"]) and not single
-    up = tuple(int(p) for p in per.loc[(per["named"] == 1) & (per["diff"] > 0), "players"])
-    down = tuple(int(p) for p in per.loc[(per["named"] == 1) & (per["diff"] < 0), "players"])
-    unclear = tuple(int(p) for p in per.loc[per["named"] == 0, "players"])
-    return Verdict(overall if state_pooled else None, overall, per, up, down, unclear)
+    alike = per["one_effect"] == 1
+    up = tuple(int(p) for p in per.loc[alike & (per["named"] == 1) & (per["diff"] > 0),
+                                       "players"])
+    down = tuple(int(p) for p in per.loc[alike & (per["named"] == 1) & (per["diff"] < 0),
+                                         "players"])
+    unclear = tuple(int(p) for p in per.loc[alike & (per["named"] == 0), "players"])
+    by_lineup = tuple(int(p) for p in per.loc[~alike, "players"])
+    return Verdict(overall if state_pooled else None, overall, per, up, down, unclear,
+                   by_lineup)

@@ -178,7 +178,7 @@ def _metric_sentence(name: str, metric: str, v: Verdict, alpha: float) -> str | 
                 + f" pooled, {where}{example}.")
     if not v.named:
         return None
-    if v.overall is not None and not v.up and not v.down:
+    if v.overall is not None and not v.up and not v.down and not v.by_lineup:
         return None  # named pooled, unequal across counts, no count on its own: unclear
     rows = v.rows.set_index(v.rows["players"].astype(int))
     parts = []
@@ -197,20 +197,23 @@ def _metric_sentence(name: str, metric: str, v: Verdict, alpha: float) -> str | 
         parts.append(f"{up} at {_counts(v.up)} ({each(v.up)})")
     if v.down:
         parts.append(f"{down} at {_counts(v.down)} ({each(v.down)})")
-    text = f"{name} " + (" but " if v.sign_change else "; ").join(parts)
+    if parts:
+        text = f"{name} " + (" but " if v.sign_change else "; ").join(parts)
+    else:
+        text = f"{name} changes {label}"
     if v.sign_change:
         text += f": the effect on {label} changes sign with the player count"
     elif v.overall is not None:
         het = v.overall["heterogeneity_p_adjusted"]
-        split = v.rows[v.rows["one_effect"] == 0]
         if len(v.rows) > 1 and not _nan(het) and het < alpha:
             text += (f": its size differs across player counts (heterogeneity adjusted "
                      f"p {_p_is(het)}), so no pooled figure is given")
-        if len(split):
-            text += ("; " if text.endswith("given") else ": ") + (
-                f"it differs between line-ups at {_counts(split['players'])} "
-                f"(heterogeneity adjusted p "
-                f"{_p_is(split['heterogeneity_p_adjusted'].min())})")
+    if v.by_lineup:
+        split = v.rows[v.rows["players"].isin(v.by_lineup)]
+        text += ("; " if text.endswith(("given", "count")) else ": ") + (
+            f"at {_counts(v.by_lineup)} it depends on the line-up (heterogeneity adjusted "
+            f"p {_p_is(split['heterogeneity_p_adjusted'].min())}), so no figure over the "
+            f"line-ups is given: see the table by line-up")
     if v.unclear:
         text += f"; not told apart from 0 at {_counts(v.unclear)}"
     return text + "."
