@@ -290,7 +290,7 @@ def add_sweep(sub) -> None:
     p = sub.add_parser(
         "sweep", help="run a study (grid of rules x players x line-ups), resumable",
         description="Run a study defined in TOML. Results go to DIR as parquet chunks "
-                    "(pandas.read_parquet(DIR) reads them); re-running the same command "
+                    "(fastmach.read_results(DIR) reads them, checked); re-running the same command "
                     "after an interruption plays only the missing chunks.")
     p.add_argument("study", metavar="STUDY.toml", help="study definition")
     p.add_argument("--out", required=True, metavar="DIR", help="result directory")

@@ -207,3 +207,19 @@ def test_line_ups_with_opposite_effects_give_no_figure_over_the_line_ups():
                            "players it depends on the line-up (heterogeneity adjusted p")
     assert "no figure over the line-ups is given" in text
     assert "longer" not in text and "shorter" not in text and " turns (" not in text
+
+
+def test_line_ups_of_one_sign_and_unequal_sizes_give_their_range_not_a_pooled_figure():
+    """+6 turns for the expert line-up, +30 for expert,beginner: one direction, two sizes;
+    the sentence keeps the direction and gives the line-ups' range."""
+    hands = _hands()
+    at = hands["rules"] == PAIR[0]
+    hands.loc[at & (hands["lineup"] == "expert,beginner"), "turns"] += 24
+    t = effects_by_players(hands, [PAIR])
+    v = verdict(t, *PAIR, "turns_per_hand")
+    assert v.pooled is None and v.up == (3, 4) and v.by_lineup == ()
+    (text,) = [f.text for f in effect_sentences(t, [PAIR], NAMES)[0]
+               if "turns per hand" in f.text or "hands longer" in f.text]
+    assert "makes hands longer at 3-4 players" in text
+    assert "turns by line-up at 3 players" in text and "turns by line-up at 4 players" in text
+    assert "its size differs between line-ups at 3-4 players" in text

@@ -87,7 +87,8 @@ def equal_test(parts: Sequence[Estimate]) -> float:
 _COLUMNS = ["variant", "baseline", "players", "metric", "diff", "lo", "hi", "rel_diff",
             "rel_lo", "rel_hi", "p_value", "p_adjusted", "lo_adjusted", "hi_adjusted",
             "rel_lo_adjusted", "rel_hi_adjusted", "named", "contexts", "heterogeneity_p",
-            "heterogeneity_p_adjusted", "one_effect", "rel_heterogeneity_p",
+            "heterogeneity_p_adjusted", "one_effect", "lineup_min_diff", "lineup_max_diff",
+            "rel_heterogeneity_p",
             "rel_heterogeneity_p_adjusted", "one_relative", "pairs", "baseline_value",
             "variant_value"]
 
@@ -107,7 +108,8 @@ def effects_by_players(hands: pd.DataFrame, pairs: Sequence[tuple[str, str]],
     ``contexts`` (player count x line-up contexts pooled), ``heterogeneity_p`` (equal
     effects, :func:`equal_test`: across line-ups on a player count's row; across player
     counts, line-ups pooled, on the pooled row), ``heterogeneity_p_adjusted`` (Holm over
-    the table), ``one_effect`` (1: the row may be stated as one effect: no heterogeneity
+    the table), ``lineup_min_diff, lineup_max_diff`` (a player count's smallest and largest
+    line-up difference, point estimates), ``one_effect`` (1: the row may be stated as one effect: no heterogeneity
     after Holm and, on the pooled row, none within any player count either and no two
     player counts with named effects of opposite sign), ``rel_heterogeneity_p`` (on the
     pooled row: equal relative changes across the player counts; an equal difference on
@@ -148,6 +150,10 @@ def effects_by_players(hands: pd.DataFrame, pairs: Sequence[tuple[str, str]],
                              "rel_diff": rel.value, "rel_lo": rlo, "rel_hi": rhi,
                              "p_value": d.p_value(), "contexts": len(cs),
                              "heterogeneity_p": equal_test(parts),
+                             "lineup_min_diff": (min(e.value for e in parts)
+                                                 if players is not None else math.nan),
+                             "lineup_max_diff": (max(e.value for e in parts)
+                                                 if players is not None else math.nan),
                              "rel_heterogeneity_p": (equal_test(per_count_rel)
                                                      if players is None else math.nan),
                              "pairs": n, "baseline_value": pb.value,
@@ -220,12 +226,16 @@ def verdict(t: pd.DataFrame, variant: str, baseline: str, metric: str) -> Verdic
     overall = over.iloc[0] if len(over) else None
     single = len(per) == 1
     state_pooled = overall is not None and bool(overall["one_effect"]) and not single
-    alike = per["one_effect"] == 1
-    up = tuple(int(p) for p in per.loc[alike & (per["named"] == 1) & (per["diff"] > 0),
+    # a count whose line-ups differ keeps its direction only where every line-up's
+    # estimate has the named effect's sign (its size is then given by line-up)
+    one_way = (per["one_effect"] == 1) | ((per["named"] == 1) & (
+        np.sign(per["lineup_min_diff"]) == np.sign(per["diff"]))
+        & (np.sign(per["lineup_max_diff"]) == np.sign(per["diff"])))
+    up = tuple(int(p) for p in per.loc[one_way & (per["named"] == 1) & (per["diff"] > 0),
                                        "players"])
-    down = tuple(int(p) for p in per.loc[alike & (per["named"] == 1) & (per["diff"] < 0),
+    down = tuple(int(p) for p in per.loc[one_way & (per["named"] == 1) & (per["diff"] < 0),
                                          "players"])
-    unclear = tuple(int(p) for p in per.loc[alike & (per["named"] == 0), "players"])
-    by_lineup = tuple(int(p) for p in per.loc[~alike, "players"])
+    unclear = tuple(int(p) for p in per.loc[one_way & (per["named"] == 0), "players"])
+    by_lineup = tuple(int(p) for p in per.loc[~one_way, "players"])
     return Verdict(overall if state_pooled else None, overall, per, up, down, unclear,
                    by_lineup)

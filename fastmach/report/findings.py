@@ -127,7 +127,15 @@ def _relative(metric: str) -> bool:
 
 def _at(metric: str, r) -> str:
     """``+14.0 [+10.0, +18.0] turns (+25% [+18%, +32%]; 56.0 -> 70.0 turns) at 5
-    players``."""
+    players``; where the count's line-ups differ (one sign), their range instead:
+    ``-15.7 to -18.0 turns by line-up at 4 players``."""
+    if not r.get("one_effect", 1):
+        m = METRICS[metric]
+        unit = "pp of hands" if m.unit == "share" else m.diff_unit
+        a, b = sorted((r["lineup_min_diff"], r["lineup_max_diff"]), key=abs)
+        return (f"{number(a, scale=m.scale, digits=m.digits, signed=True)} to "
+                f"{number(b, scale=m.scale, digits=m.digits, signed=True, unit=unit)} by "
+                f"line-up at {int(r['players'])} players")
     extra = "; ".join(x for x in (_rel(r) if _relative(metric) else "",
                                   _values(metric, r)) if x)
     return (_diff(metric, r) + (f" ({extra})" if extra else "")
@@ -208,9 +216,14 @@ def _metric_sentence(name: str, metric: str, v: Verdict, alpha: float) -> str | 
         if len(v.rows) > 1 and not _nan(het) and het < alpha:
             text += (f": its size differs across player counts (heterogeneity adjusted "
                      f"p {_p_is(het)}), so no pooled figure is given")
+    sized = v.rows[(v.rows["one_effect"] == 0) & ~v.rows["players"].isin(v.by_lineup)]
+    if len(sized):
+        text += ("; " if text.endswith(("given", "count")) else ": ") + (
+            f"its size differs between line-ups at {_counts(sized['players'])} "
+            f"(heterogeneity adjusted p {_p_is(sized['heterogeneity_p_adjusted'].min())})")
     if v.by_lineup:
         split = v.rows[v.rows["players"].isin(v.by_lineup)]
-        text += ("; " if text.endswith(("given", "count")) else ": ") + (
+        text += ("; " if text.endswith(("given", "count", ")")) else ": ") + (
             f"at {_counts(v.by_lineup)} it depends on the line-up (heterogeneity adjusted "
             f"p {_p_is(split['heterogeneity_p_adjusted'].min())}), so no figure over the "
             f"line-ups is given: see the table by line-up")

@@ -98,6 +98,17 @@ def _start_resource_tracker() -> None:
     resource_tracker.ensure_running()
 
 
+def _start_hint() -> str:
+    """What to check when a worker dies at start: a script run as the main module is
+    imported again by each worker (the spawn start method), so its work must sit under
+    ``if __name__ == "__main__":``; else memory and the engine's imports."""
+    script = getattr(sys.modules.get("__main__"), "__file__", None)
+    if script and not str(script).endswith(("__main__.py", "fastmach")):
+        return (f"{script} is imported again by each worker process: run its work under "
+                f"'if __name__ == \"__main__\":' (else check memory and the engine's imports)")
+    return "check memory and the engine's imports"
+
+
 class _Processes(_Backend):
     def __init__(self, workers: int, engine: Callable | None):
         self.workers, self.engine = workers, engine
@@ -123,8 +134,8 @@ class _Processes(_Backend):
                 self.close(cancel=True)
                 raise WorkerStartError(
                     f"a worker process died while the pool of {self.workers} started "
-                    f"({e}); nothing was played in this attempt: check memory and the "
-                    f"engine's imports, then run again (finished chunks are kept)") from None
+                    f"({e}); nothing was played in this attempt: {_start_hint()}, then run "
+                    f"again (finished chunks are kept)") from None
 
     def submit(self, spec):
         return self.pool.submit(play_chunk, spec)

@@ -411,7 +411,8 @@ def format_sentences(sentences: Sequence[str]) -> str:
     lines = ["", "", "Findings (the report's sentences: intervals adjusted over every effect "
              "of effects_by_players.csv):"]
     for x in sentences:
-        lines += textwrap.wrap(x, 92, initial_indent="- ", subsequent_indent="  ")
+        lines += textwrap.wrap(x, 92, initial_indent="- ", subsequent_indent="  ",
+                               break_on_hyphens=False)
     return "\n".join(lines)
 
 
