@@ -91,7 +91,7 @@ from fastmach.game.deal import check_seed as _check_seed, deck_of, resolve_seed 
 from fastmach.game.log import write_log
 from fastmach.errors import FastmachError
 from fastmach.outputs import as_path
-from fastmach.rules import Rules, resolve_rules
+from fastmach.rules import Rules, is_integer, resolve_rules
 from fastmach.solver import _POINT_SCALE, opening_weights
 from fastmach.strategies import (Context, Strategy, build_seats, parse_seats, rotations_of,
                                  seating, split_strategies)
@@ -340,7 +340,7 @@ def run_play_columns(
         raise FastmachError(f"strategies: {len(names)} strategies for "
                             f"players={rules.players}: {', '.join(names[rules.players:])} "
                             f"would never play")
-    if isinstance(games, bool) or not isinstance(games, (int, np.integer)) or games < 1:
+    if not is_integer(games) or games < 1:
         raise FastmachError(f"games={games!r}: must be a positive integer")
     seed = _check_seed(seed)
     lineups = _lineups(names, rules.players, rotate)

@@ -36,6 +36,7 @@ from fastmach.game.actions import Action, Draw, Pass, Play
 from fastmach.core.cards import JOKER, NCARD, card_points
 from fastmach.errors import FastmachError
 from fastmach.game import State
+from fastmach.rules import is_integer
 from fastmach.solver import opening, solve
 
 __all__ = ["ACTIONS", "N_ACTIONS", "DRAW", "Moves", "moves", "action_index"]
@@ -77,7 +78,7 @@ def action_index(k: Any) -> int | None:
     array, as ``Discrete(N_ACTIONS).contains`` takes them; not a bool), else None."""
     if isinstance(k, np.ndarray) and k.shape == () and k.dtype.kind in "iu":
         k = k.item()
-    if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)):
+    if not is_integer(k):
         return None
     return int(k) if 0 <= k < N_ACTIONS else None
 

@@ -43,7 +43,7 @@ class SingleAgentEnv(gym.Env):
                  illegal: str = "raise", render_mode: str | None = None):
         r = rules_of(rules, players)
         P = r.players
-        if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < P:
+        if not is_integer(seat) or not 0 <= seat < P:
             raise FastmachError(f"seat must be 0..{P - 1}, got {seat!r}")
         others = (list(opponents) if isinstance(opponents, (list, tuple))
                   else [opponents] * (P - 1))

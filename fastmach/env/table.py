@@ -22,7 +22,7 @@ from fastmach.core.cards import card_str
 from fastmach.game.deal import check_seed as _check_seed
 from fastmach.errors import FastmachError
 from fastmach.game import Game, State
-from fastmach.rules import Rules, resolve_rules
+from fastmach.rules import Rules, is_integer, resolve_rules
 
 from .encoding import Layout
 from .moves import ACTIONS, N_ACTIONS, Moves, moves
@@ -36,7 +36,7 @@ def rules_of(rules: Rules | str, players: int | None) -> Rules:
     """The rules with ``players`` seats (FastmachError naming a bad value)."""
     r = resolve_rules(rules)
     if players is not None:
-        if isinstance(players, bool) or not isinstance(players, (int, np.integer)):
+        if not is_integer(players):
             raise FastmachError(f"players must be an integer, got {players!r}")
         r = r.replace(players=int(players))
     return r

@@ -38,7 +38,7 @@ from fastmach.errors import FastmachError
 from fastmach.game.deal import check_seed, deck_of
 from fastmach.game.history import PublicTurn
 from fastmach.game.observation import Observation
-from fastmach.rules import Rules, resolve_rules
+from fastmach.rules import Rules, is_integer, resolve_rules
 from fastmach.game import flow
 from fastmach.game._ability import Ability
 from fastmach.game._playcheck import PlayCheck
@@ -188,7 +188,7 @@ class State:
         self.game = game
         self.rules = game.rules
         self.root_seed = check_seed(root_seed)
-        if isinstance(replicate, bool) or not isinstance(replicate, (int, np.integer)) or replicate < 0:
+        if not is_integer(replicate) or replicate < 0:
             raise FastmachError(f"replicate must be a non-negative integer, got {replicate!r}")
         self.replicate = int(replicate)
         P = self.rules.players
@@ -328,7 +328,7 @@ class State:
         The seat's own immutable copy (tuples, its own Rules): nothing done to it reaches
         the game."""
         P = self.rules.players
-        if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < P:
+        if not is_integer(seat) or not 0 <= seat < P:
             raise FastmachError(f"observation: seat must be 0..{P - 1}, got {seat!r}")
         return Observation(
             seat=int(seat), hand=tuple(self.hand_of(seat)),

@@ -7,7 +7,7 @@ import numpy as np
 
 from fastmach.core.cards import JOKER
 from fastmach.errors import FastmachError
-from fastmach.rules import Rules
+from fastmach.rules import Rules, is_integer
 
 
 def deck_of(rules: Rules) -> np.ndarray:
@@ -20,7 +20,7 @@ def deck_of(rules: Rules) -> np.ndarray:
 
 def check_seed(root_seed) -> int:
     """``root_seed`` as an int: a non-negative integer below 2**63, else an error naming it."""
-    if isinstance(root_seed, bool) or not isinstance(root_seed, (int, np.integer)) or root_seed < 0:
+    if not is_integer(root_seed) or root_seed < 0:
         raise FastmachError(f"seed must be a non-negative integer, got {root_seed!r}")
     if root_seed >= 2**63:
         raise FastmachError(f"seed must be below 2**63, got {root_seed}")

@@ -19,7 +19,7 @@ import fastmach.core._batch as _batch
 from fastmach.core.cards import NCARD, format_cards
 from fastmach.errors import FastmachError
 from fastmach.outputs import atomic_path, probe_file
-from fastmach.rules import Rules
+from fastmach.rules import Rules, is_integer
 from fastmach.solver import (BAD_CARDS, SOLVED, STATUS, Solution, _all_valid_melds, _counts,
                      _flatten_table, _record, _status_message)
 
@@ -146,7 +146,7 @@ def solve_many(tables, hands, rules: Rules | str = "classic", objective: str = "
     ``keep_melds=True`` stores every partition, so ``melds(i)`` needs no new solve.
     """
     r, rec = _record(rules, objective)
-    if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers < 1:
+    if not is_integer(workers) or workers < 1:
         raise FastmachError(f"workers must be a positive integer, got {workers!r}")
     errors_in: dict[int, str] = {}
     if isinstance(tables, np.ndarray) and isinstance(hands, np.ndarray):
