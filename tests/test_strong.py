@@ -54,32 +54,49 @@ def _reference(st, rules: Rules, p: dict) -> tuple[str, int, str]:
                 for c in sorted(set(hand)) if c != JOKER):
             return "fail", 0, "botched"   # a play of one card botched: the penalty drawn
         return "draw", 0, "held"
-    if p["keep"] == 0:
+    if p["pass_on"] and not left and rules.may_pass_when_able and opp >= p["pass_on"]:
+        return "draw", 0, "passed"   # the empty stock: passes on (it does not go out)
+    if not (p["keep"] or p["keep_from"] or p["place"]):
         return "play", len(full.placed), "kept"
-    kept = [c for c in hand if c != JOKER and (p["keep"] < 2 or c % 13 < 10)]
-    part = solve(st._melds, kept, rules, trusted=True) if kept else None
+    held_back = bool(p["keep"] or p["keep_from"])
+    kept = [c for c in hand if not (held_back and c == JOKER) and not (
+        c != JOKER and (p["keep"] >= 2 and c % 13 >= 10
+                        or p["keep_from"] and c % 13 + 1 >= p["keep_from"]))]
+    if p["place"] == 1:   # the one card of the most points that a play of it alone places
+        alone = [c for c in sorted(set(kept)) if c != JOKER
+                 and solve(st._melds, [c], rules, trusted=True).placed]
+        return ("play", 1, "one") if alone else ("play", len(full.placed), "kept")
+    objective = "points" if p["place"] == 2 else "cards"
+    part = solve(st._melds, kept, rules, objective=objective, trusted=True) if kept else None
     return "play", len(part.placed) if part is not None and part.placed else len(full.placed), "kept"
 
 
 @pytest.mark.parametrize("rules,strategy", [
-    ("classic(match=single)", "strong"),
+    ("classic(match=single)", "strong(trained=false)"),
     ("classic(match=single)", "strong(stock_low=30,keep=jokers)"),
     ("classic(match=single)", "strong(botch=false)"),
     ("classic(match=single)", "strong(botch_below=0)"),
-    ("jokers", "strong"),
+    ("jokers", "strong(trained=false)"),
     ("jokers", "strong(botch_below=0)"),
     ("jokers", "strong(botch=false)"),
     ("jokers", "strong(rush=3,hand_cap=18,keep=none)"),
-    ("italian(jokers=2)", "strong"),
+    ("italian(jokers=2)", "strong(trained=false)"),
     ("ace-low(match=single)", "strong(stock_low=20)"),
-    ("ace-low(match=single)", "strong"),
+    ("ace-low(match=single)", "strong(trained=false)"),
     ("ace-low(match=single)", "strong(last_round=false)"),
+    ("classic(match=single)", "strong(pass_on=1)"),
+    ("classic(match=single)", "strong(pass_on=6,keep_from=8)"),
+    ("jokers", "strong(keep_from=6,trained=false)"),
+    ("jokers", "strong(keep=none,place=points)"),
+    ("ace-low(match=single)", "strong(place=one)"),
+    ("ace-low(match=single)", "strong(keep_from=4,place=one,rush=4)"),
+    ("italian", "strong(keep_from=10,place=points)"),
 ])
 def test_strong_holds_until_it_can_go_out_then_keeps_cards_back(rules, strategy):
     r, positions = game_positions(rules, [strategy, "expert", HOLDBACK, "expert"], 8, 5)
     eng = _engine(r, strategy)
     p = parse_strategy(strategy).params
-    why = {"nothing": 0, "out": 0, "held": 0, "botched": 0, "kept": 0}
+    why = {"nothing": 0, "out": 0, "held": 0, "botched": 0, "kept": 0, "passed": 0, "one": 0}
     for st in positions[::2][:150]:
         kind, placed, taken, melds, _, rng = _decide(eng, st)
         net = int(placed.sum()) - taken if kind == "play" else 0
@@ -98,9 +115,9 @@ def test_strong_holds_until_it_can_go_out_then_keeps_cards_back(rules, strategy)
 def test_strong_plays_the_last_round_where_the_stock_ends_the_hand():
     # ace-low: the hand ends with the stock's last card and the lowest hand wins, so
     # holding stops once the stock holds at most one card per player
-    r, positions = game_positions("ace-low(match=single)", ["strong", "expert"], 12, 4)
+    r, positions = game_positions("ace-low(match=single)", ["strong(trained=false)", "expert"], 12, 4)
     late = [st for st in positions if 0 < len(st.stock) <= r.players]
-    eng, off = _engine(r, "strong"), _engine(r, "strong(last_round=false)")
+    eng, off = _engine(r, "strong(trained=false)"), _engine(r, "strong(last_round=false)")
     played = 0
     for st in late:
         full = solve(st._melds, listing(st._hands[st.current_player]), r, trusted=True)
@@ -114,8 +131,8 @@ def test_strong_plays_the_last_round_where_the_stock_ends_the_hand():
 
 def test_strong_must_play_where_drawing_when_able_is_forbidden():
     # italian: a player able to play must; strong plays (keeping cards back when it can)
-    r, positions = game_positions("italian", ["strong", "expert"], 3, 8)
-    eng, expert = _engine(r, "strong"), _engine(r, "expert")
+    r, positions = game_positions("italian", ["strong(trained=false)", "expert"], 3, 8)
+    eng, expert = _engine(r, "strong(trained=false)"), _engine(r, "expert")
     played = 0
     for st in positions[::2][:150]:
         a, b = _decide(eng, st), _decide(expert, st)
@@ -141,8 +158,11 @@ PRESET_RULES = [p if Rules.parse(p).match_kind == "single" else f"{p}(match=sing
 def test_strong_plays_are_legal_under_every_preset(rules, tmp_path):
     log = tmp_path / "games.jsonl"
     r = Rules.parse(rules)
-    lineups = [["strong"] + ["expert"] * (r.players - 1), ["strong"] * r.players,
-               ["strong(stock_low=15,rush=2,hand_cap=20,keep=jokers)", HOLDBACK] * 4]
+    lineups = [["strong(trained=false)"] + ["expert"] * (r.players - 1),
+               ["strong(trained=false)"] * r.players,
+               ["strong(stock_low=15,rush=2,hand_cap=20,keep=jokers)", HOLDBACK] * 4,
+               ["strong(pass_on=3,keep_from=6,place=one)", "strong(place=points)"] * 4,
+               ["strong"] * r.players]   # the trained player, where one is shipped
     games = 0
     for i, seats in enumerate(lineups):
         df = play_games(r, seats[:r.players], 31 + i, range(4), check=True, log=log)
@@ -156,11 +176,13 @@ def test_strong_plays_are_legal_under_every_preset(rules, tmp_path):
 
 # ----------------------------------------------------------------- only what its seat sees
 @pytest.mark.parametrize("rules,strategy", [
-    ("classic(match=single)", "strong"),
+    ("classic(match=single)", "strong(trained=false)"),
     ("jokers", "strong(stock_low=20,rush=2)"),
-    ("italian(jokers=2)", "strong"),
+    ("italian(jokers=2)", "strong(trained=false)"),
     ("ace-low(jokers=2,opening_points=36,match=single)", "strong(hand_cap=16)"),
-    ("ace-low(match=single)", "strong"),
+    ("ace-low(match=single)", "strong(trained=false)"),
+    ("classic(match=single)", "strong(pass_on=1,keep_from=6,place=one)"),
+    ("jokers", "strong"),                  # the trained player
 ])
 def test_strong_decisions_do_not_depend_on_cards_it_cannot_see(rules, strategy):
     r, positions = game_positions(rules, [strategy, "expert"], 6, 9)
@@ -216,11 +238,11 @@ def _race_position(short: int) -> tuple[np.ndarray, list[list[int]]]:
 
 
 @pytest.mark.parametrize("strategy,rules,fails_at", [
-    ("strong", "classic(match=single)", {7}),              # an opponent below 8 cards
+    ("strong(trained=false)", "classic(match=single)", {7}),              # an opponent below 8 cards
     ("strong(botch_below=0)", "classic(match=single)", {7, 8, 12}),   # whatever they hold
     ("strong(botch_below=13)", "classic(match=single)", {7, 8, 12}),
     ("strong(botch=false)", "classic(match=single)", set()),
-    ("strong", "classic(match=single,failed_penalty=1)", set()),     # a botch is a draw
+    ("strong(trained=false)", "classic(match=single,failed_penalty=1)", set()),     # a botch is a draw
 ])
 def test_strong_botches_a_held_turn_only_while_an_opponent_nears_going_out(
         strategy, rules, fails_at):

@@ -15,13 +15,20 @@ cdef class Strong(Strategy):
     cdef readonly int last_round     # where the stock's end ends the hand, play its last round
     cdef readonly int botch          # a held turn botches a play (penalty draws > 1) instead
     cdef readonly int botch_below    # ... only while an opponent holds fewer cards (0: always)
+    cdef readonly int keep_from      # a play outside holding keeps back ranks >= this too (0: off)
+    cdef readonly int pass_on        # empty stock: pass while every opponent holds >= this (0: off)
+    cdef readonly int place          # a play outside holding: 0 most cards, 1 one card, 2 most points
+    cdef Skill points                # the expert's skill scoring placed points (place = 2)
+    cdef bint shapes                 # a play outside holding is not the maximum placement
     cdef Strategy xstrat             # the expert seat (its opening, its maximum placement)
     cdef Skill expert                # its skill (plays from a restricted hand)
     cdef Decision alt                # the play with cards kept back
     cdef uint8_t kept[NCARD]         # the hand without the cards kept back
     cdef uint8_t pool[NCARD]         # hand + table (going out)
     cdef uint8_t none[NCARD]         # an empty hand
+    cdef uint8_t one[NCARD]          # the cards a one-card play chooses from (place = 1)
     cdef bint play_kept(self, HState* st, const uint8_t* hand, Decision* d) noexcept nogil
+    cdef bint play_one(self, HState* st, Decision* d) noexcept nogil
     cdef void botch_one(self, HState* st, const uint8_t* hand, Decision* d) noexcept nogil
     cdef bint may_go_out(self, HState* st, const uint8_t* hand) noexcept nogil
     cdef bint quick_out(self, HState* st, const uint8_t* hand, int n, Decision* d) noexcept nogil

@@ -118,8 +118,16 @@ cdef class Strong(Strategy):
 
     def __init__(self, Context ctx, Strategy expert_strategy, Skill expert, int stock_low,
                  int hand_cap, int rush, int keep, int last_round=1, int botch=1,
-                 int botch_below=8):
+                 int botch_below=8, int keep_from=0, int pass_on=0, int place=0,
+                 Skill points=None):
         Strategy.__init__(self, ctx)
+        if place == 2 and points is None:
+            raise ValueError("place=2 (most points) needs the points skill")
+        self.keep_from = keep_from
+        self.pass_on = pass_on
+        self.place = place
+        self.points = points
+        self.shapes = keep or keep_from or place
         self.xstrat = expert_strategy
         self.expert = expert
         self.stock_low = stock_low
@@ -142,11 +150,15 @@ cdef class Strong(Strategy):
         not empty, a failure draws more than one card (failed_penalty > 1) and an opponent
         holds fewer than botch_below cards (0: whatever they hold), a held turn botches a
         play instead of drawing (the table kept, the penalty drawn): the first hand card,
-        in card order, that a play of it alone places (no joker). Otherwise (or
-        where the player must play) it plays the maximum
-        placement of its hand without the cards it keeps back (keep: 1 the jokers, 2 the
-        jokers and J/Q/K), or the whole maximum placement when that places nothing. Before
-        opening (opening_points) it opens as the expert does.
+        in card order, that a play of it alone places (no joker). Where pass_on is set
+        and the stock is empty, a player who may pass passes on (unless its whole hand goes
+        out) while every opponent holds at least pass_on cards. Otherwise (or where the
+        player must play) it plays its hand without the cards it keeps back (keep: 1 the
+        jokers, 2 the jokers and J/Q/K; keep_from: the jokers and every rank from
+        keep_from up) as place says (0 the maximum placement, 1 the one card of the most
+        points a play of it alone places, 2 the placement of the most points), or the
+        whole maximum placement when that places nothing. Before opening
+        (opening_points) it opens as the expert does.
 
         Cost: a held turn asks the solver whether hand and table split into melds (go_out)
         only where may_go_out cannot rule it out (no jokers: a hand card outside every
@@ -187,42 +199,85 @@ cdef class Strong(Strategy):
                     (self.botch_below == 0 or opp < self.botch_below):
                 self.botch_one(st, hand, d)
             return
+        if self.pass_on and left == 0 and R.may_pass and opp >= self.pass_on:
+            # the empty stock: pass on, unless the whole hand goes out
+            if self.may_go_out(st, hand):
+                self.go_out(st, hand, n, d)
+            return
         if _QUICK:
             # whether the whole hand goes out is asked first (what the maximum placement
             # would play); where it cannot, as below where no play can empty it
             if self.may_go_out(st, hand) and self.quick_out(st, hand, n, d) or self.ctx.rc:
                 return
-            if self.keep and self.play_kept(st, hand, d) or self.ctx.rc:
+            if self.shapes and self.play_kept(st, hand, d) or self.ctx.rc:
                 return
             self.xstrat.decide(st, seat, rng, d)
             return
-        if self.keep and not self.may_go_out(st, hand):
+        if self.shapes and not self.may_go_out(st, hand):
             # no play empties the hand: a play of the cards not kept back is the play made,
             # and the maximum placement of the whole hand is needed only where none exists
             if not self.play_kept(st, hand, d) and not self.ctx.rc:
                 self.xstrat.decide(st, seat, rng, d)
             return
         self.xstrat.decide(st, seat, rng, d)
-        if self.ctx.rc or d.kind != A_PLAY or d.n_placed - d.taken >= n or self.keep == 0:
+        if self.ctx.rc or d.kind != A_PLAY or d.n_placed - d.taken >= n or not self.shapes:
             return
         self.play_kept(st, hand, d)
 
     cdef bint play_kept(self, HState* st, const uint8_t* hand, Decision* d) noexcept nogil:
-        """d becomes the maximum placement of the hand without the cards kept back (keep:
-        1 the jokers, 2 the jokers and J/Q/K) where that places a card; False (d as it
-        was) where it places none or the solver failed (ctx.rc)."""
+        """d becomes the play of the hand without the cards kept back (keep: 1 the jokers,
+        2 the jokers and J/Q/K; keep_from: the jokers and every rank from keep_from up)
+        where that places a card: its maximum placement (place 0), its one card of the
+        most hand points that a play of it alone places (place 1), or its placement of
+        the most hand points (place 2); False (d as it was) where it places none or the
+        solver failed (ctx.rc)."""
         cdef int c
         memcpy(self.kept, hand, NCARD)
-        self.kept[JOKER] = 0
-        if self.keep >= 2:
+        if self.keep or self.keep_from:
+            self.kept[JOKER] = 0
+        if self.keep >= 2 or self.keep_from:
             for c in range(JOKER):
-                if c % 13 >= 10:
+                if c % 13 >= 10 and self.keep >= 2 or \
+                        self.keep_from and c % 13 + 1 >= self.keep_from:
                     self.kept[c] = 0
-        self.expert.play(st, self.kept, self.R.ones, self.R.ones_j, &self.alt)
+        if self.place == 1:
+            return self.play_one(st, d)
+        if self.place == 2:
+            self.points.play(st, self.kept, self.R.ones, self.R.ones_j, &self.alt)
+        else:
+            self.expert.play(st, self.kept, self.R.ones, self.R.ones_j, &self.alt)
         if self.ctx.rc or self.alt.kind != A_PLAY:
             return False
         memcpy(d, &self.alt, sizeof(Decision))
         return True
+
+    cdef bint play_one(self, HState* st, Decision* d) noexcept nogil:
+        """d becomes a play of one card of self.kept alone (no joker): the card of the
+        most hand points that such a play places (ties: the lower card id); False (d as
+        it was) where none places or the solver failed."""
+        cdef uint32_t ps[4]
+        cdef int c, best = -1
+        cdef bint jt = st.table[JOKER] > 0
+        memcpy(self.pool, st.table, NCARD)
+        memcpy(self.one, self.kept, NCARD)
+        for c in range(JOKER):
+            if not self.one[c] or best >= 0 and self.R.hpts[c] <= self.R.hpts[best]:
+                continue
+            if not jt:   # a card outside every meld of table and card is skipped unsolved
+                self.pool[c] += 1
+                meld_cards(self.pool, self.R.srules.ace_high, ps)
+                self.pool[c] -= 1
+                if not (ps[c // 13] >> (c % 13 + 1)) & 1:
+                    continue
+            memset(self.kept, 0, NCARD)
+            self.kept[c] = 1
+            self.expert.play(st, self.kept, self.R.ones, self.R.ones_j, &self.alt)
+            if self.ctx.rc:
+                return False
+            if self.alt.kind == A_PLAY:
+                best = c
+                memcpy(d, &self.alt, sizeof(Decision))
+        return best >= 0
 
     cdef bint quick_out(self, HState* st, const uint8_t* hand, int n, Decision* d) noexcept nogil:
         """Whether the whole hand goes out, where may_go_out did not rule it out (self.pool:
