@@ -218,6 +218,7 @@ cdef class Engine:
         for k in range(st.stock_len):
             st.stock[k] = deck[P * R.hand_size + k]
         st.hand_no = hand_no
+        st.deal_key = rng[0]
         for seat in range(P):
             st.scores[seat] = scores[seat]
         flow_start(st, &f)
@@ -578,7 +579,8 @@ cdef class Engine:
     # ------------------------------------------------------------ one decision (State API)
     def decide_position(self, int seat, hands, table_melds, table_stands, opened,
                         int stock_left, uint64_t rng_state, failed_last=None, raw=False,
-                        int turn=0, int hand_no=0, scores=None, stock=None):
+                        int turn=0, int hand_no=0, scores=None, stock=None,
+                        uint64_t deal_key=0):
         """The seat's strategy decision in a position given as Python data.
 
         hands: P x 53 counts; table_melds / table_stands: the current meld list (card ids,
@@ -588,6 +590,7 @@ cdef class Engine:
         failed_last: per-seat flags, the seat's previous turn was a failure. raw: the skill
         level's play alone, without patience or error (the must-play check). stock: the
         stock's cards, next first (read only by a player that sees hidden cards).
+        deal_key: the game's PRNG state when the hand was dealt (a mixed player's member).
         """
         cdef HState* st = &self.st
         cdef Decision* d = &self.dec
@@ -631,6 +634,7 @@ cdef class Engine:
                 st.stock[i] = stock[i]
         st.turn = turn
         st.hand_no = hand_no
+        st.deal_key = deal_key
         for s in range(P):
             st.scores[s] = scores[s] if scores is not None else 0
         cdef Strategy strategy = self.strategies[seat].unwrapped() if raw else self.strategies[seat]

@@ -216,6 +216,7 @@ class State:
     def _deal(self, perm: np.ndarray) -> None:
         P, n = self.rules.players, self.rules.hand_size
         self.dealer = (self.first_dealer + self.hand_index) % P
+        self.deal_key = self.rng_state  # the game's PRNG when the hand is dealt (mixed players)
         cards = perm.tolist()
         # a row of card counts per seat (an int64 array), and the hands as dealt
         self._hands, dealt = deal(cards, P, n, (self.dealer + 1) % P)
@@ -419,7 +420,8 @@ class State:
         if getattr(self.game.seats[seat], "limited_search", False):
             kind = self.game._engine.decide_position(
                 seat, self._hands, self._melds, self._stands, self.opened,
-                self._left(), self.rng_state, self.failed_last, raw=True)[0]
+                self._left(), self.rng_state, self.failed_last, raw=True,
+                deal_key=self.deal_key)[0]
             return kind == "play"
         return self.can_play(seat)
 
@@ -521,7 +523,8 @@ class State:
         kind, placed, taken, melds, stands, rng = engine.decide_position(
             self.current_player, self._hands, self._melds, self._stands,
             self.opened, len(stock), self.rng_state, self.failed_last,
-            turn=self.turn, hand_no=self.hand_index, scores=self.scores, stock=stock)
+            turn=self.turn, hand_no=self.hand_index, scores=self.scores, stock=stock,
+            deal_key=self.deal_key)
         if kind == "play":   # Play(...) without its constructor: the engine's exact ints
             return _record(Play, melds=tuple(map(tuple, melds)),
                            placed=tuple(ids_of_counts(placed)), taken=(JOKER,) * taken,
@@ -529,7 +532,8 @@ class State:
         if kind == "fail":  # the botched play: the same skill's decision without error
             _, placed, taken, melds, stands, _ = engine.decide_position(
                 self.current_player, self._hands, self._melds, self._stands,
-                self.opened, self._left(), self.rng_state, self.failed_last, raw=True)
+                self.opened, self._left(), self.rng_state, self.failed_last, raw=True,
+                deal_key=self.deal_key)
             cards = np.repeat(_CARD_IDS, placed).tolist()
             attempt = Play(melds, cards, (JOKER,) * taken, stands=stands)
             return Fail(attempt, rng_after=rng), rng

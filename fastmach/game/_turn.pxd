@@ -92,6 +92,8 @@ cdef struct HState:
     int hand_no                    # the hand's index in the match
     int turn                       # turns played in this hand
     int scores[MAX_PLAYERS]        # match scores before this hand
+    uint64_t deal_key              # the game's PRNG state when this hand was dealt (mixed
+                                   # players draw their member of the hand from it)
 
 
 cdef struct Decision:

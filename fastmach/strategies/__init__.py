@@ -92,10 +92,12 @@ from fastmach.strategies._beginner import Beginner
 from fastmach.strategies._expert import Expert
 from fastmach.strategies._intermediate import Intermediate
 from fastmach.strategies._lookahead import Lookahead
+from fastmach.strategies._mixed import Mixed
 from fastmach.strategies._search import DEALS, OPPONENTS, POLICIES, Search, build_search
 from fastmach.strategies._strong import Strong
 from fastmach.strategies._tactics import (Fallible, KeepJokers, Opening, Patience,
                                           PointsObjective, Skilled)
+from fastmach.strategies.trained import Policy, policy_for
 
 
 @dataclass(frozen=True)
@@ -139,7 +141,7 @@ class StrategyKind:
 
     ``cls`` is a skill (``Skill`` subclass, wrapped by the tactics whose parameters it
     declares; ``skill_params`` are handed to the class itself) or a whole strategy
-    (``Strategy`` subclass) that ``build(ctx, params, expert)`` makes, ``expert()``
+    (``Strategy`` subclass) that ``build(ctx, params, expert, rules)`` makes, ``expert()``
     giving an expert seat and its skill (lookahead plays out with them)."""
 
     name: str
@@ -223,7 +225,54 @@ STRONG = (
     Param("botch_below", int, 8, 0, 200,
           "botch only while some opponent holds fewer than this many cards (0: at every "
           "held turn)"),
+    Param("keep_from", int, 0, 0, 13,
+          "a play outside holding also keeps back the jokers and every card of this rank "
+          "and above (A=1 .. K=13; 0 = off: keep alone says)"),
+    Param("pass_on", int, 0, 0, 200,
+          "on an empty stock where a player may pass, pass on (unless the hand goes out) "
+          "while every opponent holds at least this many cards (0 = off: play)"),
+    Param("place", int, 0, 0, 2,
+          "how a play outside holding places the cards not kept back: 0 (or most) the "
+          "maximum placement, 1 (or one) the one card of the most points that a play of it "
+          "alone places, 2 (or points) the placement of the most hand points",
+          ("most", "one", "points")),
 )
+#: ``strong`` with every parameter at its default is the trained player of the rules in
+#: play where one is shipped (``fastmach.strategies.trained``); ``trained=false`` (or any
+#: other parameter set) names the hand-tuned player of exactly these parameters
+TRAINED = Param("trained", int, 1, 0, 1,
+                "1 (or true): with every other parameter at its default, play the trained "
+                "player of the rules in play where one is shipped (fastmach train); 0 (or "
+                "false): these parameters", ("false", "true"))
+
+
+def trained_policy(p: dict[str, float], rules) -> "Policy | None":
+    """The shipped policy ``strong`` with parameters ``p`` plays under ``rules``: where
+    ``trained`` is on and every other parameter has its default, else None."""
+    if not p.get("trained") or rules is None:
+        return None
+    if any(p[q.name] != q.default for q in STRONG):
+        return None
+    return policy_for(str(rules), rules.players)
+
+
+def _build_strong(ctx: Context, p: dict[str, float], expert: Callable,
+                  rules=None) -> CompiledStrategy:
+    """The strong player of parameters ``p`` (its expert seat and skill from ``expert``;
+    ``place=points`` adds the points objective over that skill), or the trained mixture of
+    the rules in play (:func:`trained_policy`): each member built the same way."""
+    policy = trained_policy(p, rules)
+    if policy is not None:
+        members = []
+        for text in policy.members:
+            member = parse_strategy(text)
+            assert isinstance(member, Strategy) and member.name == "strong"
+            members.append(_build_strong(ctx, member.params, expert))
+        return Mixed(ctx, members, policy.weights)
+    xstrat, skill = expert()
+    values = [int(p[q.name]) for q in STRONG]
+    points = PointsObjective(ctx, skill) if p["place"] == 2 else None
+    return Strong(ctx, xstrat, skill, *values, points=points)
 
 REGISTRY: dict[str, StrategyKind] = {
     "expert": StrategyKind(
@@ -256,7 +305,7 @@ REGISTRY: dict[str, StrategyKind] = {
         "and stock, played out by experts, the same deals for every candidate; mean "
         "outcome: win, then fewer cards left): all of the expert's maximum placement, "
         "some of it (keeping the jokers; placing the most points), or none (a draw)",
-        build=lambda ctx, p, expert: Lookahead(ctx, *expert(), int(p["playouts"])),
+        build=lambda ctx, p, expert, rules: Lookahead(ctx, *expert(), int(p["playouts"])),
     ),
     "search": StrategyKind(
         "search", Search, (BUDGET, POLICY, OPPONENTS_PARAM, DEALS_PARAM),
@@ -270,7 +319,7 @@ REGISTRY: dict[str, StrategyKind] = {
         "is better; the opponents seen placing cards early are played as experts, and an "
         "opponent seen drawing is dealt a hand its model would draw from (opponents, "
         "deals); budget 1 is the policy itself",
-        build=lambda ctx, p, expert: build_search(ctx, p, expert),
+        build=lambda ctx, p, expert, rules: build_search(ctx, p, expert),
     ),
     "clairvoyant": StrategyKind(
         "clairvoyant", Search, (Param("budget", int, 1, 1, 4096,
@@ -278,18 +327,18 @@ REGISTRY: dict[str, StrategyKind] = {
                                 CLAIRVOYANT_POLICY, OPPONENTS_PARAM),
         "a measuring stick, not a fair player: the search over the true position (every "
         "hand and the stock order, no sampling)",
-        build=lambda ctx, p, expert: build_search(ctx, p, expert, clairvoyant=True),
+        build=lambda ctx, p, expert, rules: build_search(ctx, p, expert, clairvoyant=True),
         fair=False,
     ),
     "strong": StrategyKind(
-        "strong", Strong, STRONG,
+        "strong", Strong, STRONG + (TRAINED,),
         "holds: draws instead of any play that does not empty its hand (the others build "
         "the table; it goes out in one play; where a failure draws more than one card and an "
         "opponent holds fewer than 8, it botches a one-card play on purpose to draw the "
         "penalty, unless botch=false) until the stock runs low, its hand grows "
         "large or an opponent nears going out; then plays the maximum placement keeping "
         "cards back (jokers, J/Q/K); plays when it must; opens as the expert",
-        build=lambda ctx, p, expert: Strong(ctx, *expert(), *(int(p[q.name]) for q in STRONG)),
+        build=_build_strong,
     ),
 }
 
@@ -441,7 +490,7 @@ def build_seats(strategies: Sequence[Strategy | BotStrategy], ctx: Context, rule
         p = s.params
         cls = classes.get(kind.name, kind.cls)
         if kind.build is not None:  # a strategy of its own (lookahead)
-            out.append(kind.build(ctx, p, expert_seat))
+            out.append(kind.build(ctx, p, expert_seat, rules))
             continue
         sk = skill(cls, *(int(p[n]) for n in kind.skill_params))
         if p.get("objective"):
