@@ -1,0 +1,231 @@
+"""Training by self-play: policy-space response oracles (PSRO, double oracle) over the
+strong player's parameters, for one rule set and player count.
+
+Each iteration races the candidates (the neighbours of every member in the mixture, points
+drawn from the grid, the members themselves) against the current mixture on common deals
+(:mod:`fastmach.training.oracle`), measures the winner's gain over the mixture on fresh
+deals, and, where it gains more than ``target``, adds it to the population, plays the
+new line-ups of the empirical game and solves it again (:mod:`fastmach.training.meta`).
+It stops when the best response found gains at most ``target`` (its point estimate),
+or after ``iterations`` members were added; the last best response, never added, is the
+trained mixture's exploitability figure. The state is written after every iteration (atomically, a JSON
+file named by the rules and player count): a run stopped anywhere resumes where it was,
+with the same answer; the payoffs never depend on the worker count.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import shlex
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+from fastmach.errors import FastmachError
+from fastmach.outputs import probe_dir, write_bytes_atomic
+from fastmach.rules import Rules
+from fastmach.strategies import rotations_of, seating
+from fastmach.training.meta import EmpiricalGame, alpha_rank, equilibrium, regret
+from fastmach.training.oracle import Gain, Mixture, gain, race
+from fastmach.training.payoffs import play_jobs
+from fastmach.training.space import PolicySpace, policy_space
+
+__all__ = ["TrainConfig", "Training", "train", "state_name", "exploitability", "policy_record"]
+
+FORMAT = 1
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """How hard training looks: deals per line-up of the empirical game, the race's first
+    rung, its halving and rungs, the fresh deals of each gain, candidates drawn per
+    iteration, the stopping gain and the iteration cap."""
+
+    seed: int = 20261204
+    meta_deals: int = 60
+    race_deals: int = 40
+    eta: int = 3
+    rungs: int = 4
+    check_deals: int = 1500
+    sampled: int = 40
+    target: float = 0.02
+    iterations: int = 10
+
+
+@dataclass
+class Training:
+    """The stored state of one training run."""
+
+    rules: str
+    players: int
+    config: TrainConfig
+    game: EmpiricalGame
+    weights: list[float] = field(default_factory=list)
+    history: list[dict[str, Any]] = field(default_factory=list)
+    done: bool = False
+
+    @property
+    def mixture(self) -> Mixture:
+        pairs = [(m, w) for m, w in zip(self.game.members, self.weights) if w > 0]
+        return Mixture(tuple(m for m, _ in pairs), tuple(w for _, w in pairs))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"format": FORMAT, "rules": self.rules, "players": self.players,
+                "config": asdict(self.config), "game": self.game.to_json(),
+                "weights": self.weights, "history": self.history, "done": self.done}
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> "Training":
+        if d.get("format") != FORMAT:
+            raise FastmachError(f"training state of format {d.get('format')!r}, expected {FORMAT}")
+        return cls(d["rules"], int(d["players"]), TrainConfig(**d["config"]),
+                   EmpiricalGame.from_json(d["game"]), list(d["weights"]),
+                   list(d["history"]), bool(d["done"]))
+
+
+def state_name(rules: Rules) -> str:
+    """The file name of a rule set's training state (its canonical string, hashed short)."""
+    digest = hashlib.sha1(str(rules).encode()).hexdigest()[:10]
+    slug = "".join(ch if ch.isalnum() else "-" for ch in str(rules)).strip("-")[:48]
+    return f"{slug}-{rules.players}p-{digest}.json"
+
+
+def _seed(base: int, *parts: int) -> int:
+    return int(np.random.SeedSequence([base, *parts]).generate_state(1, np.uint32)[0])
+
+
+def _fill(training: Training, rules: Rules, workers: int,
+          progress: Callable[[int], None] | None) -> None:
+    """Play the empirical game's missing line-ups (every seat rotation, meta_deals each)."""
+    game, cfg = training.game, training.config
+    missing = game.missing()
+    if not missing:
+        return
+    seed = _seed(cfg.seed, 1)
+    reps = np.arange(cfg.meta_deals, dtype=np.int64)
+    jobs, owners = [], []
+    for m in missing:
+        names = [game.members[i] for i in m]
+        for k in rotations_of(names, rules.players, True):
+            jobs.append((tuple(seating(names, rules.players, k)), reps))
+            owners.append((m, k))
+    results = play_jobs(rules, jobs, seed, workers)
+    sums: dict[tuple[int, ...], dict[int, list[float]]] = {}
+    for (m, k), pay in zip(owners, results):
+        seat_member = seating(list(m), rules.players, k)
+        acc = sums.setdefault(m, {})
+        for seat, i in enumerate(seat_member):
+            acc.setdefault(i, []).extend(pay[:, seat].tolist())
+    for m, acc in sums.items():
+        game.record(m, {i: float(np.mean(v)) for i, v in acc.items()})
+    if progress:
+        progress(sum(len(j[1]) for j in jobs))
+
+
+def _candidates(space: PolicySpace, training: Training, it: int) -> list[str]:
+    rng = np.random.default_rng([training.config.seed, it, 0xCA4D])
+    out: list[str] = []
+    for m, w in zip(training.game.members, training.weights):
+        point = space.point_of(m)
+        if w <= 0 or point is None:
+            continue
+        out.append(m)
+        out += [space.strategy(p) for p in space.neighbours(point)]
+    out += [space.strategy(p) for p in space.sample(rng, training.config.sampled)]
+    return list(dict.fromkeys(out))
+
+
+def _solve(training: Training) -> None:
+    x = equilibrium(training.game)
+    training.weights = [float(round(v, 6)) for v in x]
+
+
+def train(rules: Rules, out: str | Path | None = None, config: TrainConfig | None = None,
+          workers: int = 1, start: str = "strong",
+          progress: Callable[[int], None] | None = None,
+          log: Callable[[str], None] | None = None) -> Training:
+    """Train the player of ``rules`` (its player count); resume from ``out`` where a state
+    of the same rules and config is stored there."""
+    config = config or TrainConfig()
+    space = policy_space(rules)
+    path = probe_dir(out, "out=") / state_name(rules) if out is not None else None
+    training: Training | None = None
+    if path is not None and path.exists():
+        try:
+            training = Training.from_json(json.loads(path.read_text()))
+        except (ValueError, KeyError, TypeError) as e:
+            raise FastmachError(f"{path}: not a training state ({e})") from None
+        if training.rules != str(rules) or training.players != rules.players:
+            raise FastmachError(f"{path}: a training state of {training.rules!r} at "
+                                f"{training.players} players, not {str(rules)!r}")
+        if training.config != config:
+            raise FastmachError(f"{path}: trained with other settings ({training.config}); "
+                                f"use another --out or the same settings")
+    if training is None:
+        first = space.strategy(space.point_of(start) or tuple(0 for _ in space.axes)) \
+            if start == "strong" else start
+        training = Training(str(rules), rules.players, config,
+                            EmpiricalGame(rules.players, [first]), [1.0])
+
+    def save() -> None:
+        if path is not None:
+            write_bytes_atomic(path, json.dumps(training.to_json(), indent=1).encode())
+
+    _fill(training, rules, workers, progress)
+    while not training.done:
+        it = len(training.history)
+        mix = training.mixture
+        cands = _candidates(space, training, it)
+        best, _, _ = race(rules, cands, mix, _seed(config.seed, 2, it), config.race_deals,
+                          config.eta, config.rungs, workers, progress)
+        g, _ = gain(rules, best, mix, _seed(config.seed, 3, it), config.check_deals, workers)
+        # the last iteration measures only: its best response is the exploitability figure
+        last = it >= config.iterations
+        added = g.diff > config.target and best not in training.game.members and not last
+        entry: dict[str, Any] = {"iteration": it, "candidates": len(cands),
+                                 "best_response": asdict(g), "added": added}
+        if log:
+            log(f"iteration {it}: best response {best} gains {100 * g.diff:+.1f} pp "
+                f"[{100 * g.lo:+.1f}, {100 * g.hi:+.1f}] over the mixture"
+                + (" (added)" if added else ""))
+        if added:
+            training.game.members.append(best)
+            training.weights.append(0.0)
+            _fill(training, rules, workers, progress)
+            _solve(training)
+        else:
+            training.done = True
+        entry["mixture"] = dict(zip(training.mixture.members, training.mixture.weights))
+        entry["regret"] = regret(training.game, np.asarray(training.weights))
+        entry["alpha_rank"] = dict(zip(training.game.members,
+                                       map(float, alpha_rank(training.game))))
+        training.history.append(entry)
+        save()
+    return training
+
+
+def exploitability(training: Training) -> Gain:
+    """The final best response found against the trained mixture and its gain over the
+    mixture's own payoff (fresh deals, 95% interval)."""
+    return Gain(**training.history[-1]["best_response"])
+
+
+def train_command(training: Training) -> str:
+    """The command that trains this player again (the same state: any worker count)."""
+    cfg = training.config
+    words = ["fastmach", "train", training.rules, "--players", str(training.players),
+             "--seed", str(cfg.seed), "--iterations", str(cfg.iterations),
+             "--target", str(cfg.target)]
+    return shlex.join(words)
+
+
+def policy_record(training: Training) -> dict[str, Any]:
+    """The shipped form of a finished training (``fastmach.strategies.trained``)."""
+    mix = training.mixture
+    g = exploitability(training)
+    return {"rules": training.rules, "players": training.players,
+            "members": list(mix.members), "weights": list(mix.weights),
+            "command": train_command(training), "exploitability": asdict(g),
+            "iterations": len(training.history), "seed": training.config.seed}
