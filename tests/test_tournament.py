@@ -5,6 +5,7 @@ so guessing seeds finds no deal; answers come back as JSON, checked like any bot
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import textwrap
@@ -73,6 +74,13 @@ SPIES = textwrap.dedent('''\
         def act(self, obs):
             import time
             time.sleep(60)
+
+    class Quit(BaseException):
+        pass
+
+    class Quits:
+        def act(self, obs):
+            raise Quit("no more")
     ''')
 
 
@@ -132,6 +140,13 @@ def test_an_isolated_bot_over_its_time_limit_is_stopped(spydir):
     with pytest.raises(BotError, match=r"act\(\) raised TimeoutError: no answer within "
                        r"0.5 s to answer \(its process was stopped\)"):
         fastmach.play_games(RULES, _seats("spies:Hangs(time_limit=0.5,isolated=true)"), 1, [0])
+
+
+def test_an_isolated_bot_raising_a_base_exception_is_named_as_in_process(spydir):
+    for spec in ("spies:Quits", "spies:Quits(isolated=true)"):
+        with pytest.raises(BotError, match=rf"^bot '{re.escape(spec)}' at seat 0, hand 0, "
+                           r"turn \d+: act\(\) raised Quit: no more$"):
+            fastmach.play_games(RULES, _seats(spec), 1, [0])
 
 
 def test_an_isolated_bot_with_a_bad_constructor_argument_is_named_before_the_games(spydir):

@@ -229,5 +229,7 @@ def serve() -> int:
             return 0
         try:
             reply(answer_of(bot.act(obs)))
-        except Exception as e:
+        except (KeyboardInterrupt, SystemExit):
+            raise   # (as in the game's process: not the bot's error, the run's end)
+        except BaseException as e:   # GeneratorExit and the like, named as in process
             reply({"error": type(e).__name__, "message": str(e)})
