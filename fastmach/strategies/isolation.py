@@ -9,6 +9,9 @@ in its process) nor send anything that runs in the game's process (no pickle com
 With ``time_limit`` the game's process waits that long for an answer, then stops the
 bot's process and the game (a ``BotError``); without one it waits.
 
+The bot's process is the leader of its own session: it and every process it starts are
+killed together when the bot is closed, times out or fails, so none outlives the game.
+
 Combined with a secret root seed (``--seed secret``: drawn from the operating system,
 recorded only in the result rows) a bot cannot reconstruct the deal either. What this
 does not guard against: a bot reading files or other processes of the same operating-system
@@ -26,6 +29,7 @@ from __future__ import annotations
 import json
 import os
 import pickle
+import signal
 import struct
 import subprocess
 import sys
@@ -62,7 +66,7 @@ class IsolatedBot:
         self._proc = subprocess.Popen(
             [sys.executable, "-c", _SERVE],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=None, cwd=os.getcwd(),
-            env=_child_env())
+            env=_child_env(), start_new_session=True)   # (its own group: killed whole)
         self._finalizer = weakref.finalize(self, _stop, self._proc)
         assert self._proc.stdin is not None and self._proc.stdout is not None
         self._send: BinaryIO = self._proc.stdin  # type: ignore[assignment]
@@ -81,12 +85,14 @@ class IsolatedBot:
         except (BrokenPipeError, OSError):
             raise RemoteError("ProcessLookupError", self._gone()) from None
         reply = self._answer(self.time_limit, "to answer")
-        if "error" in reply:
+        if "error" in reply:   # (the game stops on it: so do the bot's processes)
+            self.close()
             raise RemoteError(str(reply["error"]), str(reply.get("message", "")))
         return action_of(reply)
 
     def close(self) -> None:
-        """Stop the bot's process (also done when the object is collected)."""
+        """Stop the bot's process and every process it started (also done when the
+        object is collected)."""
         self._finalizer()
 
     def _answer(self, timeout: float | None, what: str) -> dict:
@@ -163,14 +169,17 @@ def _child_env() -> dict:
 
 
 def _stop(proc: subprocess.Popen) -> None:
+    """Close the pipes, kill the bot's process group (the bot and whatever it started)."""
     for f in (proc.stdin, proc.stdout):
         try:
             if f is not None:
                 f.close()
         except OSError:
             pass
-    if proc.poll() is None:
-        proc.kill()
+    try:   # (the group outlives its leader while any member lives; its id stays taken)
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
     proc.wait()
 
 
