@@ -83,6 +83,22 @@ SPIES = textwrap.dedent('''\
         def act(self, obs):
             raise Quit("no more")
 
+    class ShortFrame:
+        """Writes a frame header announcing 100 bytes, and 2 of them, to every pipe it may
+        write but stdout and stderr, then sleeps."""
+
+        def act(self, obs):
+            import fcntl, os, stat, time
+            for name in os.listdir("/proc/self/fd"):
+                fd = int(name)
+                try:
+                    if fd > 2 and stat.S_ISFIFO(os.fstat(fd).st_mode) and \
+                            fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_ACCMODE == os.O_WRONLY:
+                        os.write(fd, b"\\x00\\x00\\x00\\x64{}")
+                except OSError:
+                    pass
+            time.sleep(120)
+
     class Forks:
         """Starts three processes that sleep two minutes (their ids in ``out``), then
         raises, or with ``hang`` sleeps as long."""
@@ -164,6 +180,16 @@ def test_an_isolated_bot_raising_a_base_exception_is_named_as_in_process(spydir)
         with pytest.raises(BotError, match=rf"^bot '{re.escape(spec)}' at seat 0, hand 0, "
                            r"turn \d+: act\(\) raised Quit: no more$"):
             fastmach.play_games(RULES, _seats(spec), 1, [0])
+
+
+def test_an_isolated_bot_sending_a_short_frame_is_stopped_at_its_time_limit(tmp_path):
+    # the header announces 100 bytes, 2 follow: the limit covers the whole answer
+    (tmp_path / "spies.py").write_text(SPIES)
+    r = _cli(tmp_path, "play", "--rules", RULES, "--strategies",
+             "spies:ShortFrame(isolated=true,time_limit=1),expert", "--games", "1",
+             "--out", "g.parquet", timeout=60)
+    assert r.returncode == 1, r.stderr
+    assert "act() raised TimeoutError: no answer within 1 s to answer" in r.stderr
 
 
 def _gone(pid: int) -> bool:
