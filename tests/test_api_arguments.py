@@ -153,3 +153,12 @@ def test_read_results_is_the_packages_verified_reader_of_game_rows(tmp_path):
     (tmp_path / "s" / "chunks" / ("x" + chunk.name)).write_bytes(chunk.read_bytes())
     with pytest.raises(FastmachError, match="x" + chunk.name[:8]):
         fastmach.read_results(tmp_path / "s")
+
+
+def test_replay_parallel_refuses_more_workers_than_the_machine_runs(tmp_path):
+    from fastmach.core.workers import max_local_workers
+    from fastmach.game.replay_workers import replay_parallel
+
+    with pytest.raises(FastmachError, match=rf"^workers={max_local_workers() + 1}: more "
+                                            "worker processes than this machine"):
+        replay_parallel(tmp_path / "none.log", workers=max_local_workers() + 1, run=map)
