@@ -229,6 +229,7 @@ def play_command(args: argparse.Namespace) -> int:
         if args.log is not None and partial_name(args.log).exists():
             print(f"fastmach play: interrupted; no --out written; the finished games' log is "
                   f"in {partial_name(args.log)} (incomplete)", file=sys.stderr)
+            return 130   # (said once: main would add its own "interrupted")
         raise
     finally:
         gc.unfreeze()

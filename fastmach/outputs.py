@@ -3,7 +3,8 @@
 - :func:`as_path`: a path argument that is no path (None, a bool, a descriptor) named.
 - :func:`probe_file` / :func:`probe_dir`: before the first game, create the parent
   directory, then create, write and remove a probe file where the output will go; a path
-  that cannot take the output raises a :class:`FastmachError` naming the option.
+  that cannot take the output raises a :class:`FastmachError` naming the option
+  (:func:`probe_append`: the same for a file appended to, its directory not created).
 - :func:`atomic_path`: a temporary name beside the target, moved into place only when the
   block completes (removed otherwise), so a reader sees the old file or the new one whole.
 - :func:`atomic_dir`: the same for a directory of outputs (a report): built under a
@@ -24,7 +25,7 @@ from typing import IO, Any, Iterator
 
 from fastmach.errors import FastmachError
 
-__all__ = ["as_path", "probe_file", "probe_dir", "atomic_path", "atomic_dir", "write_bytes_atomic",
+__all__ = ["as_path", "probe_file", "probe_append", "probe_dir", "atomic_path", "atomic_dir", "write_bytes_atomic",
            "open_text", "read_text", "partial_name"]
 
 
@@ -89,6 +90,24 @@ def probe_file(path: str | Path, what: str = "out=") -> Path:
         raise FastmachError(f"{_named(what, p)} is a directory; expected a file name")
     _make_dir(p.parent, what, p)
     _probe_in(p.parent, what, p, p.name)
+    return p
+
+
+def probe_append(path: str | Path, what: str = "log=") -> Path:
+    """Check that ``path`` can be appended to: a file (not a directory) in a directory that
+    exists, opened for appending if it exists, else a probe file written beside it."""
+    p = Path(path)
+    if _is_dir(p):
+        raise FastmachError(f"{_named(what, p)} is a directory; expected a file name")
+    if not p.parent.is_dir():
+        raise FastmachError(f"{_named(what, p)}: its directory {str(p.parent)!r} does not exist")
+    if p.exists():
+        try:
+            open(p, "ab").close()
+        except OSError as e:
+            raise FastmachError(f"{_named(what, p)}: cannot write there ({_why(e)})") from None
+    else:
+        _probe_in(p.parent, what, p, p.name)
     return p
 
 

@@ -153,3 +153,30 @@ def test_read_results_is_the_packages_verified_reader_of_game_rows(tmp_path):
     (tmp_path / "s" / "chunks" / ("x" + chunk.name)).write_bytes(chunk.read_bytes())
     with pytest.raises(FastmachError, match="x" + chunk.name[:8]):
         fastmach.read_results(tmp_path / "s")
+
+
+def test_replay_parallel_refuses_more_workers_than_the_machine_runs(tmp_path):
+    from fastmach.core.workers import max_local_workers
+    from fastmach.game.replay_workers import replay_parallel
+
+    with pytest.raises(FastmachError, match=rf"^workers={max_local_workers() + 1}: more "
+                                            "worker processes than this machine"):
+        replay_parallel(tmp_path / "none.log", workers=max_local_workers() + 1, run=map)
+
+
+def test_rules_of_an_unknown_parameter_or_positional_arguments_is_a_named_error():
+    with pytest.raises(FastmachError, match=r"^unknown rules parameter 'nosuch'; known: "):
+        fastmach.Rules(nosuch=1)
+    with pytest.raises(FastmachError, match=r"^Rules takes its parameters by name"):
+        fastmach.Rules("classic")
+    assert fastmach.Rules(players=3, preset="jokers").players == 3
+
+
+@pytest.mark.parametrize("log, words", [
+    ("/sys/fastmach-test.log", r"^log='/sys/fastmach-test.log': cannot write there "
+                               r"\(Permission denied\)"),
+    ("/proc/fastmach-test.log", r"^log='/proc/fastmach-test.log': cannot write there"),
+])
+def test_play_games_names_a_log_it_cannot_write_before_the_games(log, words):
+    with pytest.raises(FastmachError, match=words):
+        fastmach.play_games("classic(match=single)", ["expert"] * 4, 0, [0], log=log)

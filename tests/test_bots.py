@@ -166,3 +166,18 @@ def test_sweep_with_a_python_bot_same_table_on_one_and_two_workers(tmp_path):
     pd.testing.assert_frame_equal(one, two)
     assert (one["strategy_0"].isin(["fastmach.strategies.examples:MaxPlacement", "expert"])).all()
     assert len(one) == 6 * 2
+
+
+def test_the_engine_refuses_a_play_of_cards_the_seat_does_not_hold_whatever_the_check_said(
+        monkeypatch):
+    # a bot that replaces the Python check (it runs in the game's process): the compiled
+    # apply still compares the placed counts with the hand's, and names the bot
+    from fastmach.strategies import bots
+
+    monkeypatch.setattr(bots, "check_action", lambda *args, **kwargs: None)
+    for fast in (True, False):
+        monkeypatch.setattr(bots, "FAST_PATH", fast)
+        with pytest.raises(FastmachError, match=r"^bot '.*Cheater' at seat 0, hand 0, turn \d+: "
+                           r"illegal action: placed \w+ x1 but seat 0 holds 0$"):
+            fastmach.play_games("classic(match=single)", [Cheater(), "expert", "expert",
+                                                          "expert"], 1, [0])

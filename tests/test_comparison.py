@@ -312,6 +312,15 @@ def test_cli_bad_input_exits_2_with_a_message(argv, message, capsys):
     assert message in err and "Traceback" not in err
 
 
+def test_a_max_games_without_precision_is_named_not_ignored(capsys):
+    assert cli.main(["compare", "classic", "jokers", "--games", "5", "--max-games", "0",
+                     "--workers", "0", "-q"]) == 2
+    err = capsys.readouterr().err
+    assert "--max-games 0: caps the deals per cell of a precision run" in err
+    with pytest.raises(FastmachError, match=r"^max_games=40: caps the deals per cell"):
+        compare(["classic", "classic(ace=low-only)"], games=5, max_games=40, **PREC)
+
+
 def test_cli_games_and_precision_exclude_each_other(capsys):
     with pytest.raises(SystemExit) as e:
         cli.main(["compare", "classic", "jokers", "--games", "5", "--precision", "1"])

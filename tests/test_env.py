@@ -367,3 +367,14 @@ def test_single_agent_max_turns_truncates_at_that_turn_and_a_step_after_it_is_re
         s.step(0)
     obs, _ = s.reset(seed=1)   # a new episode steps again
     s.step(int(np.flatnonzero(obs["action_mask"])[0]))
+
+
+def test_the_single_agent_reset_takes_a_numpy_integer_seed_and_names_a_bad_one():
+    e = fe.SingleAgentEnv("classic(players=3)")
+    a, _ = e.reset(seed=np.int64(3))
+    b, _ = e.reset(seed=3)
+    assert (a["observation"] == b["observation"]).all()
+    for bad in (-1, 1.5, True):
+        with pytest.raises(FastmachError, match=rf"seed must be a non-negative integer, "
+                                                rf"got {bad!r}"):
+            e.reset(seed=bad)

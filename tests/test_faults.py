@@ -380,3 +380,21 @@ def test_a_full_disk_stops_a_report_with_a_message_and_leaves_no_half_written_re
     free()
     assert main(["report", str(tmp_path / "res"), "--out", str(disk / "rep")]) == 0
     assert (disk / "rep" / "index.html").exists()
+
+
+@pytest.mark.parametrize("log", [False, True])
+def test_an_interrupted_play_says_interrupted_once(tmp_path, monkeypatch, capsys, log):
+    import fastmach.cli as cli
+    from fastmach.outputs import partial_name
+
+    def interrupted(*args, log=None, **kwargs):
+        if log is not None:
+            partial_name(log).write_text("")   # (the finished games' log, kept)
+        raise KeyboardInterrupt
+    monkeypatch.setattr(cli, "run_play_columns", interrupted)
+    words = ["--log", str(tmp_path / "g.jsonl")] if log else []
+    assert cli.main(["play", "--games", "2", "--out", str(tmp_path / "g.parquet"),
+                     *words]) == 130
+    err = capsys.readouterr().err
+    assert err.count(": interrupted") == 1, err   # (the test's own path says it too)
+    assert ("g.jsonl.partial" in err) == log

@@ -286,3 +286,20 @@ def test_bench_reports_api_batch_and_c_program_side_by_side(tmp_path):
     for needle in ("C dynamic program", "solve_many, 1 worker", "solve_many, 2 workers",
                    "fastmach.solve per call", "2 workers vs 1", "DIFFER", "solve/compiled"):
         assert needle in text
+
+
+def test_a_thread_count_past_what_the_machine_runs_is_refused_as_a_sweeps_workers(tmp_path,
+                                                                                  capsys):
+    from fastmach.cli import main
+    from fastmach.core.workers import max_local_workers
+
+    cap = max_local_workers()
+    with pytest.raises(FastmachError, match=rf"^workers={cap + 1}: more threads than this "
+                                            rf"machine runs usefully; at most {cap}"):
+        fastmach.solve_many([""], ["AS"], workers=cap + 1)
+    assert fastmach.solve_many([""], ["AS"], workers=np.int64(cap)).n_placed.tolist() == [0]
+    f = tmp_path / "pos.jsonl"
+    f.write_text('{"hand": ["8C"]}\n')
+    assert main(["solve", "--batch", str(f), "--workers", "100000"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and "--workers 100000: more threads than this machine" in err

@@ -5,9 +5,11 @@ so guessing seeds finds no deal; answers come back as JSON, checked like any bot
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pandas as pd
@@ -73,6 +75,45 @@ SPIES = textwrap.dedent('''\
         def act(self, obs):
             import time
             time.sleep(60)
+
+    class Quit(BaseException):
+        pass
+
+    class Quits:
+        def act(self, obs):
+            raise Quit("no more")
+
+    class ShortFrame:
+        """Writes a frame header announcing 100 bytes, and 2 of them, to every pipe it may
+        write but stdout and stderr, then sleeps."""
+
+        def act(self, obs):
+            import fcntl, os, stat, time
+            for name in os.listdir("/proc/self/fd"):
+                fd = int(name)
+                try:
+                    if fd > 2 and stat.S_ISFIFO(os.fstat(fd).st_mode) and \
+                            fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_ACCMODE == os.O_WRONLY:
+                        os.write(fd, b"\\x00\\x00\\x00\\x64{}")
+                except OSError:
+                    pass
+            time.sleep(120)
+
+    class Forks:
+        """Starts three processes that sleep two minutes (their ids in ``out``), then
+        raises, or with ``hang`` sleeps as long."""
+
+        def __init__(self, out: str = "pids.txt", hang: bool = False):
+            self.out, self.hang = out, hang
+
+        def act(self, obs):
+            import subprocess, time
+            procs = [subprocess.Popen(["sleep", "120"]) for _ in range(3)]
+            with open(self.out, "w") as f:
+                f.write(" ".join(str(p.pid) for p in procs))
+            if self.hang:
+                time.sleep(120)
+            raise RuntimeError("forked")
     ''')
 
 
@@ -134,6 +175,52 @@ def test_an_isolated_bot_over_its_time_limit_is_stopped(spydir):
         fastmach.play_games(RULES, _seats("spies:Hangs(time_limit=0.5,isolated=true)"), 1, [0])
 
 
+def test_an_isolated_bot_raising_a_base_exception_is_named_as_in_process(spydir):
+    for spec in ("spies:Quits", "spies:Quits(isolated=true)"):
+        with pytest.raises(BotError, match=rf"^bot '{re.escape(spec)}' at seat 0, hand 0, "
+                           r"turn \d+: act\(\) raised Quit: no more$"):
+            fastmach.play_games(RULES, _seats(spec), 1, [0])
+
+
+def test_an_isolated_bot_sending_a_short_frame_is_stopped_at_its_time_limit(tmp_path):
+    # the header announces 100 bytes, 2 follow: the limit covers the whole answer
+    (tmp_path / "spies.py").write_text(SPIES)
+    r = _cli(tmp_path, "play", "--rules", RULES, "--strategies",
+             "spies:ShortFrame(isolated=true,time_limit=1),expert", "--games", "1",
+             "--out", "g.parquet", timeout=60)
+    assert r.returncode == 1, r.stderr
+    assert "act() raised TimeoutError: no answer within 1 s to answer" in r.stderr
+
+
+def _gone(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
+    except FileNotFoundError:
+        return True
+
+
+@pytest.mark.parametrize("hang", [False, True])
+def test_processes_an_isolated_bot_starts_end_with_it(spydir, hang):
+    spec = f"spies:Forks(hang={'true' if hang else 'false'},time_limit=2,isolated=true)"
+    with pytest.raises(BotError, match="TimeoutError" if hang else "RuntimeError: forked"):
+        fastmach.play_games(RULES, _seats(spec), 1, [0])
+    pids = [int(p) for p in (spydir / "pids.txt").read_text().split()]
+    deadline = time.monotonic() + 5
+    while not all(map(_gone, pids)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert all(map(_gone, pids))
+
+
+def test_cli_play_ends_without_waiting_for_an_isolated_bots_processes(tmp_path):
+    (tmp_path / "spies.py").write_text(SPIES)
+    t0 = time.monotonic()
+    r = _cli(tmp_path, "play", "--rules", RULES, "--strategies",
+             "spies:Forks(isolated=true),expert", "--games", "1", "--out", "g.parquet",
+             timeout=60)
+    assert r.returncode == 1 and "RuntimeError: forked" in r.stderr, r.stderr
+    assert time.monotonic() - t0 < 60   # (stderr captured: not held open by the sleeps)
+
+
 def test_an_isolated_bot_with_a_bad_constructor_argument_is_named_before_the_games(spydir):
     assert str(parse_strategy("spies:Crashes(isolated=false)")) == "spies:Crashes"
     with pytest.raises(FastmachError, match="parameter 'isolated' must be true or false"):
@@ -171,10 +258,10 @@ def test_guessing_seeds_finds_the_deal_of_a_public_seed_but_not_of_a_secret_one(
     pd.testing.assert_frame_equal(secret, again)
 
 
-def _cli(cwd: Path, *args: str) -> subprocess.CompletedProcess:
+def _cli(cwd: Path, *args: str, timeout: float = 600) -> subprocess.CompletedProcess:
     env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
     return subprocess.run([sys.executable, "-P", "-m", "fastmach", *args], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=600)
+                          capture_output=True, text=True, timeout=timeout)
 
 
 def test_cli_play_with_a_secret_seed_and_an_isolated_bot(tmp_path):

@@ -90,7 +90,7 @@ import fastmach.game as _game
 from fastmach.game.deal import check_seed as _check_seed, deck_of, resolve_seed as _resolve_seed
 from fastmach.game.log import write_log
 from fastmach.errors import FastmachError
-from fastmach.outputs import as_path
+from fastmach.outputs import as_path, probe_append
 from fastmach.rules import Rules, is_integer, resolve_rules
 from fastmach.solver import _POINT_SCALE, opening_weights
 from fastmach.strategies import (Context, Strategy, build_seats, parse_seats, rotations_of,
@@ -236,12 +236,8 @@ def play_games(
 
 def _check_log_path(log) -> None:
     """A log path before the games: a path (not True, not a file descriptor), not a
-    directory, in a directory that exists."""
-    p = as_path(log, "log=")
-    if p.is_dir():
-        raise FastmachError(f"log={str(p)!r} is a directory; expected a file name")
-    if not p.parent.is_dir():
-        raise FastmachError(f"log={str(p)!r}: its directory {str(p.parent)!r} does not exist")
+    directory, in a directory that exists, that can be appended to."""
+    probe_append(as_path(log, "log="), "log=")
 
 
 def play_columns(

@@ -23,7 +23,8 @@ from fastmach.core._solver cimport NCARD, JOKER, wit_split_wraps
 from fastmach.game._turn cimport (ERules, HState, Decision, Flow, A_PLAY, A_DRAW, A_PASS, A_FAIL,
                                   E_EMPTIED, MAX_PLAYERS, MAX_DECK, MAX_TURNS, RC_PYTHON, T_ASK,
                                   wit_clear, flow_start, apply_turn, blocked_end, hand_end,
-                                  next_uniform, seat_can_play, any_seat_can_play, BLOCK_ROUNDS)
+                                  next_uniform, seat_can_play, any_seat_can_play, BLOCK_ROUNDS,
+                                  play_fault)
 from fastmach.game._position cimport load_table
 from fastmach.strategies._base cimport Context, Strategy
 from fastmach.strategies._reject cimport NoPlay, no_play_known, no_play_seen
@@ -34,6 +35,7 @@ from fastmach.game._seeding import seed_deal
 cnp.import_array()
 
 from fastmach.game.history import PublicTurn
+from fastmach.core.cards import card_str
 from fastmach.errors import FastmachError
 from fastmach.rules import MAX_MATCH_HANDS
 
@@ -104,6 +106,7 @@ cdef class Engine:
     cdef const ERules* R
     cdef list strategies              # one Strategy per seat (keeps them alive) ...
     cdef PyObject* seat[MAX_PLAYERS]  # ... and the same, for the nogil turn loop
+    cdef bint guarded[MAX_PLAYERS]    # a seat whose plays pass play_fault (a Python bot)
     cdef readonly bint gil_free       # no Python bot: the turn loop releases the GIL
     cdef HState st
     cdef Decision dec
@@ -137,7 +140,8 @@ cdef class Engine:
             if not isinstance(s, Strategy) or (<Strategy>s).ctx is not ctx:
                 raise ValueError("engine: seat strategies must share the engine's Context")
             self.seat[i] = <PyObject*>s
-            if not getattr(s, "gil_free", True):
+            self.guarded[i] = not getattr(s, "gil_free", True)
+            if self.guarded[i]:
                 self.gil_free = False
         # a seat whose callback takes a public log (fastmach.strategies.bots.BotSeat)
         self.observers = [s.callback for s in self.strategies
@@ -190,6 +194,27 @@ cdef class Engine:
             if st.wit.start[m + 1] - st.wit.start[m] < 3:
                 return 4
         return 0
+
+    cdef bint refuse_play(self, const HState* st, int cur, const Decision* d) noexcept nogil:
+        """Whether seat cur's PLAY fails play_fault (then Context.rc / error hold the
+        FastmachError naming the seat's bot, as its own check would have)."""
+        cdef int fault = play_fault(st, cur, d)
+        if fault < 0:
+            return False
+        with gil:
+            self.ctx.error = self.refusal(st, cur, d, fault)
+        self.ctx.rc = RC_PYTHON
+        return True
+
+    cdef object refusal(self, const HState* st, int cur, const Decision* d, int fault):
+        cb = getattr(self.strategies[cur], "callback", None)
+        where = (cb._where(cur, st.hand_no, st.turn + 1) if hasattr(cb, "_where")
+                 else f"seat {cur}, hand {st.hand_no}, turn {st.turn + 1}")
+        what = (f"placed {card_str(fault)} x{d.placed[fault]} but seat {cur} holds "
+                f"{st.hands[cur][fault]}" if fault < NCARD else
+                "the play's placed cards, jokers taken and melds do not add up to the "
+                "table's cards and the seat's")
+        return FastmachError(f"{where}: illegal action: {what}")
 
     # ------------------------------------------------------------ one hand
     cdef int play_hand(self, const uint8_t* deck, int dealer, int first, int hand_no,
@@ -258,6 +283,8 @@ cdef class Engine:
                         res.passes_able[cur] += 1
                     else:
                         res.draws_able[cur] += 1
+            if self.guarded[cur] and d.kind == A_PLAY and self.refuse_play(st, cur, d):
+                return -3
             end = apply_turn(R, st, cur, d, &f)
             if d.kind == A_PLAY:
                 for seat in range(P):   # the table changed: every seat's answer may too
@@ -648,6 +675,8 @@ cdef class Engine:
             if rc == RC_PYTHON:
                 raise err
             raise solver_stopped(rc, f"deciding seat {seat}'s turn")
+        if self.guarded[seat] and d.kind == A_PLAY and self.refuse_play(st, seat, d):
+            raise self.ctx.take_error()[1]
         if (d.kind == A_PLAY or d.kind == A_FAIL) and self.R.srules.ace_high == 2:
             wit_split_wraps(&d.wit)   # as apply_turn lays it
         placed = np.array(<uint8_t[:NCARD]> d.placed, dtype=np.uint8)

@@ -19,6 +19,7 @@ import numpy as np
 from gymnasium import spaces
 
 from fastmach.errors import FastmachError
+from fastmach.game.deal import check_seed
 from fastmach.rules import Rules, is_integer
 
 from .moves import N_ACTIONS
@@ -78,7 +79,8 @@ class SingleAgentEnv(gym.Env):
         up to the learner's first turn. A deal whose match the others end before that turn
         (an opponent goes out at once: about 1 jokers deal in 800) is no episode: the next
         replicate is dealt instead, and ``info["skipped"]`` lists the replicates passed
-        over (the same ones for the same seed)."""
+        over (the same ones for the same seed). ``seed``: an int or a NumPy integer, >= 0."""
+        seed = None if seed is None else check_seed(seed)   # (before gymnasium's own check)
         super().reset(seed=seed)
         self.table.reset(seed)
         self._cut = False

@@ -213,6 +213,41 @@ cdef inline void flow_start(const HState* st, Flow* f) noexcept nogil:
     f.playable = -1
 
 
+cdef inline int play_fault(const HState* st, int cur, const Decision* d) noexcept nogil:
+    """The final guard of a PLAY from outside the compiled strategies (a Python bot), before
+    apply_turn subtracts it: -1 when seat cur holds every card d places, d.n_placed counts
+    them, the jokers it takes back are on the table and d.wit holds the table's cards plus
+    the placed less the taken, in melds of 3 cards or more; else the first card placed
+    beyond the hand's count, or NCARD for another mismatch."""
+    cdef int c, i, m, n = 0, end
+    cdef int left[NCARD]
+    for c in range(NCARD):
+        if d.placed[c] > st.hands[cur][c]:
+            return c
+        n += d.placed[c]
+        left[c] = st.table[c] + d.placed[c]
+    if n != d.n_placed or d.taken < 0 or d.taken > st.table[JOKER]:
+        return NCARD
+    left[JOKER] -= d.taken
+    if d.wit.n_melds < 0 or d.wit.n_melds > MAX_MELDS:
+        return NCARD
+    if d.wit.start[0] != 0 or d.wit.start[d.wit.n_melds] > MAX_TABLE:
+        return NCARD
+    for m in range(d.wit.n_melds):
+        if d.wit.start[m + 1] - d.wit.start[m] < 3:
+            return NCARD
+    end = d.wit.start[d.wit.n_melds]
+    for i in range(end):
+        c = d.wit.cards[i]
+        if c >= NCARD or left[c] == 0:
+            return NCARD
+        left[c] -= 1
+    for c in range(NCARD):
+        if left[c]:
+            return NCARD
+    return -1
+
+
 cdef inline int apply_turn(const ERules* R, HState* st, int cur, const Decision* d,
                            Flow* f) noexcept nogil:
     """Apply seat cur's decision d to the position: returns the hand's end (E_*), or -1

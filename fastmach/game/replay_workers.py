@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Sequence
 
+from fastmach.core.workers import check_local_workers
 from fastmach.errors import FastmachError
 from fastmach.rules import is_integer
 from fastmach.game.gamelog import (HEADER_IN_HAND, MATCH_NOT_OVER, ReplayedHand, _Bad,
@@ -206,6 +207,7 @@ def replay_parallel(path: str | Path, *, workers: int | None = None, out=None,
     if not is_integer(workers) or workers < 1:
         raise FastmachError(f"workers must be a positive integer, got {workers!r}")
     workers = int(workers)
+    check_local_workers(workers)
     if workers == 1 and run is None:
         return replay(path, out=out, text=text)
     text = text or out is not None

@@ -20,6 +20,7 @@ the name of the preset the record was built from on an instance (``rules.preset`
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -243,6 +244,25 @@ class _PresetAccess:
 
 
 Rules.preset = _PresetAccess()  # type: ignore[assignment]
+
+
+def _named_arguments(init):
+    """The dataclass's ``__init__``, whose unknown or positional arguments are
+    FastmachErrors naming them (not the TypeError the generated one raises)."""
+    @functools.wraps(init)
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        if args:
+            raise FastmachError(f"Rules takes its parameters by name (Rules(players=3)), got "
+                                f"{len(args)} positional argument(s); a preset: "
+                                f"Rules.preset('jokers'), a rules string: Rules.parse(...)")
+        for key in kwargs:
+            if key not in PARAMETERS and key != "preset":
+                raise FastmachError(_unknown_param_message(key, None))
+        init(self, **kwargs)
+    return __init__
+
+
+Rules.__init__ = _named_arguments(Rules.__init__)  # type: ignore[method-assign]
 
 
 def resolve_rules(x: Rules | str) -> Rules:

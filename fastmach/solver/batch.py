@@ -17,6 +17,7 @@ import numpy as np
 
 import fastmach.core._batch as _batch
 from fastmach.core.cards import NCARD, format_cards
+from fastmach.core.workers import check_local_workers
 from fastmach.errors import FastmachError
 from fastmach.outputs import atomic_path, probe_file
 from fastmach.rules import Rules, is_integer
@@ -148,6 +149,7 @@ def solve_many(tables, hands, rules: Rules | str = "classic", objective: str = "
     r, rec = _record(rules, objective)
     if not is_integer(workers) or workers < 1:
         raise FastmachError(f"workers must be a positive integer, got {workers!r}")
+    check_local_workers(int(workers), "threads")
     errors_in: dict[int, str] = {}
     if isinstance(tables, np.ndarray) and isinstance(hands, np.ndarray):
         T, H = _count_matrix(tables, "tables"), _count_matrix(hands, "hands")
@@ -345,6 +347,9 @@ def solve_file(path: str, out: str | None, *, rules: str = "classic",
 
     from fastmach.core.cards import card_str
 
+    if not is_integer(workers) or workers < 1:
+        raise FastmachError(f"workers must be a positive integer, got {workers!r}")
+    check_local_workers(int(workers), "threads")   # (before the file is read)
     fmt = file_format(path)
     if fmt == "parquet" and (not out or out == "-"):
         raise FastmachError("a parquet batch needs out=FILE.parquet for its answers")

@@ -25,6 +25,7 @@ from fastmach.game._turn cimport (HState, Decision, A_PLAY, A_DRAW, A_PASS, RC_P
 from fastmach.strategies._base cimport Context, Strategy
 from fastmach.strategies._answer cimport AnswerCheck
 
+from fastmach.errors import FastmachError
 from fastmach.game.actions import Draw, Fail, Pass, Play
 from fastmach.game.observation import Observation
 
@@ -300,6 +301,9 @@ cdef void fill_decision(Decision* d, kind, placed, int taken, melds, stands) exc
         d.taken = taken
         d.wit.n_melds = 0
         d.wit.start[0] = 0
+        if len(melds) > MAX_MELDS or sum(map(len, melds)) > MAX_TABLE:
+            raise FastmachError(f"illegal action: a table of more than {MAX_MELDS} melds or "
+                                f"{MAX_TABLE} cards")
         for m in range(len(melds)):
             for c, x in zip(melds[m], stands[m]):
                 d.wit.cards[i] = c

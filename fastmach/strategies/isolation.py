@@ -6,8 +6,15 @@
 into a ``Play``, ``Draw`` or ``Pass`` and checks against its own position like any bot's.
 So a bot can neither walk the frames or the heap up to the engine's position (it is not
 in its process) nor send anything that runs in the game's process (no pickle comes back).
-With ``time_limit`` the game's process waits that long for an answer, then stops the
-bot's process and the game (a ``BotError``); without one it waits.
+With ``time_limit`` the game's process waits that long for the whole answer (the
+observation sent, every byte of the answer read), then stops the bot's process and the
+game (a ``BotError``); without one it waits.
+
+The bot's process is the leader of its own session: it and every process it starts are
+killed together when the bot is closed, times out or fails, so none outlives the game.
+The serving loop keeps the protocol's pipes on private descriptors (closed on exec); the
+bot's standard input reads ``/dev/null`` and its standard output (fd 1 and
+``sys.stdout``) goes to stderr, so what the bot reads or prints never touches a frame.
 
 Combined with a secret root seed (``--seed secret``: drawn from the operating system,
 recorded only in the result rows) a bot cannot reconstruct the deal either. What this
@@ -26,9 +33,12 @@ from __future__ import annotations
 import json
 import os
 import pickle
+import selectors
+import signal
 import struct
 import subprocess
 import sys
+import time
 import weakref
 from typing import BinaryIO
 
@@ -60,46 +70,53 @@ class IsolatedBot:
     def __init__(self, path: str, kwargs: dict, time_limit: float | None = None):
         self.path, self.time_limit = path, time_limit
         self._proc = subprocess.Popen(
-            [sys.executable, "-c", _SERVE],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=None, cwd=os.getcwd(),
-            env=_child_env())
+            [sys.executable, "-c", _SERVE], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=None, bufsize=0, cwd=os.getcwd(), env=_child_env(),
+            start_new_session=True)   # (its own process group: killed whole by _stop)
         self._finalizer = weakref.finalize(self, _stop, self._proc)
         assert self._proc.stdin is not None and self._proc.stdout is not None
-        self._send: BinaryIO = self._proc.stdin  # type: ignore[assignment]
-        self._recv: BinaryIO = self._proc.stdout  # type: ignore[assignment]
-        _write(self._send, json.dumps({"path": path, "kwargs": kwargs}).encode())
-        reply = self._answer(START_TIMEOUT, "to start")
+        self._send = self._proc.stdin.fileno()
+        self._recv = self._proc.stdout.fileno()
+        os.set_blocking(self._send, False)   # (a write never waits past the deadline)
+        spec = json.dumps({"path": path, "kwargs": kwargs}).encode()
+        reply = self._exchange(spec, START_TIMEOUT, "to start")
         if "error" in reply:
             self.close()
             raise RemoteError(str(reply["error"]), str(reply.get("message", "")))
 
     def act(self, obs: Observation) -> Action:
-        """The bot's action for ``obs`` (RemoteError if it raised, TimeoutError if it
-        did not answer within the time limit)."""
-        try:
-            _write(self._send, pickle.dumps(obs, protocol=pickle.HIGHEST_PROTOCOL))
-        except (BrokenPipeError, OSError):
-            raise RemoteError("ProcessLookupError", self._gone()) from None
-        reply = self._answer(self.time_limit, "to answer")
-        if "error" in reply:
+        """The bot's action for ``obs`` (RemoteError if it raised, TimeoutError if the
+        observation was not taken and the whole answer sent within the time limit)."""
+        body = pickle.dumps(obs, protocol=pickle.HIGHEST_PROTOCOL)
+        reply = self._exchange(body, self.time_limit, "to answer")
+        if "error" in reply:   # (the game stops on it: so do the bot's processes)
+            self.close()
             raise RemoteError(str(reply["error"]), str(reply.get("message", "")))
         return action_of(reply)
 
     def close(self) -> None:
-        """Stop the bot's process (also done when the object is collected)."""
+        """Stop the bot's process and every process it started (also done when the
+        object is collected)."""
         self._finalizer()
 
-    def _answer(self, timeout: float | None, what: str) -> dict:
-        if timeout is not None and not _ready(self._recv, timeout):
+    def _exchange(self, body: bytes, timeout: float | None, what: str) -> dict:
+        """Send one frame, read the answer's frame whole, both within ``timeout``."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        try:
+            _send_within(self._send, _HEADER.pack(len(body)) + body, deadline)
+            (n,) = _HEADER.unpack(_take(self._recv, _HEADER.size, deadline))
+            if n > MAX_FRAME:
+                self.close()
+                raise RemoteError("ValueError", f"a frame of {n} bytes (at most {MAX_FRAME})")
+            answer = _take(self._recv, n, deadline)
+        except TimeoutError:
             self.close()
             raise TimeoutError(f"no answer within {timeout:g} s {what} (its process was "
-                               f"stopped)")
-        try:
-            body = _read(self._recv)
-        except EOFError:
+                               f"stopped)") from None
+        except (EOFError, OSError):
             raise RemoteError("ProcessLookupError", self._gone()) from None
         try:
-            reply = json.loads(body)
+            reply = json.loads(answer)
         except ValueError:
             reply = None
         if not isinstance(reply, dict):
@@ -163,22 +180,55 @@ def _child_env() -> dict:
 
 
 def _stop(proc: subprocess.Popen) -> None:
+    """Close the pipes, kill the bot's process group (the bot and whatever it started)."""
     for f in (proc.stdin, proc.stdout):
         try:
             if f is not None:
                 f.close()
         except OSError:
             pass
-    if proc.poll() is None:
-        proc.kill()
+    try:   # (the group outlives its leader while any member lives; its id stays taken)
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
     proc.wait()
 
 
-def _ready(f: BinaryIO, timeout: float) -> bool:
-    import selectors
+def _wait(sel: selectors.BaseSelector, deadline: float | None) -> None:
+    """Until the descriptor is ready; TimeoutError once ``deadline`` (None: never) has
+    passed."""
+    left = None if deadline is None else deadline - time.monotonic()
+    if (left is not None and left <= 0) or not sel.select(left):
+        raise TimeoutError
+
+
+def _send_within(fd: int, data: bytes, deadline: float | None) -> None:
+    """Write ``data`` whole to the non-blocking ``fd`` by ``deadline`` (None: however long)."""
+    view = memoryview(data)
     with selectors.DefaultSelector() as sel:
-        sel.register(f, selectors.EVENT_READ)
-        return bool(sel.select(timeout))
+        sel.register(fd, selectors.EVENT_WRITE)
+        while view:
+            _wait(sel, deadline)
+            try:
+                view = view[os.write(fd, view):]
+            except BlockingIOError:
+                continue
+
+
+def _take(fd: int, n: int, deadline: float | None) -> bytes:
+    """Exactly ``n`` bytes of ``fd`` by ``deadline`` (None: however long); EOFError if the
+    stream ends first."""
+    parts: list[bytes] = []
+    with selectors.DefaultSelector() as sel:
+        sel.register(fd, selectors.EVENT_READ)
+        while n:
+            _wait(sel, deadline)
+            chunk = os.read(fd, n)
+            if not chunk:
+                raise EOFError
+            parts.append(chunk)
+            n -= len(chunk)
+    return b"".join(parts)
 
 
 def _write(f: BinaryIO, body: bytes) -> None:
@@ -201,10 +251,15 @@ def _read(f: BinaryIO) -> bytes:
 
 def serve() -> int:
     """The bot process: build the bot, then answer one observation per frame."""
+    # the protocol's pipes on private descriptors (os.dup: closed on exec); fd 0 and 1,
+    # which the bot's code reads and prints to, on /dev/null and stderr
+    requests = os.fdopen(os.dup(0), "rb")
     channel = os.fdopen(os.dup(1), "wb")
-    os.dup2(2, 1)  # what the bot prints goes to stderr, not into the channel
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    os.dup2(2, 1)
     sys.stdout = sys.stderr
-    requests = sys.stdin.buffer
 
     def reply(obj: dict) -> None:
         _write(channel, json.dumps(obj).encode())
@@ -229,5 +284,7 @@ def serve() -> int:
             return 0
         try:
             reply(answer_of(bot.act(obs)))
-        except Exception as e:
+        except (KeyboardInterrupt, SystemExit):
+            raise   # (as in the game's process: not the bot's error, the run's end)
+        except BaseException as e:   # GeneratorExit and the like, named as in process
             reply({"error": type(e).__name__, "message": str(e)})

@@ -14,6 +14,8 @@ import time
 from concurrent.futures.process import BrokenProcessPool
 from typing import Callable, Iterable
 
+from fastmach.core.workers import cpu_count as _cpu_count  # noqa: F401 (its importers')
+from fastmach.core.workers import max_local_workers  # noqa: F401
 from fastmach.errors import FastmachError
 from fastmach.study.plan import SweepError
 from fastmach.study.worker import ChunkSpec, _version, _warm_up, _worker_init, play_chunk
@@ -286,16 +288,3 @@ class _Dask(_Backend):
     def _restore_logs(self) -> None:
         for name, log in self._quiet.items():
             log.setLevel(self._levels[name])
-
-
-def _cpu_count() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # pragma: no cover - not Linux
-        return os.cpu_count() or 1
-
-
-def max_local_workers() -> int:
-    """The most worker processes a run starts on this machine: 4 x its cores, at least 64
-    (more only queue for the cores, and each costs a process's start and memory)."""
-    return max(64, 4 * _cpu_count())

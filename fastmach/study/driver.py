@@ -11,11 +11,11 @@ from collections import deque
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
+from fastmach.core.workers import check_local_workers, cpu_count
 from fastmach.errors import FastmachError
 from fastmach.rules import is_integer
 from fastmach.study import Study
-from fastmach.study.backends import (SchedulerLost, _Backend, _cpu_count, _Dask, _Processes,
-                                     max_local_workers)
+from fastmach.study.backends import SchedulerLost, _Backend, _Dask, _Processes
 from fastmach.study.logs import write_logs
 from fastmach.study.plan import Chunk, SweepError, check_size, describe, iter_plan
 from fastmach.study.results import Store, read_results
@@ -72,16 +72,14 @@ def check_run(workers: int | None, scheduler: str | None) -> tuple[int, str | No
     """The worker count and scheduler of a run, checked (None: every core), or
     FastmachError naming the bad one."""
     if workers is None:
-        workers = _cpu_count()
+        workers = cpu_count()
     if not is_integer(workers) or workers < 0:
         raise FastmachError(f"workers={workers!r}: must be an integer >= 0")
     workers = int(workers)
     if scheduler is not None and workers == 0:
-        workers = _cpu_count()
-    if scheduler in (None, "local") and workers > max_local_workers():
-        raise FastmachError(f"workers={workers}: more worker processes than this machine "
-                            f"runs usefully; at most {max_local_workers()} here (4 x its "
-                            f"{_cpu_count()} cores, at least 64)")
+        workers = cpu_count()
+    if scheduler in (None, "local"):
+        check_local_workers(workers)
     if scheduler is not None and scheduler != "local" and not re.match(
             r"^(tcp|tls|ucx|inproc|ws|wss)://\S+$", scheduler):
         raise FastmachError(f"scheduler={scheduler!r}: expected 'local' or an address "

@@ -550,6 +550,9 @@ def compare(rules: Sequence[str], players: Sequence[int] | int | None = None,
     if games is not None and (not is_integer(games) or games < 1):
         raise FastmachError(f"games: expected an integer >= 1, got {games!r}")
     wanted = parse_precision(precision) if precision is not None else None
+    if wanted is None and (not is_integer(max_games) or max_games != DEFAULT_MAX_GAMES):
+        raise FastmachError(f"max_games={max_games!r}: caps the deals per cell of a "
+                            f"precision run; give precision with it, or games alone")
     if wanted is not None and (not is_integer(max_games) or max_games < chunk
                                or max_games % chunk):
         raise FastmachError(f"max_games: expected a multiple of {chunk} (the deals added "
