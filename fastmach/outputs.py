@@ -4,6 +4,9 @@
 - :func:`probe_file` / :func:`probe_dir`: before the first game, create the parent
   directory, then create, write and remove a probe file where the output will go; a path
   that cannot take the output raises a :class:`FastmachError` naming the option.
+- :func:`refuse_inputs`: an output that would replace one of the command's inputs (the same
+  file by any name: ``..``, a symbolic or hard link), or another of its outputs, is refused
+  before the work, naming both.
 - :func:`atomic_path`: a temporary name beside the target, moved into place only when the
   block completes (removed otherwise), so a reader sees the old file or the new one whole.
 - :func:`atomic_dir`: the same for a directory of outputs (a report): built under a
@@ -20,12 +23,12 @@ import shutil
 import stat
 import tempfile
 from pathlib import Path
-from typing import IO, Any, Iterator
+from typing import IO, Any, Iterable, Iterator
 
 from fastmach.errors import FastmachError
 
 __all__ = ["as_path", "probe_file", "probe_dir", "atomic_path", "atomic_dir", "write_bytes_atomic",
-           "open_text", "read_text", "partial_name"]
+           "open_text", "read_text", "partial_name", "same_file", "refuse_inputs"]
 
 
 def _named(what: str, p: Path) -> str:
@@ -80,6 +83,53 @@ def as_path(value: Any, what: str = "out=", kind: str = "a file path") -> Path:
         raise FastmachError(f"{what}{value!r}: expected {kind}" if what.endswith("=")
                             else f"{what} {value!r}: expected {kind}")
     return Path(value)
+
+
+def same_file(a: str | Path, b: str | Path) -> bool:
+    """Whether two paths name one file or directory: the same resolved path (``..`` and
+    symbolic links followed), or, both existing, the same device and inode (a hard link)."""
+    try:
+        if Path(a).resolve() == Path(b).resolve():
+            return True
+    except (OSError, RuntimeError, ValueError):
+        pass
+    try:
+        return os.path.samefile(a, b)
+    except (OSError, ValueError):
+        return False
+
+
+def _holds(directory: Path, path: Path) -> bool:
+    """Whether ``path`` lies inside ``directory`` (resolved; or ``directory`` itself)."""
+    try:
+        d = directory.resolve()
+        return any(same_file(d, q) for q in (path, *path.resolve().parents))
+    except (OSError, RuntimeError, ValueError):
+        return False
+
+
+def refuse_inputs(out: str | Path | None, what: str,
+                  inputs: Iterable[tuple[str, str | Path | None]], *,
+                  directory: bool = False) -> None:
+    """Refuse, before the work, an output that would replace an input: ``out`` (named
+    ``what``: ``"--out"``, ``"out="``) is one of ``inputs`` (``(name, path)``: ``"the log"``,
+    ``"--hands"``; None or ``"-"`` skipped) by any name (:func:`same_file`); with
+    ``directory`` (an output directory replaced whole) also one that holds an input or lies
+    inside an input directory. A FastmachError naming both."""
+    if out is None or str(out) == "-":
+        return
+    o = Path(out)
+    for name, path in inputs:
+        if path is None or str(path) == "-":
+            continue
+        q = Path(path)
+        if directory and (_holds(q, o) or _holds(o, q)):
+            where = "is inside" if _holds(q, o) else "holds"
+            raise FastmachError(f"{_named(what, o)} {where} {name} {str(q)!r}: the output "
+                                f"directory is replaced whole; write it elsewhere")
+        if same_file(o, q):
+            raise FastmachError(f"{_named(what, o)} is {name} {str(q)!r}: writing it would "
+                                f"destroy it; write the output elsewhere")
 
 
 def probe_file(path: str | Path, what: str = "out=") -> Path:
