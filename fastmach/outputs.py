@@ -8,7 +8,8 @@
   file by any name: ``..``, a symbolic or hard link), or another of its outputs, is refused
   before the work, naming both.
 - :func:`atomic_path`: a temporary name beside the target, moved into place only when the
-  block completes (removed otherwise), so a reader sees the old file or the new one whole.
+  block completes (removed otherwise), so a reader sees the old file or the new one whole;
+  the temporaries a killed run of the same target left are removed (:func:`clear_stale`).
 - :func:`atomic_dir`: the same for a directory of outputs (a report): built under a
   temporary name, put in place of the old one whole when complete.
 - :func:`open_text`: text files read and written transparently gzip-compressed when the
@@ -19,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import gzip
 import os
+import re
 import shutil
 import stat
 import tempfile
@@ -28,7 +30,7 @@ from typing import IO, Any, Iterable, Iterator
 from fastmach.errors import FastmachError
 
 __all__ = ["as_path", "probe_file", "probe_dir", "atomic_path", "atomic_dir", "write_bytes_atomic",
-           "open_text", "read_text", "partial_name", "same_file", "refuse_inputs"]
+           "open_text", "read_text", "partial_name", "same_file", "refuse_inputs", "clear_stale"]
 
 
 def _named(what: str, p: Path) -> str:
@@ -173,6 +175,54 @@ def is_temporary(name: str) -> bool:
 TEMP_PREFIX = ".tmp"
 
 
+def _alive(pid: int) -> bool:
+    """Whether process ``pid`` may still be running (this one, or one that exists on this
+    machine; a process of another user counts as running)."""
+    if pid <= 0 or pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (OverflowError, ValueError):
+        return False   # (no process has that number)
+    except OSError:
+        return True
+    return True
+
+
+def clear_stale(path: str | Path, *, directory: bool = False) -> list[Path]:
+    """Remove the temporaries of ``path`` that a killed write left beside it (``kill -9``
+    gives no chance to clean up): :func:`atomic_path`'s files ``.tmpPID-NAME`` or, with
+    ``directory``, :func:`atomic_dir`'s directories ``.tmpPID-XXXXXXXX-NAME`` (and
+    ``.tmpPID-old-XXXXXXXX-NAME``), whose process PID no longer runs. Another target's
+    temporaries, and those of a running process, are left. Returns what was removed."""
+    p = Path(path)
+    pid = re.escape(TEMP_PREFIX) + r"(\d+)-"
+    name = re.compile(pid + (r"(?:old-)?[a-z0-9_]{8}-" if directory else "")
+                      + re.escape(p.name))
+    removed: list[Path] = []
+    try:
+        entries = list(os.scandir(p.parent))
+    except OSError:
+        return removed
+    for e in entries:
+        m = name.fullmatch(e.name)
+        if m is None or _alive(int(m.group(1))):
+            continue
+        try:
+            if directory and e.is_dir(follow_symlinks=False):
+                shutil.rmtree(e.path)
+            elif not directory and e.is_file(follow_symlinks=False):
+                os.unlink(e.path)
+            else:
+                continue
+        except OSError:
+            continue   # (gone meanwhile, or not ours to remove: left as it is)
+        removed.append(Path(e.path))
+    return removed
+
+
 @contextlib.contextmanager
 def atomic_path(path: str | Path, *, keep_partial: bool = False) -> Iterator[Path]:
     """Yield a temporary path beside ``path``; on success it replaces ``path``.
@@ -181,6 +231,7 @@ def atomic_path(path: str | Path, *, keep_partial: bool = False) -> Iterator[Pat
     ``keep_partial`` left under :func:`partial_name` so that its name says it is partial.
     """
     p = Path(path)
+    clear_stale(p)   # a killed run's temporary of the same target
     tmp = temporary_name(p)
     written = False
     try:
@@ -223,6 +274,7 @@ def atomic_dir(path: str | Path, own: frozenset[str], what: str = "out=") -> Ite
     elif p.exists():
         raise FastmachError(f"{_named(what, p)} is a file; expected a directory")
     p.parent.mkdir(parents=True, exist_ok=True)
+    clear_stale(p, directory=True)   # a killed run's directories of the same target
     stage = Path(tempfile.mkdtemp(prefix=f"{TEMP_PREFIX}{os.getpid()}-", suffix=f"-{p.name}",
                                   dir=p.parent))
     mask = os.umask(0)
@@ -235,7 +287,8 @@ def atomic_dir(path: str | Path, own: frozenset[str], what: str = "out=") -> Ite
         raise
     old = None
     if p.exists():
-        old = Path(tempfile.mkdtemp(prefix=f"{TEMP_PREFIX}{os.getpid()}-old-", dir=p.parent))
+        old = Path(tempfile.mkdtemp(prefix=f"{TEMP_PREFIX}{os.getpid()}-old-",
+                                    suffix=f"-{p.name}", dir=p.parent))
         os.replace(p, old / p.name)
     os.replace(stage, p)
     if old is not None:

@@ -3,6 +3,7 @@ they are incomplete (``fastmach.outputs``, ``play``, ``replay``)."""
 from __future__ import annotations
 
 import gzip
+import os
 import json
 
 import pytest
@@ -271,3 +272,66 @@ def test_play_refuses_an_output_that_is_another_output_by_any_name(tmp_path, cap
         assert main(["play", "--games", "1", "--out", str(out), "--log", str(log)]) == 2
         assert "is the --out file" in capsys.readouterr().err
     assert out.read_bytes() == b"old rows"
+
+
+def _dead_pid() -> int:
+    import subprocess
+    import sys
+
+    p = subprocess.Popen([sys.executable, "-c", "pass"])
+    p.wait()
+    return p.pid
+
+
+def test_a_killed_play_logs_temporary_is_removed_by_the_rerun(tmp_path):
+    # kill -9 leaves play --log's hidden temporary beside the log: the next run writing the
+    # same log removes it (its process is gone), not another target's nor a running one's
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    log, out = tmp_path / "g.jsonl", tmp_path / "g.parquet"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    proc = subprocess.Popen([sys.executable, "-m", "fastmach", "play", "--players", "2",
+                             "--games", "100000", "--out", str(out), "--log", str(log)],
+                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    left = tmp_path / f".tmp{proc.pid}-g.jsonl"
+    try:
+        deadline = time.monotonic() + 120
+        while not (left.exists() and left.stat().st_size) and time.monotonic() < deadline:
+            time.sleep(0.05)
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    assert left.exists()
+    others = [tmp_path / f".tmp{os.getppid()}-g.jsonl", tmp_path / f".tmp{proc.pid}-h.jsonl"]
+    for p in others:
+        p.write_text("x")
+    assert main(["play", "--players", "2", "--games", "2", "--out", str(out),
+                 "--log", str(log)]) == 0
+    assert not left.exists() and all(p.exists() for p in others)
+    replay(log)
+
+
+def test_a_killed_reports_directory_is_removed_by_the_rerun(tmp_path):
+    from fastmach.outputs import atomic_dir, clear_stale
+
+    dead = _dead_pid()
+    stale = [tmp_path / f".tmp{dead}-abcd_123-rep", tmp_path / f".tmp{dead}-old-x1y2z3w4-rep"]
+    for d in stale:
+        d.mkdir()
+    (stale[1] / "rep").mkdir()
+    kept = [tmp_path / f".tmp{dead}-abcd_123-rep2", tmp_path / f".tmp{os.getpid()}-abcd_123-rep",
+            tmp_path / f".tmp{dead}-rep"]   # another target's, a running one's, a file's
+    for d in kept:
+        d.mkdir()
+    with atomic_dir(tmp_path / "rep", frozenset({"index.html"})) as stage:
+        (stage / "index.html").write_text("new")
+    assert not any(d.exists() for d in stale) and all(d.exists() for d in kept)
+    assert (tmp_path / "rep" / "index.html").read_text() == "new"
+    f = tmp_path / f".tmp{dead}-a.csv"
+    f.write_text("x")
+    assert clear_stale(tmp_path / "b.csv") == [] and f.exists()
+    assert clear_stale(tmp_path / "a.csv") == [f] and not f.exists()

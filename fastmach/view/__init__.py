@@ -30,7 +30,7 @@ from fastmach.core import validate
 from fastmach.core.cards import JOKER, card_str, parse_cards
 from fastmach.errors import FastmachError
 from fastmach.game.gamelog import _Bad, _HandChecker, _LogChecker, log_records
-from fastmach.outputs import probe_file, refuse_inputs, temporary_name
+from fastmach.outputs import clear_stale, probe_file, refuse_inputs, temporary_name
 from fastmach.rules import Rules
 
 __all__ = ["read_games", "ViewGame", "game_page", "index_page", "position_page",
@@ -486,6 +486,8 @@ def write_views(log: str | Path, out: str | Path | None = None, game: int | None
     probe_file(index, "out=")
     for p in paths:
         probe_file(p, "its game page")
+    for p in (index, *paths):
+        clear_stale(p)   # a killed run's temporaries of these pages
     written: list[tuple[Path, Path]] = []
     try:
         for g, p in zip(games, paths):
