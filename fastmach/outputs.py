@@ -14,6 +14,8 @@
   temporary name, put in place of the old one whole when complete.
 - :func:`open_text`: text files read and written transparently gzip-compressed when the
   name ends in ``.gz``; a file that is not UTF-8 text raises a FastmachError naming it.
+- :func:`read_lines`: a text file (plain or gzip) line by line, each line bounded by
+  :data:`MAX_LINE` (memory flat in the file's size).
 """
 from __future__ import annotations
 
@@ -24,13 +26,14 @@ import re
 import shutil
 import stat
 import tempfile
+import zlib
 from pathlib import Path
 from typing import IO, Any, Iterable, Iterator
 
 from fastmach.errors import FastmachError
 
 __all__ = ["as_path", "probe_file", "probe_dir", "atomic_path", "atomic_dir", "write_bytes_atomic",
-           "open_text", "read_text", "partial_name", "same_file", "refuse_inputs", "clear_stale"]
+           "open_text", "read_text", "partial_name", "same_file", "refuse_inputs", "clear_stale", "read_lines", "MAX_LINE"]
 
 
 def _named(what: str, p: Path) -> str:
@@ -317,6 +320,60 @@ def open_text(path: str | Path, mode: str = "r") -> IO[str]:
     if gz:
         return gzip.open(path, mode + "t", encoding="utf-8", compresslevel=6)  # type: ignore[return-value]
     return open(path, mode, encoding="utf-8")
+
+
+#: the longest line (bytes) :func:`read_lines` takes: a log's longest lines (a header, a
+#: turn's whole table) are a few KB; a longer one is no log line, refused before it fills
+#: memory
+MAX_LINE = 4 << 20
+
+
+def read_lines(path: str | Path, what: str, *, offset: int = 0,
+               first: int = 1) -> Iterator[tuple[int, int, str]]:
+    """``(number, offset, text)`` of each line of a UTF-8 text file (``.gz`` decompressed,
+    as :func:`open_text` reads it; the text without its line end), one line at a time, each
+    read in at most :data:`MAX_LINE` bytes and its end (memory flat in the file's size), from byte
+    ``offset`` of its text (line number ``first``) on. A line longer than ``MAX_LINE``
+    bytes, or not UTF-8, a damaged gzip stream or a file that cannot be read is a
+    FastmachError naming the file (and the line)."""
+    p = Path(path)
+    no, at = first, offset
+    with _reading(p, what, no):
+        with open(p, "rb") as raw:
+            gz = raw.read(2) == b"\x1f\x8b"
+        f: IO[bytes] = gzip.open(p, "rb") if gz else open(p, "rb")  # type: ignore[assignment]
+    with f:
+        with _reading(p, what, no):
+            if offset:
+                f.seek(offset)
+        while True:
+            with _reading(p, what, no):
+                data = f.readline(MAX_LINE + 2)   # (the line, its \r\n, one byte more)
+                body = data[:-1] if data.endswith(b"\n") else data
+                body = body[:-1] if body.endswith(b"\r") else body
+                if len(body) > MAX_LINE:
+                    raise FastmachError(
+                        f"{p.name} line {no}: longer than {MAX_LINE:,} bytes (MAX_LINE, the "
+                        f"longest line read; a log's lines are a few KB): not a log line")
+                text = body.decode("utf-8")
+            if not data:
+                return
+            yield no, at, text
+            no, at = no + 1, at + len(data)
+
+
+@contextlib.contextmanager
+def _reading(p: Path, what: str, no: int) -> Iterator[None]:
+    """Errors of reading line ``no`` of ``p`` as FastmachErrors naming it."""
+    try:
+        yield
+    except UnicodeDecodeError as e:
+        raise FastmachError(f"{_named(what, p)} is not UTF-8 text (line {no}, byte "
+                            f"{e.start}: {e.reason})") from None
+    except (gzip.BadGzipFile, EOFError, zlib.error) as e:
+        raise FastmachError(f"{_named(what, p)}: damaged gzip data ({e})") from None
+    except OSError as e:
+        raise FastmachError(f"cannot read {what} {str(p)!r}: {_why(e)}") from None
 
 
 def read_text(path: str | Path, what: str) -> str:

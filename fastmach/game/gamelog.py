@@ -32,7 +32,7 @@ from fastmach.core.cards import JOKER, card_points, card_str, parse_card
 from fastmach.errors import FastmachError
 from fastmach.game import Game, flow
 from fastmach.game.deal import Deal, Deals
-from fastmach.outputs import read_text
+from fastmach.outputs import read_lines
 from fastmach.rules import Rules
 
 __all__ = ["log_records", "parse_log_line", "game_lines", "replay", "replay_states",
@@ -402,10 +402,11 @@ def parse_log_line(name: str, no: int, line: str) -> dict:
 
 
 def log_records(path: str | Path) -> Iterator[tuple[int, dict]]:
-    """``(line number, record)`` of every non-blank line of a log (plain or gzip); a line
-    that is not a JSON object is a FastmachError naming the file and the line."""
+    """``(line number, record)`` of every non-blank line of a log (plain or gzip), read line
+    by line (``fastmach.outputs.read_lines``: a line beyond ``MAX_LINE`` bytes is refused);
+    a line that is not a JSON object is a FastmachError naming the file and the line."""
     path = Path(path)
-    for no, line in enumerate(read_text(path, "log").splitlines(), 1):
+    for no, _, line in read_lines(path, "log"):
         if line.strip():
             yield no, parse_log_line(path.name, no, line)
 
@@ -416,7 +417,7 @@ def game_lines(path: str | Path, seed: int, replicate: int) -> list[str] | None:
     line is not a record (a damaged log)."""
     path = Path(path)
     out: list[str] | None = None
-    for no, line in enumerate(read_text(path, "log").splitlines(), 1):
+    for no, _, line in read_lines(path, "log"):
         if not line.strip():
             continue
         try:
