@@ -672,7 +672,7 @@ class State:
         self.hand_index += 1
         kind, value = r.match_kind, r.match_value
         over = (kind == "single" or (kind == "rotations" and self.hand_index >= value * P)
-                or (kind == "threshold" and max(self.scores) >= value))
+                or (kind == "threshold" and max(self.scores) >= r.match_end_total))
         if over:
             self._terminal = True
         else:

@@ -565,7 +565,7 @@ class _LogChecker:
     def match_end(self, rec: dict, checker: _HandChecker, scores: list[int] | None) -> None:
         """The end record's match fields against the rules: whether the match is over
         after this hand (rotations:N: its N x players hands played; threshold:T: a total
-        reached T; a single hand: always), and then its winner and shares (a single
+        reached T, or passed it under threshold_reached = "exceed"; a single hand: always), and then its winner and shares (a single
         hand's own; a match's: the lowest total, ties shared or nobody's as ``ties``
         says). Raises _Bad."""
         r = checker.rules
@@ -575,7 +575,7 @@ class _LogChecker:
         elif kind == "rotations":
             over = isinstance(hand, int) and hand + 1 >= r.match_value * r.players
         else:
-            over = scores is not None and max([0, *scores]) >= r.match_value
+            over = scores is not None and max([0, *scores]) >= r.match_end_total
         said = rec.get("match_over")
         if said is not over:
             raise _Bad(f"match_over {json.dumps(said)} but under match={r.match} the match "
