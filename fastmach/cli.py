@@ -27,7 +27,7 @@ from fastmach.engine import run_play_columns, summary
 from fastmach.engine.parquet import write_parquet
 from fastmach.errors import BotError, FastmachError
 from fastmach.game.deal import SECRET, resolve_seed
-from fastmach.outputs import atomic_path, partial_name, probe_file
+from fastmach.outputs import atomic_path, partial_name, probe_file, refuse_inputs
 from fastmach.rules import PRESETS, resolve_rules, source_warning
 from fastmach.rules.doc import describe as describe_preset, markdown as rules_markdown
 from fastmach.solver import solve
@@ -201,16 +201,13 @@ def play_command(args: argparse.Namespace) -> int:
     for flag, path in (("--out", args.out), ("--hands", args.hands)):
         if path is not None and Path(path).suffix != ".parquet":
             raise FastmachError(f"{flag} {path!r}: expected a .parquet file")
-    if args.hands is not None and Path(args.hands).resolve() == out.resolve():
-        raise FastmachError(f"--hands {args.hands!r}: the same file as --out")
+    # three outputs, three files (by any name: a link, ..)
+    refuse_inputs(args.hands, "--hands", [("the --out file", out)])
+    refuse_inputs(args.log, "--log", [("the --out file", out), ("the --hands file", args.hands)])
     probe_file(out, "--out")  # before the first game: a bad path costs nothing
     if args.hands is not None:
         probe_file(args.hands, "--hands")
     if args.log is not None:
-        if Path(args.log).resolve() == out.resolve():
-            raise FastmachError(f"--log {args.log!r} is the --out file")
-        if args.hands is not None and Path(args.log).resolve() == Path(args.hands).resolve():
-            raise FastmachError(f"--log {args.log!r} is the --hands file")
         probe_file(args.log, "--log")
     if args.rotate:
         n = len(rotations_of(split_strategies(args.strategies), rules.players, True))
@@ -313,6 +310,7 @@ def sweep_command(args: argparse.Namespace) -> int:
     from fastmach.study.skill import execute_skill
     from fastmach.study.sweep import execute, format_summary
 
+    refuse_inputs(args.out, "--out", [("the study file", args.study)])
     study = Study.from_toml(Path(args.study), games=args.games)
     for w in dict.fromkeys(filter(None, (source_warning(c.rules) for c in study.cells))):
         print(f"warning: {w}", file=sys.stderr)
@@ -457,6 +455,7 @@ def tune_command(args: argparse.Namespace) -> int:
     """``fastmach tune``: a bad space or budget exits 2 before any game."""
     from .tools.tune import load_space, tune
 
+    refuse_inputs(args.out, "--out", [("the space file", args.space)])
     space = load_space(args.space)
     words = ["fastmach", "tune", args.space, "--out", args.out, "--max-games",
              str(args.max_games)]

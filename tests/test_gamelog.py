@@ -303,3 +303,88 @@ def test_the_log_is_the_engines_record_and_replays_for_python_bots(tmp_path):
     recs = _lines(path)
     assert sum(r["type"] == "turn" for r in recs) == df["turns"].sum()
     assert sum(len(r["drawn"]) for r in recs if r["type"] == "turn") == df["cards_drawn"].sum()
+
+
+def _forged_deals(path):
+    """The four forgeries of a game's header that keep every turn and points legal: a
+    dealt card kept to the end swapped with an undrawn stock card of the same points, two
+    undrawn stock cards swapped, the seed changed, the replicate changed."""
+    from fastmach.core.cards import card_points, parse_card
+    from fastmach.rules import Rules
+
+    recs = _lines(path)
+    for h, head in enumerate(recs):
+        if head["type"] != "header" or head["hand"] != 0:
+            continue
+        e = next(i for i in range(h, len(recs)) if recs[i]["type"] == "end")
+        turns = recs[h + 1:e]
+        drawn = sum(len(t["drawn"]) for t in turns)
+        undrawn = head["stock"][drawn:]
+        placed = {c for t in turns for c in t["placed"]}
+        pts = card_points(Rules.parse(head["rules"]).hand_points)
+        for s, hand in enumerate(head["hands"]):
+            for k, c in enumerate(hand):
+                j = next((j for j, d in enumerate(undrawn) if d != c and d not in placed
+                          and c not in placed and pts[parse_card(d)] == pts[parse_card(c)]),
+                         None)
+                if j is None or len(set(undrawn)) < 2:
+                    continue
+                a = next(a for a, d in enumerate(undrawn) if d != undrawn[0])
+
+                def dealt_for_stock(rs, h=h, s=s, k=k, j=j):
+                    rs[h]["hands"][s][k], rs[h]["stock"][drawn + j] = (
+                        rs[h]["stock"][drawn + j], rs[h]["hands"][s][k])
+
+                def stock_swapped(rs, h=h, a=a):
+                    st = rs[h]["stock"]
+                    st[drawn], st[drawn + a] = st[drawn + a], st[drawn]
+
+                def seed(rs, h=h):
+                    rs[h]["seed"] += 1
+
+                def replicate(rs, h=h):
+                    rs[h]["replicate"] += 100
+                return h, [dealt_for_stock, stock_swapped, seed, replicate]
+    raise AssertionError("no game to forge")
+
+
+def test_replay_refuses_a_deal_its_seed_does_not_deal(log_path, tmp_path, capsys):
+    # a header's hands, stock, dealer and first player are dealt again from its rules,
+    # seed and replicate: any other deal is refused, by replay, view and replay_states
+    from fastmach.cli import main
+    from fastmach.view import read_games
+
+    path, _ = log_path
+    h, forgeries = _forged_deals(path)
+    for fn in forgeries:
+        bad = _corrupt(path, tmp_path, fn)
+        msg = f"line {h + 1}: header: not the deal of seed"
+        with pytest.raises(FastmachError, match=msg):
+            replay(bad)
+        with pytest.raises(FastmachError, match=msg):
+            read_games(bad)
+        with pytest.raises(FastmachError, match=msg):
+            replay_states(bad)
+        assert main(["replay", str(bad)]) == 2
+        err = capsys.readouterr().err
+        assert "not the deal of seed" in err and "Traceback" not in err
+
+
+def test_replay_names_what_differs_from_the_seeds_deal(log_path, tmp_path):
+    path, _ = log_path
+
+    def first(rs):
+        rs[0]["first_player"] = (rs[0]["first_player"] + 1) % 3
+        rs[0]["stock"][0], rs[0]["stock"][-1] = rs[0]["stock"][-1], rs[0]["stock"][0]
+    with pytest.raises(FastmachError, match=r"line 1: header: not the deal of seed 9 replicate "
+                                            r"0 hand 0 under classic\(players=3\): the stock "
+                                            r"has \w+ where the seed deals \w+; first_player"):
+        replay(_corrupt(path, tmp_path, first))
+
+    def later_hand(rs):
+        i = _first(rs, lambda r: r["type"] == "header" and r["hand"] == 1)
+        rs[i]["seed"] = 8
+    with pytest.raises(FastmachError, match="header: seed 8 but its game's first hand has 9"):
+        replay(_corrupt(path, tmp_path, later_hand))
+    with pytest.raises(FastmachError, match="header: seed 8 but its game's first hand has 9"):
+        replay_states(_corrupt(path, tmp_path, later_hand))

@@ -3,6 +3,7 @@ they are incomplete (``fastmach.outputs``, ``play``, ``replay``)."""
 from __future__ import annotations
 
 import gzip
+import os
 import json
 
 import pytest
@@ -187,3 +188,150 @@ def test_progress_shows_after_two_seconds_whatever_the_number_of_games(monkeypat
     assert seen == {"total": 2, "progress": None} and progress.DELAY == 2
     run_play("classic(players=2)", "expert", 2, 1, progress=False)
     assert seen["progress"] is False
+
+
+def test_an_output_that_is_an_input_by_any_name_is_refused(tmp_path):
+    from fastmach.outputs import refuse_inputs, same_file
+
+    src = tmp_path / "p.jsonl"
+    src.write_text("x\n")
+    (tmp_path / "d").mkdir()
+    (tmp_path / "hard.jsonl").hardlink_to(src)
+    (tmp_path / "sym.jsonl").symlink_to(src)
+    for name in ("p.jsonl", "d/../p.jsonl", "hard.jsonl", "sym.jsonl"):
+        assert same_file(tmp_path / name, src)
+        with pytest.raises(FastmachError, match=r"out='.*' is the log '.*p.jsonl': writing "
+                                                r"it would destroy it"):
+            refuse_inputs(tmp_path / name, "out=", [("the log", src)])
+    assert not same_file(tmp_path / "other.jsonl", src)
+    refuse_inputs(tmp_path / "other.jsonl", "out=", [("the log", src), ("x", None)])
+    refuse_inputs("-", "out=", [("the log", "-")])
+    # an output directory replaced whole: neither inside an input nor holding one
+    with pytest.raises(FastmachError, match="holds the results directory"):
+        refuse_inputs(tmp_path, "out=", [("the results directory", tmp_path / "d")],
+                      directory=True)
+    with pytest.raises(FastmachError, match="is inside the results directory"):
+        refuse_inputs(tmp_path / "d" / "r", "out=", [("the results directory", tmp_path / "d")],
+                      directory=True)
+
+
+def _clash_links(tmp_path, src):
+    """``src`` under other names: itself, through .., a hard link and a symbolic link."""
+    (tmp_path / "sub").mkdir(exist_ok=True)
+    hard, sym = tmp_path / f"hard-{src.name}", tmp_path / f"sym-{src.name}"
+    hard.hardlink_to(src)
+    sym.symlink_to(src)
+    return [src, tmp_path / "sub" / ".." / src.name, hard, sym]
+
+
+@pytest.mark.parametrize("ext", ["jsonl", "csv"])
+def test_solve_batch_out_over_its_positions_exits_2_and_keeps_them(tmp_path, capsys, ext):
+    src = tmp_path / f"p.{ext}"
+    src.write_text('{"hand": "8D 8H", "table": "8S 8C"}\n' if ext == "jsonl"
+                   else 'hand,table\n8D 8H,8S 8C\n')
+    before = src.read_bytes()
+    for out in _clash_links(tmp_path, src):
+        assert main(["solve", "--batch", str(src), "--out", str(out)]) == 2
+        err = capsys.readouterr().err
+        assert f"--out {str(out)!r} is the positions file" in err and "Traceback" not in err
+        assert src.read_bytes() == before
+
+
+def test_view_out_over_its_log_exits_2_and_keeps_it(tmp_path, capsys):
+    log = tmp_path / "g.jsonl"
+    play_games("classic(players=2,match=single)", ["expert"] * 2, 1, range(1), log=log)
+    before = log.read_bytes()
+    for out in _clash_links(tmp_path, log):
+        assert main(["view", str(log), "--out", str(out)]) == 2
+        assert main(["view", str(log), "--game", "0", "--out", str(out)]) == 2
+        err = capsys.readouterr().err
+        assert f"--out {str(out)!r} is the log" in err and "Traceback" not in err
+        assert log.read_bytes() == before
+    # a game page named as the log (index x.html: its pages x-game0.html)
+    page = tmp_path / "x-game0.html"
+    page.write_bytes(before)
+    assert main(["view", str(page), "--out", str(tmp_path / "x.html")]) == 2
+    assert "its game page" in capsys.readouterr().err and page.read_bytes() == before
+
+
+def test_sweep_and_tune_out_over_their_definition_exit_2(tmp_path, capsys):
+    toml = tmp_path / "s.toml"
+    toml.write_text("[study]\n")
+    for command in ("sweep", "tune"):
+        extra = ["--max-games", "10"] if command == "tune" else []
+        assert main([command, str(toml), "--out", str(tmp_path / "sub" / ".." / "s.toml"),
+                     *extra]) == 2
+        err = capsys.readouterr().err
+        assert "is the s" in err and "file" in err and toml.read_text() == "[study]\n"
+
+
+def test_play_refuses_an_output_that_is_another_output_by_any_name(tmp_path, capsys, no_games):
+    out = tmp_path / "t.parquet"
+    out.write_bytes(b"old rows")
+    for log in _clash_links(tmp_path, out):
+        assert main(["play", "--games", "1", "--out", str(out), "--log", str(log)]) == 2
+        assert "is the --out file" in capsys.readouterr().err
+    assert out.read_bytes() == b"old rows"
+
+
+def _dead_pid() -> int:
+    import subprocess
+    import sys
+
+    p = subprocess.Popen([sys.executable, "-c", "pass"])
+    p.wait()
+    return p.pid
+
+
+def test_a_killed_play_logs_temporary_is_removed_by_the_rerun(tmp_path):
+    # kill -9 leaves play --log's hidden temporary beside the log: the next run writing the
+    # same log removes it (its process is gone), not another target's nor a running one's
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    log, out = tmp_path / "g.jsonl", tmp_path / "g.parquet"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    proc = subprocess.Popen([sys.executable, "-m", "fastmach", "play", "--players", "2",
+                             "--games", "100000", "--out", str(out), "--log", str(log)],
+                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    left = tmp_path / f".tmp{proc.pid}-g.jsonl"
+    try:
+        deadline = time.monotonic() + 120
+        while not (left.exists() and left.stat().st_size) and time.monotonic() < deadline:
+            time.sleep(0.05)
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    assert left.exists()
+    others = [tmp_path / f".tmp{os.getppid()}-g.jsonl", tmp_path / f".tmp{proc.pid}-h.jsonl"]
+    for p in others:
+        p.write_text("x")
+    assert main(["play", "--players", "2", "--games", "2", "--out", str(out),
+                 "--log", str(log)]) == 0
+    assert not left.exists() and all(p.exists() for p in others)
+    replay(log)
+
+
+def test_a_killed_reports_directory_is_removed_by_the_rerun(tmp_path):
+    from fastmach.outputs import atomic_dir, clear_stale
+
+    dead = _dead_pid()
+    stale = [tmp_path / f".tmp{dead}-abcd_123-rep", tmp_path / f".tmp{dead}-old-x1y2z3w4-rep"]
+    for d in stale:
+        d.mkdir()
+    (stale[1] / "rep").mkdir()
+    kept = [tmp_path / f".tmp{dead}-abcd_123-rep2", tmp_path / f".tmp{os.getpid()}-abcd_123-rep",
+            tmp_path / f".tmp{dead}-rep"]   # another target's, a running one's, a file's
+    for d in kept:
+        d.mkdir()
+    with atomic_dir(tmp_path / "rep", frozenset({"index.html"})) as stage:
+        (stage / "index.html").write_text("new")
+    assert not any(d.exists() for d in stale) and all(d.exists() for d in kept)
+    assert (tmp_path / "rep" / "index.html").read_text() == "new"
+    f = tmp_path / f".tmp{dead}-a.csv"
+    f.write_text("x")
+    assert clear_stale(tmp_path / "b.csv") == [] and f.exists()
+    assert clear_stale(tmp_path / "a.csv") == [f] and not f.exists()

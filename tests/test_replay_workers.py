@@ -63,7 +63,8 @@ def test_a_good_log_replays_the_same_in_pieces(log_lines, tmp_path, tiny_pieces)
     path = _write(tmp_path, log_lines)
     serial, cut = _both(path)
     assert serial[2] is None and serial[1] and cut == serial
-    assert len(replay_workers._cuts(log_lines, len(log_lines))) == 3 + 4 + 3   # a game each
+    cuts, total = replay_workers._cuts(path, len(log_lines))
+    assert len(cuts) == 3 + 4 + 3 and total == len(log_lines)   # a game each
 
 
 def _records(lines):

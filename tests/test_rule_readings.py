@@ -255,3 +255,30 @@ def test_play_refuses_more_games_than_a_run_can_hold(capsys, tmp_path):
     code = main(["play", "--games", "100000000000", "--out", str(out)])
     err = capsys.readouterr().err
     assert code == 2 and "1e+07" in err and "sweep" in err and not out.exists()
+
+
+# ------------------------------------------- 003 "franchit le seuil": reach or exceed T
+def test_003_a_total_of_exactly_the_threshold_ends_the_match_under_reach_not_exceed(tmp_path):
+    """ace-low's "quelqu'un franchit le seuil": threshold_reached = "reach" (the default)
+    ends the match after the hand a total reaches 100; "exceed" plays on until one passes
+    it. Replicate 29 of seed 1 (4 experts) ends at exactly 100 under reach; the same deals
+    go on under exceed. The engine, the State and the log replay agree under both."""
+    rep, deals = 29, {}
+    for reading in ("reach", "exceed"):
+        rules = f"ace-low(threshold_reached={reading})"
+        log = tmp_path / f"{reading}.jsonl"
+        df = play_games(rules, ["expert"] * 4, 1, [rep], log=log)
+        scores = [int(df[f"score_{i}"].iloc[0]) for i in range(4)]
+        deals[reading] = (int(df["hands"].iloc[0]), max(scores))
+        hands = replay(log)
+        assert len(hands) == deals[reading][0]
+        (state,) = replay_states(log)
+        assert state.is_terminal() and state.scores == scores
+    (n_reach, top_reach), (n_exceed, top_exceed) = deals["reach"], deals["exceed"]
+    assert top_reach == 100 and n_exceed > n_reach and top_exceed > 100
+    assert str(Rules.parse("ace-low(threshold_reached=reach)")) == "ace-low"
+    assert Rules.parse("ace-low").match_end_total == 100
+    assert Rules.parse("ace-low(threshold_reached=exceed)").match_end_total == 101
+    with pytest.raises(FastmachError, match="'threshold_reached': expected one of 'reach', "
+                                            "'exceed'"):
+        Rules.parse("ace-low(threshold_reached=cross)")

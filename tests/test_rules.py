@@ -15,7 +15,7 @@ ALL_PARAMETERS = (
     "players", "decks", "jokers", "jokers_per_meld", "joker_swap", "hand_size",
     "first_player_by", "ace", "ace_both_ends", "may_draw_when_able", "may_pass_when_able",
     "opening_points", "failed_penalty", "stock_empty", "blocked_when", "blocked_winner", "ties",
-    "scoring", "hand_points", "match",
+    "scoring", "hand_points", "match", "threshold_reached",
 )
 
 
@@ -355,6 +355,7 @@ def _value(name):
         "blocked_when": ["round", "nobody-can-play"],
         "blocked_winner": ["none", "lowest"],
         "ties": ["shared", "draw"],
+        "threshold_reached": ["reach", "exceed"],
         "scoring": ["penalties"],
         "first_player_by": ["left-of-dealer", "cut"],
         "hand_points": ["cards", "face-ace1", "face-ace11"],
@@ -453,9 +454,10 @@ def test_engine_config_reads_every_parameter():
         extra = {"decks": 3} if p.name in ("players", "hand_size") else {}
         if p.name == "match":
             v = "threshold:50"
-        r = Rules.preset("classic", **{"match": "single", **extra, p.name: v})
-        if extra:
-            base_p = flat(engine_config(Rules.preset("classic", match="single", **extra)))
+        match = "threshold:50" if p.name == "threshold_reached" else "single"  # (read there)
+        r = Rules.preset("classic", **{"match": match, **extra, p.name: v})
+        if extra or match != "single":
+            base_p = flat(engine_config(Rules.preset("classic", match=match, **extra)))
         else:
             base_p = base
         assert flat(engine_config(r)) != base_p, p.name

@@ -38,7 +38,7 @@ Model choices (where the rule texts leave room; docs/rules.md lists them all):
   (its turns, its stock-out turn counted within the hand, its shares) and each seat's
   match score after it.
 - ``rotations:N`` plays N x players hands; ``threshold:T`` plays hands until a total
-  reaches T.
+  reaches T (passes it under ``threshold_reached = "exceed"``: ``Rules.match_end_total``).
 - Match rows: ``turns``, ``rounds``, ``cards_drawn``, ``plays``, ``failed`` are summed over
   the hands, ``max_table`` is the maximum, ``end``, ``cards_left_i``, ``hand_points_i``
   describe the last hand, ``first_player`` the first hand, ``stock_exhausted`` is true if
@@ -163,6 +163,7 @@ def engine_config(rules: Rules, check: bool = False) -> dict:
         first_cut=int(rules.first_player_by == "cut"),
         match_kind=_MATCH_CODES[rules.match_kind],
         match_value=rules.match_value,
+        match_end=rules.match_end_total,
         check=bool(check),
     )
 

@@ -114,6 +114,7 @@ cdef class Engine:
     cdef readonly int match_kind      # 0 single, 1 rotations, 2 threshold
     cdef readonly int first_cut       # first_player_by = cut (else left of the dealer)
     cdef readonly int match_value
+    cdef readonly int match_end       # threshold: the lowest total that ends the match
     cdef readonly int players
     cdef readonly bint checked        # verify the invariants after every turn (tests)
     cdef bint counting                # play_batch(hands=True): count draws/passes when able
@@ -154,6 +155,7 @@ cdef class Engine:
         self.match_kind = cfg["match_kind"]
         self.first_cut = cfg["first_cut"]
         self.match_value = cfg["match_value"]
+        self.match_end = cfg["match_end"]
 
     @property
     def seats(self):
@@ -572,7 +574,7 @@ cdef class Engine:
                     for s in range(P):
                         if sc[g, s] > best:
                             best = sc[g, s]
-                    if best >= self.match_value:
+                    if best >= self.match_end:   # (rules.match_end_total)
                         break
                 if h >= MAX_MATCH_HANDS:
                     raise FastmachError(

@@ -35,7 +35,7 @@ from fastmach.core import validate
 from fastmach.core._ids import ids_of_counts
 from fastmach.core.cards import JOKER, NCARD, card_points, card_str, check_copies, parse_cards
 from fastmach.errors import FastmachError
-from fastmach.game.deal import check_seed, deck_of
+from fastmach.game.deal import check_seed, deck_of, game_start
 from fastmach.game.history import PublicTurn
 from fastmach.game.observation import Observation
 from fastmach.rules import Rules, is_integer, resolve_rules
@@ -192,13 +192,10 @@ class State:
             raise FastmachError(f"replicate must be a non-negative integer, got {replicate!r}")
         self.replicate = int(replicate)
         P = self.rules.players
-        rng = np.random.default_rng(np.random.SeedSequence([self.replicate, self.root_seed]))
-        perm = rng.permutation(game.deck)
-        self.first_dealer = int(rng.integers(P))
-        self.rng_state = int(rng.integers(0, 2**64, dtype=np.uint64))
         # first_player_by = cut: the seat that cuts highest starts the first hand (a uniform
         # seat), the next seat clockwise the next hand (drawn as the engine does)
-        self.first_cut = int(rng.integers(P)) if self.rules.first_player_by == "cut" else None
+        rng, perm, self.first_dealer, self.rng_state, self.first_cut = game_start(
+            self.rules, self.root_seed, self.replicate)
         # the deal's generator, kept as its state (a snapshot, replaced, never changed: a
         # clone shares it) and made again for the next hand's deal
         self._deal_state = rng.bit_generator.state
@@ -679,7 +676,7 @@ class State:
         self.hand_index += 1
         kind, value = r.match_kind, r.match_value
         over = (kind == "single" or (kind == "rotations" and self.hand_index >= value * P)
-                or (kind == "threshold" and max(self.scores) >= value))
+                or (kind == "threshold" and max(self.scores) >= r.match_end_total))
         if over:
             self._terminal = True
         else:

@@ -6,8 +6,9 @@ The format (header, turn and end records) is described in ``fastmach.game.log``.
 ``replay`` checks every turn without the engine or the solver, by the rules the reference
 ``State`` plays by (a play by ``fastmach.game.actions``, which checks melds with
 ``fastmach.core.validate``; draws, passes, failed plays, the hand's end and its winner by
-``fastmach.game.flow``): the seat order, that
-placed cards come from the hand, that the table after a play is exactly the table before plus
+``fastmach.game.flow``): that each header's deal (hands, stock, dealer, first player) is
+the one its rules, seed and replicate deal (``check_deal``, by the engine's seeding), the
+seat order, that placed cards come from the hand, that the table after a play is exactly the table before plus
 the placed cards (minus taken jokers) in valid melds, the opening rule, that drawn cards
 are the next stock cards, passes only on an empty stock, the end of the hand (emptied
 hand, blocked round, stock-out), the points and the winner. It cannot judge whether a
@@ -22,7 +23,7 @@ import json
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import Callable, Iterable, Iterator, Sequence
 
 
 from fastmach.game.actions import Draw, Fail, Pass, Play, check_action
@@ -30,11 +31,12 @@ from fastmach.core import validate
 from fastmach.core.cards import JOKER, card_points, card_str, parse_card
 from fastmach.errors import FastmachError
 from fastmach.game import Game, flow
-from fastmach.outputs import read_text
+from fastmach.game.deal import Deal, Deals
+from fastmach.outputs import read_lines
 from fastmach.rules import Rules
 
 __all__ = ["log_records", "parse_log_line", "game_lines", "replay", "replay_states",
-           "to_action", "ReplayedHand"]
+           "to_action", "check_deal", "ReplayedHand"]
 
 
 def _txt(cards: Iterable[int]) -> list[str]:
@@ -115,7 +117,8 @@ class _Seen:
         self._memos: dict[tuple, validate.MeldMemo] = {}
         self._text: dict[tuple, str] = {}
         self._rules: dict[str, Rules] = {}
-        self._decks: dict[tuple, list[int]] = {}
+        self._deals: Deals | None = None
+        self._deals_key: tuple | None = None
 
     def rules(self, text) -> Rules:
         """``Rules.parse`` of a header's rules string (once per string)."""
@@ -126,12 +129,12 @@ class _Seen:
             r = self._rules[text] = Rules.parse(text)
         return r
 
-    def deck(self, r: Rules) -> list[int]:
-        """The sorted card ids of the rules' deck."""
-        key = (r.decks, r.jokers)
-        if key not in self._decks:
-            self._decks[key] = sorted(list(range(JOKER)) * r.decks + [JOKER] * r.jokers)
-        return self._decks[key]
+    def deals(self, r: Rules, seed: int, replicate: int) -> Deals:
+        """The deals of a game (the last game's, kept for its later hands)."""
+        key = (r, seed, replicate)
+        if self._deals is None or self._deals_key != key:
+            self._deals, self._deals_key = Deals(r, seed, replicate), key
+        return self._deals
 
     def meld_ids(self, meld: list) -> list[int]:
         key = tuple(meld)   # a key only ever stored from a list of card tokens (strings)
@@ -185,6 +188,57 @@ def _close(got, want: list[float]) -> bool:
                     and abs(x - y) <= 1e-8 + 1e-5 * abs(y) for x, y in zip(got, want)))
 
 
+def _differ(what: str, got: list[int], want: Sequence[int]) -> str:
+    """Where a logged card list (hand or stock) leaves the dealt one."""
+    if len(got) != len(want):
+        return f"{what} holds {len(got)} cards, the seed deals it {len(want)}"
+    i = next(i for i, (a, b) in enumerate(zip(got, want)) if a != b)
+    return f"{what} has {card_str(got[i])} where the seed deals {card_str(want[i])}"
+
+
+def check_deal(header: dict, rules: Rules, deals: Callable[[Rules, int, int], Deals] = Deals
+               ) -> tuple[list[list[int]], list[int], Deal]:
+    """The one check of a header's deal (replay, view and ``replay_states``): its seed,
+    replicate and hand are integers >= 0 and its hands (each seat's cards, in any order),
+    stock (in order), dealer and first player are what ``(rules, seed, replicate)`` deals
+    for that hand (``fastmach.game.deal.Deals``, the engine's seeding). Returns the logged
+    hands, the stock and the deal; raises _Bad naming the first difference. ``deals``:
+    ``(rules, seed, replicate) -> Deals`` (a replay keeps a game's for its later hands)."""
+    nums = {}
+    for key in ("seed", "replicate", "hand"):
+        v = header.get(key, 0 if key == "hand" else None)
+        if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+            raise _Bad(f"header: {key!r} must be an integer >= 0, got {json.dumps(v)}"
+                       + (" (the deal is checked against the seed's)" if key not in header
+                          else ""))
+        nums[key] = v
+    P = rules.players
+    hands = header.get("hands")
+    if not isinstance(hands, list) or len(hands) != P:
+        raise _Bad(f"header: 'hands' must list {P} hands (players={P})")
+    dealt = [_cards({f"hands[{i}]": h}, f"hands[{i}]") for i, h in enumerate(hands)]
+    stock = _cards(header, "stock")
+    seed, replicate, hand = nums["seed"], nums["replicate"], nums["hand"]
+    if seed >= 2**63:
+        raise _Bad(f"header: 'seed' must be below 2**63, got {seed}")
+    deal = deals(rules, seed, replicate).deal(hand)
+    wrong = [_differ(f"seat {s}'s hand", sorted(h), deal.hands[s])
+             for s, h in enumerate(dealt) if sorted(h) != list(deal.hands[s])]
+    if stock != list(deal.stock):
+        wrong.append(_differ("the stock", stock, deal.stock))
+    if "dealer" in header and not (type(header["dealer"]) is int
+                                   and header["dealer"] == deal.dealer):
+        wrong.append(f"dealer {json.dumps(header['dealer'])}, the seed's is seat {deal.dealer}")
+    first = header.get("first_player")
+    if not (type(first) is int and first == deal.first_player):
+        wrong.append(f"first_player {json.dumps(header.get('first_player'))}, the seed's is "
+                     f"seat {deal.first_player}")
+    if wrong:
+        raise _Bad(f"header: not the deal of seed {seed} replicate {replicate} hand {hand} "
+                   f"under {rules}: " + "; ".join(wrong))
+    return dealt, stock, deal
+
+
 class _HandChecker:
     """Re-checks one hand from its header, turn by turn."""
 
@@ -197,39 +251,13 @@ class _HandChecker:
         r = self.rules
         P = r.players
         self.P = P
-        hands = header.get("hands")
-        if not isinstance(hands, list) or len(hands) != P:
-            raise _Bad(f"header: 'hands' must list {P} hands (players={P})")
-        dealt = [_cards({f"hands[{i}]": h}, f"hands[{i}]") for i, h in enumerate(hands)]
+        dealt, self.stock, deal = check_deal(header, r, seen.deals)
         self.hands = [Counter(h) for h in dealt]
-        for s, h in enumerate(dealt):
-            if len(h) != r.hand_size:
-                raise _Bad(f"header: seat {s} holds {len(h)} cards, hand_size={r.hand_size}")
-        self.stock = _cards(header, "stock")
-        if sorted(self.stock + [c for h in dealt for c in h]) != seen.deck(r):
-            deck = Counter({c: r.decks for c in range(JOKER)})
-            if r.jokers:
-                deck[JOKER] = r.jokers
-            have = sum(self.hands, Counter()) + Counter(self.stock)
-            diff = (deck - have) + (have - deck)
-            raise _Bad("header: hands + stock are not the deck (" +
-                       ", ".join(f"{card_str(c)}" for c in sorted(diff)) + " differ)")
-        for key in ("seed", "replicate", "hand"):
-            if key in header and (isinstance(header[key], bool)
-                                  or not isinstance(header[key], int) or header[key] < 0):
-                raise _Bad(f"header: {key!r} must be an integer >= 0, got "
-                           f"{json.dumps(header[key])}")
         names = header.get("strategies")
         if "strategies" in header and not (isinstance(names, list) and len(names) == P
                                            and all(isinstance(x, str) for x in names)):
             raise _Bad(f"header: 'strategies' must list {P} strategy names (players={P})")
-        self.first = _int(header, "first_player")
-        if ("dealer" in header and r.first_player_by == "left-of-dealer"
-                and (_int(header, "dealer") + 1) % P != self.first):
-            raise _Bad("header: first_player is not the seat left of the dealer")
-        if not 0 <= self.first < P:
-            raise _Bad(f"header: first_player {self.first} outside 0..{P - 1}")
-        self.cur = self.first
+        self.first = self.cur = deal.first_player
         self.table: list[list[int]] = []
         self.opened = [False] * P
         self.noadd = 0
@@ -374,10 +402,11 @@ def parse_log_line(name: str, no: int, line: str) -> dict:
 
 
 def log_records(path: str | Path) -> Iterator[tuple[int, dict]]:
-    """``(line number, record)`` of every non-blank line of a log (plain or gzip); a line
-    that is not a JSON object is a FastmachError naming the file and the line."""
+    """``(line number, record)`` of every non-blank line of a log (plain or gzip), read line
+    by line (``fastmach.outputs.read_lines``: a line beyond ``MAX_LINE`` bytes is refused);
+    a line that is not a JSON object is a FastmachError naming the file and the line."""
     path = Path(path)
-    for no, line in enumerate(read_text(path, "log").splitlines(), 1):
+    for no, _, line in read_lines(path, "log"):
         if line.strip():
             yield no, parse_log_line(path.name, no, line)
 
@@ -388,7 +417,7 @@ def game_lines(path: str | Path, seed: int, replicate: int) -> list[str] | None:
     line is not a record (a damaged log)."""
     path = Path(path)
     out: list[str] | None = None
-    for no, line in enumerate(read_text(path, "log").splitlines(), 1):
+    for no, _, line in read_lines(path, "log"):
         if not line.strip():
             continue
         try:
@@ -431,6 +460,17 @@ def unclosed_message(name: str) -> str:
             f"interrupted run?)")
 
 
+def _next_hand(header: dict, last: dict) -> None:
+    """A later hand's header follows the last hand's: the next hand, the same rules, seed
+    and replicate (its game's). Raises _Bad."""
+    if header.get("hand") != last.get("hand", 0) + 1:
+        raise _Bad(f"hand {json.dumps(header.get('hand'))} follows hand {last.get('hand', 0)}")
+    for key in ("rules", "seed", "replicate"):
+        if header.get(key) != last.get(key):
+            raise _Bad(f"header: {key} {json.dumps(header.get(key))} but its game's first "
+                       f"hand has {json.dumps(last.get(key))}")
+
+
 class _LogChecker:
     """The records of a log in order: games, hands and closing records (``record``), then
     the end of the log (``finish``); each finished hand is appended to ``hands`` with the
@@ -469,6 +509,8 @@ class _LogChecker:
                 raise _Bad(MATCH_NOT_OVER)
             if not first and self.match_over:
                 raise _Bad(f"hand {rec.get('hand')} of a match that is over")
+            if not first:
+                _next_hand(rec, self.head)
             self.games += first
             self.all_games += first
             self.checker = _HandChecker(rec, self.seen, self.text)
@@ -523,7 +565,7 @@ class _LogChecker:
     def match_end(self, rec: dict, checker: _HandChecker, scores: list[int] | None) -> None:
         """The end record's match fields against the rules: whether the match is over
         after this hand (rotations:N: its N x players hands played; threshold:T: a total
-        reached T; a single hand: always), and then its winner and shares (a single
+        reached T, or passed it under threshold_reached = "exceed"; a single hand: always), and then its winner and shares (a single
         hand's own; a match's: the lowest total, ties shared or nobody's as ``ties``
         says). Raises _Bad."""
         r = checker.rules
@@ -533,7 +575,7 @@ class _LogChecker:
         elif kind == "rotations":
             over = isinstance(hand, int) and hand + 1 >= r.match_value * r.players
         else:
-            over = scores is not None and max([0, *scores]) >= r.match_value
+            over = scores is not None and max([0, *scores]) >= r.match_end_total
         said = rec.get("match_over")
         if said is not over:
             raise _Bad(f"match_over {json.dumps(said)} but under match={r.match} the match "
@@ -600,12 +642,14 @@ def replay_states(path: str | Path) -> list:
     """Rebuild every game of a log from its seed and action list with the State API.
 
     Each game (header with ``hand`` 0, then its hands) is dealt again from (rules, seed,
-    replicate); the dealt cards must equal the header's, each logged action is applied
+    replicate); each header must hold its deal (``check_deal``), each logged action is applied
     (and checked) and must draw the logged cards. Returns the final ``State`` of each game.
     """
     path = Path(path)
     states: list = []
     state = None
+    seen = _Seen()
+    last: dict = {}   # the last hand's header
     for no, rec in log_records(path):
         try:
             kind = rec.get("type")
@@ -614,13 +658,12 @@ def replay_states(path: str | Path) -> list:
                     game = Game(rec["rules"], rec.get("strategies"), strict=True)
                     state = game.new_initial_state(_int(rec, "seed"), _int(rec, "replicate"))
                     states.append(state)
-                if state is None or state.is_terminal():
+                elif state is None or state.is_terminal():
                     raise _Bad("header of a hand the game does not have")
-                hands, stock = state.dealt
-                if [list(h) for h in hands] != [sorted(_cards({f"hands[{i}]": h}, f"hands[{i}]"))
-                                                      for i, h in enumerate(rec["hands"])] \
-                        or list(stock) != _cards(rec, "stock"):
-                    raise _Bad("the seed deals other cards than the header lists")
+                else:
+                    _next_hand(rec, last)
+                check_deal(rec, state.rules, seen.deals)
+                last = rec
             elif kind == "turn":
                 if state is None:
                     raise _Bad("turn before any header")

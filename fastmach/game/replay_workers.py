@@ -14,6 +14,7 @@ through ``replay`` on one process.
 from __future__ import annotations
 
 import concurrent.futures as cf
+import itertools
 import multiprocessing
 import os
 import re
@@ -21,7 +22,7 @@ import signal
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Callable, Iterable, Iterator
 
 from fastmach.core.workers import check_local_workers
 from fastmach.errors import FastmachError
@@ -29,7 +30,7 @@ from fastmach.rules import is_integer
 from fastmach.game.gamelog import (HEADER_IN_HAND, MATCH_NOT_OVER, ReplayedHand, _Bad,
                                    _LogChecker, close_count_message, parse_log_line, replay,
                                    short_message, truncated_message, unclosed_message)
-from fastmach.outputs import read_text
+from fastmach.outputs import read_lines
 
 __all__ = ["replay_parallel", "default_workers"]
 
@@ -71,21 +72,21 @@ class Piece:
 
 #: how workers start: None (fork when this process runs one thread), "fork" or "spawn"
 START_METHOD: str | None = None
-#: the log's lines, in this process and in the workers forked from it
-_LINES: list[str] = []
 
 
-def _forked_piece(name: str, a: int, b: int, text: bool) -> Piece:
-    """``check_piece`` of the lines ``a:b`` (0-based) of the log this worker was forked
-    with."""
-    return check_piece(name, a + 1, _LINES[a:b], text)
+def piece_lines(path: str | Path, first: int, offset: int, count: int) -> Iterator[str]:
+    """The ``count`` lines of a log from line ``first`` (at byte ``offset`` of its text) on,
+    read from the file one at a time (a worker reads its own piece)."""
+    lines = read_lines(path, "log", offset=offset, first=first)
+    return (line for _, _, line in itertools.islice(lines, count))
 
 
-def _spawned_piece(name: str, a: int, lines: Sequence[str], text: bool) -> Piece:
-    return check_piece(name, a + 1, lines, text)
+def _piece(path: str, name: str, first: int, offset: int, count: int, text: bool) -> Piece:
+    """``check_piece`` of a piece of the log, read by the worker."""
+    return check_piece(name, first, piece_lines(path, first, offset, count), text)
 
 
-def check_piece(name: str, first: int, lines: Sequence[str], text: bool = True) -> Piece:
+def check_piece(name: str, first: int, lines: Iterable[str], text: bool = True) -> Piece:
     """Check the lines of a log from line ``first`` on, as ``replay`` would from the start
     of a game (``text``: with the hands' readable text)."""
     out = Piece(first)
@@ -116,15 +117,17 @@ def check_piece(name: str, first: int, lines: Sequence[str], text: bool = True) 
     return out
 
 
-def _cuts(lines: Sequence[str], pieces: int) -> list[int]:
-    """0-based indices where pieces start: lines that look like a game's first header,
-    about ``len(lines) / pieces`` lines apart (the workers confirm each)."""
-    step = max(MIN_LINES, len(lines) // max(1, pieces))
-    cuts = [0]
-    for i, line in enumerate(lines):
-        if i - cuts[-1] >= step and _HEADER.match(line) and _FIRST_HAND.search(line):
-            cuts.append(i)
-    return cuts
+def _cuts(path: str | Path, pieces: int) -> tuple[list[tuple[int, int]], int]:
+    """Where pieces start, as (line number, byte offset): lines that look like a game's
+    first header, about ``lines / pieces`` lines apart (the workers confirm each); and the
+    log's line count. Two passes over the file, line by line (memory flat in its size)."""
+    total = sum(1 for _ in read_lines(path, "log"))
+    step = max(MIN_LINES, total // max(1, pieces))
+    cuts = [(1, 0)]
+    for no, at, line in read_lines(path, "log"):
+        if no - cuts[-1][0] >= step and _HEADER.match(line) and _FIRST_HAND.search(line):
+            cuts.append((no, at))
+    return cuts, total
 
 
 @dataclass
@@ -172,11 +175,11 @@ def _merge(name: str, pieces: list[Piece]) -> _Verdict | None:
     return _Verdict(hands, None)
 
 
-def _pool(workers: int) -> tuple[cf.ProcessPoolExecutor, bool]:
+def _pool(workers: int) -> cf.ProcessPoolExecutor:
     """Worker processes, started with Ctrl-C held back so that none takes it (it reaches
-    this process once they run); whether they are forked. Forked from this process when
-    it runs one thread (the checker is loaded already and the log's lines are shared:
-    a worker starts at once), else spawned (a fork copies other threads' locks)."""
+    this process once they run). Forked from this process when it runs one thread (the
+    checker is loaded already: a worker starts at once), else spawned (a fork copies
+    other threads' locks)."""
     forked = (START_METHOD == "fork" if START_METHOD is not None else
               threading.active_count() == 1
               and "fork" in multiprocessing.get_all_start_methods())
@@ -186,7 +189,7 @@ def _pool(workers: int) -> tuple[cf.ProcessPoolExecutor, bool]:
     main = threading.current_thread() is threading.main_thread()
     old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT}) if main else None
     try:
-        return cf.ProcessPoolExecutor(workers, mp_context=ctx), forked
+        return cf.ProcessPoolExecutor(workers, mp_context=ctx)
     finally:
         if old is not None:
             signal.pthread_sigmask(signal.SIG_SETMASK, old)
@@ -201,7 +204,6 @@ def replay_parallel(path: str | Path, *, workers: int | None = None, out=None,
     readable text, as for ``replay``). ``run``: a map of ``check_piece`` over the pieces
     in order (default: the worker pool; the tests give the builtin ``map`` to cut a log
     without processes)."""
-    global _LINES
     path = Path(path)
     workers = default_workers() if workers is None else workers
     if not is_integer(workers) or workers < 1:
@@ -211,32 +213,25 @@ def replay_parallel(path: str | Path, *, workers: int | None = None, out=None,
     if workers == 1 and run is None:
         return replay(path, out=out, text=text)
     text = text or out is not None
-    lines = read_text(path, "log").splitlines()
-    cuts = _cuts(lines, workers * pieces_per_worker)
-    if len(cuts) < 2 and run is None:
-        del lines
+    try:
+        cuts, total = _cuts(path, workers * pieces_per_worker)
+    except FastmachError:   # (a line that cannot be read: named where replay meets it)
         return replay(path, out=out, text=text)
-    bounds = list(zip(cuts, cuts[1:] + [len(lines)]))
-    n = len(bounds)
+    if len(cuts) < 2 and run is None:
+        return replay(path, out=out, text=text)
+    n = len(cuts)
+    firsts = [no for no, _ in cuts]
+    offsets = [at for _, at in cuts]
+    counts = [b - a for a, b in zip(firsts, firsts[1:] + [total + 1])]
     if run is not None:
-        pieces = list(run(check_piece, [path.name] * n, [a + 1 for a, _ in bounds],
-                          [lines[a:b] for a, b in bounds], [text] * n))
+        pieces = list(run(check_piece, [path.name] * n, firsts,
+                          [piece_lines(path, a, at, k) for a, at, k in zip(firsts, offsets, counts)],
+                          [text] * n))
     else:
-        _LINES = lines
-        try:
-            pool, forked = _pool(min(workers, n))
-            with pool:
-                if forked:
-                    pieces = list(pool.map(_forked_piece, [path.name] * n,
-                                           [a for a, _ in bounds], [b for _, b in bounds],
-                                           [text] * n))
-                else:
-                    pieces = list(pool.map(_spawned_piece, [path.name] * n,
-                                           [a for a, _ in bounds],
-                                           [lines[a:b] for a, b in bounds], [text] * n))
-        finally:
-            _LINES = []
-    del lines
+        pool = _pool(min(workers, n))
+        with pool:
+            pieces = list(pool.map(_piece, [str(path)] * n, [path.name] * n, firsts, offsets,
+                                   counts, [text] * n))
     verdict = _merge(path.name, pieces)
     if verdict is None:
         return replay(path, out=out, text=text)

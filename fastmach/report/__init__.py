@@ -646,11 +646,11 @@ REPORT_ENTRIES = frozenset({"index.html", "summary.md", "figures", "tables", "ga
 
 
 def _check_out(results_dir: Path, out: Path) -> None:
-    """A report is never written into its results (a sweep would then meet its files)."""
-    r, o = results_dir.resolve(), out.resolve()
-    if o == r or r in o.parents:
-        raise FastmachError(f"out={str(out)!r} is inside the results directory "
-                            f"{str(results_dir)!r}: write the report elsewhere")
+    """A report is never written into its results (a sweep would then meet its files),
+    nor where it would replace them (a directory holding them, by any name)."""
+    from fastmach.outputs import refuse_inputs
+
+    refuse_inputs(out, "out=", [("the results directory", results_dir)], directory=True)
 
 
 def _write(results_dir, games, hands, manifest, out: Path, stage: Path, pairs,

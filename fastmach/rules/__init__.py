@@ -214,6 +214,15 @@ class Rules:
         _, _, n = self.match.partition(":")
         return int(n) if n else 0
 
+    @property
+    def match_end_total(self) -> int:
+        """The lowest total that ends a ``threshold:T`` match after its hand: T, or T + 1
+        under ``threshold_reached = "exceed"`` (totals are whole points); 0 for the other
+        matches. The engine, the State and the log replay all end a match by it."""
+        if self.match_kind != "threshold":
+            return 0
+        return self.match_value + (self.threshold_reached == "exceed")
+
     def points_table(self) -> np.ndarray:
         """int32 points of each card id under ``hand_points`` (fresh array)."""
         return card_points(self.hand_points)

@@ -491,9 +491,9 @@ TABLE: tuple[Parameter, ...] = (
         {"single": "one hand",
          "rotations:N": "N full dealer rotations: N x players hands (at most 100,000 "
                         "hands a match: the engine's limit)",
-         "threshold:T": "hands until a total reaches T or more (003 \"franchit le seuil\", "
-                        "read as reaching it: a choice; the match ends after that hand; T at "
-                        "most 100,000, and a match still going after 100,000 hands is an error)"},
+         "threshold:T": "hands until a total reaches T (or, under `threshold_reached = "
+                        "\"exceed\"`, passes it); the match ends after that hand; T at "
+                        "most 100,000, and a match still going after 100,000 hands is an error"},
         {
             "classic": _q("Fixez des rotations complètes de donneurs pour le match. [...] "
                           "Cumulez les rotations fixées",
@@ -513,6 +513,23 @@ TABLE: tuple[Parameter, ...] = (
                           "runs out of cards wins (no target is given for points: single)."),
         },
         text=_MATCH_ALLOWED, check=_check_match),
+    Parameter(
+        "threshold_reached", str, ("reach", "exceed"), "reach",
+        "When a total ends a `threshold:T` match (unused by the other matches): 003's "
+        "\"franchit le seuil\" (crosses the threshold) may mean reaching T or going past it; "
+        "a total of exactly T decides.",
+        {"reach": "a total of T or more ends the match after its hand",
+         "exceed": "only a total above T ends it (a total of exactly T plays on)"},
+        {
+            "classic": _choice("No threshold match (rotations:1): unused; 'reach'."),
+            "jokers": _choice("No threshold match (single): unused; 'reach'."),
+            "ace-low": _q("le joueur ayant le total le plus bas lorsque quelqu'un franchit le "
+                          "seuil est le vainqueur général",
+                          "the player with the lowest total when someone crosses the "
+                          "threshold is the overall winner: \"franchit\" (crosses) is read "
+                          "as reaching it, a choice; 'exceed' is the other reading"),
+            "italian": _choice("No threshold match (single): unused; 'reach'."),
+        }),
 )
 
 _BY_NAME: dict[str, Parameter] = {p.name: p for p in TABLE}

@@ -25,7 +25,7 @@ PRESETS: dict[str, dict[str, Any]] = {
         may_draw_when_able=True, may_pass_when_able=True, opening_points=0, failed_penalty=3,
         stock_empty="play-on", blocked_when="round",
         blocked_winner="none", ties="shared", scoring="penalties", hand_points="cards",
-        match="rotations:1",
+        match="rotations:1", threshold_reached="reach",
     ),
     # 001_1720...: 108 cards (4 jokers, one per meld), "si tu ne peux pas ou ne veux pas
     # jouer, pioche", a pure race ("ni score"); blocked game: lowest hand points win
@@ -37,7 +37,7 @@ PRESETS: dict[str, dict[str, Any]] = {
         may_draw_when_able=True, may_pass_when_able=False, opening_points=0, failed_penalty=3,
         stock_empty="play-on", blocked_when="nobody-can-play",
         blocked_winner="lowest", ties="draw", scoring="penalties", hand_points="face-ace11",
-        match="single",
+        match="single", threshold_reached="reach",
     ),
     # 003_1b83...: ace always low, restore + 1 penalty card, penalties at face value
     # (A 1, J/Q/K 10), session to 100 or 200 (100 here), "si la pioche s'épuise avant que
@@ -51,6 +51,7 @@ PRESETS: dict[str, dict[str, Any]] = {
         opening_points=0, failed_penalty=1, stock_empty="ends-hand",
         blocked_when="nobody-can-play", blocked_winner="lowest",
         ties="shared", scoring="penalties", hand_points="face-ace1", match="threshold:100",
+        threshold_reached="reach",
     ),
     # 004_3b54...: 104 cards, jolly optional (0 here) and unrestricted ("può assumere il
     # valore e il seme che il suo proprietario desidera": unlimited per meld), Q-K-A valid,
@@ -66,7 +67,7 @@ PRESETS: dict[str, dict[str, Any]] = {
         may_draw_when_able=False, may_pass_when_able=False, opening_points=0, failed_penalty=1,
         stock_empty="play-on", blocked_when="nobody-can-play",
         blocked_winner="lowest", ties="shared", scoring="penalties", hand_points="face-ace11",
-        match="single",
+        match="single", threshold_reached="reach",
     ),
 }
 

@@ -19,7 +19,7 @@ import fastmach.core._batch as _batch
 from fastmach.core.cards import NCARD, format_cards
 from fastmach.core.workers import check_local_workers
 from fastmach.errors import FastmachError
-from fastmach.outputs import atomic_path, probe_file
+from fastmach.outputs import atomic_path, probe_file, refuse_inputs
 from fastmach.rules import Rules, is_integer
 from fastmach.solver import (BAD_CARDS, SOLVED, STATUS, Solution, _all_valid_melds, _counts,
                      _flatten_table, _record, _status_message)
@@ -356,6 +356,7 @@ def solve_file(path: str, out: str | None, *, rules: str = "classic",
     if out and file_format(out) != fmt:
         raise FastmachError(f"out={out!r} must have the input's format ({fmt})")
     if out and out != "-":
+        refuse_inputs(out, "out=", [("the positions file", path)])
         probe_file(out, "out=")  # before the work: a bad path costs nothing
     rows, frame = _read_rows(path, fmt, rules, objective)
     clash = [c for c in ANSWER_COLUMNS if frame is not None and c in frame.columns]

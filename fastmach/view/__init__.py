@@ -30,7 +30,7 @@ from fastmach.core import validate
 from fastmach.core.cards import JOKER, card_str, parse_cards
 from fastmach.errors import FastmachError
 from fastmach.game.gamelog import _Bad, _HandChecker, _LogChecker, log_records
-from fastmach.outputs import probe_file, temporary_name
+from fastmach.outputs import clear_stale, probe_file, refuse_inputs, temporary_name
 from fastmach.rules import Rules
 
 __all__ = ["read_games", "ViewGame", "game_page", "index_page", "position_page",
@@ -472,6 +472,7 @@ def write_views(log: str | Path, out: str | Path | None = None, game: int | None
         if not 0 <= game < len(games):
             raise FastmachError(f"game={game}: the log holds games 0..{len(games) - 1}")
         path = Path(out) if out else log.with_name(f"{_stem(log)}-game{game}.html")
+        refuse_inputs(path, "out=", [("the log", log)])
         write_page(path, game_page(games[game]))
         return [path]
     index = Path(out) if out else log.with_name(_stem(log) + ".html")
@@ -479,9 +480,14 @@ def write_views(log: str | Path, out: str | Path | None = None, game: int | None
     paths = [index.with_name(f"{stem}-game{g.index}.html") for g in games]
     # every page checked before the first is written, each written under a temporary
     # name, and all moved into place together: a failure leaves no page of this run
+    refuse_inputs(index, "out=", [("the log", log)])
+    for p in paths:
+        refuse_inputs(p, "its game page", [("the log", log)])
     probe_file(index, "out=")
     for p in paths:
         probe_file(p, "its game page")
+    for p in (index, *paths):
+        clear_stale(p)   # a killed run's temporaries of these pages
     written: list[tuple[Path, Path]] = []
     try:
         for g, p in zip(games, paths):
