@@ -79,7 +79,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
-from typing import Callable, Iterable, Sequence
+from typing import Callable, Iterable, Sequence, TypeVar
 
 from fastmach.strategies.bots import Bot, BotStrategy, bot_name, bot_seat
 from fastmach.strategies.bots import Observation as Observation  # re-exported
@@ -98,6 +98,8 @@ from fastmach.strategies._strong import Strong
 from fastmach.strategies._tactics import (Fallible, KeepJokers, Opening, Patience,
                                           PointsObjective, Skilled)
 from fastmach.strategies.trained import Policy, policy_for
+
+_T = TypeVar("_T")
 
 
 @dataclass(frozen=True)
@@ -507,7 +509,7 @@ def build_seats(strategies: Sequence[Strategy | BotStrategy], ctx: Context, rule
 
 
 # ----------------------------------------------------------------------------- seating
-def seating(lineup: Sequence[str], players: int, rotation: int = 0) -> list[str]:
+def seating(lineup: Sequence[_T], players: int, rotation: int = 0) -> list[_T]:
     """Strategy of each seat: ``lineup`` cycled over ``players`` seats, shifted by ``rotation``.
 
     >>> seating(["a", "b"], 3, 1)

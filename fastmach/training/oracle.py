@@ -64,20 +64,20 @@ def focal_payoffs(rules: Rules, strategies: Sequence[str], mix: Mixture, seed: i
     for j, r in enumerate(reps):
         seat, others = _opponents(mix, seed, int(r), n)
         for i, s in enumerate(strategies):
-            seats = list(others)
-            seats.insert(seat, s)
-            seats_of.append(tuple(seats))
+            seated = list(others)
+            seated.insert(seat, s)
+            seats_of.append(tuple(seated))
             where.append((i, j, seat))
     jobs = grouped(seats_of, np.repeat(reps, len(strategies)))
     # one engine per line-up: index every (line-up, replicate) game's payoffs
     results = play_jobs(rules, jobs, seed, workers)
     lookup: dict[tuple[tuple[str, ...], int], np.ndarray] = {}
-    for (seats, rs), pay in zip(jobs, results):
+    for (line_up, rs), pay in zip(jobs, results):
         for r, row in zip(rs, pay):
-            lookup[(seats, int(r))] = row
+            lookup[(line_up, int(r))] = row
     out = np.zeros((len(strategies), len(reps)))
-    for (i, j, seat), seats in zip(where, seats_of):
-        out[i, j] = lookup[(seats, int(reps[j]))][seat]
+    for (i, j, seat), line_up in zip(where, seats_of):
+        out[i, j] = lookup[(line_up, int(reps[j]))][seat]
     return out
 
 

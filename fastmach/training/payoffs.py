@@ -24,7 +24,8 @@ Job = tuple[tuple[str, ...], np.ndarray]   # (one strategy per seat, replicates)
 def seat_payoffs(rules: Rules, seats: Sequence[str], seed: int, reps: np.ndarray) -> np.ndarray:
     """(games, players) win shares of ``seats`` on replicates ``reps`` of ``seed``."""
     cols = play_columns(rules, list(seats), seed, reps)
-    return np.column_stack([np.asarray(cols[f"win_share_{k}"], dtype=float)
+    assert not isinstance(cols, tuple)   # (hands=False: the game rows alone)
+    return np.column_stack([np.asarray(cols[f"win_share_{k}"], dtype=np.float64)
                             for k in range(rules.players)])
 
 
