@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import ast
+import tomllib
 from pathlib import Path
 
 import fastmach
@@ -85,10 +86,10 @@ def test_old_names_are_resolved_only_when_asked_for():
     assert out[0] == "[]" and out[1] == "True"
 
 
-#: The layers, low to high (the contract in pyproject.toml, [tool.importlinter]): a module
-#: imports only from its own layer and the layers below it.
-LAYERS = ["errors", "outputs", "core", "rules", "solver", "game", "strategies", "engine", "env",
-          "analysis", "study", "view", "report", "tools", "cli"]
+#: The layers, low to high, read from the contract in pyproject.toml ([tool.importlinter]):
+#: a module imports only from its own layer and the layers below it.
+LAYERS = [name.split(".")[1] for name in reversed(tomllib.loads(
+    (PACKAGE.parent / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"][0]["layers"])]
 
 
 def layer_of(module: str) -> int | None:
