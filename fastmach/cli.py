@@ -31,7 +31,8 @@ from fastmach.outputs import atomic_path, partial_name, probe_file, refuse_input
 from fastmach.rules import PRESETS, resolve_rules, source_warning
 from fastmach.rules.doc import describe as describe_preset, markdown as rules_markdown
 from fastmach.solver import solve
-from fastmach.strategies import describe as describe_strategies, rotations_of, split_strategies
+from fastmach.strategies import (describe as describe_strategies, rotations_of,
+                                 seats_trained_strong, split_strategies, stand_in_warning)
 from fastmach.study import Study, split_lineup
 from fastmach.study.plan import SweepError
 
@@ -191,12 +192,25 @@ def add_play(sub) -> None:
     p.set_defaults(func=play_command)
 
 
+def _warn_cells(cells) -> None:
+    """The warnings of a run's cells (rules x players x line-up), each said once on stderr:
+    rules played at a player count their source text does not describe, and ``strong``
+    where no trained player is shipped for the rules (the hand-tuned player stands in)."""
+    found = [w for c in cells for w in (source_warning(c.rules),
+                                         stand_in_warning(c.rules, c.lineup))]
+    for w in dict.fromkeys(filter(None, found)):
+        print(f"warning: {w}", file=sys.stderr)
+
+
 def play_command(args: argparse.Namespace) -> int:
     rules = resolve_rules(args.rules)
     if args.players is not None:
         rules = rules.replace(players=args.players)
     if source_warning(rules):
         print(f"warning: {source_warning(rules)}", file=sys.stderr)
+    names = split_strategies(args.strategies)
+    if stand_in_warning(rules, names):
+        print(f"warning: {stand_in_warning(rules, names)}", file=sys.stderr)
     out = Path(args.out)
     for flag, path in (("--out", args.out), ("--hands", args.hands)):
         if path is not None and Path(path).suffix != ".parquet":
@@ -312,8 +326,7 @@ def sweep_command(args: argparse.Namespace) -> int:
 
     refuse_inputs(args.out, "--out", [("the study file", args.study)])
     study = Study.from_toml(Path(args.study), games=args.games)
-    for w in dict.fromkeys(filter(None, (source_warning(c.rules) for c in study.cells))):
-        print(f"warning: {w}", file=sys.stderr)
+    _warn_cells(study.cells)
     run: Callable[..., dict]
     if study.precision:
         from fastmach.study.precision import execute_to_precision as run
@@ -409,8 +422,7 @@ def compare_command(args: argparse.Namespace) -> int:
 
     players = None if args.players is None else _int_list(args.players, "--players")
     planned = plan_study(args.rules, players, args.lineup)
-    for w in dict.fromkeys(filter(None, (source_warning(c.rules) for c in planned.cells))):
-        print(f"warning: {w}", file=sys.stderr)
+    _warn_cells(planned.cells)
     try:
         c = compare(args.rules, players, args.lineup, games=args.games,
                     precision=args.precision, max_games=args.max_games, seed=args.seed,
@@ -457,6 +469,10 @@ def tune_command(args: argparse.Namespace) -> int:
 
     refuse_inputs(args.out, "--out", [("the space file", args.space)])
     space = load_space(args.space)
+    if any(seats_trained_strong(lu) for lu in space.lineup):
+        print("warning: strong in a line-up of tune is the hand-tuned player under every rule "
+              "set it proposes that has no shipped trained player (train one for the answer "
+              "with fastmach train RULES)", file=sys.stderr)
     words = ["fastmach", "tune", args.space, "--out", args.out, "--max-games",
              str(args.max_games)]
     t0 = time.perf_counter()
@@ -541,9 +557,7 @@ def rate_command(args: argparse.Namespace) -> int:
     players = _int_list(args.players, "--players")
     plan = rating.plan_rate(args.strategies, rules, players, games=args.games,
                             seed=args.seed, max_lineups=args.max_lineups)
-    for w in dict.fromkeys(filter(None, (source_warning(c.rules)
-                                         for s in plan.studies for c in s.cells))):
-        print(f"warning: {w}", file=sys.stderr)
+    _warn_cells([c for s in plan.studies for c in s.cells])
     try:
         r = rating.rate(plan.strategies, rules, players, games=args.games, seed=args.seed,
                         workers=args.workers, scheduler=args.scheduler, out=args.out,

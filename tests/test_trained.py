@@ -27,9 +27,11 @@ from fastmach.training.train import TrainConfig, Training, train
 @pytest.fixture
 def policy(monkeypatch):
     """Ship one policy for the test: ``policy(rules, members, weights)``."""
-    def ship(rules: str, members: tuple[str, ...], weights: tuple[float, ...]) -> None:
+    def ship(rules: str, members: tuple[str, ...], weights: tuple[float, ...],
+             exploitability: dict | None = None) -> None:
         r = Rules.parse(rules)
-        table = {(str(r), r.players): Policy(str(r), r.players, members, weights, "", {})}
+        table = {(str(r), r.players): Policy(str(r), r.players, members, weights, "",
+                                             exploitability or {})}
         monkeypatch.setattr(trained, "shipped", lambda: table)
     return ship
 
@@ -188,3 +190,34 @@ def test_train_and_exploit_refuse_bad_arguments_before_any_game(args, named, tmp
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 2, out.stderr
     assert named in out.stderr and "Traceback" not in out.stderr
+
+
+def test_a_run_says_plainly_where_the_hand_tuned_strong_stands_in(tmp_path):
+    def warnings_of(rules: str, strategies: str) -> str:
+        out = subprocess.run([sys.executable, "-m", "fastmach", "play", "--rules", rules,
+                              "--strategies", strategies, "--games", "2", "--out",
+                              str(tmp_path / "g.parquet")], capture_output=True, text=True,
+                             timeout=120)
+        assert out.returncode == 0, out.stderr
+        return out.stderr
+    assert "hand-tuned strong stands in" in warnings_of("classic(hand_size=12,match=single)",
+                                                        "strong,expert")
+    assert "stands in" not in warnings_of("classic(hand_size=12,match=single)",
+                                          "strong(trained=false),expert")
+    assert "stands in" not in warnings_of("classic(match=single)", "strong,expert")
+
+
+def test_the_reports_strong_section_names_its_trained_players_and_stalled_play(policy):
+    import pandas as pd
+
+    from fastmach.report.skill import _who_is_strong
+    policy("classic(match=single)", ("strong(pass_on=1,trained=0)",), (1.0,),
+           {"strategy": "x", "diff": 0.012, "lo": 0.002, "hi": 0.022})
+    card = pd.DataFrame([
+        {"rules": "classic(match=single)", "players": 4, "lineup": "strong", "blocked": 0.86},
+        {"rules": "classic(match=single)", "players": 3, "lineup": "strong", "blocked": 0.1},
+        {"rules": "classic(match=single)", "players": 4, "lineup": "expert", "blocked": 0.0}])
+    words = " ".join(_who_is_strong(card, str))
+    assert "trained for its rule set" in words and "+1.2 pp [+0.2, +2.2]" in words
+    assert "classic(match=single) at 3 players" in words and "stands in" in words
+    assert "good players stall" in words and "86%" in words

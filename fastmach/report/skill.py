@@ -29,6 +29,8 @@ from markupsafe import Markup
 from fastmach.analysis import skill as sk
 from fastmach.analysis import stats
 from fastmach.analysis.metrics import number, p_text
+from fastmach.rules import Rules
+from fastmach.strategies.trained import policy_for
 
 __all__ = ["section", "front_rows", "pooled_lineups", "TABLES", "FIGURE", "STRONG", "MEASURING_STICKS", "RESAMPLES"]
 
@@ -441,12 +443,51 @@ def section(results_dir: Path | str, games: pd.DataFrame, hands: pd.DataFrame,
             "csvs": [f"tables/{k}.csv" for k in TABLES]}
 
 
+def _who_is_strong(card: pd.DataFrame, name) -> list[str]:
+    """Who plays ``strong`` at each rules x player count: the trained player where one is
+    shipped (its exploitability as trained), the hand-tuned player elsewhere, said plainly;
+    and where good play stalls (most hands blocked with nobody winning), that too."""
+    strong = card[card["lineup"] == STRONG]
+    trained, untrained, stalled = [], [], []
+    for _, r in strong.iterrows():
+        rules = Rules.parse(str(r["rules"])).replace(players=int(r["players"]))
+        where = f"{name(r['rules'])} at {int(r['players'])} players"
+        policy = policy_for(str(rules), rules.players)
+        if policy is None:
+            untrained.append(where)
+            continue
+        g = policy.exploitability
+        trained.append(f"{where} (the best response found gains "
+                       f"{100 * g['diff']:+.1f} pp [{100 * g['lo']:+.1f}, "
+                       f"{100 * g['hi']:+.1f}] over it)")
+        if float(r["blocked"]) >= 0.5:
+            stalled.append(f"{where} {100 * float(r['blocked']):.0f}%")
+    out: list[str] = []
+    if trained:
+        more = (f"; and {len(trained) - _SHOWN} more" if len(trained) > _SHOWN else "")
+        out.append(f"`strong` is the player trained for its rule set by self-play (fastmach "
+                   f"train) at {len(trained)} of {len(strong)} rules x player counts: "
+                   + "; ".join(trained[:_SHOWN]) + more + ".")
+    if untrained:
+        more = (f"; and {len(untrained) - _SHOWN} more" if len(untrained) > _SHOWN else "")
+        out.append(f"No trained player is shipped for {len(untrained)} of {len(strong)} rules "
+                   f"x player counts ({'; '.join(untrained[:_SHOWN])}{more}): there the "
+                   f"hand-tuned strong player stands in, tuned for the presets, and how "
+                   f"exploitable it is there was not measured.")
+    if stalled:
+        out.append("Under these rules good players stall: most hands end blocked with "
+                   "nobody winning (" + "; ".join(stalled) + " of hands).")
+    return out
+
+
 def _strong_words(card: pd.DataFrame, name) -> list[str]:
-    """Where strong play changes a scorecard figure beyond both intervals (their intervals
-    do not overlap: a conservative reading, not a paired test)."""
+    """Who plays strong (:func:`_who_is_strong`), and where strong play changes a scorecard
+    figure beyond both intervals (their intervals do not overlap: a conservative reading,
+    not a paired test)."""
     out: list[str] = []
     if card.empty:
         return out
+    out += _who_is_strong(card, name)
     strong = card[card["lineup"] == STRONG]
     dry = int((strong["stock_out_per_hand"] >= 0.99).sum())
     if dry:

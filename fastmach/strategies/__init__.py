@@ -258,6 +258,30 @@ def trained_policy(p: dict[str, float], rules) -> "Policy | None":
     return policy_for(str(rules), rules.players)
 
 
+def seats_trained_strong(lineup: Iterable) -> bool:
+    """Whether a line-up seats ``strong`` as the trained player (every parameter at its
+    default); a seat that does not parse is left to the line-up's own check."""
+    for seat in lineup:
+        try:
+            s = parse_strategy(seat)
+        except FastmachError:
+            continue
+        if isinstance(s, Strategy) and s.name == "strong" and s.params["trained"] and \
+                all(s.params[q.name] == q.default for q in STRONG):
+            return True
+    return False
+
+
+def stand_in_warning(rules, lineup: Iterable) -> str | None:
+    """Where a line-up seats the trained ``strong`` under rules that have no shipped trained
+    player: the sentence that says the hand-tuned player stands in; else None."""
+    if not seats_trained_strong(lineup) or policy_for(str(rules), rules.players) is not None:
+        return None
+    return (f"strong under {rules} at {rules.players} players: no trained player is shipped "
+            f"for these rules, so the hand-tuned strong stands in (tuned for the presets; "
+            f"train one with: fastmach train '{rules}' --players {rules.players})")
+
+
 def _build_strong(ctx: Context, p: dict[str, float], expert: Callable,
                   rules=None) -> CompiledStrategy:
     """The strong player of parameters ``p`` (its expert seat and skill from ``expert``;

@@ -1,8 +1,8 @@
 """Training by self-play: policy-space response oracles (PSRO, double oracle) over the
 strong player's parameters, for one rule set and player count.
 
-Each iteration races the candidates (the neighbours of every member in the mixture, points
-drawn from the grid, the members themselves) against the current mixture on common deals
+Each iteration races the candidates (the neighbours of every member in the mixture and
+points drawn from the grid, the members left out) against the current mixture on common deals
 (:mod:`fastmach.training.oracle`), measures the winner's gain over the mixture on fresh
 deals, and, where it gains more than ``target``, adds it to the population, plays the
 new line-ups of the empirical game and solves it again (:mod:`fastmach.training.meta`).
@@ -49,7 +49,7 @@ class TrainConfig:
     eta: int = 3
     rungs: int = 4
     check_deals: int = 1500
-    sampled: int = 40
+    sampled: int = 60
     target: float = 0.02
     iterations: int = 10
 
@@ -125,16 +125,18 @@ def _fill(training: Training, rules: Rules, workers: int,
 
 
 def _candidates(space: PolicySpace, training: Training, it: int) -> list[str]:
+    """The neighbours of every member in the mixture and points drawn from the grid; the
+    members themselves are left out (each earns the mixture's own payoff, in equilibrium),
+    so the best response is the best deviation found."""
     rng = np.random.default_rng([training.config.seed, it, 0xCA4D])
     out: list[str] = []
     for m, w in zip(training.game.members, training.weights):
         point = space.point_of(m)
-        if w <= 0 or point is None:
-            continue
-        out.append(m)
-        out += [space.strategy(p) for p in space.neighbours(point)]
+        if w > 0 and point is not None:
+            out += [space.strategy(p) for p in space.neighbours(point)]
     out += [space.strategy(p) for p in space.sample(rng, training.config.sampled)]
-    return list(dict.fromkeys(out))
+    members = set(training.game.members)
+    return [c for c in dict.fromkeys(out) if c not in members]
 
 
 def _solve(training: Training) -> None:
@@ -183,7 +185,7 @@ def train(rules: Rules, out: str | Path | None = None, config: TrainConfig | Non
         g, _ = gain(rules, best, mix, _seed(config.seed, 3, it), config.check_deals, workers)
         # the last iteration measures only: its best response is the exploitability figure
         last = it >= config.iterations
-        added = g.diff > config.target and best not in training.game.members and not last
+        added = g.diff > config.target and not last
         entry: dict[str, Any] = {"iteration": it, "candidates": len(cands),
                                  "best_response": asdict(g), "added": added}
         if log:
