@@ -221,3 +221,16 @@ def test_the_reports_strong_section_names_its_trained_players_and_stalled_play(p
     assert "trained for its rule set" in words and "+1.2 pp [+0.2, +2.2]" in words
     assert "classic(match=single) at 3 players" in words and "stands in" in words
     assert "good players stall" in words and "86%" in words
+
+
+def test_a_best_responses_parameters_that_do_not_pay_go_back_to_the_defaults():
+    from fastmach.training.oracle import Mixture
+    from fastmach.training.train import _simplify
+    rules = Rules.parse("classic(match=single)")
+    space = policy_space(rules)
+    mix = Mixture(("strong(trained=0)",), (1.0,))
+    # against holders nobody nears going out while the stock lasts: rush=7 changes nothing,
+    # passing on the empty stock wins
+    kept = _simplify(space, rules, "strong(rush=7,pass_on=1,trained=0)", mix, 9, 60, 0.005,
+                     2, None)
+    assert kept == "strong(pass_on=1,trained=0)"

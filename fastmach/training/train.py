@@ -4,7 +4,8 @@ strong player's parameters, for one rule set and player count.
 Each iteration races the candidates (the neighbours of every member in the mixture and
 points drawn from the grid, the members left out) against the current mixture on common deals
 (:mod:`fastmach.training.oracle`), measures the winner's gain over the mixture on fresh
-deals, and, where it gains more than ``target``, adds it to the population, plays the
+deals, and, where it gains more than ``target``, adds it to the population (every parameter
+that does not pay against the mixture put back to its hand-tuned default), plays the
 new line-ups of the empirical game and solves it again (:mod:`fastmach.training.meta`).
 It stops when the best response found gains at most ``target`` (its point estimate),
 or after ``iterations`` members were added; the last best response, never added, is the
@@ -28,7 +29,7 @@ from fastmach.outputs import probe_dir, write_bytes_atomic
 from fastmach.rules import Rules
 from fastmach.strategies import rotations_of, seating
 from fastmach.training.meta import EmpiricalGame, alpha_rank, equilibrium, regret
-from fastmach.training.oracle import Gain, Mixture, gain, race
+from fastmach.training.oracle import Gain, Mixture, focal_payoffs, gain, race
 from fastmach.training.payoffs import play_jobs
 from fastmach.training.space import PolicySpace, policy_space
 
@@ -41,7 +42,8 @@ FORMAT = 1
 class TrainConfig:
     """How hard training looks: deals per line-up of the empirical game, the race's first
     rung, its halving and rungs, the fresh deals of each gain, candidates drawn per
-    iteration, the stopping gain and the iteration cap."""
+    iteration, the stopping gain, the iteration cap, and the loss (win share) a parameter
+    may cost before it is put back to its hand-tuned default (:func:`_simplify`)."""
 
     seed: int = 20261204
     meta_deals: int = 60
@@ -52,6 +54,7 @@ class TrainConfig:
     sampled: int = 60
     target: float = 0.02
     iterations: int = 10
+    simplify_tol: float = 0.005
 
 
 @dataclass
@@ -139,6 +142,36 @@ def _candidates(space: PolicySpace, training: Training, it: int) -> list[str]:
     return [c for c in dict.fromkeys(out) if c not in members]
 
 
+def _simplify(space: PolicySpace, rules: Rules, best: str, mix: Mixture, seed: int,
+              deals: int, tol: float, workers: int,
+              progress: Callable[[int], None] | None) -> str:
+    """The best response with every parameter that does not pay against the mixture put
+    back to the hand-tuned default: greedily, the revert of the highest mean is kept while
+    it earns at least the current point's mean less ``tol`` on the same deals. A parameter
+    that changes nothing against this mixture (holding until an opponent nears going out,
+    where no opponent ever does) would otherwise ride along and decide the player's games
+    against other fields."""
+    base = space.point_of("strong(trained=0)")
+    point = space.point_of(best)
+    if base is None or point is None:
+        return best
+    reps = np.arange(deals, dtype=np.int64)
+    while True:
+        axes = [j for j in range(len(point)) if point[j] != base[j]]
+        if not axes:
+            return best
+        reverts = [space.strategy(point[:j] + (base[j],) + point[j + 1:]) for j in axes]
+        pay = focal_payoffs(rules, [best] + reverts, mix, seed, reps, workers).mean(axis=1)
+        if progress:
+            progress((len(reverts) + 1) * deals)
+        k = int(np.argmax(pay[1:]))
+        if pay[1 + k] < pay[0] - tol:
+            return best
+        j = axes[k]
+        point = point[:j] + (base[j],) + point[j + 1:]
+        best = space.strategy(point)
+
+
 def _solve(training: Training) -> None:
     x = equilibrium(training.game)
     training.weights = [float(round(v, 6)) for v in x]
@@ -180,8 +213,8 @@ def train(rules: Rules, out: str | Path | None = None, config: TrainConfig | Non
         it = len(training.history)
         mix = training.mixture
         cands = _candidates(space, training, it)
-        best, _, _ = race(rules, cands, mix, _seed(config.seed, 2, it), config.race_deals,
-                          config.eta, config.rungs, workers, progress)
+        best, _, played = race(rules, cands, mix, _seed(config.seed, 2, it),
+                               config.race_deals, config.eta, config.rungs, workers, progress)
         g, _ = gain(rules, best, mix, _seed(config.seed, 3, it), config.check_deals, workers)
         # the last iteration measures only: its best response is the exploitability figure
         last = it >= config.iterations
@@ -192,8 +225,13 @@ def train(rules: Rules, out: str | Path | None = None, config: TrainConfig | Non
             log(f"iteration {it}: best response {best} gains {100 * g.diff:+.1f} pp "
                 f"[{100 * g.lo:+.1f}, {100 * g.hi:+.1f}] over the mixture"
                 + (" (added)" if added else ""))
-        if added:
-            training.game.members.append(best)
+        if added:   # the best response with what does not pay put back to the defaults
+            member = _simplify(space, rules, best, mix, _seed(config.seed, 4, it), played,
+                               config.simplify_tol, workers, progress)
+            entry["member"] = member
+            if member in training.game.members:   # (its simpler form is a member already)
+                member = best
+            training.game.members.append(member)
             training.weights.append(0.0)
             _fill(training, rules, workers, progress)
             _solve(training)
