@@ -358,6 +358,9 @@ REGISTRY: dict[str, StrategyKind] = {
     ),
     "strong": StrategyKind(
         "strong", Strong, STRONG + (TRAINED,),
+        "the player trained for the rules in play (fastmach train: a mixture of these "
+        "parameters found by self-play) where one is shipped; else, or with trained=false "
+        "or any parameter given, the hand-tuned player: "
         "holds: draws instead of any play that does not empty its hand (the others build "
         "the table; it goes out in one play; where a failure draws more than one card and an "
         "opponent holds fewer than 8, it botches a one-card play on purpose to draw the "
