@@ -234,3 +234,17 @@ def test_a_best_responses_parameters_that_do_not_pay_go_back_to_the_defaults():
     kept = _simplify(space, rules, "strong(rush=7,pass_on=1,trained=0)", mix, 9, 60, 0.005,
                      2, None)
     assert kept == "strong(pass_on=1,trained=0)"
+
+
+def test_the_search_plays_out_on_the_trained_player_where_one_is_shipped(policy):
+    policy("classic(match=single)", ("strong(pass_on=1,trained=0)",), (1.0,))
+    r = "classic(match=single)"
+    seats = ["search(budget=2,policy=trained)", "expert", "strong", "expert"]
+    a = play_games(r, seats, 4, range(6), check=True)
+    b = play_games(r, ["search(budget=2,policy=botching)"] + seats[1:], 4, range(6))
+    assert not a.equals(b)   # a playout policy that passes on the empty stock plays otherwise
+    # no trained player shipped: the botching strong player stands in
+    r2 = "classic(match=single,hand_size=12)"
+    c = play_games(r2, seats, 4, range(4))
+    d = play_games(r2, ["search(budget=2,policy=botching)"] + seats[1:], 4, range(4))
+    assert c.drop(columns=["strategy_0"]).equals(d.drop(columns=["strategy_0"]))

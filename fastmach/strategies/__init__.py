@@ -188,7 +188,9 @@ _POLICY_DOC = ("every seat's play in the playouts, and the search's base play: 0
                "expert), 1 (or holding: jokers and J/Q/K kept until the play empties the "
                "hand), 2 (or strong: the strong player's defaults but botch=false), 3 (or "
                "auto: strong where the rules let a player draw when able, else expert), "
-               "4 (or botching: the strong player with its defaults, the botch included)")
+               "4 (or botching: the strong player with its defaults, the botch included), "
+               "5 (or trained: the trained player of the rules in play, botching where none "
+               "is shipped)")
 POLICY = Param("policy", int, POLICIES.index("botching"), 0, len(POLICIES) - 1,
                _POLICY_DOC, POLICIES)
 CLAIRVOYANT_POLICY = Param("policy", int, POLICIES.index("auto"), 0, len(POLICIES) - 1,
@@ -282,6 +284,15 @@ def stand_in_warning(rules, lineup: Iterable) -> str | None:
             f"train one with: fastmach train '{rules}' --players {rules.players})")
 
 
+def _trained_seat(ctx: Context, expert: Callable, rules) -> CompiledStrategy | None:
+    """The trained player of ``rules`` (the search's ``policy=trained``), None where no
+    policy is shipped."""
+    defaults = {q.name: q.default for q in STRONG + (TRAINED,)}
+    if trained_policy(defaults, rules) is None:
+        return None
+    return _build_strong(ctx, defaults, expert, rules)
+
+
 def _build_strong(ctx: Context, p: dict[str, float], expert: Callable,
                   rules=None) -> CompiledStrategy:
     """The strong player of parameters ``p`` (its expert seat and skill from ``expert``;
@@ -345,7 +356,8 @@ REGISTRY: dict[str, StrategyKind] = {
         "is better; the opponents seen placing cards early are played as experts, and an "
         "opponent seen drawing is dealt a hand its model would draw from (opponents, "
         "deals); budget 1 is the policy itself",
-        build=lambda ctx, p, expert, rules: build_search(ctx, p, expert),
+        build=lambda ctx, p, expert, rules: build_search(
+            ctx, p, expert, trained=_trained_seat(ctx, expert, rules)),
     ),
     "clairvoyant": StrategyKind(
         "clairvoyant", Search, (Param("budget", int, 1, 1, 4096,

@@ -608,6 +608,9 @@ PLAYOUT_POLICIES = {
     "strong": _strong_policy,
     "auto": _auto_policy,
     "botching": _botching_policy,
+    # the trained player of the rules in play (a mixture; the registry builds it and hands
+    # it to build_search), the botching player where none is shipped
+    "trained": _botching_policy,
 }
 POLICIES = tuple(PLAYOUT_POLICIES)
 # The opponent models, by name (the words of the registry's ``opponents`` parameter).
@@ -616,16 +619,20 @@ OPPONENTS = ("policy", "expert", "observed")
 DEALS = ("uniform", "history")
 
 
-def build_search(Context ctx, params, expert_seat, bint clairvoyant=False):
+def build_search(Context ctx, params, expert_seat, bint clairvoyant=False, trained=None):
     """The Search seat of registry parameters ``budget``, ``policy`` (an index into
     POLICIES), ``opponents`` (into OPPONENTS; the policy where absent) and ``deals`` (into
     DEALS; uniform where absent);
-    ``expert_seat()`` gives an expert seat and its skill (the registry's)."""
+    ``expert_seat()`` gives an expert seat and its skill (the registry's); ``trained``: the
+    trained player of the rules in play (policy ``trained``; None: none is shipped)."""
     xs, sk = expert_seat()
     policy = int(params.get("policy", POLICIES.index("strong")))
     if not 0 <= policy < len(POLICIES):
         raise ValueError(f"search: unknown playout policy {policy}")
-    pol = PLAYOUT_POLICIES[POLICIES[policy]](ctx, xs, sk)
+    if POLICIES[policy] == "trained" and trained is not None:
+        pol = trained
+    else:
+        pol = PLAYOUT_POLICIES[POLICIES[policy]](ctx, xs, sk)
     opponents = int(params.get("opponents", OPP_POLICY))
     deals = int(params.get("deals", DEALS_UNIFORM))
     return Search(ctx, pol, sk, int(params.get("budget", 1)), clairvoyant, xs, opponents,
