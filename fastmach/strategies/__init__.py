@@ -250,12 +250,16 @@ TRAINED = Param("trained", int, 1, 0, 1,
                 "false): these parameters", ("false", "true"))
 
 
+def _asks_trained(p: dict[str, float]) -> bool:
+    """Whether ``strong`` of parameters ``p`` names the trained player: ``trained`` on and
+    every other parameter at its default."""
+    return bool(p.get("trained")) and all(p[q.name] == q.default for q in STRONG)
+
+
 def trained_policy(p: dict[str, float], rules) -> "Policy | None":
-    """The shipped policy ``strong`` with parameters ``p`` plays under ``rules``: where
-    ``trained`` is on and every other parameter has its default, else None."""
-    if not p.get("trained") or rules is None:
-        return None
-    if any(p[q.name] != q.default for q in STRONG):
+    """The shipped policy ``strong`` with parameters ``p`` plays under ``rules`` (where
+    ``p`` names the trained player and one is shipped), else None."""
+    if rules is None or not _asks_trained(p):
         return None
     return policy_for(str(rules), rules.players)
 
@@ -268,8 +272,7 @@ def seats_trained_strong(lineup: Iterable) -> bool:
             s = parse_strategy(seat)
         except FastmachError:
             continue
-        if isinstance(s, Strategy) and s.name == "strong" and s.params["trained"] and \
-                all(s.params[q.name] == q.default for q in STRONG):
+        if isinstance(s, Strategy) and s.name == "strong" and _asks_trained(s.params):
             return True
     return False
 
