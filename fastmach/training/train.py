@@ -178,7 +178,7 @@ def _solve(training: Training) -> None:
 
 
 def train(rules: Rules, out: str | Path | None = None, config: TrainConfig | None = None,
-          workers: int = 1, start: str = "strong",
+          workers: int = 1,
           progress: Callable[[int], None] | None = None,
           log: Callable[[str], None] | None = None) -> Training:
     """Train the player of ``rules`` (its player count); resume from ``out`` where a state
@@ -198,11 +198,11 @@ def train(rules: Rules, out: str | Path | None = None, config: TrainConfig | Non
         if training.config != config:
             raise FastmachError(f"{path}: trained with other settings ({training.config}); "
                                 f"use another --out or the same settings")
-    if training is None:
-        first = space.strategy(space.point_of(start) or tuple(0 for _ in space.axes)) \
-            if start == "strong" else start
+    if training is None:   # the population starts with the hand-tuned player
+        first = space.point_of("strong(trained=0)")
+        assert first is not None   # (every default is a value of its axis)
         training = Training(str(rules), rules.players, config,
-                            EmpiricalGame(rules.players, [first]), [1.0])
+                            EmpiricalGame(rules.players, [space.strategy(first)]), [1.0])
 
     def save() -> None:
         if path is not None:
