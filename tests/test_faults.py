@@ -316,7 +316,18 @@ def _mapped(pid: int, name: str) -> bool:
         return False
 
 
+@pytest.fixture
+def sigint_at_default():
+    """SIGINT raises KeyboardInterrupt in this process and is at its default in the
+    processes it starts, as in a terminal: a background job (``nohup pytest ... &``)
+    starts with SIGINT ignored, and its children would inherit that."""
+    old = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, signal.SIG_DFL if old is None else old)
+
+
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")
+@pytest.mark.usefixtures("sigint_at_default")
 @pytest.mark.parametrize("moment", ["the package's imports", "the workers' start-up",
                                     "a Dask LocalCluster's start-up"])
 def test_ctrl_c_during_start_up_exits_130_without_a_traceback(tmp_path, moment):
@@ -339,6 +350,7 @@ def test_ctrl_c_during_start_up_exits_130_without_a_traceback(tmp_path, moment):
     assert "Warning" not in err and "never retrieved" not in err, err
 
 
+@pytest.mark.usefixtures("sigint_at_default")
 def test_ctrl_c_delivered_to_another_thread_waits_for_the_end_of_the_workers_start():
     # a thread started before the block (as OpenBLAS starts its workers when NumPy loads)
     # does not block SIGINT, so the kernel delivers the Ctrl-C to it; the block must still
