@@ -43,9 +43,12 @@ def add_solve(sub) -> None:
     p = sub.add_parser("solve", help="the most hand cards that can join the table, and the melds")
     p.add_argument("--rules", default="classic", help="preset or canonical rules string (default classic)")
     p.add_argument("--table", default="",
-                   help='table cards, e.g. "5C 6C 7C 8C", or melds "5C 6C 7C 8C | 8D 8H 8S"')
+                   help='table cards, e.g. "5C 6C 7C 8C", or melds "5C 6C 7C 8C | 8D 8H 8S" '
+                        '(default: an empty table)')
     p.add_argument("--hand", default=None, help='hand cards, e.g. "8D 8H"')
-    p.add_argument("--objective", default="cards", choices=["cards", "points"])
+    p.add_argument("--objective", default="cards", choices=["cards", "points"],
+                   help="what the play maximises: the cards placed (default cards), or their "
+                        "points under the rules' hand_points, ties to more cards")
     p.add_argument("--json", action="store_true", help='print {"placed": [...], "melds": [[...], ...]}')
     p.add_argument("--batch", metavar="FILE",
                    help="positions from FILE.jsonl ({id, rules, table, hand, objective} per line; "
@@ -105,7 +108,9 @@ def _solve_batch(args: argparse.Namespace) -> int:
 def add_bench(sub) -> None:
     p = sub.add_parser("bench", help="benchmarks (figures for notes, not tests)")
     p.add_argument("what", nargs="?", default="all",
-                   choices=["all", "solver", "games", "strategies", "bots", "sweep", "cardset"])
+                   choices=["all", "solver", "games", "strategies", "bots", "sweep", "cardset"],
+                   help="which benchmarks: the solver, whole games, the strategies, Python "
+                        "bots, a sweep's driver, the card sets' operations (default all)")
     p.add_argument("--games", type=int, default=None, help="games to play or sample positions from")
     p.add_argument("--no-milp", action="store_true", help="skip the integer-programming comparison")
     p.add_argument("--c-program", metavar="PATH", default=None,
@@ -173,15 +178,17 @@ def _seed_arg(text: str) -> int | str:
 
 def add_play(sub) -> None:
     p = sub.add_parser("play", help="play games and write one row per game (parquet)")
-    p.add_argument("--rules", default="classic", help="preset or rules string, e.g. 'classic(jokers=2)'")
+    p.add_argument("--rules", default="classic",
+                   help="preset or rules string, e.g. 'classic(jokers=2)' (default classic)")
     p.add_argument("--players", type=int, default=None, help="override the rules' player count")
     p.add_argument("--strategies", default="expert",
                    help="comma-separated strategies or Python bots (package.module:Class), "
                         "cycled over the seats (default expert)")
-    p.add_argument("--games", type=int, default=1000, help="games (replicates 0..G-1)")
+    p.add_argument("--games", type=int, default=1000,
+                   help="games (replicates 0..G-1; default 1000)")
     p.add_argument("--seed", type=_seed_arg, default=0,
-                   help="root seed, or 'secret': drawn from the operating system and "
-                        "recorded only in the rows (for bot competitions)")
+                   help="root seed (default 0), or 'secret': drawn from the operating system "
+                        "and recorded only in the rows (for bot competitions)")
     p.add_argument("--out", required=True, help="output .parquet file")
     p.add_argument("--hands", default=None,
                    help="also write one row per hand played to this .parquet file")
@@ -379,7 +386,8 @@ def add_compare(sub) -> None:
     p.add_argument("--max-games", type=int, default=DEFAULT_MAX_GAMES, metavar="N",
                    help=f"cap of deals per cell with --precision (default "
                         f"{DEFAULT_MAX_GAMES})")
-    p.add_argument("--seed", type=int, default=DEFAULT_SEED, help="root seed")
+    p.add_argument("--seed", type=int, default=DEFAULT_SEED,
+                   help=f"root seed (default {DEFAULT_SEED})")
     p.add_argument("--workers", type=int, default=None, metavar="N",
                    help="worker processes (default: all cores; 0 = in this process)")
     p.add_argument("--out", default=None, metavar="DIR",
@@ -500,7 +508,7 @@ def add_rate(sub) -> None:
                     "repetition; a balanced design beyond --max-lineups) in every seat "
                     "rotation on the same deals, then print Plackett-Luce ratings from "
                     "the hands' winners (ties shared; natural-log strength, expert = 0) "
-                    "with 95%% intervals from a bootstrap of the deals, the head-to-head "
+                    "with 95% intervals from a bootstrap of the deals, the head-to-head "
                     "matrix and each strategy's win share against a table of experts.")
     p.add_argument("--strategies", required=True, metavar="S,S,...",
                    help="two or more strategies, e.g. beginner,expert(error=0.1),patient "
@@ -514,9 +522,9 @@ def add_rate(sub) -> None:
                    help=f"deals per line-up (default {RATE_GAMES}); every deal "
                         f"is played by every line-up in every rotation")
     p.add_argument("--seed", type=_seed_arg, default=RATE_SEED,
-                   help="root seed, or 'secret': drawn from the operating system and "
-                        "recorded only in the results (for bot competitions; a secret "
-                        "run cannot be resumed)")
+                   help=f"root seed (default {RATE_SEED}), or 'secret': drawn from the "
+                        f"operating system and recorded only in the results (for bot "
+                        f"competitions; a secret run cannot be resumed)")
     p.add_argument("--rank", choices=("winner", "points"), default="winner",
                    help="what a hand ranks: its winner(s) (default) or everyone, the "
                         "others by hand points")
@@ -629,7 +637,7 @@ def add_exploit(sub) -> None:
         description="Race the strong player's parameter points against N-1 copies of "
                     "STRATEGY on common deals, then measure the best one on fresh deals: "
                     "its win share minus STRATEGY's own at a table of itself, paired by "
-                    "deal, with a 95%% interval.")
+                    "deal, with a 95% interval.")
     p.add_argument("strategy", metavar="STRATEGY",
                    help="a strategy (strong, expert, ...) or a bot package.module:Class")
     p.add_argument("--rules", default="classic", metavar="RULES",
@@ -699,8 +707,11 @@ def add_view(sub) -> None:
     p.add_argument("--out", default=None, help="output .html (default: beside the log; position.html)")
     p.add_argument("--table", default=None, help='table melds, e.g. "5C 6C 7C | 8D 8H 8S" (or flat cards)')
     p.add_argument("--hand", default=None, help='hand cards, e.g. "8C 9C"')
-    p.add_argument("--rules", default="classic", help="preset or rules string (positions)")
-    p.add_argument("--objective", default="cards", choices=["cards", "points"])
+    p.add_argument("--rules", default="classic",
+                   help="preset or rules string (positions; default classic)")
+    p.add_argument("--objective", default="cards", choices=["cards", "points"],
+                   help="what the position's play maximises: the cards placed (default "
+                        "cards), or their points under the rules' hand_points")
     p.set_defaults(func=view_command)
 
 

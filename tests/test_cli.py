@@ -183,3 +183,30 @@ def test_compare_of_a_rule_set_with_itself_names_the_repeated_rule_set(capsys):
     assert code == 2
     assert "duplicate rule set 'classic(players=4)' (the same rules as 'classic')" in err
     assert "[grid]" not in err
+
+
+def _subcommands() -> dict:
+    """Each subcommand's parser by name, from the command's own parser."""
+    import argparse
+
+    from fastmach.cli import build_parser
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    return dict(sub.choices)
+
+
+@pytest.mark.parametrize("name", list(_subcommands()))
+def test_every_subcommands_help_shows_percent_signs_once_and_explains_every_argument(
+        capsys, name):
+    parser = _subcommands()[name]
+    with pytest.raises(SystemExit) as e:
+        main([name, "--help"])
+    assert e.value.code == 0
+    out = capsys.readouterr().out
+    assert "%%" not in out and "%(" not in out
+    for action in parser._actions:
+        if action.dest == "help":
+            continue
+        what = (name, action.option_strings or action.dest)
+        assert action.help and action.help.strip(), what
+        if action.default is not None and action.default is not False:  # (play --games)
+            assert "default" in action.help, what
