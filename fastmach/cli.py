@@ -29,7 +29,7 @@ from fastmach.errors import BotError, FastmachError
 from fastmach.game.deal import SECRET, resolve_seed
 from fastmach.outputs import atomic_path, partial_name, probe_file, refuse_inputs
 from fastmach.rules import PRESETS, resolve_rules, source_warning
-from fastmach.rules.doc import describe as describe_preset, markdown as rules_markdown
+from fastmach.rules.doc import describe as describe_rules, markdown as rules_markdown
 from fastmach.solver import solve
 from fastmach.strategies import (describe as describe_strategies, rotations_of,
                                  seats_trained_strong, split_strategies, stand_in_warning)
@@ -739,8 +739,11 @@ def view_command(args: argparse.Namespace) -> int:
 
 def add_rules(sub) -> None:
     p = sub.add_parser(
-        "rules", help="print a preset's parameters with their meaning and source clauses")
-    p.add_argument("preset", nargs="?", default=None, help=", ".join(PRESETS))
+        "rules", help="print the parameters of a preset or rules string, with their meaning "
+                      "and source clauses")
+    p.add_argument("preset", nargs="?", default=None, metavar="RULES",
+                   help=f"a preset ({', '.join(PRESETS)}) or rules string, e.g. "
+                        f"'classic(jokers=2)'")
     p.add_argument("--markdown", action="store_true",
                    help="print the parameter reference of docs/rules.md instead")
     p.set_defaults(func=rules_command)
@@ -754,9 +757,9 @@ def rules_command(args: argparse.Namespace) -> int:
         print(rules_markdown())
         return 0
     if args.preset is None:
-        raise FastmachError(f"give a preset: {', '.join(PRESETS)} (or --markdown)")
-    name = args.preset.strip().lower()
-    print(describe_preset(name), end="")
+        raise FastmachError(f"give a preset ({', '.join(PRESETS)}) or rules string (or "
+                            f"--markdown)")
+    print(describe_rules(args.preset), end="")
     return 0
 
 

@@ -65,3 +65,22 @@ def test_clause8_rules_command_refuses_an_unknown_preset(capsys):
     assert "unknown rules preset 'poker'" in capsys.readouterr().err
     assert main(["rules"]) == 2
     assert "give a preset" in capsys.readouterr().err
+
+
+def test_rules_command_prints_a_rules_string_as_its_preset_with_the_changed_values(capsys):
+    assert main(["rules", "classic(jokers=2, players=6)"]) == 0
+    out = capsys.readouterr().out
+    assert out == describe("classic(jokers=2,players=6)") == describe(
+        Rules.parse("classic(players=6,jokers=2)"))
+    lines = out.splitlines()
+    assert lines[0].startswith("classic(players=6,jokers=2): classic with players, jokers "
+                               "changed; classic's source 000")
+    assert "players=6 is outside the 2-5 players" in lines[1]
+    assert "\njokers = 2 (changed; classic: 0)\n" in out
+    assert "\nplayers = 6 (changed; classic: 4)\n" in out
+    assert "\ndecks = 2\n" in out   # unchanged values as the preset prints them
+    # the clauses are the preset's, one per parameter; a string equal to a preset is it
+    assert sum(x.startswith("    000") for x in lines) == len(PARAMETERS)
+    assert describe("Classic(players=4) ") == describe("classic")
+    assert main(["rules", "classic(jokerz=2)"]) == 2
+    assert "unknown rules parameter 'jokerz'" in capsys.readouterr().err

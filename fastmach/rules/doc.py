@@ -1,5 +1,5 @@
-"""``fastmach rules PRESET`` and the parameter reference of ``docs/rules.md``, written from
-:data:`fastmach.rules.TABLE`.
+"""``fastmach rules RULES`` (a preset or a rules string) and the parameter reference of
+``docs/rules.md``, written from :data:`fastmach.rules.TABLE`.
 
 That section of docs/rules.md is :func:`markdown` verbatim (a test keeps them equal). For
 every parameter the table holds a summary, the meaning of each value, and per preset either
@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import textwrap
 
-from fastmach.errors import FastmachError
 from fastmach.rules import (PARAMETERS, PRESETS, SOURCE_PLAYERS, TABLE, Parameter, Rules,
-                            format_value)
+                            format_value, resolve_rules, source_warning)
 
 __all__ = ["SOURCES", "PARAMS", "describe", "markdown"]
 
@@ -40,17 +39,28 @@ def _wrap(text: str, first: str, rest: str | None = None) -> str:
                          subsequent_indent=first if rest is None else rest)
 
 
-def describe(preset: str) -> str:
-    """Plain text: a preset's parameters, each with its meaning and its source clause."""
-    if preset not in PRESETS:
-        raise FastmachError(f"unknown rules preset {preset!r}; known: {', '.join(PRESETS)}")
+def describe(rules: Rules | str) -> str:
+    """Plain text: the parameters of a preset or rules string (``classic(jokers=2)``), each
+    with its meaning and its preset's source clause; a value changed from the preset says
+    the preset's beside it."""
+    rules = resolve_rules(rules)
+    preset = rules.preset
+    base = Rules.parse(preset)
     key, file, lang = SOURCES[preset]
-    rules = Rules.parse(preset)
-    out = [f"{preset}: source {key} ({lang}, {file}); players {_range_text(preset)} in the "
-           f"source; full text of the rules: docs/rules.md", ""]
+    changed = [name for name in PARAMETERS if getattr(rules, name) != getattr(base, name)]
+    head = f"{preset} with {', '.join(changed)} changed; {preset}'s source" if changed else "source"
+    out = [f"{rules}: {head} {key} ({lang}, {file}); players {_range_text(preset)} in the "
+           f"source; full text of the rules: docs/rules.md"]
+    warning = source_warning(rules)
+    if warning:
+        out.append(f"warning: {warning}")
+    out.append("")
     for name in PARAMETERS:
         p = PARAMS[name]
-        out.append(f"{name} = {format_value(name, getattr(rules, name))}")
+        value = format_value(name, getattr(rules, name))
+        if name in changed:
+            value += f" (changed; {preset}: {format_value(name, getattr(base, name))})"
+        out.append(f"{name} = {value}")
         out.append(_wrap(p.summary, "    "))
         for v, meaning in p.values.items():
             out.append(_wrap(f"- {v}: {meaning}", "    ", "      "))

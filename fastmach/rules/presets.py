@@ -11,7 +11,7 @@ if TYPE_CHECKING:
 __all__ = ["PRESETS", "SOURCE_PLAYERS", "source_warning"]
 
 # the sources are the rule texts 000, 001, 003 and 004; docs/rules.md quotes the
-# clause behind every value (TABLE holds the quotes, `fastmach rules PRESET` prints them)
+# clause behind every value (TABLE holds the quotes, `fastmach rules RULES` prints them)
 
 PRESETS: dict[str, dict[str, Any]] = {
     # 000_fe2f...: 104 cards without jokers, 13 each, ace low or high, a failed manipulation
