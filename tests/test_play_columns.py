@@ -163,3 +163,18 @@ def test_a_log_that_is_no_file_path_is_refused_before_any_game(log, message):
     from fastmach.errors import FastmachError
     with pytest.raises(FastmachError, match=message):
         play_games("classic(match=single)", ["expert"] * 4, 0, [0], log=log)
+
+
+def test_the_summary_line_counts_tied_winners_apart_from_games_nobody_won():
+    # four 2-player games: seat 0 wins, a tie shared, nobody wins (blocked), seat 1 wins
+    cols = {"end": np.array(["emptied", "blocked", "blocked", "emptied"], dtype=object),
+            "winner": np.array([0, -1, -1, 1]), "turns": np.array([10, 20, 30, 40]),
+            "strategy_0": "expert", "strategy_1": "beginner",
+            "win_share_0": np.array([1.0, 0.5, 0.0, 0.0]),
+            "win_share_1": np.array([0.0, 0.5, 0.0, 1.0])}
+    line = summary(cols, resolve_rules("classic(players=2,match=single)"), 1.0)
+    assert "winners: one 50.0%, tied (sharing the win) 25.0%, none 25.0% of games" in line
+    # the seats' shares of all games add up to the games someone won (100% - none)
+    assert "win share per seat, of all games (ties split): expert 37.5%, beginner 37.5%" in line
+    assert "ends: emptied 50.0%, blocked 50.0%" in line and "mean turns per game 25.0" in line
+    assert "no winner" not in line

@@ -375,7 +375,9 @@ def run_play_columns(
 
 
 def summary(df: pd.DataFrame | Columns, rules: Rules, seconds: float) -> str:
-    """One line: games, speed, end shares, win shares per strategy (tied wins shared)."""
+    """One line: games, speed, end shares, the games won by one player, by tied winners
+    (sharing the win) and by nobody, and each strategy's win share per seat of all games
+    (tied wins split); see :func:`fastmach.engine.columns.summary`."""
     return _summary(df, rules, seconds)
 
 

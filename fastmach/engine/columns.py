@@ -184,7 +184,9 @@ def concat(parts: Sequence[Mapping[str, object]]) -> Columns:
 
 
 def summary(rows: Mapping[str, object], rules: Rules, seconds: float) -> str:
-    """One line: games, speed, end shares, win shares per strategy (tied wins shared).
+    """One line: games, speed, how the (last) hands ended, how many games had one winner,
+    tied winners (who share the win) or none, and each strategy's win share per seat of
+    all games (tied wins split: the seats' shares add up to the games anyone won).
     ``rows``: the game rows, as :data:`Columns` or a DataFrame."""
     P = rules.players
     end = column(rows, "end") if isinstance(rows, dict) else np.asarray(rows["end"], dtype=object)
@@ -193,20 +195,30 @@ def summary(rows: Mapping[str, object], rules: Rules, seconds: float) -> str:
     def col(name: str) -> np.ndarray:
         return column(rows, name, n) if isinstance(rows, dict) else np.asarray(rows[name])
 
-    end_txt = ", ".join(f"{e} {100 * (np.count_nonzero(end == e) / n if n else 0):.1f}%"
+    def pct(rows: np.ndarray) -> str:
+        """The share of the games where ``rows`` (booleans) holds."""
+        return f"{100 * (int(np.count_nonzero(rows)) / n if n else 0):.1f}%"
+
+    end_txt = ", ".join(f"{e} {pct(end == e)}"
                         for e in ("emptied", "blocked", "stock-out"))
     wins: dict[str, float] = {}
     seats_per: dict[str, int] = {}
+    won = np.zeros(n)
     for i in range(P):
         names, shares = col(f"strategy_{i}"), col(f"win_share_{i}")
+        won += np.asarray(shares, dtype=np.float64)
         for s, w in zip(names.tolist(), shares.tolist()):
             wins[s] = wins.get(s, 0.0) + float(w)
             seats_per[s] = seats_per.get(s, 0) + 1
-    win_txt = ", ".join(f"{s} {100 * wins[s] / max(1, seats_per[s]):.1f}%/seat" for s in wins)
-    no_winner = float(np.mean(col("winner") < 0)) if n else float("nan")
+    win_txt = ", ".join(f"{s} {100 * wins[s] / max(1, seats_per[s]):.1f}%" for s in wins)
+    one = np.asarray(col("winner")) >= 0
+    nobody = ~one & (won <= 1e-9)
     turns = float(np.mean(col("turns"))) if n else float("nan")
+    ends = "ends" if rules.match_kind == "single" else "ends of each match's last hand"
     return (
         f"{n} games of {rules} in {seconds:.2f} s ({n / max(seconds, 1e-9):.0f} games/s); "
-        f"ends: {end_txt}; no winner {100 * no_winner:.1f}%; "
-        f"wins: {win_txt}; mean turns {turns:.1f}"
+        f"{ends}: {end_txt}; winners: one {pct(one)}, tied (sharing the win) "
+        f"{pct(~one & ~nobody)}, none {pct(nobody)} "
+        f"of games; win share per seat, of all games (ties split): {win_txt}; mean turns "
+        f"per game {turns:.1f}"
     )
