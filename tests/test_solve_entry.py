@@ -195,3 +195,18 @@ def test_changing_an_answer_changes_no_later_answer():
     again = solve(table, hand, rules)   # the same position: the solver's memo answers
     assert (again.placed, again.melds, again.stands) == ref
     assert again.melds is not first.melds and again.melds[0] is not first.melds[0]
+
+
+def test_a_solution_shows_its_cards_and_keeps_its_card_ids():
+    from fastmach.core.cards import parse_cards
+    by_text = fastmach.solve("5C 6C 7C 8C", "8D 8H JK", "jokers")
+    by_ids = fastmach.solve([parse_cards("5C 6C 7C 8C")], parse_cards("8D 8H JK"),
+                            resolve_rules("jokers"))
+    for sol in (by_text, by_ids):
+        assert repr(sol) == ("Solution(placed='8H 8D JK', melds=['8H 8D 8C', "
+                             "'5C 6C 7C JK(8C)'], points=3)")
+        assert str(sol).splitlines() == ["placed 3: 8H 8D JK", "  8H 8D 8C", "  5C 6C 7C JK(8C)"]
+        assert all(isinstance(c, int) for c in sol.placed) and sol.n_placed == 3
+        assert sorted(sol.placed) == sorted(parse_cards("8D 8H JK"))
+    assert by_text == by_ids   # (the dataclass's equality, over the ids)
+    assert repr(fastmach.solve("", "8D")) == "Solution(placed='', melds=[], points=0)"

@@ -13,7 +13,8 @@ import numpy as np
 
 import fastmach.core._batch as _batch
 import fastmach.core._solver as _solver
-from fastmach.core.cards import JOKER, NCARD, OPENING_POINTS, card_points, card_str, cards_to_counts, check_copies, parse_cards
+from fastmach.core.cards import (JOKER, NCARD, OPENING_POINTS, card_points, card_str, cards_to_counts,
+                                 check_copies, format_cards, parse_cards)
 from fastmach.errors import FastmachError
 from fastmach.rules import Rules, resolve_rules
 
@@ -43,10 +44,18 @@ class Solution:
         }
 
     def __str__(self) -> str:
-        lines = [f"placed {len(self.placed)}: " + " ".join(card_str(c) for c in self.placed)]
+        lines = [f"placed {len(self.placed)}: " + format_cards(self.placed, sort=False)]
         for m, st in zip(self.melds, self.stands):
             lines.append("  " + " ".join(_show(c, s) for c, s in zip(m, st)))
         return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        """The cards as text (a joker as JK(the card it stands for)); the fields keep
+        the card ids."""
+        melds = ", ".join(repr(" ".join(_show(c, s) for c, s in zip(m, st)))
+                          for m, st in zip(self.melds, self.stands))
+        return (f"Solution(placed={format_cards(self.placed, sort=False)!r}, "
+                f"melds=[{melds}], points={self.points})")
 
     def _repr_html_(self) -> str | None:
         """Jupyter: the table's cards before, the melds after, placed cards marked (by
