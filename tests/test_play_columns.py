@@ -2,6 +2,8 @@
 the same frames, the same summary line, the same file bytes."""
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -178,3 +180,43 @@ def test_the_summary_line_counts_tied_winners_apart_from_games_nobody_won():
     assert "win share per seat, of all games (ties split): expert 37.5%, beginner 37.5%" in line
     assert "ends: emptied 50.0%, blocked 50.0%" in line and "mean turns per game 25.0" in line
     assert "no winner" not in line
+
+
+def test_play_batches_shrink_to_about_a_second_when_the_games_are_slow():
+    from fastmach.engine import _batches
+    got = []
+    for k, reps, closes in _batches(2, 60, 500, seconds=0.05):
+        got.append((k, reps.tolist(), closes))
+        time.sleep(0.01 * len(reps))   # 100 games/s at most: batches of 5 at most
+    assert [r for k, reps, _ in got for r in reps] == list(range(60)) * 2
+    assert [k for k, reps, _ in got for _ in reps] == [0] * 60 + [1] * 60
+    assert got[0][1] == [0, 1, 2, 3] and all(len(reps) <= 5 for _, reps, _ in got[1:])
+    assert {c for *_, c in got} == {None}
+
+
+def test_play_batches_grow_to_the_chunk_and_close_a_log_every_50_games():
+    from fastmach.engine import _batches
+    sizes = [len(reps) for _, reps, _ in _batches(1, 3000, 500, seconds=1e9)]
+    assert sizes == [4, 16, 64, 256, 500, 500, 500, 500, 500, 160]
+    logged = list(_batches(2, 120, 500, 50, seconds=1e9))
+    ends = [(k, int(reps[-1]) + 1, c) for k, reps, c in logged]
+    # a closing record at each multiple of 50 and at the end, counting the games since
+    # the last one; no batch crosses a multiple of 50; none between
+    assert [e for e in ends if e[2]] == [(k, hi, hi - lo) for k in (0, 1) for lo, hi in
+                                         ((0, 50), (50, 100), (100, 120))]
+    assert all(c == 0 for _, hi, c in ends if hi % 50 and hi != 120)
+    assert [len(reps) for _, reps, _ in logged][:5] == [4, 16, 30, 50, 20]
+
+
+@pytest.mark.parametrize("batch_seconds", [1e-9, 1e9])
+def test_play_rows_and_log_are_the_same_whatever_the_batches(tmp_path, monkeypatch,
+                                                            batch_seconds):
+    import fastmach.engine as engine_mod
+    ref, ref_h = run_play_columns(RULES, "expert,beginner", 9, 5, rotate=True, chunk=9,
+                                  hands=True, progress=False, log=tmp_path / "ref.jsonl")
+    monkeypatch.setattr(engine_mod, "BATCH_SECONDS", batch_seconds)   # 1 game a batch, or 4, 16
+    got, got_h = run_play_columns(RULES, "expert,beginner", 9, 5, rotate=True, chunk=9,
+                                  hands=True, progress=False, log=tmp_path / "got.jsonl")
+    pd.testing.assert_frame_equal(pd.DataFrame(got), pd.DataFrame(ref))
+    pd.testing.assert_frame_equal(pd.DataFrame(got_h), pd.DataFrame(ref_h))
+    assert (tmp_path / "got.jsonl").read_bytes() == (tmp_path / "ref.jsonl").read_bytes()

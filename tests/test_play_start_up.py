@@ -94,6 +94,22 @@ def test_progress_never_shows_when_disabled(monkeypatch):
         assert p.bar is None and p.done == 10
 
 
+def test_a_late_progress_bar_counts_its_time_and_rate_from_the_start_of_the_run(
+        monkeypatch, capsys):
+    # (play --games 50 under jokers: 41 s with no bar, then "50/50 [00:00<00:00,
+    # 1013116.91game/s]": the bar was made at the end and counted from there)
+    clock = [100.0]
+    monkeypatch.setattr(progress_mod.time, "monotonic", lambda: clock[0])
+    with Progress(50, None) as p:
+        clock[0] += 40.0
+        p.update(50)
+        assert p.bar is not None and p.bar.n == 50
+        assert 40 <= p.bar.format_dict["elapsed"] < 45
+    err = capsys.readouterr().err.replace("\r", "\n")
+    assert "50/50 [00:40<00:00,  1.25game/s]" in err
+    assert "0/50" not in err.replace("50/50", "")   # no bar at 0 drawn at the end
+
+
 def test_the_default_progress_shows_past_the_delay_with_the_games_done(monkeypatch, capsys):
     clock = [100.0]
     monkeypatch.setattr(progress_mod.time, "monotonic", lambda: clock[0])

@@ -80,7 +80,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Sequence, cast, overload
+from typing import TYPE_CHECKING, Any, Iterator, Literal, Sequence, cast, overload
 
 import numpy as np
 
@@ -251,10 +251,13 @@ def play_columns(
     log: str | Path | None = None,
     check: bool = False,
     log_of: int | None = None,
+    log_close: int | None = None,
 ) -> Columns | tuple[Columns, Columns]:
     """:func:`play_games`, its rows as columns (:mod:`fastmach.engine.columns`; no pandas).
     ``log_of``: the games the whole log will hold, when it is written in several calls
-    (its closing records say so: a log cut after one of them is then seen as cut)."""
+    (its closing records say so: a log cut after one of them is then seen as cut);
+    ``log_close``: the games this call's closing record counts, 0 for none
+    (:func:`fastmach.game.log.write_log`)."""
     rules, strategies, eng = make_engine(rules, seats, check)
     seed = _check_seed(root_seed)
     reps = _replicates(replicates)
@@ -263,7 +266,8 @@ def play_columns(
     out = eng.play_batch(seed, reps, hands=bool(hands), record=log is not None)
     cols = game_columns(rules, strategies, seed, reps, out)
     if log is not None:
-        write_log(log, rules, strategies, seed, reps, out["log"], cols, of=log_of)
+        write_log(log, rules, strategies, seed, reps, out["log"], cols, of=log_of,
+                  close=log_close)
     if hands:
         return cols, hand_columns(rules, strategies, seed, reps, out["hand_rows"])
     return cols
@@ -283,6 +287,43 @@ def _lineups(strategies: list, players: int, rotate: bool) -> list[list]:
     """Seats for each rotation, as in a study (``fastmach.strategies.seating``): the list
     cycled over the seats; with --rotate every rotation up to the seating's period."""
     return [seating(strategies, players, k) for k in rotations_of(strategies, players, rotate)]
+
+
+#: seconds a batch of ``run_play_columns`` aims to take: its progress bar moves as often
+BATCH_SECONDS = 1.0
+#: games of a ``play --log`` between two closing records of the log (where ``chunk`` is not
+#: smaller): the same file whatever the batches
+LOG_CLOSE_EVERY = 50
+
+
+def _batches(lineups: int, games: int, chunk: int, close_every: int | None = None,
+             seconds: float | None = None) -> Iterator[tuple[int, np.ndarray, int | None]]:
+    """(line-up, replicates, the games a log's closing record counts after them, 0 for
+    none; None without a log) for every line-up's replicates 0..games-1, in batches of
+    at most ``chunk``: 4 games first, then about ``seconds`` (default
+    :data:`BATCH_SECONDS`) each at the games/s measured
+    so far (at most 4 x the last batch), so that a progress bar moves every second or so
+    however slow the games. A batch never crosses a multiple of ``close_every`` (the
+    log's closing records). The games and rows are the same whatever the batches: each
+    replicate is played on its own."""
+    seconds = BATCH_SECONDS if seconds is None else seconds
+    size, done, spent = min(chunk, 4), 0, 0.0
+    for k in range(lineups):
+        lo = 0
+        while lo < games:
+            hi = min(games, lo + size)
+            closes: int | None = None
+            if close_every is not None:
+                hi = min(hi, (lo // close_every + 1) * close_every)
+                at_close = hi % close_every == 0 or hi == games
+                closes = hi - (hi - 1) // close_every * close_every if at_close else 0
+            t0 = time.perf_counter()
+            yield k, np.arange(lo, hi, dtype=np.int64), closes
+            spent += time.perf_counter() - t0
+            done += hi - lo
+            rate = done / spent if spent > 0 else float("inf")
+            size = int(max(1, min(chunk, 4 * (hi - lo), rate * seconds)))
+            lo = hi
 
 
 def run_play(
@@ -323,6 +364,8 @@ def run_play_columns(
     ``hands``: return ``(games, hands)`` with one row per hand played as well. ``log``:
     written under a temporary name and moved into place when every game is in; an
     interrupted run leaves ``LOG.partial`` (see :func:`fastmach.outputs.atomic_path`).
+    ``chunk``: the most games played in one batch (batches are sized to take about
+    :data:`BATCH_SECONDS`, for the progress bar; the games are the same whatever they are).
     """
     import contextlib
 
@@ -353,22 +396,20 @@ def run_play_columns(
     frames: list[Columns] = []
     hand_frames: list[Columns] = []
     total = games * len(lineups)
-    if log is not None:  # a log holds the engine's record of every game: smaller batches
-        chunk = min(chunk, 50)
+    # a log holds the engine's record of every game: a closing record every 50 games
+    close_every = min(chunk, LOG_CLOSE_EVERY) if log is not None else None
     # progress: always with progress=True, after 2 s with None (the default), never with False
     with contextlib.ExitStack() as stack:
         tmp = stack.enter_context(atomic_path(log, keep_partial=True)) if log is not None else None
         bar = stack.enter_context(Progress(total, progress))
-        for k, lineup in enumerate(lineups):
-            for lo in range(0, games, chunk):
-                reps = np.arange(lo, min(games, lo + chunk), dtype=np.int64)
-                played = play_columns(rules, lineup, seed, reps, log=tmp, hands=hands,
-                                      log_of=total if log is not None else None)
-                if isinstance(played, tuple):
-                    played, hf = played
-                    hand_frames.append(with_rotation(hf, k))
-                frames.append(with_rotation(played, k))
-                bar.update(len(reps))
+        for k, reps, closes in _batches(len(lineups), games, chunk, close_every):
+            played = play_columns(rules, lineups[k], seed, reps, log=tmp, hands=hands,
+                                  log_of=total if log is not None else None, log_close=closes)
+            if isinstance(played, tuple):
+                played, hf = played
+                hand_frames.append(with_rotation(hf, k))
+            frames.append(with_rotation(played, k))
+            bar.update(len(reps))
     if hands:
         return concat(frames), concat(hand_frames)
     return concat(frames)

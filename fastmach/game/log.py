@@ -55,13 +55,14 @@ def _txt(cards: Iterable[int]) -> list[str]:
 
 
 def write_log(path: str | Path, rules: Rules, seats, seed: int, replicates, games: list,
-              rows, of: int | None = None) -> None:
+              rows, of: int | None = None, close: int | None = None) -> None:
     """Append the logs of these games to ``path``: ``games`` is the engine's record of
     them (``Engine.play_batch(..., record=True)["log"]``: per game its hands, each with
     the deal, every turn's action as applied, the end, the shares and the scores after
     it), ``rows`` its rows (the match winner and shares: a DataFrame, or columns name ->
     array). Ends with the closing record of the batch (``of``: the games of the whole
-    log, when it is written in several batches)."""
+    log, when it is written in several batches; ``close``: the games it counts, those
+    appended since the last closing record, 0 for none yet; default these games)."""
     names = [str(s) for s in seats]
     winners = np.asarray(rows["winner"])
     shares = [np.asarray(rows[f"win_share_{i}"]) for i in range(rules.players)]
@@ -71,10 +72,12 @@ def write_log(path: str | Path, rules: Rules, seats, seed: int, replicates, game
             for rec in _engine_lines(rules, names, seed, int(r), hands, int(winners[i]),
                                      [float(s[i]) for s in shares]):
                 f.write(json.dumps(rec, separators=(",", ":")) + "\n")
-        close: dict = {"type": "close", "games": len(reps)}
+        if close == 0:
+            return
+        record: dict = {"type": "close", "games": len(reps) if close is None else close}
         if of is not None:
-            close["of"] = int(of)
-        f.write(json.dumps(close) + "\n")
+            record["of"] = int(of)
+        f.write(json.dumps(record) + "\n")
 
 
 def _engine_lines(rules: Rules, names: list[str], seed: int, replicate: int, hands: list,
