@@ -88,7 +88,8 @@ def policy_space(rules: Rules) -> PolicySpace:
     """The grid of ``strong`` parameters that can change a game under ``rules``."""
     axes: list[Axis] = []
     if rules.may_draw_when_able:
-        axes += [Axis("stock_low", (0, 3, 8, 15, 30)), Axis("rush", (0, 2, 4, 7))]
+        # stock_low 200: never hold (the stock never holds more), the expert's timing
+        axes += [Axis("stock_low", (0, 3, 8, 15, 30, 200)), Axis("rush", (0, 2, 4, 7))]
         if rules.failed_penalty > 1:
             axes += [Axis("botch", (0, 1)), Axis("botch_below", (0, 5, 8, 12))]
         if rules.stock_empty == "ends-hand":
