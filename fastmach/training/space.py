@@ -71,16 +71,22 @@ class PolicySpace:
             return None
         return tuple(point)
 
+    def anchors(self) -> list[tuple[int, ...]]:
+        """Two named corners of the space: the hand-tuned player (every default) and the
+        expert's play (never hold, keep nothing back, the maximum placement)."""
+        base = self.point_of("strong(trained=0)")
+        expert = self.point_of("strong(stock_low=200,keep=0,trained=0)")
+        return [p for p in (base, expert) if p is not None]
+
     def sample(self, rng: np.random.Generator, n: int) -> list[tuple[int, ...]]:
         """``n`` points drawn uniformly (with replacement) from the grid."""
         return [tuple(int(rng.integers(len(a.values))) for a in self.axes) for _ in range(n)]
 
     def neighbours(self, point: tuple[int, ...]) -> Iterator[tuple[int, ...]]:
-        """The points one step away along one axis."""
+        """The points that differ from ``point`` along one axis (every other value of it)."""
         for j, axis in enumerate(self.axes):
-            for d in (-1, 1):
-                i = point[j] + d
-                if 0 <= i < len(axis.values):
+            for i in range(len(axis.values)):
+                if i != point[j]:
                     yield point[:j] + (i,) + point[j + 1:]
 
 

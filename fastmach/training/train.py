@@ -128,8 +128,9 @@ def _fill(training: Training, rules: Rules, workers: int,
 
 
 def _candidates(space: PolicySpace, training: Training, it: int) -> list[str]:
-    """The neighbours of every member in the mixture and points drawn from the grid; the
-    members themselves are left out (each earns the mixture's own payoff, in equilibrium),
+    """The neighbours of every member in the mixture (every other value of one axis), the
+    space's anchors (the hand-tuned player, the expert's play) and points drawn from the
+    grid; the members themselves are left out (each earns the mixture's own payoff, in equilibrium),
     so the best response is the best deviation found."""
     rng = np.random.default_rng([training.config.seed, it, 0xCA4D])
     out: list[str] = []
@@ -137,6 +138,7 @@ def _candidates(space: PolicySpace, training: Training, it: int) -> list[str]:
         point = space.point_of(m)
         if w > 0 and point is not None:
             out += [space.strategy(p) for p in space.neighbours(point)]
+    out += [space.strategy(p) for p in space.anchors()]
     out += [space.strategy(p) for p in space.sample(rng, training.config.sampled)]
     members = set(training.game.members)
     return [c for c in dict.fromkeys(out) if c not in members]
