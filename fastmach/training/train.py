@@ -47,11 +47,11 @@ class TrainConfig:
 
     seed: int = 20261204
     meta_deals: int = 60
-    race_deals: int = 40
+    race_deals: int = 100
     eta: int = 3
-    rungs: int = 4
+    rungs: int = 3
     check_deals: int = 1500
-    sampled: int = 60
+    sampled: int = 40
     target: float = 0.02
     iterations: int = 10
     simplify_tol: float = 0.005
