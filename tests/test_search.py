@@ -421,14 +421,14 @@ def _last_round_position(strategy: str):
 
 @pytest.mark.parametrize("budget", [4, 8])
 def test_search_places_what_the_policy_keeps_back_where_that_clearly_wins(budget):
-    kind, placed, kings, rng = _last_round_position("strong")
+    kind, placed, kings, rng = _last_round_position("strong(trained=false)")
     assert kind == "play" and not set(kings) & set(placed)   # the strong player keeps them
     kind, placed, kings, rng = _last_round_position(f"search(budget={budget})")
     assert kind == "play" and set(kings) <= set(placed) and rng != 7
 
 
 def test_search_with_budget_one_plays_the_policy_on_a_clear_position():
-    expect = _last_round_position("strong")
+    expect = _last_round_position("strong(trained=false)")
     kind, placed, kings, rng = _last_round_position("search(budget=1)")
     assert (kind, placed) == expect[:2] and rng == 7   # no playout, no PRNG draw
 
