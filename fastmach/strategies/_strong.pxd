@@ -29,6 +29,7 @@ cdef class Strong(Strategy):
     cdef uint8_t one[NCARD]          # the cards a one-card play chooses from (place = 1)
     cdef bint play_kept(self, HState* st, const uint8_t* hand, Decision* d) noexcept nogil
     cdef bint play_one(self, HState* st, Decision* d) noexcept nogil
+    cdef bint card_alone(self, HState* st, int c) noexcept nogil
     cdef void botch_one(self, HState* st, const uint8_t* hand, Decision* d) noexcept nogil
     cdef bint may_go_out(self, HState* st, const uint8_t* hand) noexcept nogil
     cdef bint quick_out(self, HState* st, const uint8_t* hand, int n, Decision* d) noexcept nogil

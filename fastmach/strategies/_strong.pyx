@@ -255,29 +255,33 @@ cdef class Strong(Strategy):
         """d becomes a play of one card of self.kept alone (no joker): the card of the
         most hand points that such a play places (ties: the lower card id); False (d as
         it was) where none places or the solver failed."""
-        cdef uint32_t ps[4]
         cdef int c, best = -1
-        cdef bint jt = st.table[JOKER] > 0
-        memcpy(self.pool, st.table, NCARD)
         memcpy(self.one, self.kept, NCARD)
         for c in range(JOKER):
             if not self.one[c] or best >= 0 and self.R.hpts[c] <= self.R.hpts[best]:
                 continue
-            if not jt:   # a card outside every meld of table and card is skipped unsolved
-                self.pool[c] += 1
-                meld_cards(self.pool, self.R.srules.ace_high, ps)
-                self.pool[c] -= 1
-                if not (ps[c // 13] >> (c % 13 + 1)) & 1:
-                    continue
-            memset(self.kept, 0, NCARD)
-            self.kept[c] = 1
-            self.expert.play(st, self.kept, self.R.ones, self.R.ones_j, &self.alt)
-            if self.ctx.rc:
-                return False
-            if self.alt.kind == A_PLAY:
+            if self.card_alone(st, c):
                 best = c
                 memcpy(d, &self.alt, sizeof(Decision))
+            elif self.ctx.rc:
+                return False
         return best >= 0
+
+    cdef bint card_alone(self, HState* st, int c) noexcept nogil:
+        """Whether a play of card c alone places it (self.alt: that play). Without a joker
+        on the table a card outside every meld of table and card is skipped unsolved. A
+        solver failure sets ctx.rc (False)."""
+        cdef uint32_t ps[4]
+        if st.table[JOKER] == 0:
+            memcpy(self.pool, st.table, NCARD)
+            self.pool[c] += 1
+            meld_cards(self.pool, self.R.srules.ace_high, ps)
+            if not (ps[c // 13] >> (c % 13 + 1)) & 1:
+                return False
+        memset(self.kept, 0, NCARD)
+        self.kept[c] = 1
+        self.expert.play(st, self.kept, self.R.ones, self.R.ones_j, &self.alt)
+        return not self.ctx.rc and self.alt.kind == A_PLAY
 
     cdef bint quick_out(self, HState* st, const uint8_t* hand, int n, Decision* d) noexcept nogil:
         """Whether the whole hand goes out, where may_go_out did not rule it out (self.pool:
@@ -353,25 +357,13 @@ cdef class Strong(Strategy):
         """d becomes a failure of the play of the first hand card (card order, no joker)
         that fits the table alone (its maximum placement); else d stays a draw. Without a
         joker on the table a card outside every meld of table and card is skipped unsolved."""
-        cdef uint32_t ps[4]
         cdef int c
-        cdef bint jt = st.table[JOKER] > 0
-        memcpy(self.pool, st.table, NCARD)
         for c in range(JOKER):
             if not hand[c]:
                 continue
-            if not jt:
-                self.pool[c] += 1
-                meld_cards(self.pool, self.R.srules.ace_high, ps)
-                self.pool[c] -= 1
-                if not (ps[c // 13] >> (c % 13 + 1)) & 1:
-                    continue
-            memset(self.kept, 0, NCARD)
-            self.kept[c] = 1
-            self.expert.play(st, self.kept, self.R.ones, self.R.ones_j, &self.alt)
-            if self.ctx.rc:
-                return
-            if self.alt.kind == A_PLAY:
+            if self.card_alone(st, c):
                 memcpy(d, &self.alt, sizeof(Decision))
                 d.kind = A_FAIL
+                return
+            if self.ctx.rc:
                 return
