@@ -22,7 +22,7 @@ from fastmach.core.cards import card_str
 from fastmach.game.deal import check_seed as _check_seed
 from fastmach.errors import FastmachError
 from fastmach.game import Game, State
-from fastmach.rules import Rules, is_integer, resolve_rules
+from fastmach.rules import Rules, rules_of
 
 from .encoding import Layout
 from .moves import ACTIONS, N_ACTIONS, Moves, moves
@@ -30,16 +30,6 @@ from .moves import ACTIONS, N_ACTIONS, Moves, moves
 __all__ = ["Table", "REWARDS", "rules_of"]
 
 REWARDS = ("match", "hand")
-
-
-def rules_of(rules: Rules | str, players: int | None) -> Rules:
-    """The rules with ``players`` seats (FastmachError naming a bad value)."""
-    r = resolve_rules(rules)
-    if players is not None:
-        if not is_integer(players):
-            raise FastmachError(f"players must be an integer, got {players!r}")
-        r = r.replace(players=int(players))
-    return r
 
 
 class Table:

@@ -35,7 +35,7 @@ from fastmach.rules.parameters import (MAX_MATCH_HANDS, MAX_THRESHOLD, PARAMETER
 from fastmach.rules.presets import PRESETS, SOURCE_PLAYERS, source_warning
 
 __all__ = ["Rules", "PRESETS", "PARAMETERS", "TABLE", "Parameter", "SOURCE_PLAYERS", "parse_value", "format_value",
-           "resolve_rules", "source_warning", "BLOCK_ROUNDS", "is_integer", "MAX_MATCH_HANDS",
+           "resolve_rules", "rules_of", "source_warning", "BLOCK_ROUNDS", "is_integer", "MAX_MATCH_HANDS",
            "MAX_THRESHOLD"]
 
 #: stock_empty = play-on: a full round of turns begun with an empty stock that adds no card
@@ -281,3 +281,14 @@ def resolve_rules(x: Rules | str) -> Rules:
     if isinstance(x, str):
         return Rules.parse(x)
     raise FastmachError(f"expected Rules or a rules string like 'classic(players=3)', got {x!r}")
+
+
+def rules_of(rules: Rules | str, players: int | None) -> Rules:
+    """The rules with ``players`` seats (None: the rules' own; FastmachError naming a bad
+    value)."""
+    r = resolve_rules(rules)
+    if players is not None:
+        if not is_integer(players):
+            raise FastmachError(f"players must be an integer, got {players!r}")
+        r = r.replace(players=int(players))
+    return r

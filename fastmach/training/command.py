@@ -10,7 +10,7 @@ from typing import Callable
 from fastmach.engine.progress import Progress
 from fastmach.errors import FastmachError
 from fastmach.outputs import probe_dir, write_bytes_atomic
-from fastmach.rules import Rules, is_integer, resolve_rules
+from fastmach.rules import Rules, is_integer, rules_of
 from fastmach.study.driver import check_run
 from fastmach.training.exploit import exploit
 from fastmach.training.oracle import Gain
@@ -18,15 +18,6 @@ from fastmach.training.train import (TrainConfig, Training, exploitability, poli
                                      state_name, train)
 
 __all__ = ["run_train", "run_exploit", "format_gain"]
-
-
-def _rules(rules: str | Rules, players: int | None) -> Rules:
-    r = resolve_rules(rules)
-    if players is not None:
-        if not is_integer(players):
-            raise FastmachError(f"players={players!r}: must be an integer")
-        r = r.replace(players=int(players))
-    return r
 
 
 def _workers(workers: int | None) -> int:
@@ -56,7 +47,7 @@ def run_train(rules: str | Rules, *, players: int | None = None, out: str | Path
               ) -> tuple[Training, Path]:
     """Train (or resume) the player of ``rules``; write its state and policy under ``out``
     (``policy-<name>.json``: copy it to ``fastmach/strategies/policies/`` to ship it)."""
-    r = _rules(rules, players)
+    r = rules_of(rules, players)
     n = _workers(workers)
     cfg = TrainConfig()
     if seed is not None:
@@ -81,7 +72,7 @@ def run_exploit(strategy: str, rules: str | Rules, *, players: int | None = None
                 workers: int | None = None, deals: int = 1000, seed: int = 20261205,
                 progress: bool | None = None) -> Gain:
     """``fastmach exploit``: the best response found against ``strategy`` and its gain."""
-    r = _rules(rules, players)
+    r = rules_of(rules, players)
     n = _workers(workers)
     deals = _positive(deals, "deals")
     with Progress(0, progress) as bar:
