@@ -203,10 +203,20 @@ def _warn_cells(cells) -> None:
     """The warnings of a run's cells (rules x players x line-up), each said once on stderr:
     rules played at a player count their source text does not describe, and ``strong``
     where no trained player is shipped for the rules (the hand-tuned player stands in)."""
-    found = [w for c in cells for w in (source_warning(c.rules),
-                                         stand_in_warning(c.rules, c.lineup))]
-    for w in dict.fromkeys(filter(None, found)):
+    cells = list(cells)
+    for w in dict.fromkeys(filter(None, (source_warning(c.rules) for c in cells))):
         print(f"warning: {w}", file=sys.stderr)
+    stand_in = list(dict.fromkeys(f"{c.rules} at {c.players} players" for c in cells
+                                  if stand_in_warning(c.rules, c.lineup)))
+    if len(stand_in) == 1:
+        c = next(c for c in cells if stand_in_warning(c.rules, c.lineup))
+        print(f"warning: {stand_in_warning(c.rules, c.lineup)}", file=sys.stderr)
+    elif stand_in:
+        more = f" and {len(stand_in) - 4} more" if len(stand_in) > 4 else ""
+        print(f"warning: strong: no trained player is shipped for {len(stand_in)} of the "
+              f"run's rules x player counts ({'; '.join(stand_in[:4])}{more}), so the "
+              f"hand-tuned strong stands in there (tuned for the presets; fastmach train "
+              f"RULES --players N trains one)", file=sys.stderr)
 
 
 def play_command(args: argparse.Namespace) -> int:
