@@ -9,7 +9,8 @@ import pytest
 
 from fastmach.engine import _engine
 from fastmach.cli import add_play as register_cli
-from fastmach.engine import _lineups, deck_of, play_games, run_play
+from fastmach.engine import deck_of, play_games, run_play
+from fastmach.engine.play import _lineups
 from fastmach.errors import FastmachError
 from fastmach.rules import PRESETS, Rules
 from fastmach.strategies import parse_strategy, split_strategies

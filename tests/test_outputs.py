@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-import fastmach.engine as engine_mod
+import fastmach.engine.play as engine_mod
 import fastmach.game.log as log_mod
 from fastmach.cli import main
 from fastmach.engine import play_games, run_play

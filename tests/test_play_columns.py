@@ -183,7 +183,7 @@ def test_the_summary_line_counts_tied_winners_apart_from_games_nobody_won():
 
 
 def test_play_batches_shrink_to_about_a_second_when_the_games_are_slow():
-    from fastmach.engine import _batches
+    from fastmach.engine.play import _batches
     got = []
     for k, reps, closes in _batches(2, 60, 500, seconds=0.05):
         got.append((k, reps.tolist(), closes))
@@ -195,7 +195,7 @@ def test_play_batches_shrink_to_about_a_second_when_the_games_are_slow():
 
 
 def test_play_batches_grow_to_the_chunk_and_close_a_log_every_50_games():
-    from fastmach.engine import _batches
+    from fastmach.engine.play import _batches
     sizes = [len(reps) for _, reps, _ in _batches(1, 3000, 500, seconds=1e9)]
     assert sizes == [4, 16, 64, 256, 500, 500, 500, 500, 500, 160]
     logged = list(_batches(2, 120, 500, 50, seconds=1e9))
@@ -211,7 +211,7 @@ def test_play_batches_grow_to_the_chunk_and_close_a_log_every_50_games():
 @pytest.mark.parametrize("batch_seconds", [1e-9, 1e9])
 def test_play_rows_and_log_are_the_same_whatever_the_batches(tmp_path, monkeypatch,
                                                             batch_seconds):
-    import fastmach.engine as engine_mod
+    import fastmach.engine.play as engine_mod
     ref, ref_h = run_play_columns(RULES, "expert,beginner", 9, 5, rotate=True, chunk=9,
                                   hands=True, progress=False, log=tmp_path / "ref.jsonl")
     monkeypatch.setattr(engine_mod, "BATCH_SECONDS", batch_seconds)   # 1 game a batch, or 4, 16
