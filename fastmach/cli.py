@@ -14,10 +14,68 @@ import json
 import os
 import re
 import shlex
+import signal
 import sys
 import time
 from pathlib import Path
 from typing import Any, Callable, Sequence
+
+
+# ------------------------------------------------------------------ the process set-up
+# First, before NumPy and the compiled core load: ``import fastmach`` loads nothing.
+
+
+def _interrupted_while_starting(signum, frame) -> None:  # pragma: no cover - timing
+    """Ctrl-C before the command runs (the package's imports): a message and 130."""
+    os.write(2, b"fastmach: interrupted\n")
+    os._exit(130)
+
+
+def _command_word(argv: Sequence[str], script: str) -> str | None:
+    """The subcommand of a ``fastmach`` command line (``orig_argv``, ``argv[0]``): the
+    word after ``-m fastmach`` or after the ``fastmach`` script; "" for the command with
+    no subcommand (or an option first); None if this process is not the command."""
+    args = list(argv)
+    if "-m" in args:
+        i = args.index("-m")
+        if args[i + 1: i + 2] != ["fastmach"]:
+            return None
+        rest = args[i + 2:]
+    elif os.path.basename(script) == "fastmach":
+        rest = args[1:] if args else []
+        # the console script: orig_argv holds the interpreter and the script's path first
+        for k, a in enumerate(args):
+            if os.path.basename(a) == "fastmach":
+                rest = args[k + 1:]
+                break
+    else:
+        return None
+    return rest[0] if rest and not rest[0].startswith("-") else ""
+
+
+#: the variables OpenBLAS reads for its thread count (the first one set wins)
+_BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_THREADS")
+
+
+def _quiet_blas(word: str | None) -> None:
+    """``fastmach play`` (no linear algebra on its path): import NumPy with one BLAS
+    thread, unless NumPy is loaded or the user set a thread count; the environment is put
+    back afterwards, so the processes the command starts see the user's settings.
+    NumPy's bundled OpenBLAS otherwise starts a thread per core that spins before it
+    sleeps: about a twentieth of a second of CPU a process."""
+    if word != "play" or "numpy" in sys.modules or any(v in os.environ for v in _BLAS_THREADS):
+        return
+    os.environ["OPENBLAS_NUM_THREADS"] = "1"
+    try:
+        import numpy  # noqa: F401  (OpenBLAS reads its thread count as it loads)
+    finally:
+        del os.environ["OPENBLAS_NUM_THREADS"]
+
+
+_WORD = _command_word(getattr(sys, "orig_argv", []), sys.argv[0] if sys.argv else "")
+if _WORD is not None and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+    signal.signal(signal.SIGINT, _interrupted_while_starting)  # cli.main restores it
+_quiet_blas(_WORD)
 
 from fastmach.core import __version__
 from fastmach.tools.defaults import (COMPARE_GAMES as DEFAULT_GAMES, COMPARE_MAX_GAMES as
@@ -338,7 +396,7 @@ def add_sweep(sub) -> None:
 
 def sweep_command(args: argparse.Namespace) -> int:
     """``fastmach sweep``: FastmachError propagates (exit 2); failures exit 1, Ctrl-C 130."""
-    from fastmach.study.skill import execute_skill
+    from fastmach.study.skill_runs import execute_skill
     from fastmach.study.sweep import execute, format_summary
 
     refuse_inputs(args.out, "--out", [("the study file", args.study)])
@@ -858,10 +916,7 @@ def _warnings_as_messages():
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    import signal
-
-    import fastmach
-    if signal.getsignal(signal.SIGINT) is fastmach._interrupted_while_starting:
+    if signal.getsignal(signal.SIGINT) is _interrupted_while_starting:
         signal.signal(signal.SIGINT, signal.default_int_handler)  # Ctrl-C: KeyboardInterrupt
     parser = build_parser()
     try:

@@ -113,7 +113,8 @@ def test_rate_tune_sweep_and_replay_take_numpy_integers_and_refuse_bools(tmp_pat
     from fastmach.game.replay_workers import replay_parallel
     from fastmach.study.driver import check_run
     from fastmach.tools.rate import plan_rate
-    from fastmach.tools.tune import _check_budget, load_space
+    from fastmach.tools.tune import load_space
+    from fastmach.tools.tune.run import _check_budget
 
     a = plan_rate("expert,beginner", "classic", np.int64(3), games=np.int64(20),
                   seed=np.uint16(4), chunk=np.int32(10), max_lineups=np.int8(4))

@@ -17,7 +17,7 @@ from fastmach.core._ids import ids_of_counts, int_melds, sorted_ids
 from fastmach.errors import FastmachError
 from fastmach.game import Game
 from fastmach.game.actions import Draw, Pass, Play
-from fastmach.gamelog import replay
+from fastmach.game.log_reader import replay
 from fastmach.rules import resolve_rules
 from fastmach.strategies import bots
 from fastmach.strategies._answer import answer_of

@@ -9,10 +9,10 @@ import pytest
 
 import fastmach
 from fastmach.errors import FastmachError
-from fastmach.gamelog import replay
+from fastmach.game.log_reader import replay
 from fastmach.engine import run_play
 from fastmach.study import Study
-from fastmach.sweep import SweepError, run_study
+from fastmach.study.sweep import SweepError, run_study
 
 RULES = "classic(match=single)"
 

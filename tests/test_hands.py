@@ -88,7 +88,7 @@ def test_state_hand_rows_and_shares_match_the_engine(rules):
 def test_log_end_lines_carry_the_shares(tmp_path):
     import json
 
-    from fastmach.game.gamelog import replay
+    from fastmach.game.log_reader import replay
 
     log = tmp_path / "g.jsonl"
     games = play_games("classic(players=3)", ["expert"] * 3, 2, range(3), log=log)

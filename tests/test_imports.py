@@ -2,8 +2,11 @@
 from __future__ import annotations
 
 import ast
+import re
 import tomllib
 from pathlib import Path
+
+import pytest
 
 import fastmach
 from fastmach.study import Study
@@ -46,44 +49,22 @@ def test_argparse_only_in_the_cli():
     assert users == ["cli.py"]
 
 
-def test_old_module_names_are_the_moved_modules():
+def test_the_flat_layout_names_are_gone():
+    """Version 0.1 keeps no second name for a module: ``fastmach.stats`` is not
+    ``fastmach.analysis.stats`` under another name."""
     import importlib
 
-    for old, new in fastmach.MOVED.items():
-        assert importlib.import_module(old) is importlib.import_module(new), old
-    stats = importlib.import_module("fastmach.stats")
-    assert stats is importlib.import_module("fastmach.analysis.stats")
-    assert stats.__file__.startswith(str(PACKAGE))
-    from fastmach.strategies import examples
-    assert examples.__name__ == "fastmach.strategies.examples"
-
-
-def test_old_names_are_attributes_of_the_package():
-    assert fastmach.sweep is importlib_module("fastmach.study.sweep")
-    assert fastmach.stats.__name__ == "fastmach.analysis.stats"
+    for old in ("fastmach.stats", "fastmach.sweep", "fastmach.cards", "fastmach.gamelog"):
+        with pytest.raises(ModuleNotFoundError):
+            importlib.import_module(old)
+    with pytest.raises(AttributeError):
+        fastmach.stats  # noqa: B018
 
 
 def test_no_module_left_flat_in_the_package():
     flat = sorted(p.name for p in PACKAGE.iterdir()
                   if p.is_file() and p.suffix in (".py", ".pyx", ".pxd", ".so", ".c"))
     assert flat == ["__init__.py", "__main__.py", "cli.py", "errors.py", "outputs.py"]
-
-
-def importlib_module(name: str):
-    import importlib
-
-    return importlib.import_module(name)
-
-
-def test_old_names_are_resolved_only_when_asked_for():
-    import subprocess
-    import sys
-
-    code = ("import sys, fastmach; print(sorted(m for m in fastmach.MOVED if m in sys.modules));"
-            "import fastmach.stats; print('fastmach.analysis.stats' in sys.modules)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                         cwd=PACKAGE.parent).stdout.split("\n")
-    assert out[0] == "[]" and out[1] == "True"
 
 
 #: The layers, low to high, read from the contract in pyproject.toml ([tool.importlinter]):
@@ -93,9 +74,7 @@ LAYERS = [name.split(".")[1] for name in reversed(tomllib.loads(
 
 
 def layer_of(module: str) -> int | None:
-    """The layer index of a fastmach module (old names resolved), None outside the layers."""
-    module = next((new for old, new in fastmach.MOVED.items()
-                   if module == old or module.startswith(old + ".")), module)
+    """The layer index of a fastmach module, None outside the layers."""
     parts = module.split(".")
     if parts[0] != "fastmach" or len(parts) < 2 or parts[1] not in LAYERS:
         return None
@@ -125,7 +104,7 @@ def test_no_module_imports_a_higher_layer():
 
 
 def test_layer_check_sees_an_upward_import(tmp_path):
-    assert layer_of("fastmach.stats") == LAYERS.index("analysis")
+    assert layer_of("fastmach.analysis.stats") == LAYERS.index("analysis")
     assert layer_of("fastmach.view") > layer_of("fastmach.solver")
 
 
@@ -150,3 +129,36 @@ def test_every_python_module_of_the_package_is_type_checked():
     import tomllib
     files = tomllib.loads((PACKAGE.parent / "pyproject.toml").read_text())["tool"]["mypy"]["files"]
     assert files == ["fastmach"]
+
+
+#: ``cimport X``, ``import X``, ``from X cimport ...`` and ``from X import ...`` in Cython
+_CYTHON_IMPORT = re.compile(r"^\s*(?:from\s+([\w.]+)\s+c?import\b|c?import\s+([\w.]+))", re.M)
+
+
+def cython_imports(path: Path) -> set[str]:
+    """The fastmach modules a Cython file (.pyx, .pxd, .pxi) imports or cimports."""
+    text = path.read_text(encoding="utf-8")
+    return {m for pair in _CYTHON_IMPORT.findall(text) for m in pair if m.startswith("fastmach")}
+
+
+def test_cython_import_check_sees_cimports(tmp_path):
+    f = tmp_path / "x.pyx"
+    f.write_text("from fastmach.game._turn cimport HState\ncimport fastmach.core._solver\n"
+                 "    from fastmach.view import pages\n# from fastmach.cli import main\n")
+    assert cython_imports(f) == {"fastmach.game._turn", "fastmach.core._solver", "fastmach.view"}
+
+
+def test_no_cython_file_imports_a_higher_layer():
+    """The layers contract (import-linter reads only Python) holds for the compiled modules'
+    cimports and imports too."""
+    upward, seen = [], 0
+    for path in sorted(p for ext in ("*.pyx", "*.pxd", "*.pxi") for p in PACKAGE.rglob(ext)):
+        rel = path.relative_to(PACKAGE.parent).with_suffix("")
+        own = layer_of(".".join(rel.parts))
+        assert own is not None, rel
+        seen += 1
+        for mod in cython_imports(path):
+            other = layer_of(mod)
+            if other is not None and other > own:
+                upward.append(f"{'/'.join(rel.parts)} imports {mod}")
+    assert seen > 60 and upward == []

@@ -70,11 +70,11 @@ def test_a_sweep_worker_plays_a_chunk_without_pandas():
     assert [m for m in got["loaded"] if m != "pyarrow"] == []
 
 
-def test_the_lazy_public_names_are_the_modules_own():
-    from fastmach.solver import batch
-    from fastmach.study import sweep
+def test_the_public_names_are_the_modules_own_and_loaded_on_first_use():
+    import importlib
 
-    for name, module in fastmach.LAZY.items():
+    for name, module in fastmach.API.items():
         assert name in fastmach.__all__ and name in dir(fastmach)
-        owner = batch if module == "fastmach.solver.batch" else sweep
-        assert getattr(fastmach, name) is getattr(owner, name)
+        assert getattr(fastmach, name) is getattr(importlib.import_module(module), name)
+    got = _loaded_after("import fastmach\nimport sys\nprint('numpy' in sys.modules)", ROOT)
+    assert got["stdout"] == ["False"]   # the package face loads nothing: the CLI sets up first

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from fastmach.errors import FastmachError
-from fastmach.game.gamelog import game_lines, log_records, replay
+from fastmach.game.log_reader import game_lines, log_records, replay
 from fastmach.view import read_games
 
 from test_replay_workers import TAMPERS, _dump, _records, _write

@@ -9,11 +9,11 @@ import json
 import pytest
 
 import fastmach.engine.play as engine_mod
-import fastmach.game.log as log_mod
+import fastmach.game.log_writer as log_mod
 from fastmach.cli import main
 from fastmach.engine import play_games, run_play
 from fastmach.errors import FastmachError
-from fastmach.game.gamelog import replay
+from fastmach.game.log_reader import replay
 from fastmach.outputs import atomic_path, open_text, partial_name, probe_dir, probe_file
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import fastmach
-from fastmach import _BLAS_THREADS as BLAS_THREADS, _command_word as command_word
+from fastmach.cli import _BLAS_THREADS as BLAS_THREADS, _command_word as command_word
 from fastmach.engine import progress as progress_mod
 from fastmach.engine.progress import Progress
 
@@ -35,13 +35,12 @@ def test_the_command_word_is_the_word_after_the_command(argv, script, word):
 def _probe(args: list[str], env: dict[str, str]) -> dict:
     """``fastmach ARGS`` in a fresh interpreter (``sys.orig_argv`` as the command sets it,
     before the package loads): the BLAS variables after it, whether tqdm loaded, the exit
-    code, the threads once the package had loaded."""
+    code, the threads once the command's module had loaded."""
     code = ("import sys, os, json\n"
             f"sys.orig_argv = [sys.executable, '-m', 'fastmach'] + {args!r}\n"
-            "import fastmach\n"
+            "from fastmach.cli import main\n"
             "threads = len(os.listdir('/proc/self/task')) if os.path.isdir('/proc/self/task') "
             "else -1\n"
-            "from fastmach.cli import main\n"
             f"rc = main({args!r}) if {args[:1]!r} == ['play'] else 0\n"
             f"env = {{k: os.environ.get(k) for k in {BLAS_THREADS!r}}}\n"
             "print(json.dumps({'env': env, 'tqdm': 'tqdm' in sys.modules, 'rc': rc, "

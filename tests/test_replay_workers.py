@@ -10,8 +10,8 @@ import pytest
 
 from fastmach.engine import play_games
 from fastmach.errors import FastmachError
-from fastmach.game import gamelog, replay_workers
-from fastmach.game.gamelog import replay
+from fastmach.game import log_reader, replay_workers
+from fastmach.game.log_reader import replay
 from fastmach.game.replay_workers import replay_parallel
 
 
@@ -167,11 +167,11 @@ def test_card_lists_read_fast_as_parse_card_reads_them():
     tokens = ["AS", "10H", "JK", "th", "A♠", "*", "1S", "", 5, None, ["AS"], "QC", " KD"]
     for t in tokens:
         try:
-            want = [gamelog.parse_card(t)]
+            want = [log_reader.parse_card(t)]
         except (FastmachError, TypeError) as e:
             want = type(e), str(e)
         try:
-            got = gamelog._ids([t])
+            got = log_reader._ids([t])
         except (FastmachError, TypeError) as e:
             got = type(e), str(e)
         assert got == want, t

@@ -217,7 +217,7 @@ def test_clause4_engine_state_and_replay_end_a_hand_at_its_first_round_without_a
     no hand goes on after a full round of passes, and replay refuses one that does."""
     import json
 
-    from fastmach.game.gamelog import replay
+    from fastmach.game.log_reader import replay
     log = tmp_path / "g.jsonl"
     seats = ["beginner", "intermediate(error=0.3)", "expert(error=0.3)"]
     games = play_games("classic(players=3,match=single)", seats, 5, range(60), log=log)

@@ -8,14 +8,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from fastmach import validate
-from fastmach.actions import Fail, Play, check_action
-from fastmach.cards import parse_cards
+from fastmach.core import validate
+from fastmach.game.actions import Fail, Play, check_action
+from fastmach.core.cards import parse_cards
 from fastmach.cli import main
 from fastmach.engine import _engine, play_games, run_play
 from fastmach.errors import FastmachError
 from fastmach.game import Game
-from fastmach.gamelog import replay, replay_states
+from fastmach.game.log_reader import replay, replay_states
 from fastmach.rules import BLOCK_ROUNDS, Rules, source_warning
 from fastmach.solver import solve
 from fastmach.strategies._tactics import fresh_melds

@@ -10,9 +10,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fastmach.cards import NCARD
+from fastmach.core.cards import NCARD
 from fastmach.engine import make_engine, play_games, run_play
-from fastmach.gamelog import replay
+from fastmach.game.log_reader import replay
 from fastmach.rules import PRESETS, Rules
 from fastmach.strategies import REGISTRY, describe, fair_names
 from tests.positions import game_positions
@@ -404,7 +404,7 @@ def _last_round_position(strategy: str):
     keeping its kings back), three kings and 2-3-4 of clubs in hand with a 9 that fits
     nowhere, eight cards in every other hand. Placing the kings leaves 9 points, keeping
     them 39: the lowest hand wins when the stock's end ends the hand."""
-    from fastmach.cards import parse_cards
+    from fastmach.core.cards import parse_cards
     from fastmach.game import Game
     rules = "ace-low(match=single)"
     eng = make_engine(rules, [strategy] * 4)[2]
@@ -491,7 +491,7 @@ def _play(eng, hands, table, stock_left=5):
 
 
 def test_holding_policy_keeps_jokers_and_faces_until_the_play_empties_the_hand():
-    from fastmach.cards import parse_cards
+    from fastmach.core.cards import parse_cards
     eng = _holding_engine("jokers")
     others = [["2C"], ["3C"], ["4D"]]
     # 5-6-7 goes down, the face run and the joker wait

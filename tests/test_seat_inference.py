@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fastmach import stats
+from fastmach.analysis import stats
 from fastmach.analysis.seats import deal_excess, fair_variance, seat_intervals, seat_test
 
 ALPHA = 0.05

@@ -16,7 +16,7 @@ import pytest
 import fastmach
 from fastmach.errors import FastmachError
 from fastmach.engine import play_games
-from fastmach.game.gamelog import replay
+from fastmach.game.log_reader import replay
 from fastmach.report import build_report
 from fastmach.rules import Rules
 from fastmach.study import Study

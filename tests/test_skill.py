@@ -149,7 +149,7 @@ def test_ladder_rates_only_strategies_connected_to_the_expert():
 # ----------------------------------------------------------------------------- the study
 
 def test_default_study_parses_with_the_strong_lineup_and_its_skill_runs():
-    from fastmach.study.skill import skill_studies
+    from fastmach.study.skill_runs import skill_studies
 
     s = Study.from_toml(ROOT / "simulations" / "balance.toml")
     assert ("strong",) in s.lineup and ("expert",) in s.lineup
@@ -217,7 +217,7 @@ TINY = ('[study]\nname = "tiny"\nseed = 3\ngames = 3\n[grid]\nrules = ["jokers",
 @pytest.fixture(scope="module")
 def stored(tmp_path_factory):
     """A tiny study with its skill runs, stored as `fastmach sweep` stores them."""
-    from fastmach.study.skill import execute_skill
+    from fastmach.study.skill_runs import execute_skill
     from fastmach.study.sweep import execute
 
     study = Study.from_toml(TINY)
@@ -229,7 +229,7 @@ def stored(tmp_path_factory):
 
 
 def test_sweep_stores_the_skill_runs_apart_from_the_grid(stored):
-    from fastmach.study.skill import read_skill
+    from fastmach.study.skill_runs import read_skill
     from fastmach.study.sweep import read_hands
 
     assert (stored / "_skill" / "2p" / "_study.json").is_file()

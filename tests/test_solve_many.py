@@ -17,7 +17,8 @@ import numpy as np
 import pytest
 
 import fastmach
-from fastmach import FastmachError, Rules, _batch, _solver
+from fastmach import FastmachError, Rules
+from fastmach.core import _batch, _solver
 from fastmach.core.cards import check_copies, parse_cards
 from fastmach.solver import _weights
 from fastmach.core.validate import check_partition, is_valid_meld

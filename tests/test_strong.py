@@ -10,7 +10,7 @@ import pytest
 
 from fastmach.core.cards import JOKER, NCARD
 from fastmach.engine import make_engine, play_games
-from fastmach.game.gamelog import replay, replay_states
+from fastmach.game.log_reader import replay, replay_states
 from fastmach.rules import PRESETS, Rules
 from fastmach.solver import solve
 from fastmach.strategies import parse_strategy

@@ -10,7 +10,7 @@ import pytest
 
 from fastmach.engine import _engine, hand_shares, play_games
 from fastmach.game import flow
-from fastmach.game.gamelog import replay
+from fastmach.game.log_reader import replay
 from fastmach.rules import BLOCK_ROUNDS, Rules
 
 

@@ -31,7 +31,7 @@ The unit. A rating is the natural log of the Plackett-Luce strength, anchored at
 probability ``1 / (1 + exp(theta_j - theta_i))`` in a hand where exactly one of the two
 wins. ``elo = 1500 + 400 * log10(e) * theta`` is the same number on the Elo scale.
 
-Intervals resample deals (:func:`fastmach.stats.cluster_bootstrap`): the line-ups,
+Intervals resample deals (:func:`fastmach.analysis.inference.cluster_bootstrap`): the line-ups,
 rotations and hands of one deal are one cluster (common random numbers make them
 correlated); each resample refits the ratings, so every figure below has a 95% percentile
 interval from the same resamples. ``cluster="hand"`` resamples hands instead (the naive
@@ -166,7 +166,7 @@ def choice_data(hands: pd.DataFrame, strategies: Sequence[str], rank: str = "win
 
     ``hands``: rows with ``players``, ``replicate`` (and ``seed``), ``strategy_i``,
     ``win_share_i`` and, for ``rank="points"``, ``hand_points_i``. ``cluster``: one label
-    per row (default: the deal, :func:`fastmach.stats.deal_key`).
+    per row (default: the deal, :func:`fastmach.analysis.hands.deal_key`).
     """
     if rank not in RANKS:
         raise FastmachError(f"rank={rank!r}: expected one of {', '.join(RANKS)}")

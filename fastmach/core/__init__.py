@@ -5,3 +5,4 @@ with the solver (validate)."""
 #: The package version (``fastmach.__version__``), recorded in every study manifest; defined
 #: here, in the lowest layer, so that the modules recording it need not import the package.
 __version__ = "0.1.0"
+

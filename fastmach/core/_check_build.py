@@ -11,3 +11,12 @@ def raise_build_error(err: ImportError) -> None:
         f"    {REBUILD}\n"
         "fastmach never falls back to slow pure-Python code."
     ) from err
+
+
+def check_build() -> None:
+    """Raise the build error if the compiled core is not there (found, not imported: the
+    package's import loads nothing heavy)."""
+    from importlib.util import find_spec
+
+    if find_spec("fastmach.core._solver") is None:
+        raise_build_error(ImportError("no module named fastmach.core._solver"))

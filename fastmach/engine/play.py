@@ -86,9 +86,8 @@ import numpy as np
 
 import fastmach.core._batch as _batch
 from fastmach.core.cards import JOKER, NCARD, card_points
-import fastmach.game.state as _game_state
 from fastmach.game.deal import check_seed as _check_seed, deck_of, resolve_seed as _resolve_seed
-from fastmach.game.log import write_log
+from fastmach.game.log_writer import write_log
 from fastmach.errors import FastmachError
 from fastmach.outputs import as_path, probe_append
 from fastmach.rules import Rules, is_integer, resolve_rules
@@ -119,7 +118,7 @@ _MATCH_CODES = {"single": 0, "rotations": 1, "threshold": 2}
 
 #: Most games one ``play`` run may play (every line-up's games together): its rows are kept
 #: in memory (about 0.3 KB each), so larger runs belong in a study (``fastmach sweep``,
-#: chunked on disk, capped by ``fastmach.sweep.MAX_GAMES``).
+#: chunked on disk, capped by ``fastmach.study.plan.MAX_GAMES``).
 MAX_PLAY_GAMES = 10**7
 
 
@@ -192,10 +191,6 @@ def make_engine(rules: Rules | str, seats: Sequence[str | Strategy], check: bool
     return rules, strategies, _engine.Engine(cfg, ctx, compiled)
 
 
-# the reference State asks the engine for the seats' decisions (it does not import it)
-_game_state.engine_factory = make_engine
-
-
 def _replicates(replicates) -> np.ndarray:
     reps = np.asarray(replicates)
     if reps.ndim != 1:
@@ -224,7 +219,7 @@ def play_games(
     string, a Python bot or a bot's import path (``fastmach.strategies.bots``).
     ``hands``: return ``(games, hands)``, the second with one row per hand played
     (:func:`hand_frame`). ``log``: also write every game as JSON lines, as the engine
-    played it (see ``fastmach.game.gamelog``), appended to the file. ``check``: verify the
+    played it (see ``fastmach.game.log_reader``), appended to the file. ``check``: verify the
     engine's invariants after every turn (slower; for tests).
     """
     import pandas as pd
@@ -257,7 +252,7 @@ def play_columns(
     ``log_of``: the games the whole log will hold, when it is written in several calls
     (its closing records say so: a log cut after one of them is then seen as cut);
     ``log_close``: the games this call's closing record counts, 0 for none
-    (:func:`fastmach.game.log.write_log`)."""
+    (:func:`fastmach.game.log_writer.write_log`)."""
     rules, strategies, eng = make_engine(rules, seats, check)
     seed = _check_seed(root_seed)
     reps = _replicates(replicates)

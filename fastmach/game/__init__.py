@@ -2,8 +2,8 @@
 
 ``state`` holds the reference ``Game`` and ``State`` (the turn flow in Python, checked by
 the independent validator), ``actions`` the actions, ``flow`` the turn rules written once,
-``gamelog`` the log writer and its one reader, ``deal`` and ``history`` the deal and the
-public record. The rules are in docs/rules.md.
+``log_writer`` the game log and ``log_reader`` its one reader (and the replay), ``deal``
+and ``history`` the deal and the public record. The rules are in docs/rules.md.
 """
 from fastmach.game.actions import Action, Draw, Fail, Pass, Play, meld_points, meld_stands
 from fastmach.game.state import Game, HandResult, State, TurnRecord

@@ -186,6 +186,15 @@ cdef inline int64_t placed_weight(const uint8_t* placed, const int32_t* w,
     return v
 
 
+cdef inline bint may_decline(const ERules* R, const HState* st) noexcept nogil:
+    """Whether a seat able to play may take a turn without a play instead: a draw while the
+    stock holds cards (may_draw_when_able), a pass on an empty play-on stock
+    (may_pass_when_able). The one test of it in C (Python: fastmach.game.flow.declining_rule)."""
+    if st.stock_pos < st.stock_len or R.ends_hand:
+        return R.may_draw
+    return R.may_pass
+
+
 cdef inline void set_draw(Decision* d) noexcept nogil:
     """A fresh decision: draw, nothing placed or taken."""
     d.kind = A_DRAW

@@ -112,13 +112,12 @@ def check_action(rules: Rules, action: Action, *, seat: int, hand: Counts,
     if isinstance(action, Play):
         _check_play(r, action, seat, hand, melds, stands, opened, strict, memo)
     elif isinstance(action, (Draw, Pass)):
-        empty = stock_left == 0
-        if isinstance(action, Pass) and not (empty and r.stock_empty == "play-on"):
+        passing = flow.passes(r, stock_left)
+        if isinstance(action, Pass) and not passing:
             raise FastmachError(flow.PASS_ONLY_ON_EMPTY_STOCK)
-        if isinstance(action, Draw) and empty and r.stock_empty == "play-on" and not draw_passes:
+        if isinstance(action, Draw) and passing and not draw_passes:
             raise FastmachError(flow.DRAW_ON_EMPTY_STOCK)
-        passing = isinstance(action, Pass) or (empty and r.stock_empty == "play-on")
-        name = "may_pass_when_able" if passing else "may_draw_when_able"
+        name = flow.declining_rule(r, stock_left)
         if not getattr(r, name) and play_exists():
             raise FastmachError(f"seat {seat} can play and {name} is false: must play")
     elif isinstance(action, Fail):

@@ -2,7 +2,7 @@
 the stock, when a turn ends the hand, when a hand is blocked, and who wins a hand.
 
 The reference ``State`` (fastmach.game) plays by these functions and the log replay
-(fastmach.game.gamelog) checks a log's turns and ends by them; the compiled engine's turn
+(fastmach.game.log_reader) checks a log's turns and ends by them; the compiled engine's turn
 (``fastmach/game/_turn.pxd``) is the same model in C, and the tests compare the two
 (the engine's batch shares, ``fastmach.engine.hand_shares``, against ``hand_outcome``).
 The clauses are in docs/rules.md.
@@ -14,7 +14,7 @@ from typing import Sequence
 
 from fastmach.rules import BLOCK_ROUNDS, Rules
 
-__all__ = ["NON_PLAYS", "cards_to_draw", "turn_end", "counts_toward_block", "blocked_now", "may_be_blocked",
+__all__ = ["NON_PLAYS", "passes", "declining_rule", "cards_to_draw", "turn_end", "counts_toward_block", "blocked_now", "may_be_blocked",
            "must_know_who_can_play",
            "Outcome", "hand_outcome", "lowest_shares", "PASS_ONLY_ON_EMPTY_STOCK",
            "DRAW_ON_EMPTY_STOCK"]
@@ -24,6 +24,18 @@ NON_PLAYS = ("draw", "pass", "fail")
 
 PASS_ONLY_ON_EMPTY_STOCK = "pass: only with an empty stock under stock_empty=play-on"
 DRAW_ON_EMPTY_STOCK = "draw: the stock is empty (stock_empty=play-on: pass)"
+
+
+def passes(rules: Rules, stock_left: int) -> bool:
+    """Whether a turn without a play is a pass: the stock is empty under ``stock_empty =
+    "play-on"`` (there is no card to draw); otherwise it is a draw."""
+    return stock_left == 0 and rules.stock_empty == "play-on"
+
+
+def declining_rule(rules: Rules, stock_left: int) -> str:
+    """The rule parameter that says whether a seat able to play may take that turn
+    instead: ``may_pass_when_able`` for a pass, ``may_draw_when_able`` for a draw."""
+    return "may_pass_when_able" if passes(rules, stock_left) else "may_draw_when_able"
 
 
 def cards_to_draw(rules: Rules, kind: str, stock_left: int) -> int:

@@ -1,5 +1,5 @@
 """``replay`` on several processes: the same verdict, the same messages, the same text as
-``fastmach.game.gamelog.replay`` on one.
+``fastmach.game.log_reader.replay`` on one.
 
 The log is cut at the headers that start a game (``hand`` 0) into pieces of whole games;
 each piece is checked by a worker from the state a game starts in (no hand open, the last
@@ -27,8 +27,8 @@ from typing import Callable, Iterable, Iterator
 from fastmach.core.workers import check_local_workers
 from fastmach.errors import FastmachError
 from fastmach.rules import is_integer
-from fastmach.game.gamelog import (HEADER_IN_HAND, MATCH_NOT_OVER, ReplayedHand, _Bad,
-                                   _LogChecker, close_count_message, parse_log_line, replay,
+from fastmach.game.log_reader import (HEADER_IN_HAND, MATCH_NOT_OVER, ReplayedHand, BadLog,
+                                   LogChecker, close_count_message, parse_log_line, replay,
                                    short_message, truncated_message, unclosed_message)
 from fastmach.outputs import read_lines
 
@@ -90,7 +90,7 @@ def check_piece(name: str, first: int, lines: Iterable[str], text: bool = True) 
     """Check the lines of a log from line ``first`` on, as ``replay`` would from the start
     of a game (``text``: with the hands' readable text)."""
     out = Piece(first)
-    log = _LogChecker(open_count=True, text=text)
+    log = LogChecker(open_count=True, text=text)
     started = False
     for no, line in enumerate(lines, first):
         if not line.strip():
@@ -107,7 +107,7 @@ def check_piece(name: str, first: int, lines: Iterable[str], text: bool = True) 
                 return out
         try:
             log.record(no, rec)
-        except _Bad as e:
+        except BadLog as e:
             out.error = (no, _RECORD, f"{name} line {no}: {e}")
             break
     out.hands, out.ends, out.pending = log.hands, log.ends, log.pending
@@ -198,7 +198,7 @@ def _pool(workers: int) -> cf.ProcessPoolExecutor:
 def replay_parallel(path: str | Path, *, workers: int | None = None, out=None,
                     text: bool = True, pieces_per_worker: int = 4,
                     run: Callable | None = None) -> list[ReplayedHand]:
-    """``gamelog.replay`` of a log on ``workers`` processes (default: every core).
+    """``log_reader.replay`` of a log on ``workers`` processes (default: every core).
 
     The same hands, text, verdict and message at any worker count (``text=False``: no
     readable text, as for ``replay``). ``run``: a map of ``check_piece`` over the pieces

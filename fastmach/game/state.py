@@ -27,11 +27,12 @@ from __future__ import annotations
 import copy
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
 from fastmach.core import validate
+from fastmach.core.providers import provider
 from fastmach.core._ids import ids_of_counts
 from fastmach.core.cards import JOKER, NCARD, card_points, card_str, check_copies, parse_cards
 from fastmach.errors import FastmachError
@@ -126,10 +127,6 @@ def _record(cls, **fields):
 _new = object.__new__
 
 
-#: ``(rules, seats) -> (Rules, [Strategy], compiled engine)``: the engine's ``make_engine``,
-#: registered by ``fastmach.engine`` when it is imported (the State is below the engine and
-#: the strategies: it asks the engine for the seats' decisions, it does not import them).
-engine_factory: Callable | None = None
 
 
 class Game:
@@ -145,8 +142,10 @@ class Game:
         self.rules = resolve_rules(rules)
         if seats is None:   # (a comma list, as --strategies, is split by the engine's parse)
             seats = ["expert"] * self.rules.players
-        if engine_factory is None:  # pragma: no cover - `import fastmach` imports the engine
-            raise FastmachError("the engine is not loaded: import fastmach.engine first")
+        # ``(rules, seats) -> (Rules, [Strategy], compiled engine)``: the engine's make_engine,
+        # named by the package (the State is below the engine and the strategies: it asks the
+        # engine for the seats' decisions, it does not import them)
+        engine_factory = provider("engine_factory")
         # the engines solve with the Python solve's solver: a position a seat's strategy
         # solved is then in its memo when the State asks whether the seat could play
         self.rules, self.seats, self._engine = engine_factory(self.rules, seats,
@@ -163,8 +162,8 @@ class Game:
 
     def expert_engine(self):
         if self._expert is None:
-            self._expert = engine_factory(self.rules, ["expert"] * self.players,
-                                          shared_solver=True)[2]
+            self._expert = provider("engine_factory")(self.rules, ["expert"] * self.players,
+                                                      shared_solver=True)[2]
         return self._expert
 
     def new_initial_state(self, root_seed: int = 0, replicate: int = 0) -> "State":
@@ -439,8 +438,8 @@ class State:
         exp = self._decide(self.game.expert_engine())
         if isinstance(exp, Play):
             out.append(exp)
-        passing = not self._left() and r.stock_empty == "play-on"
-        if (r.may_pass_when_able if passing else r.may_draw_when_able) or not out:
+        passing = flow.passes(r, self._left())
+        if getattr(r, flow.declining_rule(r, self._left())) or not out:
             out.append(Pass() if passing else Draw())
         if out and isinstance(out[0], Play):
             out.append(Fail())
@@ -534,7 +533,7 @@ class State:
             cards = np.repeat(_CARD_IDS, placed).tolist()
             attempt = Play(melds, cards, (JOKER,) * taken, stands=stands)
             return Fail(attempt, rng_after=rng), rng
-        if not self._left() and self.rules.stock_empty == "play-on":
+        if flow.passes(self.rules, self._left()):
             return _record(Pass, rng_after=rng), rng
         return _record(Draw, rng_after=rng), rng
 
@@ -615,8 +614,7 @@ class State:
                 stats["failed"] += 1
                 hand_stats["failed"] += 1
             elif self.can_play(seat):  # a draw or pass while a play existed (counted)
-                passing = left == 0 and r.stock_empty == "play-on"
-                self._able["passes" if passing else "draws"][seat] += 1
+                self._able["passes" if flow.passes(r, left) else "draws"][seat] += 1
             drawn = tuple(self._draw(flow.cards_to_draw(r, kind, left)))
             end = flow.turn_end(r, kind, stock_at_start=0 if left == 0 else 1,
                                 stock_after=len(self._stock) - self._stock_pos, hand_left=1)

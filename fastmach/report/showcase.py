@@ -21,7 +21,7 @@ from pathlib import Path
 import pandas as pd
 
 from fastmach.errors import FastmachError
-from fastmach.game.gamelog import game_lines
+from fastmach.game.log_reader import game_lines
 
 __all__ = ["Example", "pick_examples", "write_examples", "check_game", "KINDS"]
 

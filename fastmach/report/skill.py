@@ -1,7 +1,7 @@
 """The report's skill section: ladders, the skill trace, the ceiling, balance under strong play.
 
 :func:`section` reads what the study stored (the grid's hand rows and, when the study has
-a ``[skill]`` table, the skill runs in ``DIR/_skill``: :mod:`fastmach.study.skill`) and
+a ``[skill]`` table, the skill runs in ``DIR/_skill``: :mod:`fastmach.study.skill_runs`) and
 returns the context of the template fragments ``_skill.html.j2`` / ``_skill.md.j2``: its
 sentences, tables, figure and CSV files. The statistics are those of
 :mod:`fastmach.analysis.skill` (deal-clustered intervals, Holm over each table's tests);
@@ -369,7 +369,7 @@ def section(results_dir: Path | str, games: pd.DataFrame, hands: pd.DataFrame,
     ``effects.csv`` rows (the rule effects shown by line-up). Keys: ``sentences`` (lists under
     ``ceiling``, ``trace``, ``rules``, ``strong``), ``tables``, ``figure``, ``csvs``,
     ``skill_runs`` (whether the study has skill runs)."""
-    from fastmach.study.skill import read_skill
+    from fastmach.study.skill_runs import read_skill
 
     extra = read_skill(results_dir)
     every = hands if extra is None else pd.concat([hands, extra], ignore_index=True)

@@ -58,14 +58,17 @@ class Solution:
                 f"melds=[{melds}], points={self.points})")
 
     def _repr_html_(self) -> str | None:
-        """Jupyter: the table's cards before, the melds after, placed cards marked (by
-        ``html_renderer``, which ``fastmach`` sets to the viewer's ``solution_html``: the
-        solver does not import the viewer, a layer above it); None (plain repr) when unset."""
-        return None if html_renderer is None else html_renderer(self)
+        """Jupyter: the table's cards before, the melds after, placed cards marked (by the
+        viewer's ``solution_html``, named in ``fastmach.core.providers`` by the package:
+        the solver does not import the viewer, a layer above it); None (plain repr) when unset."""
+        return render_html(self)
 
 
-#: Renders a Solution as HTML (Solution._repr_html_); set by the package to the viewer's.
-html_renderer: Callable[[Solution], str] | None = None
+def render_html(obj) -> str | None:
+    """``obj``'s notebook HTML by the renderer the package names (``solution_html``)."""
+    from fastmach.core.providers import PROVIDERS, provider
+
+    return provider("solution_html")(obj) if "solution_html" in PROVIDERS else None
 
 
 def _show(c: int, stands: int) -> str:

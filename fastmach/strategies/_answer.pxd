@@ -6,7 +6,7 @@ from fastmach.game._playcheck cimport PlayRules, PlayIn
 
 cdef class AnswerCheck:
     cdef bint plays          # plays are checked here (not under strict: the validator's)
-    cdef bint may_draw, may_pass, play_on
+    cdef bint decline_stock, decline_empty, pass_empty
     cdef bint ace_high
     cdef PlayRules rules     # what a play is judged by (fastmach/game/_playcheck.pyx)
     cdef PlayIn p            # the play read

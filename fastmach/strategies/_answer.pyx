@@ -19,6 +19,7 @@ from fastmach.game._playcheck cimport PlayIn, play_rules, play_accepted
 from fastmach.game._position cimport load_table
 
 from fastmach.game.actions import Draw, Pass, Play, meld_stands
+from fastmach.game.flow import declining_rule, passes
 
 
 cdef class AnswerCheck:
@@ -26,9 +27,11 @@ cdef class AnswerCheck:
 
     def __init__(self, rules, bint strict=False):
         self.plays = not strict
-        self.may_draw = rules.may_draw_when_able
-        self.may_pass = rules.may_pass_when_able
-        self.play_on = rules.stock_empty == "play-on"
+        # may a seat able to play draw from a stock with cards / take a turn without a play
+        # on an empty stock, and is that turn a pass (the turn rules: fastmach.game.flow)
+        self.decline_stock = getattr(rules, declining_rule(rules, 1))
+        self.decline_empty = getattr(rules, declining_rule(rules, 0))
+        self.pass_empty = passes(rules, 0)
         self.ace_high = rules.ace_high
         self.rules = play_rules(rules)
         self.meld_stands = meld_stands
@@ -39,12 +42,12 @@ cdef class AnswerCheck:
         cdef object t = type(action)
         cdef bint empty = st.stock_pos >= st.stock_len
         if t is Draw:   # a draw from an empty play-on stock is the engine's pass
-            if not (self.may_pass if empty and self.play_on else self.may_draw):
+            if not (self.decline_empty if empty else self.decline_stock):
                 return 0
             set_draw(d)
             return 1
         if t is Pass:
-            if not (empty and self.play_on and self.may_pass):
+            if not (empty and self.pass_empty and self.decline_empty):
                 return 0
             set_draw(d)
             d.kind = A_PASS

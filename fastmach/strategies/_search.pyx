@@ -105,7 +105,8 @@ from libc.math cimport sqrt
 
 from fastmach.core._solver cimport NCARD, JOKER
 from fastmach.game._turn cimport (ERules, HState, Decision, A_PLAY, A_DRAW, MAX_PLAYERS,
-                                  MAX_DECK, next_u64, next_uniform, same_play, set_draw, total, wit_copy, wit_append)
+                                  MAX_DECK, may_decline, next_u64, next_uniform, same_play, set_draw, total,
+                                  wit_copy, wit_append)
 from fastmach.strategies._base cimport Context, may_meld, open_from_hand
 from fastmach.strategies._hidden cimport deal_hidden
 from fastmach.strategies._playout cimport play_out
@@ -207,8 +208,7 @@ cdef class Holding(Skill):
             return
         if self.full.kind == A_PLAY and (
                 self.full.n_placed - self.full.taken == n
-                or (not (self.R.may_draw if st.stock_pos < st.stock_len else self.R.may_pass)
-                    and d.kind != A_PLAY)):
+                or (not may_decline(self.R, st) and d.kind != A_PLAY)):
             memcpy(d, &self.full, sizeof(Decision))
 
 
@@ -442,7 +442,7 @@ cdef class Search(Strategy):
                     break
             if not dup:
                 n += 1
-        hold_ok = R.may_draw if st.stock_pos < st.stock_len else R.may_pass
+        hold_ok = may_decline(R, st)
         if hold_ok and self.cand[0].kind != A_DRAW:
             set_draw(&self.cand[n])
             n += 1

@@ -82,7 +82,7 @@ from libc.stdint cimport uint8_t, uint32_t, int64_t, uint64_t
 from libc.string cimport memcpy, memset
 
 from fastmach.core._solver cimport NCARD, JOKER
-from fastmach.game._turn cimport ERules, HState, Decision, A_PLAY, A_FAIL, set_draw
+from fastmach.game._turn cimport ERules, HState, Decision, A_PLAY, A_FAIL, may_decline, set_draw
 from fastmach.strategies._base cimport Context, meld_cards
 from fastmach.strategies._split_reject cimport split_impossible
 from fastmach.strategies._joker_reject cimport joker_split_impossible
@@ -179,7 +179,7 @@ cdef class Strong(Strategy):
         cdef const uint8_t* hand = st.hands[seat]
         cdef int n = st.hand_n[seat], s, opp = 1 << 30
         cdef int left = st.stock_len - st.stock_pos, low = self.stock_low
-        cdef bint may_hold = R.may_draw if left > 0 else R.may_pass
+        cdef bint may_hold = may_decline(R, st)
         set_draw(d)
         if n == 0:
             return

@@ -8,7 +8,7 @@ from libc.math cimport pow
 
 from fastmach.core._solver cimport Witness, NCARD, JOKER, MAX_TABLE
 from fastmach.game._turn cimport (ERules, HState, Decision, A_PLAY, A_DRAW, A_FAIL, PATIENCE_STOCK,
-                             next_uniform, set_draw, total, wit_copy, wit_append)
+                             may_decline, next_uniform, set_draw, total, wit_copy, wit_append)
 from fastmach.strategies._base cimport Context, may_meld, open_from_hand
 
 
@@ -82,8 +82,7 @@ cdef class KeepJokers(Skill):
             # able and nothing else plays)
             if self.full.kind == A_PLAY and (
                     self.full.n_placed - self.full.taken == n
-                    or (not (self.R.may_draw if st.stock_pos < st.stock_len else self.R.may_pass)
-                        and d.kind != A_PLAY)):
+                    or (not may_decline(self.R, st) and d.kind != A_PLAY)):
                 memcpy(d, &self.full, sizeof(Decision))
 
 

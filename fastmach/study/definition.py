@@ -212,7 +212,7 @@ class Study:
     #: first N games of each cell (and rotation) also written as logs (DIR/_logs); not part
     #: of the study's identity: the games are the same with or without logs
     log_games: int = field(default=0, compare=False)
-    #: the ``[skill]`` table (:mod:`fastmach.study.skill`): studies of their own, stored
+    #: the ``[skill]`` table (:mod:`fastmach.study.skill_runs`): studies of their own, stored
     #: apart, so not part of the grid's identity either
     skill: Any = field(default=None, compare=False)
 
@@ -230,7 +230,7 @@ class Study:
                 raise _KeyError("study", key, f"expected {rng}, got {v!r}")
         self._check_precision()
         if self.skill is not None:
-            from fastmach.study.skill import SkillSpec
+            from fastmach.study.skill_runs import SkillSpec
             set_("skill", SkillSpec.from_table(self.skill))
         # rules
         rules = _as_list("grid", "rules", list(self.rules) if isinstance(self.rules, tuple)
@@ -295,7 +295,7 @@ class Study:
         set_("axes", tuple(ordered))
         self.cells  # validate every cell now, before any game
         if self.skill is not None:  # and the skill runs' cells
-            from fastmach.study.skill import skill_studies
+            from fastmach.study.skill_runs import skill_studies
             skill_studies(self)
 
     def _check_precision(self) -> None:

@@ -31,7 +31,7 @@ def bench_bots(games: int = 200, seed: int = 0, repeats: int = 3) -> dict:
     """The figures of the module docstring, as a dict (seconds and rates)."""
     from fastmach.engine import play_games
     from fastmach.game import Game
-    from fastmach.game.gamelog import replay
+    from fastmach.game.log_reader import replay
     from fastmach.strategies.examples import MaxPlacement
 
     reps = range(games)

@@ -2,7 +2,7 @@
 
 ``rate(["beginner", "expert", "patient"], rules="classic", players=4, games=100)`` plans
 one :class:`~fastmach.study.Study` per player count ``n`` and runs it with the sweep's
-plumbing (:func:`fastmach.sweep.execute`: worker processes or Dask, resumable stores),
+plumbing (:func:`fastmach.study.driver.execute`: worker processes or Dask, resumable stores),
 then fits the ratings of :mod:`fastmach.analysis.ratings` to the hand rows.
 
 The design, for each table size ``n``:

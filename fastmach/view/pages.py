@@ -2,7 +2,7 @@
 
 ``fastmach view LOG.jsonl[.gz]`` writes an index of the log's games and one page per game;
 ``--game N`` writes only game N (0-based, in log order). Every hand is re-checked turn by
-turn with the log reader of ``fastmach.game.gamelog`` (its validator, no solver), and each step
+turn with the log reader of ``fastmach.game.log_reader`` (its validator, no solver), and each step
 of a page shows that reader's state: what the page shows is what the log says.
 
 ``fastmach view --table ... --hand ... --rules ...`` shows a position before and after the
@@ -29,7 +29,7 @@ from markupsafe import Markup
 from fastmach.core import validate
 from fastmach.core.cards import JOKER, card_str, parse_cards
 from fastmach.errors import FastmachError
-from fastmach.game.gamelog import _Bad, _HandChecker, _LogChecker, log_records
+from fastmach.game.log_reader import BadLog, HandChecker, LogChecker, log_records
 from fastmach.outputs import clear_stale, probe_file, refuse_inputs, temporary_name
 from fastmach.rules import Rules
 
@@ -229,7 +229,7 @@ def read_games(path: str | Path) -> list[ViewGame]:
     """Every game of a log (plain or gzip) as page data, each hand re-checked on the way.
 
     The log is read and checked by the reader of ``fastmach replay``
-    (``fastmach.game.gamelog``): what replay refuses (an unknown record, a forged closing
+    (``fastmach.game.log_reader``): what replay refuses (an unknown record, a forged closing
     record, a log without its closing record, ...) is refused here with replay's message,
     naming the line; unknown fields are ignored. A game starts at a header with ``hand`` 0.
     """
@@ -237,7 +237,7 @@ def read_games(path: str | Path) -> list[ViewGame]:
     games: list[ViewGame] = []
     game: ViewGame | None = None
     hand: dict = {}
-    log = _LogChecker(text=False)
+    log = LogChecker(text=False)
     for no, rec in log_records(path):
         kind = rec.get("type")
         checker = log.checker
@@ -247,7 +247,7 @@ def read_games(path: str | Path) -> list[ViewGame]:
         scores_before = list(log.scores or [])
         try:
             done = log.record(no, rec)
-        except _Bad as e:
+        except BadLog as e:
             raise FastmachError(f"{path.name} line {no}: {e}") from None
         # (log.record refused a record out of place: a header opens a checker, a game
         # starts at hand 0, a turn or end comes inside a hand)
@@ -291,7 +291,7 @@ def read_games(path: str | Path) -> list[ViewGame]:
     return games
 
 
-def _step(checker: _HandChecker, rec: dict | None, marks, desc: str, hand: int, turn: int) -> dict:
+def _step(checker: HandChecker, rec: dict | None, marks, desc: str, hand: int, turn: int) -> dict:
     r = checker.rules
     step = {
         "h": hand, "t": turn, "seat": rec["seat"] if rec else -1,

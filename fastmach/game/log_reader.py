@@ -1,7 +1,7 @@
 """``replay``: re-check the JSON-lines game logs (written by the engine, see
-``fastmach.game.log``) without the solver.
+``fastmach.game.log_writer``) without the solver.
 
-The format (header, turn and end records) is described in ``fastmach.game.log``.
+The format (header, turn and end records) is described in ``fastmach.game.log_writer``.
 
 ``replay`` checks every turn without the engine or the solver, by the rules the reference
 ``State`` plays by (a play by ``fastmach.game.actions``, which checks melds with
@@ -36,7 +36,7 @@ from fastmach.outputs import read_lines
 from fastmach.rules import Rules
 
 __all__ = ["log_records", "parse_log_line", "game_lines", "replay", "replay_states",
-           "to_action", "check_deal", "ReplayedHand"]
+           "to_action", "check_deal", "ReplayedHand", "BadLog", "HandChecker", "LogChecker"]
 
 
 def _txt(cards: Iterable[int]) -> list[str]:
@@ -78,30 +78,31 @@ class ReplayedHand:
         return "\n".join(self.lines)
 
 
-class _Bad(Exception):
-    pass
+class BadLog(Exception):
+    """What is wrong with a log record (the reader turns it into a FastmachError naming the
+    line)."""
 
 
 def _cards(rec: dict, key: str) -> list[int]:
     v = rec.get(key)
     if not isinstance(v, list):
-        raise _Bad(f"field {key!r} must be a list of cards")
+        raise BadLog(f"field {key!r} must be a list of cards")
     try:
         return _ids(v)
     except FastmachError as e:
-        raise _Bad(f"field {key!r}: {e}") from None
+        raise BadLog(f"field {key!r}: {e}") from None
 
 
 def _melds(rec: dict, seen: "_Seen | None" = None) -> list[list[int]]:
     v = rec.get("table")
     if not isinstance(v, list) or not all(isinstance(m, list) for m in v):
-        raise _Bad("field 'table' must be a list of melds (lists of cards)")
+        raise BadLog("field 'table' must be a list of melds (lists of cards)")
     try:
         if seen is None:
             return [_ids(m) for m in v]
         return [seen.meld_ids(m) for m in v]
     except FastmachError as e:
-        raise _Bad(f"field 'table': {e}") from None
+        raise BadLog(f"field 'table': {e}") from None
 
 
 class _Seen:
@@ -173,7 +174,7 @@ class _Seen:
 def _int(rec: dict, key: str) -> int:
     v = rec.get(key)
     if isinstance(v, bool) or not isinstance(v, int):
-        raise _Bad(f"field {key!r} must be an integer, got {v!r}")
+        raise BadLog(f"field {key!r} must be an integer, got {v!r}")
     return v
 
 
@@ -202,25 +203,25 @@ def check_deal(header: dict, rules: Rules, deals: Callable[[Rules, int, int], De
     replicate and hand are integers >= 0 and its hands (each seat's cards, in any order),
     stock (in order), dealer and first player are what ``(rules, seed, replicate)`` deals
     for that hand (``fastmach.game.deal.Deals``, the engine's seeding). Returns the logged
-    hands, the stock and the deal; raises _Bad naming the first difference. ``deals``:
+    hands, the stock and the deal; raises BadLog naming the first difference. ``deals``:
     ``(rules, seed, replicate) -> Deals`` (a replay keeps a game's for its later hands)."""
     nums = {}
     for key in ("seed", "replicate", "hand"):
         v = header.get(key, 0 if key == "hand" else None)
         if isinstance(v, bool) or not isinstance(v, int) or v < 0:
-            raise _Bad(f"header: {key!r} must be an integer >= 0, got {json.dumps(v)}"
+            raise BadLog(f"header: {key!r} must be an integer >= 0, got {json.dumps(v)}"
                        + (" (the deal is checked against the seed's)" if key not in header
                           else ""))
         nums[key] = v
     P = rules.players
     hands = header.get("hands")
     if not isinstance(hands, list) or len(hands) != P:
-        raise _Bad(f"header: 'hands' must list {P} hands (players={P})")
+        raise BadLog(f"header: 'hands' must list {P} hands (players={P})")
     dealt = [_cards({f"hands[{i}]": h}, f"hands[{i}]") for i, h in enumerate(hands)]
     stock = _cards(header, "stock")
     seed, replicate, hand = nums["seed"], nums["replicate"], nums["hand"]
     if seed >= 2**63:
-        raise _Bad(f"header: 'seed' must be below 2**63, got {seed}")
+        raise BadLog(f"header: 'seed' must be below 2**63, got {seed}")
     deal = deals(rules, seed, replicate).deal(hand)
     wrong = [_differ(f"seat {s}'s hand", sorted(h), deal.hands[s])
              for s, h in enumerate(dealt) if sorted(h) != list(deal.hands[s])]
@@ -234,12 +235,12 @@ def check_deal(header: dict, rules: Rules, deals: Callable[[Rules, int, int], De
         wrong.append(f"first_player {json.dumps(header.get('first_player'))}, the seed's is "
                      f"seat {deal.first_player}")
     if wrong:
-        raise _Bad(f"header: not the deal of seed {seed} replicate {replicate} hand {hand} "
+        raise BadLog(f"header: not the deal of seed {seed} replicate {replicate} hand {hand} "
                    f"under {rules}: " + "; ".join(wrong))
     return dealt, stock, deal
 
 
-class _HandChecker:
+class HandChecker:
     """Re-checks one hand from its header, turn by turn."""
 
     def __init__(self, header: dict, seen: _Seen | None = None, text: bool = True):
@@ -247,7 +248,7 @@ class _HandChecker:
         try:
             self.rules = seen.rules(header.get("rules"))
         except FastmachError as e:
-            raise _Bad(f"header: {e}") from None
+            raise BadLog(f"header: {e}") from None
         r = self.rules
         P = r.players
         self.P = P
@@ -256,7 +257,7 @@ class _HandChecker:
         names = header.get("strategies")
         if "strategies" in header and not (isinstance(names, list) and len(names) == P
                                            and all(isinstance(x, str) for x in names)):
-            raise _Bad(f"header: 'strategies' must list {P} strategy names (players={P})")
+            raise BadLog(f"header: 'strategies' must list {P} strategy names (players={P})")
         self.first = self.cur = deal.first_player
         self.table: list[list[int]] = []
         self.opened = [False] * P
@@ -283,10 +284,10 @@ class _HandChecker:
     def turn(self, rec: dict) -> None:
         r = self.rules
         if self.ended is not None:
-            raise _Bad(f"turn after the hand ended ({self.ended}); expected the end record")
+            raise BadLog(f"turn after the hand ended ({self.ended}); expected the end record")
         seat = _int(rec, "seat")
         if seat != self.cur:
-            raise _Bad(f"seat {seat} plays but it is seat {self.cur}'s turn")
+            raise BadLog(f"seat {seat} plays but it is seat {self.cur}'s turn")
         action = rec.get("action")
         placed, drawn = _cards(rec, "placed"), _cards(rec, "drawn")
         taken = _cards(rec, "taken") if "taken" in rec else []
@@ -297,11 +298,11 @@ class _HandChecker:
         empty_at_start = not self.stock
         self.turns += 1
         if "turn" in rec and (isinstance(rec["turn"], bool) or rec["turn"] != self.turns):
-            raise _Bad(f"turn {json.dumps(rec['turn'])} but it is turn {self.turns} of the hand")
+            raise BadLog(f"turn {json.dumps(rec['turn'])} but it is turn {self.turns} of the hand")
         desc = ""
         if action == "play":
             if drawn:
-                raise _Bad("a play draws no card")
+                raise BadLog("a play draws no card")
             # the play rules of fastmach.game.actions (validate only; the log holds no joker
             # readings, so any table joker may be the one taken back)
             try:
@@ -310,7 +311,7 @@ class _HandChecker:
                              stock_left=len(self.stock), play_exists=lambda: False,
                              memo=self.memo)
             except FastmachError as e:
-                raise _Bad(str(e)) from None
+                raise BadLog(str(e)) from None
             for c in placed:
                 hand[c] -= 1
             hand[JOKER] += len(taken)
@@ -328,16 +329,16 @@ class _HandChecker:
                                        hand_left=sum(hand.values()))
         elif action in flow.NON_PLAYS:
             if placed or taken:
-                raise _Bad(f"a {action} places no card")
+                raise BadLog(f"a {action} places no card")
             if not same and table != self.table:
-                raise _Bad(f"a {action} must leave the table unchanged")
-            if action == "pass" and (self.stock or r.stock_empty != "play-on"):
-                raise _Bad(flow.PASS_ONLY_ON_EMPTY_STOCK)
-            if action == "draw" and not self.stock and r.stock_empty == "play-on":
-                raise _Bad(flow.DRAW_ON_EMPTY_STOCK)
+                raise BadLog(f"a {action} must leave the table unchanged")
+            if action == "pass" and not flow.passes(r, len(self.stock)):
+                raise BadLog(flow.PASS_ONLY_ON_EMPTY_STOCK)
+            if action == "draw" and flow.passes(r, len(self.stock)):
+                raise BadLog(flow.DRAW_ON_EMPTY_STOCK)
             want = self.stock[:flow.cards_to_draw(r, action, len(self.stock))]
             if drawn != want:
-                raise _Bad(f"drawn {' '.join(_txt(drawn)) or 'nothing'} but the stock gives "
+                raise BadLog(f"drawn {' '.join(_txt(drawn)) or 'nothing'} but the stock gives "
                            f"{' '.join(_txt(want)) or 'nothing'}")
             self.stock = self.stock[len(drawn):]
             for c in drawn:
@@ -356,7 +357,7 @@ class _HandChecker:
                 if flow.blocked_now(r, self.noadd, None):
                     self.ended = "blocked"   # (from P turns on, it may end blocked: see end)
         else:
-            raise _Bad(f"unknown action {action!r} (play, draw, pass or fail)")
+            raise BadLog(f"unknown action {action!r} (play, draw, pass or fail)")
         if self.text:
             self.lines.append(f"   {self.turns:4d} seat {seat} {desc}")
         self.cur = (seat + 1) % self.P
@@ -367,22 +368,22 @@ class _HandChecker:
         if self.ended is None and end == "blocked" and flow.may_be_blocked(r, self.noadd):
             self.ended = "blocked"   # a full round added no card: nobody could play
         if self.ended is None:
-            raise _Bad(f"end record '{end}' but the hand is not over")
+            raise BadLog(f"end record '{end}' but the hand is not over")
         if end != self.ended:
-            raise _Bad(f"end is {end!r} but the turns say {self.ended!r}")
+            raise BadLog(f"end is {end!r} but the turns say {self.ended!r}")
         points = [sum(int(self.pts[c]) * k for c, k in h.items()) for h in self.hands]
         if rec.get("points") != points:
-            raise _Bad(f"points {rec.get('points')} but the hands left give {points}")
+            raise BadLog(f"points {rec.get('points')} but the hands left give {points}")
         left = [sum(h.values()) for h in self.hands]
         if "cards_left" in rec and rec["cards_left"] != left:
-            raise _Bad(f"cards_left {rec['cards_left']} but the hands hold {left}")
+            raise BadLog(f"cards_left {rec['cards_left']} but the hands hold {left}")
         outcome = flow.hand_outcome(r, end, (self.cur - 1) % self.P, points)
         winner = outcome.winner
         if rec.get("winner") != winner:
-            raise _Bad(f"winner {rec.get('winner')} but the rules give {winner}")
+            raise BadLog(f"winner {rec.get('winner')} but the rules give {winner}")
         shares = list(outcome.shares)
         if "shares" in rec and not _close(rec["shares"], shares):
-            raise _Bad(f"shares {rec['shares']} but the rules give {shares}")
+            raise BadLog(f"shares {rec['shares']} but the rules give {shares}")
         self.scored = list(outcome.scored)
         self.winner, self.shares = winner, shares
         if self.text:
@@ -462,16 +463,16 @@ def unclosed_message(name: str) -> str:
 
 def _next_hand(header: dict, last: dict) -> None:
     """A later hand's header follows the last hand's: the next hand, the same rules, seed
-    and replicate (its game's). Raises _Bad."""
+    and replicate (its game's). Raises BadLog."""
     if header.get("hand") != last.get("hand", 0) + 1:
-        raise _Bad(f"hand {json.dumps(header.get('hand'))} follows hand {last.get('hand', 0)}")
+        raise BadLog(f"hand {json.dumps(header.get('hand'))} follows hand {last.get('hand', 0)}")
     for key in ("rules", "seed", "replicate"):
         if header.get(key) != last.get(key):
-            raise _Bad(f"header: {key} {json.dumps(header.get(key))} but its game's first "
+            raise BadLog(f"header: {key} {json.dumps(header.get(key))} but its game's first "
                        f"hand has {json.dumps(last.get(key))}")
 
 
-class _LogChecker:
+class LogChecker:
     """The records of a log in order: games, hands and closing records (``record``), then
     the end of the log (``finish``); each finished hand is appended to ``hands`` with the
     line of its end record (``ends``).
@@ -483,7 +484,7 @@ class _LogChecker:
     def __init__(self, *, open_count: bool = False, text: bool = True):
         self.hands: list[ReplayedHand] = []
         self.ends: list[int] = []
-        self.checker: _HandChecker | None = None
+        self.checker: HandChecker | None = None
         self.head: dict = {}
         self.scores: list[int] | None = None
         self.games = 0  # games since the last closing record
@@ -497,39 +498,39 @@ class _LogChecker:
         self.last_of: tuple[int, int] | None = None  # the last closing record's (line, of)
 
     def record(self, no: int, rec: dict) -> ReplayedHand | None:
-        """Check one record; the hand it ends, if it is an end record. Raises _Bad."""
+        """Check one record; the hand it ends, if it is an end record. Raises BadLog."""
         kind = rec.get("type")
         self.closed = False
         checker = self.checker
         if kind == "header":
             if checker is not None:
-                raise _Bad(HEADER_IN_HAND)
+                raise BadLog(HEADER_IN_HAND)
             first = rec.get("hand", 0) == 0
             if first and not self.match_over:
-                raise _Bad(MATCH_NOT_OVER)
+                raise BadLog(MATCH_NOT_OVER)
             if not first and self.match_over:
-                raise _Bad(f"hand {rec.get('hand')} of a match that is over")
+                raise BadLog(f"hand {rec.get('hand')} of a match that is over")
             if not first:
                 _next_hand(rec, self.head)
             self.games += first
             self.all_games += first
-            self.checker = _HandChecker(rec, self.seen, self.text)
+            self.checker = HandChecker(rec, self.seen, self.text)
             if rec.get("hand", 0) == 0:
                 self.scores = [0] * self.checker.P
             self.head = rec
         elif kind == "turn":
             if checker is None:
-                raise _Bad("turn before any header")
+                raise BadLog("turn before any header")
             checker.turn(rec)
         elif kind == "end":
             if checker is None:
-                raise _Bad("end before any header")
+                raise BadLog("end before any header")
             end, winner, points = checker.end(rec)
             scores = self.scores
             if scores is not None and len(scores) == len(points):
                 self.scores = scores = [a + b for a, b in zip(scores, checker.scored)]
                 if "scores" in rec and rec["scores"] != scores:
-                    raise _Bad(f"scores {rec['scores']} but the hands give {scores}")
+                    raise BadLog(f"scores {rec['scores']} but the hands give {scores}")
             self.match_end(rec, checker, scores)
             head = self.head
             done = ReplayedHand(str(checker.rules), head.get("seed"), head.get("replicate"),
@@ -542,32 +543,32 @@ class _LogChecker:
             return done
         elif kind == "close":
             if checker is not None:
-                raise _Bad("closing record inside a hand (no end record)")
+                raise BadLog("closing record inside a hand (no end record)")
             if not self.match_over:
-                raise _Bad("closing record but the last match is not over (its last "
+                raise BadLog("closing record but the last match is not over (its last "
                            "end record has match_over false)")
             if not self.seen_close:
                 self.pending = (no, rec.get("games"), self.games)
                 self.seen_close = True
             elif rec.get("games") != self.games:
-                raise _Bad(close_count_message(rec.get("games"), self.games))
+                raise BadLog(close_count_message(rec.get("games"), self.games))
             self.games, self.closed = 0, True
             of = rec.get("of")
             if of is not None:
                 if isinstance(of, bool) or not isinstance(of, int) or of < 1:
-                    raise _Bad(f"closing record's 'of' must be a positive integer, got "
+                    raise BadLog(f"closing record's 'of' must be a positive integer, got "
                                f"{json.dumps(of)}")
                 self.last_of = (no, of)
         else:
-            raise _Bad(f"unknown record type {kind!r} (header, turn, end or close)")
+            raise BadLog(f"unknown record type {kind!r} (header, turn, end or close)")
         return None
 
-    def match_end(self, rec: dict, checker: _HandChecker, scores: list[int] | None) -> None:
+    def match_end(self, rec: dict, checker: HandChecker, scores: list[int] | None) -> None:
         """The end record's match fields against the rules: whether the match is over
         after this hand (rotations:N: its N x players hands played; threshold:T: a total
         reached T, or passed it under threshold_reached = "exceed"; a single hand: always), and then its winner and shares (a single
         hand's own; a match's: the lowest total, ties shared or nobody's as ``ties``
-        says). Raises _Bad."""
+        says). Raises BadLog."""
         r = checker.rules
         kind, hand = r.match_kind, self.head.get("hand", 0)
         if kind == "single":
@@ -578,7 +579,7 @@ class _LogChecker:
             over = scores is not None and max([0, *scores]) >= r.match_end_total
         said = rec.get("match_over")
         if said is not over:
-            raise _Bad(f"match_over {json.dumps(said)} but under match={r.match} the match "
+            raise BadLog(f"match_over {json.dumps(said)} but under match={r.match} the match "
                        f"{'is over' if over else 'goes on'} after hand {hand}")
         if not over:
             return
@@ -592,11 +593,11 @@ class _LogChecker:
             shares = [(1.0 / k if k == 1 or r.ties == "shared" else 0.0) if t == low else 0.0
                       for t in totals]
         if rec.get("match_winner") != winner:
-            raise _Bad(f"match_winner {json.dumps(rec.get('match_winner'))} but the rules "
+            raise BadLog(f"match_winner {json.dumps(rec.get('match_winner'))} but the rules "
                        f"give {winner}")
         ms = rec.get("match_shares")
         if not isinstance(ms, list) or not _close(ms, shares):
-            raise _Bad(f"match_shares {json.dumps(ms)} but the rules give {shares}")
+            raise BadLog(f"match_shares {json.dumps(ms)} but the rules give {shares}")
 
     def finish(self, name: str) -> None:
         """The end of the log: its last game ended and closed, or FastmachError."""
@@ -616,11 +617,11 @@ def replay(path: str | Path, *, out=None, text: bool = True) -> list[ReplayedHan
     line. (One process; ``fastmach.game.replay_workers`` checks a log on several.)
     """
     path = Path(path)
-    log = _LogChecker(text=text or out is not None)
+    log = LogChecker(text=text or out is not None)
     for no, rec in log_records(path):
         try:
             done = log.record(no, rec)
-        except _Bad as e:
+        except BadLog as e:
             raise FastmachError(f"{path.name} line {no}: {e}") from None
         if done is not None and out is not None:
             print(done.text, file=out)
@@ -635,7 +636,7 @@ def to_action(rec: dict):
         return Play(_melds(rec), _cards(rec, "placed"), _cards(rec, "taken") if "taken" in rec else ())
     if kind in ("draw", "pass", "fail"):
         return {"draw": Draw, "pass": Pass, "fail": Fail}[kind]()
-    raise _Bad(f"unknown action {kind!r} (play, draw, pass or fail)")
+    raise BadLog(f"unknown action {kind!r} (play, draw, pass or fail)")
 
 
 def replay_states(path: str | Path) -> list:
@@ -659,19 +660,19 @@ def replay_states(path: str | Path) -> list:
                     state = game.new_initial_state(_int(rec, "seed"), _int(rec, "replicate"))
                     states.append(state)
                 elif state is None or state.is_terminal():
-                    raise _Bad("header of a hand the game does not have")
+                    raise BadLog("header of a hand the game does not have")
                 else:
                     _next_hand(rec, last)
                 check_deal(rec, state.rules, seen.deals)
                 last = rec
             elif kind == "turn":
                 if state is None:
-                    raise _Bad("turn before any header")
+                    raise BadLog("turn before any header")
                 done = state.apply_action(to_action(rec))
                 if list(done.drawn) != _cards(rec, "drawn"):
-                    raise _Bad("the action draws other cards than the log lists")
+                    raise BadLog("the action draws other cards than the log lists")
             elif kind not in ("end", "close"):
-                raise _Bad(f"unknown record type {kind!r}")
-        except (_Bad, FastmachError, KeyError) as e:
+                raise BadLog(f"unknown record type {kind!r}")
+        except (BadLog, FastmachError, KeyError) as e:
             raise FastmachError(f"{path.name} line {no}: {e}") from None
     return states

@@ -27,7 +27,7 @@ batches (``fastmach play --log``: T the games of the whole log, so that a log cu
 batch is seen as cut): a log whose last record is not a closing record, whose games are
 not the last closing record's T, or a game whose last hand is not ``match_over``, is
 incomplete and ``fastmach replay``
-(``fastmach.game.gamelog``, which re-checks a log without the engine) rejects it. A name
+(``fastmach.game.log_reader``, which re-checks a log without the engine) rejects it. A name
 ending in ``.gz`` writes the log gzip-compressed (:func:`fastmach.outputs.open_text`).
 """
 from __future__ import annotations

@@ -10,7 +10,7 @@ import pytest
 from fastmach.engine import play_games
 from fastmach.errors import FastmachError
 from fastmach.cli import add_replay as register_cli
-from fastmach.game.gamelog import replay, replay_states
+from fastmach.game.log_reader import replay, replay_states
 
 
 @pytest.fixture(scope="module")
