@@ -177,7 +177,7 @@ def add_bench(sub) -> None:
 
 
 def bench_command(args: argparse.Namespace) -> int:
-    from fastmach.study.sweep import bench_driver, format_bench
+    from fastmach.study.bench import bench_driver, format_bench
     from fastmach.tools import bench
     from fastmach.tools.bench_bots import bench_bots, format_bots
     from fastmach.tools.bench_paths import bench_paths, format_paths
@@ -397,7 +397,7 @@ def add_sweep(sub) -> None:
 def sweep_command(args: argparse.Namespace) -> int:
     """``fastmach sweep``: FastmachError propagates (exit 2); failures exit 1, Ctrl-C 130."""
     from fastmach.study.skill_runs import execute_skill
-    from fastmach.study.sweep import execute, format_summary
+    from fastmach.study.driver import execute, format_summary
 
     refuse_inputs(args.out, "--out", [("the study file", args.study)])
     study = Study.from_toml(Path(args.study), games=args.games)

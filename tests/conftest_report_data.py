@@ -1,6 +1,6 @@
 """Synthetic per-game result tables for the stats and report tests.
 
-The tables have the columns of a study's tidy result store (see fastmach.study.sweep) but are
+The tables have the columns of a study's tidy result store (see fastmach.study.results) but are
 drawn from simple known models, so that tests do not need the engine.
 """
 

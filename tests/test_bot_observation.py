@@ -12,7 +12,8 @@ from fastmach.errors import FastmachError
 from fastmach.game.log_reader import replay
 from fastmach.engine import run_play
 from fastmach.study import Study
-from fastmach.study.sweep import SweepError, run_study
+from fastmach.study.plan import SweepError
+from fastmach.study.driver import run_study
 
 RULES = "classic(match=single)"
 

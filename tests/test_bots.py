@@ -13,7 +13,7 @@ import fastmach
 from fastmach.errors import FastmachError
 from fastmach.game import Game
 from fastmach.study import Study
-from fastmach.study.sweep import run_study
+from fastmach.study.driver import run_study
 
 
 class MaxPlacement:

@@ -18,7 +18,8 @@ from fastmach.tools.comparison import (
     plan_study, rules_columns, word,
 )
 from fastmach.errors import FastmachError
-from fastmach.study.sweep import read_results, run_study
+from fastmach.study.results import read_results
+from fastmach.study.driver import run_study
 
 
 # ----------------------------------------------------------------------------- the study
@@ -84,7 +85,7 @@ def test_bad_input_names_what_is_wrong(rules, players, lineups, message):
 def test_replicate_r_is_the_same_deal_in_every_cell(tmp_path):
     """Common random numbers: same seed and replicates everywhere, and the deal (the
     first player, drawn with the deck) is the same for the two rule sets."""
-    from fastmach.study.sweep import execute
+    from fastmach.study.driver import execute
     s = plan_study(["classic", "classic(ace=low-only)"], [3], ["expert", "expert,beginner"],
                    games=6)
     execute(s, tmp_path / "r", workers=0, progress=False)
@@ -245,7 +246,8 @@ def test_precision_grows_to_the_study_precision_matches_a_fixed_run_and_resumes(
     """The study-level precision of fastmach.study.precision: deals are added a chunk at a time
     until every cell's turns per hand is known to +-2 turns; a rerun resumes."""
     from fastmach.study import precision
-    from fastmach.study.sweep import execute, read_hands
+    from fastmach.study.driver import execute
+    from fastmach.study.results import read_hands
     rules = ["classic", "classic(ace=low-only)"]
     c = compare(rules, precision=2.0, max_games=400, out=tmp_path / "p", **PREC)
     n = c.study.games

@@ -14,7 +14,9 @@ import pandas as pd
 import pytest
 
 from fastmach.study import Study
-from fastmach.study.sweep import plan, read_results, run_study
+from fastmach.study.plan import plan
+from fastmach.study.results import read_results
+from fastmach.study.driver import run_study
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -274,7 +276,8 @@ class _DiesOnArrival:
 
 def test_a_worker_dying_at_start_up_is_a_message_not_a_traceback(tmp_path):
     from fastmach.study.backends import WorkerStartError
-    from fastmach.study.sweep import SweepError, execute
+    from fastmach.study.plan import SweepError
+    from fastmach.study.driver import execute
     toml = tmp_path / "s.toml"
     toml.write_text(SMALL)
     study = Study.from_toml(toml)

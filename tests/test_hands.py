@@ -13,7 +13,9 @@ from fastmach.errors import FastmachError
 from fastmach.game import Game
 from fastmach.rules import Rules
 from fastmach.study import Study
-from fastmach.study.sweep import HANDS, read_hands, run_study
+from fastmach.study.plan import HANDS
+from fastmach.study.results import read_hands
+from fastmach.study.driver import run_study
 
 HAND_COLUMNS = [
     "seed", "replicate", "hand", "dealer", "first_player", "turns", "rounds", "end",

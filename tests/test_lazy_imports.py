@@ -60,7 +60,7 @@ def test_the_rate_command_still_finds_its_statistics():
 def test_a_sweep_worker_plays_a_chunk_without_pandas():
     code = ("from fastmach.study import Study\n"
             "from fastmach.study.plan import plan\n"
-            "from fastmach.study.sweep import make_spec, play_chunk\n"
+            "from fastmach.study.worker import make_spec, play_chunk\n"
             "s = Study(name='t', seed=3, games=4, rules=('classic(match=single)', 'jokers'), "
             "players=(3,), lineup=(('expert', 'beginner'),), chunk=2)\n"
             "for c in plan(s):\n"

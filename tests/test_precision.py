@@ -6,7 +6,8 @@ import pytest
 from fastmach.errors import FastmachError
 from fastmach.study.precision import execute_to_precision, half_widths
 from fastmach.study import Study
-from fastmach.study.sweep import execute, read_hands, read_results
+from fastmach.study.driver import execute
+from fastmach.study.results import read_hands, read_results
 
 BASE = """[study]
 name = "prec"

@@ -13,7 +13,7 @@ from scipy import stats as sps
 import fastmach
 from fastmach.report import build_report
 from fastmach.study import Study
-from fastmach.study.sweep import run_study
+from fastmach.study.driver import run_study
 
 STUDY = """[study]
 name = "ace-check"

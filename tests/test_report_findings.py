@@ -73,7 +73,7 @@ def synthetic(tmp_path_factory):
 @pytest.fixture(scope="module")
 def two_axis(tmp_path_factory):
     from fastmach.study import Study
-    from fastmach.study.sweep import run_study
+    from fastmach.study.driver import run_study
 
     root = tmp_path_factory.mktemp("two-axis")
     study = Study.from_toml(ROOT / "simulations" / "hand-size-opening.toml", games=8)

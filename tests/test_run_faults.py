@@ -13,7 +13,10 @@ import pytest
 from fastmach.cli import main
 from fastmach.errors import FastmachError
 from fastmach.study import Study
-from fastmach.study.sweep import MANIFEST, execute, log_path, read_results, run_study
+from fastmach.study.plan import MANIFEST
+from fastmach.study.driver import execute, run_study
+from fastmach.study.logs import log_path
+from fastmach.study.results import read_results
 
 STUDY = """\
 [study]

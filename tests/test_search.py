@@ -450,7 +450,7 @@ lineup = [["search(budget=2)", "strong", "strong", "strong"],
 
 def test_search_games_are_the_same_on_one_and_two_workers(tmp_path):
     from fastmach.study import Study
-    from fastmach.study.sweep import run_study
+    from fastmach.study.driver import run_study
     study = Study.from_toml(SEARCH_STUDY)
     one = run_study(study, tmp_path / "one", workers=1, progress=False)
     two = run_study(study, tmp_path / "two", workers=2, progress=False)

@@ -20,7 +20,8 @@ from fastmach.game.log_reader import replay
 from fastmach.report import build_report
 from fastmach.rules import Rules
 from fastmach.study import Study
-from fastmach.study.sweep import log_path, run_study
+from fastmach.study.logs import log_path
+from fastmach.study.driver import run_study
 
 STUDY = """[study]
 name = "show"

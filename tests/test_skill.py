@@ -218,7 +218,7 @@ TINY = ('[study]\nname = "tiny"\nseed = 3\ngames = 3\n[grid]\nrules = ["jokers",
 def stored(tmp_path_factory):
     """A tiny study with its skill runs, stored as `fastmach sweep` stores them."""
     from fastmach.study.skill_runs import execute_skill
-    from fastmach.study.sweep import execute
+    from fastmach.study.driver import execute
 
     study = Study.from_toml(TINY)
     out = tmp_path_factory.mktemp("skill") / "res"
@@ -230,7 +230,7 @@ def stored(tmp_path_factory):
 
 def test_sweep_stores_the_skill_runs_apart_from_the_grid(stored):
     from fastmach.study.skill_runs import read_skill
-    from fastmach.study.sweep import read_hands
+    from fastmach.study.results import read_hands
 
     assert (stored / "_skill" / "2p" / "_study.json").is_file()
     grid, extra = read_hands(stored), read_skill(stored)

@@ -113,7 +113,7 @@ def test_is_base_rules_allows_only_deal_size_overrides():
 
 def test_rule_parameters_are_every_rules_column_a_study_writes():
     """A rule change the report compares must be named: RULE_PARAMETERS follows Rules."""
-    from fastmach.analysis.stats import RULE_PARAMETERS
+    from fastmach.analysis.variants import RULE_PARAMETERS
     from fastmach.study import Study
 
     study = Study.from_toml('[study]\nname = "t"\nseed = 1\ngames = 1\n'

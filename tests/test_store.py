@@ -21,10 +21,9 @@ from fastmach.errors import FastmachError
 from fastmach.report import load_results
 from fastmach.study.store import JOURNAL
 from fastmach.study import Study
-from fastmach.study.sweep import (
-    MANIFEST, MAX_CHUNKS, Store, execute, iter_plan, parse_chunk_name, plan, read_results,
-    run_study,
-)
+from fastmach.study.plan import MANIFEST, MAX_CHUNKS, iter_plan, parse_chunk_name, plan
+from fastmach.study.results import Store, read_results
+from fastmach.study.driver import execute, run_study
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -140,7 +139,7 @@ def test_every_file_of_a_chunk_is_recorded_and_verified(study, tmp_path):
     c = plan(study)[0]
     name = parse_chunk_name(study, f"{study.cells[0].hash}-0-2-0.parquet")
     assert name == c and parse_chunk_name(study, f"{study.cells[0].hash}-1-3-0.parquet") is None
-    from fastmach.study.sweep import make_spec, play_chunk
+    from fastmach.study.worker import make_spec, play_chunk
     games, hands = play_chunk(make_spec(study, c))
     fname = f"{study.cells[0].hash}-0-2-0.parquet"
     store.put_files(c, {f"chunks/{fname}": games, f"_hands/{fname}": hands})

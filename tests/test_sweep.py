@@ -26,10 +26,10 @@ from fastmach.engine import play_games
 from fastmach.errors import FastmachError
 from fastmach.study import Study, seating, split_lineup
 from fastmach.study.store import load_records
-from fastmach.study.sweep import (
-    MANIFEST, Store, SweepError, bench_driver, format_bench, plan, read_results,
-    run_study,
-)
+from fastmach.study.plan import MANIFEST, SweepError, plan
+from fastmach.study.results import Store, read_results
+from fastmach.study.bench import bench_driver, format_bench
+from fastmach.study.driver import run_study
 from fastmach.cli import add_sweep as register_cli, main
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -312,7 +312,8 @@ def test_a_winner_of_a_stock_out_hand_scores_nothing_in_the_running_scores(tmp_p
 
 def test_a_sweeps_log_games_are_its_first_games(tmp_path):
     from fastmach.study import Study
-    from fastmach.study.sweep import log_path, run_study
+    from fastmach.study.logs import log_path
+    from fastmach.study.driver import run_study
 
     study = Study.from_toml('[study]\nname = "t"\nseed = 5\ngames = 3\nlog_games = 2\nchunk = 2\n'
                             '[grid]\nrules = ["jokers", "classic(players=2)"]\n'

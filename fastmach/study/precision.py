@@ -25,7 +25,9 @@ from fastmach.errors import FastmachError
 from fastmach.study import Study
 from fastmach.study.driver import open_backend
 from fastmach.study.store import ReadCache
-from fastmach.study.sweep import MANIFEST, execute, read_hands
+from fastmach.study.plan import MANIFEST
+from fastmach.study.driver import execute
+from fastmach.study.results import read_hands
 
 __all__ = ["half_widths", "shortfall", "execute_to_precision"]
 
@@ -77,7 +79,7 @@ def _resumed_games(study: Study, out: str | Path) -> int:
 def execute_to_precision(study: Study, out: str | Path, **kwargs: Any) -> dict:
     """Run ``study`` into ``out``, growing it by ``chunk`` deals until precise enough.
 
-    ``kwargs`` go to :func:`fastmach.study.sweep.execute`. Every round runs on one worker
+    ``kwargs`` go to :func:`fastmach.study.driver.execute`. Every round runs on one worker
     pool, started once (``workers``, ``scheduler``). Returns the run summary (every
     round's games and time) with ``rounds``, ``precision_games`` (deals per cell reached)
     and ``precision_missed`` (cell -> half-widths for the cells that did not reach the

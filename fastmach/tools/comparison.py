@@ -483,7 +483,7 @@ def _analyse(results: Path, study: Study, pairs: list[tuple[str, str]]
              ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """``(effects, scorecard, effects by player count)`` of a result store, from :mod:`fastmach.analysis.stats`."""
     from fastmach.analysis import stats
-    from fastmach.study.sweep import read_hands, read_results
+    from fastmach.study.results import read_hands, read_results
 
     from fastmach.analysis.heterogeneity import effects_by_players
 
@@ -578,7 +578,7 @@ def compare(rules: Sequence[str], players: Sequence[int] | int | None = None,
     results = root / "results"
     notes: list[str] = []
     try:
-        from fastmach.study.sweep import execute, format_summary
+        from fastmach.study.driver import execute, format_summary
 
         run: dict[str, Any] = dict(workers=workers, progress=progress, command=command)
         if wanted is None:

@@ -428,7 +428,8 @@ def rate(strategies: Sequence[str] | str, rules: Sequence[str] | str = "classic"
     else:
         root = probe_dir(Path(out), "out=")
     try:
-        from fastmach.study.sweep import execute, format_summary, read_hands
+        from fastmach.study.driver import execute, format_summary
+        from fastmach.study.results import read_hands
 
         summaries, frames = [], []
         for study in plan.studies:

@@ -25,7 +25,8 @@ import pandas as pd
 
 from fastmach.outputs import atomic_path
 from fastmach.rules import format_value
-from fastmach.analysis.stats import SCORECARD_METRICS, t_quantile
+from fastmach.analysis.metrics import SCORECARD_METRICS
+from fastmach.analysis.inference import t_quantile
 from fastmach.tools.tune.search import Evaluator, Search, _has_metric, loss_of
 from fastmach.tools.tune.space import METRIC_UNITS, Space
 

@@ -11,11 +11,11 @@ at a rung is promoted to ``eta`` times the deals, the others stop there.
 Common random numbers: every candidate's study has the same root seed, so replicate ``r``
 is the same shuffle for every candidate (the same deal whenever the candidates' decks
 agree), and a promoted candidate keeps its first deals and adds the next ones (its result
-directory grows; :func:`fastmach.study.sweep.execute` plays only the missing chunks).
+directory grows; :func:`fastmach.study.driver.execute` plays only the missing chunks).
 
 Determinism: the sampler of trial ``n`` is seeded from ``(seed, n)`` and sees only the
 stored trials, so the trials are the same for a seed on any machine, after a kill, and
-whatever the worker count (the games are; see :mod:`fastmach.study.sweep`). A resumed tune first
+whatever the worker count (the games are; see :mod:`fastmach.study.driver`). A resumed tune first
 finishes the trial the kill interrupted (its parameters are stored; its deals resume);
 a trial killed before its parameters were stored is marked failed and not counted
 (``n`` counts the trials that did not fail), so the sequence of trials is unchanged.
@@ -73,7 +73,7 @@ def _has_metric(metric: str, row: pd.Series) -> bool:
     """skill_gap exists only in cells whose line-up seats both strategies of the pair."""
     if metric != "skill_gap":
         return True
-    from fastmach.analysis.stats import SKILL_PAIR
+    from fastmach.analysis.hands import SKILL_PAIR
 
     return set(SKILL_PAIR) <= set(str(row["lineup"]).split(","))
 
@@ -119,7 +119,8 @@ class Evaluator:
 
     def __call__(self, rules: str, deals: int) -> pd.DataFrame:
         from fastmach.analysis import stats
-        from fastmach.study.sweep import execute, read_hands, read_results
+        from fastmach.study.driver import execute
+        from fastmach.study.results import read_hands, read_results
 
         if (rules, deals) in self._cache:
             return self._cache[rules, deals]

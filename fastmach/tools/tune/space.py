@@ -42,7 +42,8 @@ from typing import Any, Mapping
 
 from fastmach.errors import FastmachError
 from fastmach.rules import TABLE, Rules, format_value
-from fastmach.analysis.stats import SCORECARD_METRICS, SKILL_PAIR
+from fastmach.analysis.metrics import SCORECARD_METRICS
+from fastmach.analysis.hands import SKILL_PAIR
 from fastmach.study import Study
 from fastmach.study.tomlfile import read_toml
 
