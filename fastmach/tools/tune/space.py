@@ -42,19 +42,15 @@ from typing import Any, Mapping
 
 from fastmach.errors import FastmachError
 from fastmach.rules import TABLE, Rules, format_value
-from fastmach.analysis.metrics import SCORECARD_METRICS
+from fastmach.analysis.metrics import METRICS, SCORECARD_METRICS
 from fastmach.analysis.hands import SKILL_PAIR
 from fastmach.study import Study
 from fastmach.study.tomlfile import read_toml
 
 __all__ = ["Axis", "Target", "Space", "load_space", "METRIC_UNITS"]
 
-#: The unit of each scorecard metric a target is written in.
-METRIC_UNITS: dict[str, str] = {
-    "turns_per_hand": "turns", "hands_per_game": "hands", "stock_out_per_hand": "share",
-    "blocked": "share", "first_seat_edge": "share", "seat_spread": "share",
-    "skill_gap": "share",
-}
+#: The unit of each scorecard metric a target is written in (the metric catalogue's).
+METRIC_UNITS: dict[str, str] = {name: m.unit for name, m in METRICS.items()}
 
 _TUNE_KEYS = ("name", "seed", "rules", "players", "lineup", "rotate", "deals", "eta",
               "rungs", "fresh_deals", "finalists", "order")
