@@ -1,7 +1,7 @@
 # Card-id sequences as the tuples an action holds, made in C when every id is already an
 # exact int (fastmach.game.actions.Play's constructor; any other input returns None and the
 # constructor converts it in Python, the reference), and a hand's ids from its counts (the
-# State's rows; NumPy's repeat the reference). tests/test_bot_answer.py compares them.
+# State's rows; NumPy's repeat the reference). tests/strategies/test_bot_answer.py compares them.
 from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
 from cpython.ref cimport Py_INCREF
 from libc.stdint cimport int64_t, uint8_t

@@ -11,7 +11,7 @@
 # most (cards of the rank) / 3 groups, none unless three suits hold the rank. A table card
 # of those ranks with more copies than that has no place: no partition with aces low only
 # exists, and the search is not run (it would find none: the same answer, -1). Tests:
-# tests/test_solver_low_reject.py (never a reject where the sweep finds a partition; every
+# tests/core/test_solver_low_reject.py (never a reject where the sweep finds a partition; every
 # answer the same with _set_low_reject(0)).
 
 cdef bint _low_search_needless(Impl* im) noexcept nogil:

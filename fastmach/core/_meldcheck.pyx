@@ -1,6 +1,6 @@
 # The compiled check of a proposed table: are these melds valid, and do they hold exactly
 # the expected cards? The fast path of a Python bot's Play (fastmach.game.actions); its
-# reference is fastmach.core.validate (tests/test_meldcheck.py compares the two on random
+# reference is fastmach.core.validate (tests/core/test_meldcheck.py compares the two on random
 # and adversarial tables). It answers only yes or no: on a no, the caller asks the
 # validator, which names what is wrong. Its own card arithmetic (card id = suit*13 +
 # rank-1, joker 52), shared with neither the solver nor the validator.

@@ -15,7 +15,7 @@
 # reads that state, as it did before (its value, -1, beats nothing). The bitmap is filled
 # from the states of the layer the pass reads, those _find probes; it is all 0 between
 # passes (emptied word by word through the same states). Tests:
-# tests/test_solver_pattern_filter.py (every layer and every answer the same with
+# tests/core/test_solver_pattern_filter.py (every layer and every answer the same with
 # _set_pattern_filter(0), which sets every bit; -1 plants a wrong filter they must catch).
 #
 # Keys: a lookup whose pattern is held still mostly finds no state (the state differs in

@@ -5,7 +5,7 @@
 # are kept as one bitmask (bit p: position p, 1..14, 14 the ace when aces may be high)
 # and each value's suits as a count, both updated as cards are dropped, so a window is one
 # mask test. The cards are visited in _drop_useless's order with the same tests on the
-# same counts, so the same cards are dropped (tests: tests/test_solver_plain_drop.py, the
+# same counts, so the same cards are dropped (tests: tests/core/test_solver_plain_drop.py, the
 # counts left the same as _drop_useless's with _set_plain_drop(0)).
 
 cdef inline bint _window_filled(uint32_t m, int p, int top) noexcept nogil:

@@ -7,7 +7,7 @@
 # The same states in the same order as _group_step's walk over the jokers it could add
 # (none here). (Both checks already hold after the last suit step, which tests the same
 # bound and that the groups are possible with no card to come; they are kept, cheap, so
-# that the step stands on its own.) Tests: tests/test_solver_plain_steps.py (every layer and answer the same
+# that the step stands on its own.) Tests: tests/core/test_solver_plain_steps.py (every layer and answer the same
 # with _set_plain_groups(0)).
 
 cdef uint8_t _GOK0[2][16][4]   # _group_ok(gsum, gmax, 0, limited)

@@ -9,7 +9,7 @@
 # (the bitmap of the suit's patterns, _pattern_filter.pxi, filled and emptied for that
 # suit alone: the others are all 0 already; the bitmap of live keys filled and emptied
 # as _pats_fill and _pats_clear do). So the same states are dropped. Tests:
-# tests/test_solver_plain_steps.py (every layer and answer the same with
+# tests/core/test_solver_plain_steps.py (every layer and answer the same with
 # _set_plain_prune(0)).
 
 cdef void _prune_plain_suit(Impl* im, int s) noexcept nogil:

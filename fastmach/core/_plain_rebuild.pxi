@@ -12,7 +12,7 @@
 # go on (the first ones in list order, as _pick chooses), else it ends there. The melds
 # come out in the same order (the runs ending at (v, s) in list order, then the groups of
 # v, then the runs still open at the end in list order), with the same cards. Tests:
-# tests/test_solver_plain_rebuild.py (every answer the same with _set_plain_rebuild(0);
+# tests/core/test_solver_plain_rebuild.py (every answer the same with _set_plain_rebuild(0);
 # -1 plants a wrong choice of the runs that go on, which they must catch).
 
 cdef int _rebuild_plain(Impl* im, const uint64_t* decs, int V, Witness* w) noexcept nogil:

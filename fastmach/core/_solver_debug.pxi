@@ -9,7 +9,7 @@
 def _set_prune_from(int all_from, int group_from, int suit_from=32):
     """Debug: the dominance pass's scope by layer size (default 4096, 4096, 32). It
     changes which of equal answers is returned, never the value
-    (tests/test_solver_prune_scope.py)."""
+    (tests/core/test_solver_prune_scope.py)."""
     global _ALL_FROM, _GROUP_FROM, _SUIT_FROM
     _SUIT_FROM = suit_from
     _ALL_FROM = all_from

@@ -2,7 +2,7 @@
 # State: the compiled engine's own test (seat_can_play, fastmach/game/_turn.pxd: the opening
 # rule, a joker the hand can take back, then the exact solver's maximum) asked of the Python
 # solve's solver, whose memo holds the answer when the seat's strategy has just solved the
-# same position. tests/test_state_rows.py compares it with fastmach.game.ability.play_exists
+# same position. tests/game/test_state_rows.py compares it with fastmach.game.ability.play_exists
 # on random positions of real games.
 from libc.stdint cimport uint8_t, int64_t
 from libc.string cimport memset

@@ -8,7 +8,7 @@
 # Python check, which decides and names what is wrong. Only a Play of exact tuples of
 # exact ints (what Play's constructor makes) is judged, each field read once.
 # The reference State's fast check (fastmach.game, not under strict) and the Python bots'
-# (fastmach.strategies._answer); tests/test_playcheck.py compares it with the Python check
+# (fastmach.strategies._answer); tests/game/test_playcheck.py compares it with the Python check
 # on random real positions and forged plays.
 from libc.stdint cimport uint8_t, int64_t
 from libc.string cimport memset

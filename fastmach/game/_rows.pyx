@@ -1,6 +1,6 @@
 # The reference State's hands in C: each seat's 53 card counts are a row of a NumPy int64
 # array (fastmach.game.State._hands); these read and change the rows without NumPy's
-# per-call cost (a few microseconds each, several times a turn). tests/test_state_rows.py
+# per-call cost (a few microseconds each, several times a turn). tests/game/test_state_rows.py
 # compares them with the NumPy expressions they replace.
 from libc.stdint cimport int64_t
 

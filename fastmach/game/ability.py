@@ -4,7 +4,7 @@
 The exact solver decides, the opening rule and joker swaps included; the Python bots'
 check (``fastmach.strategies.bots``) asks here, the reference ``State`` (``State.can_play``)
 asks the engine's own test in C (``fastmach.game._ability``, compared with this in
-tests/test_state_rows.py).
+tests/game/test_state_rows.py).
 """
 from __future__ import annotations
 

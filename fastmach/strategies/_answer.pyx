@@ -9,7 +9,7 @@
 # else (and every refusal) goes to the Python check (fastmach.game.actions.check_action),
 # the authority, which names what is wrong. Each attribute of the answer is read once and
 # only immutable built-in objects are judged, so the decision filled is the one judged,
-# whatever the object the bot returned. tests/test_bot_answer.py compares the two on
+# whatever the object the bot returned. tests/strategies/test_bot_answer.py compares the two on
 # random and adversarial answers.
 from libc.string cimport memset
 

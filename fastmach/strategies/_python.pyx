@@ -11,7 +11,7 @@
 # the scores' and opened flags' while they stand (immutable, so reusing them shows a bot
 # nothing new).
 # BotSeat.observation makes the same Observation from the Python position (the
-# reference: tests/test_bot_answer.py compares the two).
+# reference: tests/strategies/test_bot_answer.py compares the two).
 from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
 from cpython.ref cimport Py_INCREF
 from libc.stdint cimport uint8_t, uint64_t

@@ -21,7 +21,7 @@
 # Sound, not complete: a partition it returns is one (each meld is laid valid, the cards
 # are exactly the input's); no answer (budget spent, or no partition found by its moves,
 # which skip, e.g., a joker where a real card is left) says nothing: the caller asks the
-# solver. tests/test_quick_split.py checks every partition with the independent validator.
+# solver. tests/strategies/test_quick_split.py checks every partition with the independent validator.
 from libc.stdint cimport uint8_t, uint64_t
 from libc.string cimport memset
 

@@ -109,7 +109,7 @@ def _quick_stats(bint reset=False):
 
 def _set_quick(int on):
     """Debug: 0 decides as before quick_out (the maximum placement first where the hand
-    may go out): the reference, which must give the same games (tests/test_quick_split.py)."""
+    may go out): the reference, which must give the same games (tests/strategies/test_quick_split.py)."""
     global _QUICK
     _QUICK = on
 

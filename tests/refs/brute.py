@@ -7,7 +7,7 @@ the table can be partitioned is optimal. Meant for tables of ~12 cards and hands
 
 Every candidate meld is confirmed by ``fastmach.core.validate.is_valid_meld`` (the single
 statement of the meld rules); the generator only has to be complete, and
-``tests/test_refs.py`` checks it against blind subset enumeration.
+``tests/core/test_refs.py`` checks it against blind subset enumeration.
 """
 from __future__ import annotations
 

@@ -350,7 +350,7 @@ def test_clause7_italian_jolly_is_optional_and_the_default_study_plays_it_004():
     from fastmach.study import Study
 
     assert Rules.preset("italian").jokers == 0 and Rules.preset("italian").jokers_per_meld == 0
-    study = Study.from_toml(Path(__file__).resolve().parents[1] / "simulations/balance.toml")
+    study = Study.from_toml(Path(__file__).resolve().parents[2] / "simulations/balance.toml")
     jolly = [c for c in study.cells if c.preset == "italian" and c.rules.jokers > 0]
     assert jolly and all(c.rules.jokers_per_meld == 0 for c in jolly)
 

@@ -87,7 +87,7 @@ def test_small_mixed_search_equals_the_solver(preset):
     import random
 
     from fastmach.core import _solver
-    from positions import counts, rand_hand, rand_table
+    from tests.positions import counts, rand_hand, rand_table
 
     r = Rules.parse(preset)
     eng = _skills(make_engine(r, ["intermediate"] * r.players)[2])[0]
@@ -166,7 +166,7 @@ def test_related_cards_bitwise_equal_card_by_card(preset):
     # related_weight works a suit at a time on bitmasks; the definition, card by card
     import random
 
-    from positions import counts, rand_hand, rand_table
+    from tests.positions import counts, rand_hand, rand_table
 
     r = Rules.parse(preset)
     eng = _skills(make_engine(r, ["intermediate"] * r.players)[2])[0]

@@ -225,7 +225,7 @@ def test_a_tune_killed_with_sigkill_resumes_with_the_same_trials(whole, tmp_path
     killed = tmp_path / "killed"
     cmd = [sys.executable, "-m", "fastmach", "tune", str(space), "--out", str(killed),
            "--max-games", "400", "-q"]
-    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[2]))
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
     journal = killed / "trials.journal"

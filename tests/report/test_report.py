@@ -11,7 +11,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from conftest_report_data import (STUDY_TOML, random_hand_study, random_study,
+from tests.report_data import (STUDY_TOML, random_hand_study, random_study,
                                   write_hand_results, write_results)
 from fastmach.errors import FastmachError
 from fastmach.report import FIGURES, TABLES, build_report, load_results
@@ -29,7 +29,7 @@ def built(tmp_path_factory):
     """One synthetic study (game and hand rows) written as a sweep would, and its report.
 
     Synthetic rows are no games fastmach plays, so no report of them shows games
-    (``show_games=False``; tests/test_showcase.py covers the games of a real study)."""
+    (``show_games=False``; tests/report/test_showcase.py covers the games of a real study)."""
     root = tmp_path_factory.mktemp("report")
     results = write_hand_results(root / "results", *random_hand_study(games=30))
     index = build_report(results, root / "out", show_games=False)

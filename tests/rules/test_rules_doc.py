@@ -10,7 +10,7 @@ from fastmach.cli import main
 from fastmach.rules import PARAMETERS, PRESETS, TABLE, Rules, format_value
 from fastmach.rules.doc import PARAMS, SOURCES, describe, markdown
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "rules.md"
 
 

@@ -25,7 +25,7 @@ from fastmach.study.plan import MANIFEST, MAX_CHUNKS, iter_plan, parse_chunk_nam
 from fastmach.study.results import Store, read_results
 from fastmach.study.driver import execute, run_study
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 STUDY = """\
 [study]
@@ -188,7 +188,7 @@ def test_report_refuses_another_studys_chunks_under_this_manifest(study, done, t
 
 
 def test_read_errors_name_the_file_without_checksums(tmp_path):
-    from conftest_report_data import random_study, write_results
+    from tests.report_data import random_study, write_results
     d = write_results(tmp_path / "r", random_study(games=2, players=(2,)))
     bad = d / "chunk-00001.parquet"
     bad.write_bytes(bad.read_bytes()[:200])

@@ -15,7 +15,7 @@ import fastmach
 from fastmach.errors import BotError, FastmachError
 from fastmach.strategies import parse_strategy
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 RULES = "classic(match=single)"
 MYBOTS = textwrap.dedent('''\
     import time

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 from pettingzoo.test import api_test
-from test_observation import _permuted_hidden
+from tests.game.test_observation import _permuted_hidden
 
 import fastmach.env as fe
 from fastmach import Draw, Game, Pass, Play
@@ -278,7 +278,7 @@ def test_the_training_example_runs_and_prints_its_learning_curve(capsys):
     import importlib.util
     from pathlib import Path
 
-    path = Path(__file__).parent.parent / "examples" / "train_agent.py"
+    path = Path(__file__).resolve().parents[2] / "examples" / "train_agent.py"
     spec = importlib.util.spec_from_file_location("train_agent", path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)

@@ -1,6 +1,6 @@
 """Where an effect lives: pooled only with one sign and size, else per player count.
 
-Synthetic hand rows (tests/conftest_report_data.py: ``ace=low-only`` adds 6 turns per hand
+Synthetic hand rows (tests/report_data.py: ``ace=low-only`` adds 6 turns per hand
 in every context) with planted effects; and the intervals of the effects checked by
 simulation on data with a known truth.
 """
@@ -8,7 +8,7 @@ simulation on data with a known truth.
 import numpy as np
 import pandas as pd
 import pytest
-from conftest_report_data import random_hand_study
+from tests.report_data import random_hand_study
 
 from fastmach.analysis.heterogeneity import effects_by_players, equal_test, verdict
 from fastmach.analysis.inference import ratio_estimate

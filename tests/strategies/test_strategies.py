@@ -20,7 +20,7 @@ from fastmach.cli import add_strategies as register_cli
 from fastmach.strategies._base import Skill, Strategy as CompiledStrategy
 from fastmach.strategies._intermediate import Intermediate
 from fastmach.strategies._tactics import Fallible, KeepJokers, Opening, Patience, PointsObjective, Skilled
-from test_game import play_checked
+from tests.game.test_game import play_checked
 
 SKILLS = ["beginner", "intermediate(k=1)", "intermediate", "expert"]
 NEW = ["beginner", "intermediate", "intermediate(k=1)", "patient",

@@ -32,7 +32,7 @@ from fastmach.study.bench import bench_driver, format_bench
 from fastmach.study.driver import run_study
 from fastmach.cli import add_sweep as register_cli, main
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 STUDY = """\
 [study]

@@ -14,7 +14,7 @@ from fastmach.cli import main
 from fastmach.errors import FastmachError
 from fastmach.study import Study
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 STEP = sk.trace_lineup(1, 4)  # search(budget=2) against three search(budget=1)
 
 

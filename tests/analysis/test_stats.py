@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 from scipy import stats as sps
 
-from conftest_report_data import game_rows, row_template
+from tests.report_data import game_rows, row_template
 from fastmach.analysis import stats as S
 from fastmach.errors import FastmachError
 

@@ -15,7 +15,7 @@ from fastmach.core import _solver
 from fastmach.errors import FastmachError
 from fastmach.study.results import read_results
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.parametrize("call, words", [

@@ -21,7 +21,7 @@ from fastmach.errors import BotError, FastmachError
 from fastmach.game.deal import resolve_seed
 from fastmach.strategies import bots, parse_strategy
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 RULES = "classic(match=single)"
 SPIES = textwrap.dedent('''\
     import gc, json, sys

@@ -18,7 +18,7 @@ from fastmach.engine import run_play
 from fastmach.errors import FastmachError
 from fastmach.strategies import parse_strategy
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_solve_batch_names_a_non_utf8_line_and_exits_1(tmp_path, capsys):
@@ -116,7 +116,7 @@ def test_objective_and_keep_jokers_take_their_words():
 
 
 def test_summary_md_escapes_manifest_strings_outside_code(tmp_path):
-    from conftest_report_data import random_hand_study, write_hand_results
+    from tests.report_data import random_hand_study, write_hand_results
 
     from fastmach.report import build_report, md_fence, md_text
     d = write_hand_results(tmp_path / "r", *random_hand_study(games=3, players=(2,)),

@@ -1,6 +1,6 @@
 """A report opens on its findings, and a swept parameter is an axis with response curves.
 
-Rendered in headless Chromium: the synthetic study of tests/test_report.py (four
+Rendered in headless Chromium: the synthetic study of tests/report/test_report.py (four
 traditions' stand-in, 3 and 4 players, two line-ups) and the two-axis study
 simulations/hand-size-opening.toml (hand_size x opening_points, 3 and 4 players) played
 by the engine with 8 deals per cell.
@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from conftest_report_data import random_hand_study, write_hand_results
+from tests.report_data import random_hand_study, write_hand_results
 from test_report import chromium
 
 from fastmach.report import build_report
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 PROBE = """<script>
 window.addEventListener("load", function () {

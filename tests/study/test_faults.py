@@ -18,7 +18,7 @@ from fastmach.study.plan import plan
 from fastmach.study.results import read_results
 from fastmach.study.driver import run_study
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 STUDY = """\
 [study]

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 from scipy import stats as sps
 
-from conftest_report_data import random_hand_study
+from tests.report_data import random_hand_study
 from fastmach.analysis import stats as S
 from fastmach.errors import FastmachError
 
