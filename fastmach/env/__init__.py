@@ -28,12 +28,14 @@ except ImportError as _err:  # pragma: no cover - the rl extra is in the test ex
 from .aec import env, raw_env
 from .encoding import Encoder, Layout
 from .moves import ACTIONS, BOTCH, DRAW, N_ACTIONS, Moves, moves
+from .policy import LinearPolicy, PolicyBot
 from .single import SingleAgentEnv
 from .table import REWARDS, Table
 from .vector import VectorEnv, make_vector
 
 __all__ = ["env", "raw_env", "SingleAgentEnv", "VectorEnv", "Layout", "Encoder", "ACTIONS",
-           "DRAW", "BOTCH", "N_ACTIONS", "Moves", "moves", "REWARDS", "Table", "GYM_IDS", "make_vector"]
+           "DRAW", "BOTCH", "N_ACTIONS", "Moves", "moves", "REWARDS", "Table", "GYM_IDS", "make_vector",
+           "PolicyBot", "LinearPolicy"]
 
 #: the registered Gymnasium ids and the rules each makes by default
 GYM_IDS = {"fastmach/Classic-v0": "classic", "fastmach/Jokers-v0": "jokers",

@@ -259,11 +259,12 @@ def action_index(k: Any) -> int | None:
     return int(k) if 0 <= k < N_ACTIONS else None
 
 
-def moves(state, seat: int | None = None) -> Moves:
-    """The macro-actions of ``state``'s current seat (a reference State), from that seat's
-    Observation only."""
-    seat = state.current_player if seat is None else seat
-    return Moves(state.observation(seat), state.game)
+def moves(position: Any) -> Moves:
+    """The macro-actions of the seat to play: ``position`` a seat's Observation (what a
+    bot is handed) or a reference State (its current seat's Observation is read)."""
+    if isinstance(position, Observation):
+        return Moves(position)
+    return Moves(position.observation(position.current_player), position.game)
 
 
 def _failed_last(obs: Observation) -> list[bool]:
