@@ -150,3 +150,12 @@ def test_the_vector_environment_names_bad_arguments():
     v.reset(seed=0)
     with pytest.raises(FastmachError, match=r"step: \(3,\) actions for 2 games"):
         v.step([0, 0, 0])
+
+
+def test_the_environments_observation_is_the_states_own():
+    from fastmach.env.table import _observation
+    st = fe.Table(fe.SingleAgentEnv().rules, ["expert"] * 4).reset(6)
+    for _ in range(30):
+        for s in range(4):
+            assert _observation(st, s) == st.observation(s)
+        st.step()

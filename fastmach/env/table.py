@@ -24,6 +24,7 @@ from fastmach.game import Game, State
 from fastmach.game.actions import Action
 from fastmach.game.deal import check_seed as _check_seed
 from fastmach.rules import Rules, rules_of
+from fastmach.strategies import Observation
 
 from .encoding import Encoder, Layout
 from .moves import ACTIONS, N_ACTIONS, Moves
@@ -32,6 +33,17 @@ __all__ = ["Table", "REWARDS", "rules_of"]
 
 REWARDS = ("match", "hand")
 _NO_MOVES = np.zeros(N_ACTIONS, dtype=np.int8)
+
+
+def _observation(st: State, seat: int) -> Observation:
+    """``st.observation(seat)`` sharing the game's frozen Rules rather than copying them
+    (the environment's own use; tests compare the two)."""
+    return Observation(
+        seat=seat, hand=tuple(st.hand_of(seat)), table=tuple(map(tuple, st._melds)),
+        stands=tuple(map(tuple, st._stands)), stock=st._left(), hand_sizes=st._sizes(),
+        scores=tuple(st.scores), opened=st.opened[seat], rules=st.rules,
+        hand_index=st.hand_index, turn=st.turn + 1, opened_seats=tuple(st.opened),
+        history=tuple(st._public))
 
 
 class Table:
@@ -83,7 +95,7 @@ class Table:
         when it is taken)."""
         if self._moves is None:
             st = self.live
-            obs = st.observation(st.current_player)
+            obs = _observation(st, st.current_player)
             if self._probes[0] != (obs.table, obs.stands):   # (single cards joining it: kept)
                 self._probes = ((obs.table, obs.stands), {})
             self._moves = Moves(obs, self.game, self._probes[1])
@@ -104,7 +116,7 @@ class Table:
         if not st.is_terminal() and seat == st.current_player:
             obs = self.moves.obs
         else:
-            obs = st.observation(seat)
+            obs = _observation(st, seat)
         vec = self.encoder.encode(obs, mask, out)
         return {"observation": vec, "action_mask": mask}
 
