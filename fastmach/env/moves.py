@@ -184,7 +184,9 @@ class Moves:
         return bool(sub.any()) and self._can(sub)
 
     def _draw_legal(self, can: bool) -> bool:
-        o = self.obs
+        o, r = self.obs, self.rules
+        if o.stock and r.may_draw_when_able:   # (a draw from a stock that holds a card)
+            return True
         try:
             check_action(self.rules, self._draw(), seat=o.seat, hand=self.counts,  # type: ignore[arg-type]
                          melds=o.table, stands=o.stands, opened=o.opened, stock_left=o.stock,
@@ -205,6 +207,8 @@ class Moves:
         if not self.mask[i]:
             legal = ", ".join(f"{j} {ACTIONS[j]}" for j in np.flatnonzero(self.mask))
             raise FastmachError(f"action {i} ({ACTIONS[i]}) is masked now; legal: {legal}")
+        if i == DRAW or i == BOTCH:   # (unmasked: no solver question to ask again)
+            return self._draw() if i == DRAW else Fail()
         a = self.build(i)
         if a is None:   # (the mask and the builders disagree: a bug, never a silent swap)
             raise FastmachError(f"action {i} ({ACTIONS[i]}) is unmasked but builds no play")
