@@ -274,7 +274,13 @@ def test_the_compiled_encoding_is_the_reference_loop_and_within_its_bounds(rules
         st = e.game_state
         for s in range(st.rules.players):
             mask = e.unwrapped.table.mask(s)
-            want = reference_encode(lay, st.observation(s), mask)
+            best = None
+            if s == st.current_player:
+                exp = st.expert_action()
+                hand = len(st.hands[s])
+                best = ((len(exp.placed) / hand, float(len(exp.placed) - len(exp.taken) == hand))
+                        if isinstance(exp, Play) else (0.0, 0.0))
+            want = reference_encode(lay, st.observation(s), mask, best)
             got = e.unwrapped.table.observe(s)["observation"]
             np.testing.assert_allclose(got, want, rtol=0, atol=1e-6)
             assert space.contains(got)

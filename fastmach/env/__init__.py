@@ -48,7 +48,7 @@ def _register() -> None:
         if gid not in gymnasium.registry:
             gymnasium.register(gid, entry_point="fastmach.env.single:SingleAgentEnv",
                                vector_entry_point="fastmach.env.vector:make_vector",
-                               kwargs={"rules": rules}, disable_env_checker=True)
+                               kwargs={"rules": rules})
 
 
 _register()

@@ -26,6 +26,7 @@ DEF O_DRAWN = 9
 DEF O_RECENT = 10
 DEF O_PROGRESS = 11
 DEF O_LEGAL = 12
+DEF O_MAXPLAY = 13
 DEF RECENT_COLS = 9
 
 
@@ -57,10 +58,11 @@ def advance(int64_t[:, ::1] placed, int64_t[::1] drawn, tuple history, Py_ssize_
 
 def fill(float[::1] v, const int64_t[::1] off, const double[::1] scale, obs, int players,
          int recent_rows, int max_melds, const int64_t[:, ::1] placed,
-         const int64_t[::1] drawn, mask):
+         const int64_t[::1] drawn, mask, max_play=None):
     """Write the observation of ``obs`` into ``v`` (zeroed first). ``scale``: 1 / copies,
     1 / deck size, 1 / joker scale, 1 / score scale, 1 / max(P - 1, 1), 1 / hands scale,
-    1 / turns scale. ``mask``: the mover's int8 mask or None."""
+    1 / turns scale. ``mask``: the mover's int8 mask or None; ``max_play``: the mover's
+    (share of the hand the max_cards play places, 1 if it empties the hand) or None."""
     cdef int P = players, me = obs.seat, k, s, c, i, j, n, nm, R = recent_rows
     cdef double ic = scale[0], idk = scale[1], ij = scale[2], isc = scale[3]
     cdef double iseat = scale[4], ihand = scale[5], iturn = scale[6]
@@ -158,3 +160,6 @@ def fill(float[::1] v, const int64_t[::1] off, const double[::1] scale, obs, int
     if mask is not None:
         for k in range(len(mask)):
             out[off[O_LEGAL] + k] = 1.0 if mask[k] else 0.0
+    if max_play is not None:
+        out[off[O_MAXPLAY]] = _clip(max_play[0])
+        out[off[O_MAXPLAY] + 1] = _clip(max_play[1])

@@ -25,6 +25,9 @@ clipped at 1:
                            cards drawn / deck size, that seat's hand size after / deck size
 ``progress`` (2)           the hand's index in the match / 32, the turn in the hand / 256
 ``legal`` (N_ACTIONS)      the action mask (0/1; zeros for another seat than the mover)
+``max_play`` (2)           the mover's ``max_cards`` play: the share of its hand it places,
+                           1 if it empties the hand (zeros without that play, or for
+                           another seat than the mover)
 
 C = max(decks, jokers): the most copies of one card id. The observation space is
 ``Box(0, 1, (size,), float32)``: the bounds are exact.
@@ -74,7 +77,7 @@ class Layout:
             "hand_sizes": ((P,), D), "scores": ((P,), self.score_scale), "opened": ((P,), 1),
             "placed": ((P, NCARD), C), "drawn": ((P,), D),
             "recent": ((self.recent_rows, RECENT_COLS), 1), "progress": ((2,), 1),
-            "legal": ((N_ACTIONS,), 1),
+            "legal": ((N_ACTIONS,), 1), "max_play": ((2,), 1),
         }
         self.slices: dict[str, slice] = {}
         at = 0
@@ -124,9 +127,11 @@ class Encoder:
         return new
 
     def encode(self, obs: Observation, mask: np.ndarray | None = None,
-               out: np.ndarray | None = None) -> np.ndarray:
-        """The vector of ``obs`` (``mask``: the mover's action mask, else zeros), written
-        into ``out`` when given (a contiguous float32 row of the layout's size)."""
+               out: np.ndarray | None = None,
+               max_play: tuple[float, float] | None = None) -> np.ndarray:
+        """The vector of ``obs`` (``mask``: the mover's action mask, else zeros;
+        ``max_play``: ``Moves.max_play()`` of the mover), written into ``out`` when given
+        (a contiguous float32 row of the layout's size)."""
         lay = self.layout
         v = np.empty(lay.size, dtype=np.float32) if out is None else out
         if v.shape != (lay.size,) or v.dtype != np.float32:
@@ -141,5 +146,5 @@ class Encoder:
             _encode.advance(self._placed, self._drawn, hist, self._seen)
             self._seen = len(hist)
         _encode.fill(v, self._off, self._scale, obs, lay.players, lay.recent_rows,
-                     lay.max_melds, self._placed, self._drawn, mask)
+                     lay.max_melds, self._placed, self._drawn, mask, max_play)
         return v

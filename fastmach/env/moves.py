@@ -245,6 +245,18 @@ class Moves:
             return _opening(sub, o.table, o.stands, r)
         return _solved(sub, o.table, r, "points" if k == MAX_POINTS else "cards")
 
+    def max_play(self) -> tuple[float, float]:
+        """(share of the hand the ``max_cards`` play places, 1.0 if it empties the hand);
+        zeros where there is no such play. Builds that play (kept for when it is taken)."""
+        if not self.mask[MAX_CARDS]:
+            return (0.0, 0.0)
+        p = self.build(MAX_CARDS)
+        hand = len(self.obs.hand)
+        if not isinstance(p, Play) or not hand:
+            return (0.0, 0.0)
+        left = hand - len(p.placed) + len(p.taken)
+        return (len(p.placed) / hand, float(left == 0))
+
     def features(self) -> np.ndarray:
         """Per macro-action 1..N-1: (exists, cards placed, points placed, jokers placed,
         jokers taken, empties the hand), building every play (slow: for analysis)."""

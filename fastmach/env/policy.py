@@ -138,7 +138,7 @@ class PolicyBot:
             enc = self._encoders[key] = Encoder(Layout(obs.rules))
         moves = Moves(obs)
         mask = moves.mask
-        vec = enc.encode(obs, mask)
+        vec = enc.encode(obs, mask, None, moves.max_play())
         return choose(self.policy(vec, mask), mask), moves, vec
 
     def act(self, obs: Observation) -> Action:

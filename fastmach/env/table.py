@@ -113,11 +113,13 @@ class Table:
         (the vector written into ``out`` when given)."""
         st = self.live
         mask = self.mask(seat)
+        best = None
         if not st.is_terminal() and seat == st.current_player:
             obs = self.moves.obs
+            best = self.moves.max_play()
         else:
             obs = _observation(st, seat)
-        vec = self.encoder.encode(obs, mask, out)
+        vec = self.encoder.encode(obs, mask, out, best)
         return {"observation": vec, "action_mask": mask}
 
     def apply(self, action: Action | None = None) -> list[float]:

@@ -14,7 +14,7 @@ JOKER, NCARD = 52, 53
 CODES = {"play": 0, "draw": 1, "pass": 2, "fail": 3}
 
 
-def reference_encode(layout, obs, mask=None) -> np.ndarray:
+def reference_encode(layout, obs, mask=None, max_play=None) -> np.ndarray:
     P, me = layout.players, obs.seat
     C, D = layout.copies, layout.deck
     parts = {name: np.zeros(shape, dtype=np.float64) for name, (shape, _) in layout.parts.items()}
@@ -63,4 +63,7 @@ def reference_encode(layout, obs, mask=None) -> np.ndarray:
     parts["progress"][1] = clip(obs.turn / 256)
     if mask is not None:
         parts["legal"][:] = mask
+    if max_play is not None:
+        cards, empties = max_play
+        parts["max_play"][:] = (min(cards, 1.0), min(empties, 1.0))
     return np.concatenate([parts[name].ravel() for name in layout.parts]).astype(np.float32)
