@@ -84,3 +84,17 @@ def test_a_policy_bot_is_rated_beside_the_built_in_strategies():
     rows = [line.split() for line in out.stdout.splitlines()
             if line.strip()[:1].isdigit() and "PolicyBot" in line]
     assert rows and rows[0][1] == "fastmach.env.policy:PolicyBot"
+
+
+def test_the_hold_until_out_policy_beats_three_experts():
+    """Holding (drawing) until the expert's play empties the hand: a policy over the
+    observation's max_play part. 1,600 games measured 55.9% of matches against three
+    experts at 14.7% each; here 24 deals, the bot's seat rotating."""
+    from fastmach.env.policy import hold_until_out
+    won = 0.0
+    for rep in range(24):
+        seats: list = ["expert"] * 4
+        seats[rep % 4] = PolicyBot.of(hold_until_out)
+        st = Game("classic", seats).new_initial_state(11, rep).play_out()
+        won += st.win_shares()[rep % 4]
+    assert won / 24 > 0.4

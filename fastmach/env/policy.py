@@ -35,7 +35,7 @@ from fastmach.strategies import Observation
 from .encoding import Encoder, Layout
 from .moves import BOTCH, DRAW, MAX_CARDS, N_ACTIONS, Moves
 
-__all__ = ["PolicyBot", "LinearPolicy", "load_policy", "max_cards", "choose"]
+__all__ = ["PolicyBot", "LinearPolicy", "load_policy", "max_cards", "hold_until_out", "choose"]
 
 Policy = Callable[[np.ndarray, np.ndarray], Any]
 
@@ -73,6 +73,15 @@ class LinearPolicy:
 def max_cards(vector: np.ndarray, mask: np.ndarray) -> int:
     """A policy: the expert's play where there is one, else the draw."""
     return MAX_CARDS if mask[MAX_CARDS] else DRAW
+
+
+def hold_until_out(vector: np.ndarray, mask: np.ndarray) -> int:
+    """A policy: hold (draw) until the expert's play empties the hand, then make it; where
+    drawing is not allowed, the expert's play. (It reads the ``max_play`` part, the
+    vector's last two values.)"""
+    if mask[MAX_CARDS] and (vector[-1] > 0.5 or not mask[DRAW]):
+        return MAX_CARDS
+    return DRAW
 
 
 def load_policy(spec: str) -> Policy:
