@@ -141,9 +141,10 @@ class Moves:
         faces = not _FACE_SET.isdisjoint(hand)
         swaps = r.joker_swap == "hand" and o.opened and any(JOKER in t for t in o.table)
         # what a smaller holding can play, a larger one can: keep_both's holding is inside
-        # the others, so it is asked first (a smaller hand, a faster search)
-        both = bool(hand) and not swaps and (jokers or faces) and self._sub(KEEP_BOTH)
-        can = both or (bool(hand) and self._can(counts))
+        # the others, so it is asked first
+        # the expert's play answers "can the seat play" (the observation shows its size)
+        can = bool(hand) and self.build(MAX_CARDS) is not None
+        both = can and not swaps and (jokers or faces) and self._sub(KEEP_BOTH)
         m[DRAW] = self._draw_legal(can)
         if not can:   # no play at all: only the draw (or pass)
             return np.array(m, dtype=np.int8)
