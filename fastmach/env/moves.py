@@ -286,10 +286,16 @@ def moves(position: Any) -> Moves:
 
 def _failed_last(obs: Observation) -> list[bool]:
     """Each seat's last turn of this hand was a fail (from the public history)."""
-    out = [False] * obs.rules.players
-    for t in obs.history:
-        out[t.seat] = t.action == "fail"
-    return out
+    P = obs.rules.players
+    out: list[bool | None] = [None] * P
+    left = P
+    for t in reversed(obs.history):
+        if out[t.seat] is None:
+            out[t.seat] = t.action == "fail"
+            left -= 1
+            if not left:
+                break
+    return [bool(x) for x in out]
 
 
 def _expert(game: Game, o: Observation, counts: np.ndarray) -> Play | None:

@@ -166,10 +166,13 @@ class VectorEnv(gym.vector.VectorEnv):
                 c.send(("step", actions[at:at + n]))
                 at += n
             parts = self._gather()
-        obs, rewards, term, trunc, illegal, ended, _, masks = (
-            np.concatenate([p[k] for p in parts]) for k in range(8))
+        if len(parts) == 1:
+            obs, rewards, term, trunc, illegal, ended, rows, masks = parts[0]
+        else:
+            obs, rewards, term, trunc, illegal, ended, rows, masks = (
+                np.concatenate([p[k] for p in parts]) for k in range(8))
         final = np.zeros_like(obs)
-        final[ended] = np.concatenate([p[6] for p in parts])
+        final[ended] = rows
         self._masks = masks
         infos = {"action_mask": masks.copy(), "illegal": illegal, "final_obs": final,
                  "_final_obs": ended}
