@@ -159,3 +159,14 @@ def test_the_environments_observation_is_the_states_own():
         for s in range(4):
             assert _observation(st, s) == st.observation(s)
         st.step()
+
+
+def test_bench_env_measures_the_single_and_the_vectorised_environment():
+    from fastmach.tools.bench_env import bench_env, format_env
+    rows = bench_env(seconds=0.3, num_envs=2)
+    assert [(r["env"], r["workers"]) for r in rows] == [
+        ("single-agent", 1), ("vector (2 games)", 1), ("vector (2 games)", 2)]
+    assert all(r["steps"] > 0 and r["steps_per_s"] > 0 for r in rows)
+    text = format_env(rows)
+    assert text.splitlines()[0].startswith("learning environment, classic")
+    assert len(text.splitlines()) == 5
