@@ -170,3 +170,26 @@ def test_bench_env_measures_the_single_and_the_vectorised_environment():
     text = format_env(rows)
     assert text.splitlines()[0].startswith("learning environment, classic")
     assert len(text.splitlines()) == 5
+
+
+@pytest.mark.parametrize("make", [fe.raw_env, fe.env])
+def test_the_aec_environment_deep_copies_and_pickles_to_the_same_game(make):
+    e = make("jokers(players=3)")
+    e.reset(seed=2)
+    rng = np.random.default_rng(4)
+    for _ in range(25):
+        e.step(int(rng.choice(np.flatnonzero(e.observe(e.agent_selection)["action_mask"]))))
+    twins = [copy.deepcopy(e), pickle.loads(pickle.dumps(e))]
+    runs = []
+    for env in [e, *twins]:
+        r = np.random.default_rng(8)
+        seen = []
+        for agent in env.agent_iter(60):
+            obs, reward, term, trunc, _ = env.last()
+            seen.append((agent, obs["observation"].copy(), reward))
+            env.step(None if term or trunc else
+                     int(r.choice(np.flatnonzero(obs["action_mask"]))))
+        runs.append(seen)
+    for run in runs[1:]:
+        assert [(a, rw) for a, _, rw in run] == [(a, rw) for a, _, rw in runs[0]]
+        assert all(np.array_equal(x[1], y[1]) for x, y in zip(run, runs[0]))

@@ -53,6 +53,8 @@ class Table:
         if reward not in REWARDS:
             raise FastmachError(f"reward must be one of {', '.join(REWARDS)}, got {reward!r}")
         self.game = Game(rules, seats)
+        self._seats = list(seats)
+        self.log: list[Action | None] = []   # this match's actions (None: a strategy's)
         self.rules = self.game.rules
         self.reward = reward
         self.layout = Layout(self.rules)
@@ -70,6 +72,7 @@ class Table:
             self.replicate += 1
         self.state = self.game.new_initial_state(self.root, self.replicate)
         self._moves = None
+        self.log = []
         return self.state
 
     def clone(self) -> "Table":
@@ -79,8 +82,26 @@ class Table:
         new.__dict__.update(self.__dict__)
         new.state = None if self.state is None else self.state.clone()
         new.encoder = self.encoder.copy()
+        new.log = list(self.log)
         new._moves = None
         return new
+
+    def __deepcopy__(self, memo) -> "Table":
+        return self.clone()
+
+    def __getstate__(self) -> dict:
+        """What rebuilds this game: the rules, seats and reward, the deal, the actions."""
+        return {"rules": self.rules, "seats": self._seats, "reward": self.reward,
+                "root": self.root, "replicate": self.replicate,
+                "dealt": self.state is not None, "log": list(self.log)}
+
+    def __setstate__(self, s: dict) -> None:
+        self.__init__(s["rules"], s["seats"], s["reward"])  # type: ignore[misc]
+        self.root, self.replicate = s["root"], s["replicate"]
+        if s["dealt"]:
+            self.state = self.game.new_initial_state(self.root, self.replicate)
+            for a in s["log"]:
+                self.apply(a)
 
     @property
     def live(self) -> State:
@@ -131,6 +152,7 @@ class Table:
             st.step()
         else:
             st.apply_action(action)
+        self.log.append(action)
         self._moves = None
         if len(st.hand_results) == hands:
             return [0.0] * self.rules.players
