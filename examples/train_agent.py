@@ -4,10 +4,9 @@
         --opponents beginner --episodes 500 --every 100 --eval 100
 
 The policy is a softmax over the legal macro-actions (fastmach.env.moves) of
-``theta . phi(obs, a)``, with ``phi`` the action's features read from the observation (a
-one-hot of the action; for a play its cards, points, jokers placed, jokers taken and
-whether it empties the hand, from the ``candidates`` part; for the draw the stock and the
-hand size). It starts at theta = 0 (uniform over the legal macro-actions) and learns by
+``theta . phi(obs, a)``, with ``phi`` the action's one-hot times a few numbers read from
+the observation (the stock, the seat's hand size, the smallest other hand, the table's
+size). It starts at theta = 0 (uniform over the legal macro-actions) and learns by
 REINFORCE with a running-mean baseline on the match reward (the learner's win share).
 
 Printed: the win share per block of ``--every`` training episodes (unit: per match, each
@@ -24,18 +23,19 @@ import numpy as np
 
 from fastmach.env import N_ACTIONS, SingleAgentEnv
 
-FEATURES = N_ACTIONS + 5 + 2
+STATE = 5   # a constant, the stock, the own hand size, the smallest other hand, the table
+FEATURES = N_ACTIONS * STATE
 
 
 def features(env: SingleAgentEnv, obs: dict) -> np.ndarray:
-    """phi(obs, a) for every macro-action a: an (N_ACTIONS, FEATURES) array."""
-    v = env.table.layout.view(obs["observation"])
-    phi = np.zeros((N_ACTIONS, FEATURES))
-    phi[np.arange(N_ACTIONS), np.arange(N_ACTIONS)] = 1.0
-    cand = v["candidates"].astype(float)  # exists, cards, points, jokers, taken, empties
-    phi[1:, N_ACTIONS:N_ACTIONS + 5] = cand[:, 1:] / [13.0, 100.0, 1.0, 1.0, 1.0]
-    phi[0, N_ACTIONS + 5:] = (v["stock"][0] / 100.0, v["hand"].sum() / 20.0)
-    return phi
+    """phi(obs, a) for every macro-action a: an (N_ACTIONS, FEATURES) array, the action's
+    one-hot times a few numbers read from the observation (each in [0, 1])."""
+    v = env.layout.view(obs["observation"])
+    state = np.array([1.0, v["stock"][0], v["hand_sizes"][0], v["hand_sizes"][1:].min(),
+                      v["table"].sum() / 4])
+    phi = np.zeros((N_ACTIONS, N_ACTIONS, STATE))
+    phi[np.arange(N_ACTIONS), np.arange(N_ACTIONS)] = state
+    return phi.reshape(N_ACTIONS, FEATURES)
 
 
 def policy(theta: np.ndarray, phi: np.ndarray, mask: np.ndarray) -> np.ndarray:

@@ -166,9 +166,11 @@ def _solve_batch(args: argparse.Namespace) -> int:
 def add_bench(sub) -> None:
     p = sub.add_parser("bench", help="benchmarks (figures for notes, not tests)")
     p.add_argument("what", nargs="?", default="all",
-                   choices=["all", "solver", "games", "strategies", "bots", "sweep", "cardset"],
+                   choices=["all", "solver", "games", "strategies", "bots", "sweep", "cardset",
+                            "env"],
                    help="which benchmarks: the solver, whole games, the strategies, Python "
-                        "bots, a sweep's driver, the card sets' operations (default all)")
+                        "bots, a sweep's driver, the card sets' operations (default all); "
+                        "env: the learning environments' steps/s (not in all: the rl extra)")
     p.add_argument("--games", type=int, default=None, help="games to play or sample positions from")
     p.add_argument("--no-milp", action="store_true", help="skip the integer-programming comparison")
     p.add_argument("--c-program", metavar="PATH", default=None,
@@ -210,6 +212,9 @@ def bench_command(args: argparse.Namespace) -> int:
         print(format_bench(bench_driver(games=args.games or 2000)))
     if what in ("cardset", "all"):
         print(bench.format_cardset())
+    if what == "env":
+        from fastmach.tools.bench_env import bench_env, format_env
+        print(format_env(bench_env()))
     return 0
 
 

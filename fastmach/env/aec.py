@@ -1,6 +1,6 @@
 """The PettingZoo AEC environment: every seat an agent (``player_0`` .. ``player_{P-1}``).
 
-``observe(agent)`` is ``{"observation": int16 vector, "action_mask": int8 mask}`` (the
+``observe(agent)`` is ``{"observation": float32 vector, "action_mask": int8 mask}`` (the
 vector: fastmach.env.encoding; the actions: fastmach.env.moves); the mask is all zeros
 for an agent whose turn it is not. ``step(k)`` plays macro-action k for the agent to move;
 a masked action raises FastmachError naming the legal ones. ``max_turns`` truncates a
@@ -45,7 +45,7 @@ class raw_env(AECEnv):
         self._seat = {a: i for i, a in enumerate(self.possible_agents)}
         lay = self.table.layout
         self.observation_spaces = {a: spaces.Dict({
-            "observation": spaces.Box(lay.low, lay.high, dtype=np.int16),
+            "observation": spaces.Box(lay.low, lay.high, dtype=np.float32),
             "action_mask": spaces.Box(0, 1, (N_ACTIONS,), dtype=np.int8),
         }) for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(N_ACTIONS) for a in self.possible_agents}

@@ -2,16 +2,33 @@
 fastmach strategy (a compiled one by name, ``"beginner"``, ``"expert(error=0.2)"``, or a
 Python bot object or import path) through the reference State.
 
-The observation and actions are the AEC environment's (fastmach.env.encoding, .moves);
-``info["action_mask"]`` repeats the mask. The other seats' turns are played inside
-``step`` (and ``reset``, when they come first); the reward is the learner's (see
-fastmach.env.table). ``illegal="raise"`` (the default) makes a masked action a
-FastmachError naming the legal ones; ``illegal="draw"`` plays the draw instead (or, where
-drawing is not allowed, the first legal macro-action) and sets ``info["illegal"]``: for
-tools that sample actions without the mask, such as Gymnasium's environment checker.
+The observation and actions are the AEC environment's (fastmach.env.encoding, .moves):
+``observation="dict"`` (the default) gives ``{"observation": float32 vector,
+"action_mask": int8 mask}``, ``observation="vector"`` the vector alone (its ``legal``
+part is the mask); ``action_masks()`` returns the mask as booleans (MaskablePPO's
+convention) and ``info["action_mask"]`` repeats it. The other seats' turns are played
+inside ``step`` (and ``reset``, when they come first); the reward is the learner's (see
+fastmach.env.table).
+
+The learner's seat: ``seat=k`` (default 0) or ``seat="random"`` (drawn at each reset from
+the environment's generator, so from the reset's seed); ``reset(options={"seat": k})``
+sets it for that episode.
+
+A masked action (``illegal=``): ``"draw"`` (the default) plays the draw instead (or,
+where drawing is not allowed, the first legal macro-action), sets ``info["illegal"]``,
+counts it in ``illegal_count`` and warns once per environment: tools that sample actions
+without the mask (Gymnasium's environment checker) run, and a learner that ignores the
+mask is told. ``"raise"`` makes it a FastmachError naming the legal actions.
+
+Copies: ``copy.deepcopy(env)`` continues from the same position (the game state cloned;
+the opponents' strategies shared); ``pickle`` rebuilds the environment from its
+arguments and replays the episode's deal and actions to the same position (opponents
+given as objects must pickle, and a Python bot's memory of earlier turns is not kept).
 """
 from __future__ import annotations
 
+import copy
+import warnings
 from typing import Sequence
 
 import gymnasium as gym
@@ -22,52 +39,81 @@ from fastmach.errors import FastmachError
 from fastmach.game.deal import check_seed
 from fastmach.rules import Rules, is_integer
 
-from .moves import N_ACTIONS
+from .moves import DRAW, N_ACTIONS
 from .table import Table, rules_of
 
-__all__ = ["SingleAgentEnv"]
+__all__ = ["SingleAgentEnv", "ILLEGAL", "OBSERVATIONS"]
 
 #: reset deals at most this many more replicates when the others end the match before
 #: the learner's first turn (a bound, never met in practice)
 MAX_SKIPPED = 1000
+ILLEGAL = ("draw", "raise")
+OBSERVATIONS = ("dict", "vector")
 
 
 class SingleAgentEnv(gym.Env):
     """Machiavelli from ``seat``'s chair against ``opponents`` (one strategy for every
-    other seat, or a list of one per other seat, in seat order)."""
+    other seat, or a list of one per other seat, in seat order after the learner's)."""
 
     metadata = {"render_modes": ["human", "ansi"]}
 
     def __init__(self, rules: Rules | str = "classic", players: int | None = None,
-                 opponents: str | object | Sequence = "beginner", seat: int = 0,
+                 opponents: str | object | Sequence = "beginner", seat: int | str = 0,
                  reward: str = "match", max_turns: int | None = None,
-                 illegal: str = "raise", render_mode: str | None = None):
+                 illegal: str = "draw", observation: str = "dict",
+                 render_mode: str | None = None):
+        self._args = dict(rules=rules, players=players, opponents=opponents, seat=seat,
+                          reward=reward, max_turns=max_turns, illegal=illegal,
+                          observation=observation, render_mode=render_mode)
         r = rules_of(rules, players)
         P = r.players
-        if not is_integer(seat) or not 0 <= seat < P:
-            raise FastmachError(f"seat must be 0..{P - 1}, got {seat!r}")
+        if seat != "random" and (not is_integer(seat) or not 0 <= seat < P):  # type: ignore[operator]
+            raise FastmachError(f"seat must be 0..{P - 1} or 'random', got {seat!r}")
         others = (list(opponents) if isinstance(opponents, (list, tuple))
                   else [opponents] * (P - 1))
         if len(others) != P - 1:
             raise FastmachError(f"opponents: {len(others)} given for the {P - 1} other seats")
-        if illegal not in ("raise", "draw"):
-            raise FastmachError(f"illegal must be 'raise' or 'draw', got {illegal!r}")
+        if illegal not in ILLEGAL:
+            raise FastmachError(f"illegal must be 'draw' or 'raise', got {illegal!r}")
+        if observation not in OBSERVATIONS:
+            raise FastmachError(f"observation must be 'dict' or 'vector', got {observation!r}")
         if render_mode not in (None, *self.metadata["render_modes"]):
             raise FastmachError(f"render_mode must be None, 'human' or 'ansi', got {render_mode!r}")
         if max_turns is not None and (not is_integer(max_turns) or max_turns < 1):
             raise FastmachError(f"max_turns must be a positive integer or None, got {max_turns!r}")
-        seats = others[:seat] + ["expert"] + others[seat:]  # the learner's seat: a placeholder
-        self.table = Table(r, seats, reward)
-        self.rules, self.seat = self.table.rules, int(seat)
-        self.illegal, self.render_mode = illegal, render_mode
+        self._others_list = others
+        self._tables: dict[int, Table] = {}
+        self.seat_choice = seat
+        self.seat = 0 if seat == "random" else int(seat)  # type: ignore[arg-type]
+        self.table = self._table_for(self.seat, r, reward)
+        self.rules = self.table.rules
+        self.reward_kind = reward
+        self.illegal, self.render_mode, self.observation = illegal, render_mode, observation
         self.max_turns = None if max_turns is None else int(max_turns)
+        self.illegal_count = 0
+        self._warned = False
         self._cut = False   # the last step truncated the episode (max_turns)
+        self._actions: list[int] = []   # the learner's macro-actions this episode
         lay = self.table.layout
-        self.observation_space = spaces.Dict({
-            "observation": spaces.Box(lay.low, lay.high, dtype=np.int16),
-            "action_mask": spaces.Box(0, 1, (N_ACTIONS,), dtype=np.int8),
-        })
+        self.layout = lay
+        vec = spaces.Box(lay.low, lay.high, dtype=np.float32)
+        self.observation_space = vec if observation == "vector" else spaces.Dict({
+            "observation": vec, "action_mask": spaces.Box(0, 1, (N_ACTIONS,), dtype=np.int8)})
         self.action_space = spaces.Discrete(N_ACTIONS)
+
+    def _table_for(self, seat: int, rules: Rules | None = None,
+                   reward: str | None = None) -> Table:
+        """The Table with the learner at ``seat`` (made once per seat; the deal sequence
+        carries over from the current one)."""
+        t = self._tables.get(seat)
+        if t is None:
+            o = self._others_list
+            seats = o[:seat] + ["expert"] + o[seat:]   # the learner's seat: a placeholder
+            t = self._tables[seat] = Table(rules or self.rules, seats, reward or self.reward_kind)
+        old = getattr(self, "table", None)
+        if old is not None and old is not t:
+            t.root, t.replicate = old.root, old.replicate
+        return t
 
     @property
     def game_state(self):
@@ -76,14 +122,20 @@ class SingleAgentEnv(gym.Env):
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         """Deal (replicate 0 of ``seed``, else the next replicate) and play the other seats
-        up to the learner's first turn. A deal whose match the others end before that turn
-        (an opponent goes out at once: about 1 jokers deal in 800) is no episode: the next
-        replicate is dealt instead, and ``info["skipped"]`` lists the replicates passed
-        over (the same ones for the same seed). ``seed``: an int or a NumPy integer, >= 0."""
+        up to the learner's first turn. ``options={"seat": k}`` seats the learner at k for
+        this episode. A deal whose match the others end before that turn (an opponent
+        goes out at once: about 1 jokers deal in 800) is no episode: the next replicate
+        is dealt instead, and ``info["skipped"]`` lists the replicates passed over (the
+        same ones for the same seed). ``seed``: an int or a NumPy integer, >= 0."""
         seed = None if seed is None else check_seed(seed)   # (before gymnasium's own check)
         super().reset(seed=seed)
+        seat = self._seat_for(options)
+        if seat != self.seat:
+            self.table = self._table_for(seat)
+            self.seat = seat
         self.table.reset(seed)
         self._cut = False
+        self._actions = []
         reward, skipped = self._others(limited=False), []
         while self.table.live.is_terminal():
             skipped.append(self.table.replicate)
@@ -92,9 +144,28 @@ class SingleAgentEnv(gym.Env):
                                     f"{self.seat}'s first turn")
             self.table.reset(None)
             reward = self._others(limited=False)
-        obs = self.table.observe(self.seat)
-        return obs, {"action_mask": obs["action_mask"].copy(), "reward_before": reward,
-                     "skipped": skipped}
+        obs = self._observe()
+        return obs, {"action_mask": self.table.moves.mask.copy(), "reward_before": reward,
+                     "skipped": skipped, "seat": self.seat}
+
+    def _seat_for(self, options: dict | None) -> int:
+        P = self.rules.players
+        if options and "seat" in options:
+            k = options["seat"]
+            if not is_integer(k) or not 0 <= k < P:
+                raise FastmachError(f"reset options: seat must be 0..{P - 1}, got {k!r}")
+            return int(k)
+        if self.seat_choice == "random":
+            return int(self.np_random.integers(P))
+        return self.seat
+
+    def _observe(self, out: np.ndarray | None = None):
+        obs = self.table.observe(self.seat, out)
+        return obs["observation"] if self.observation == "vector" else obs
+
+    def action_masks(self) -> np.ndarray:
+        """The learner's action mask as booleans (all False once the episode is over)."""
+        return self.table.mask(self.seat).astype(bool)
 
     def _others(self, limited: bool = True) -> float:
         """Play the other seats until the learner's turn, the end, or (``limited``: in a
@@ -108,27 +179,45 @@ class SingleAgentEnv(gym.Env):
     def _truncated(self, st) -> bool:
         return self.max_turns is not None and st.total_turns >= self.max_turns
 
-    def step(self, action):
+    def _act(self, action) -> tuple[float, bool, bool, bool]:
+        """Play the learner's ``action`` and the others' turns: (reward, terminated,
+        truncated, illegal)."""
         st = self.table.live
-        if st is None or st.is_terminal():
+        if st.is_terminal():
             raise FastmachError("step: the match is over (call reset)")
         if self._cut:
             raise FastmachError(f"step: the episode was truncated at max_turns = "
                                 f"{self.max_turns} (call reset)")
         moves = self.table.moves
-        info: dict = {}
+        illegal = False
         if self.illegal == "draw" and not moves.allowed(action):
-            action = int(np.flatnonzero(moves.mask)[0])
-            info["illegal"] = True
-        reward = self.table.apply(moves.action(action))[self.seat]
+            mask = moves.mask
+            action = DRAW if mask[DRAW] else int(np.flatnonzero(mask)[0])
+            illegal = True
+            self.illegal_count += 1
+            if not self._warned:
+                self._warned = True
+                warnings.warn("SingleAgentEnv: a masked action was played as the draw (or "
+                              "the first legal action); info['illegal'] marks each one and "
+                              "illegal_count counts them (illegal='raise' refuses them)",
+                              UserWarning, stacklevel=3)
+        exact = moves.action(action)
+        self._actions.append(int(action))
+        reward = self.table.apply(exact)[self.seat]
         reward += self._others()
         terminated = st.is_terminal()
         truncated = self._cut = not terminated and self._truncated(st)
-        obs = self.table.observe(self.seat)
-        info["action_mask"] = obs["action_mask"].copy()
+        return reward, terminated, bool(truncated), illegal
+
+    def step(self, action):
+        reward, terminated, truncated, illegal = self._act(action)
+        obs = self._observe()
+        info: dict = {"action_mask": self.table.mask(self.seat)}
+        if illegal:
+            info["illegal"] = True
         if self.render_mode == "human":
             self.render()
-        return obs, float(reward), terminated, bool(truncated), info
+        return obs, float(reward), terminated, truncated, info
 
     def render(self):
         if self.render_mode is None:
@@ -138,3 +227,37 @@ class SingleAgentEnv(gym.Env):
             print(text)
             return None
         return text
+
+    # ------------------------------------------------------------------ copies
+    def __deepcopy__(self, memo):
+        new = SingleAgentEnv.__new__(SingleAgentEnv)
+        d = new.__dict__
+        d.update(self.__dict__)
+        d["_tables"] = {k: (t.clone() if t is self.table else t) for k, t in self._tables.items()}
+        d["table"] = d["_tables"][self.seat]
+        d["_actions"] = list(self._actions)
+        d["_np_random"] = copy.deepcopy(self._np_random, memo)
+        return new
+
+    def __getstate__(self):
+        st = self.table.state
+        return {"args": self._args, "seat": self.seat, "root": self.table.root,
+                "replicate": self.table.replicate, "dealt": st is not None,
+                "actions": list(self._actions), "np_random": self._np_random,
+                "illegal_count": self.illegal_count, "warned": self._warned}
+
+    def __setstate__(self, s):
+        self.__init__(**s["args"])
+        self._np_random = s["np_random"]
+        self.illegal_count, self._warned = s["illegal_count"], s["warned"]
+        if s["seat"] != self.seat:
+            self.table = self._table_for(s["seat"])
+            self.seat = s["seat"]
+        self.table.root, self.table.replicate = s["root"], s["replicate"]
+        if not s["dealt"]:
+            return
+        self.table.state = self.table.game.new_initial_state(s["root"], s["replicate"])
+        self.table._moves = None
+        self._others(limited=False)
+        for a in s["actions"]:
+            self._act(a)

@@ -1,7 +1,8 @@
 """One game for the environments: the reference State, the mover's macro-actions, the
-observation vectors and the rewards (shared by the AEC and the single-agent environment).
+observation vectors and the rewards (shared by the AEC, single-agent and vector
+environments).
 
-Seeds: ``reset(seed)`` deals replicate 0 of root seed ``seed`` (``Game.new_initial_state``:
+Seats: ``reset(seed)`` deals replicate 0 of root seed ``seed`` (``Game.new_initial_state``:
 the same deals as ``fastmach play --seed``); a reset without a seed deals the next
 replicate of the same root, so a seeded sequence of episodes is reproducible. Before the
 first seed the root comes from the operating system.
@@ -17,19 +18,32 @@ from typing import Sequence
 
 import numpy as np
 
-from fastmach.game.actions import Action
 from fastmach.core.cards import card_str
-from fastmach.game.deal import check_seed as _check_seed
 from fastmach.errors import FastmachError
 from fastmach.game import Game, State
+from fastmach.game.actions import Action
+from fastmach.game.deal import check_seed as _check_seed
 from fastmach.rules import Rules, rules_of
+from fastmach.strategies import Observation
 
-from .encoding import Layout
-from .moves import ACTIONS, N_ACTIONS, Moves, moves
+from .encoding import Encoder, Layout
+from .moves import ACTIONS, N_ACTIONS, Moves
 
 __all__ = ["Table", "REWARDS", "rules_of"]
 
 REWARDS = ("match", "hand")
+_NO_MOVES = np.zeros(N_ACTIONS, dtype=np.int8)
+
+
+def _observation(st: State, seat: int) -> Observation:
+    """``st.observation(seat)`` sharing the game's frozen Rules rather than copying them
+    (the environment's own use; tests compare the two)."""
+    return Observation(
+        seat=seat, hand=tuple(st.hand_of(seat)), table=tuple(map(tuple, st._melds)),
+        stands=tuple(map(tuple, st._stands)), stock=st._left(), hand_sizes=st._sizes(),
+        scores=tuple(st.scores), opened=st.opened[seat], rules=st.rules,
+        hand_index=st.hand_index, turn=st.turn + 1, opened_seats=tuple(st.opened),
+        history=tuple(st._public))
 
 
 class Table:
@@ -39,13 +53,17 @@ class Table:
         if reward not in REWARDS:
             raise FastmachError(f"reward must be one of {', '.join(REWARDS)}, got {reward!r}")
         self.game = Game(rules, seats)
+        self._seats = list(seats)
+        self.log: list[Action | None] = []   # this match's actions (None: a strategy's)
         self.rules = self.game.rules
         self.reward = reward
         self.layout = Layout(self.rules)
+        self.encoder = Encoder(self.layout)
         self.root = int(np.random.SeedSequence().entropy) % 2**63  # type: ignore[arg-type]
         self.replicate = -1
         self.state: State | None = None
         self._moves: Moves | None = None
+        self._probes: tuple[object, dict[int, bool]] = (None, {})
 
     def reset(self, seed: int | None = None) -> State:
         if seed is not None:
@@ -54,7 +72,36 @@ class Table:
             self.replicate += 1
         self.state = self.game.new_initial_state(self.root, self.replicate)
         self._moves = None
+        self.log = []
         return self.state
+
+    def clone(self) -> "Table":
+        """An independent copy of the game in progress (the Game, its engines and seats
+        shared)."""
+        new = Table.__new__(Table)
+        new.__dict__.update(self.__dict__)
+        new.state = None if self.state is None else self.state.clone()
+        new.encoder = self.encoder.copy()
+        new.log = list(self.log)
+        new._moves = None
+        return new
+
+    def __deepcopy__(self, memo) -> "Table":
+        return self.clone()
+
+    def __getstate__(self) -> dict:
+        """What rebuilds this game: the rules, seats and reward, the deal, the actions."""
+        return {"rules": self.rules, "seats": self._seats, "reward": self.reward,
+                "root": self.root, "replicate": self.replicate,
+                "dealt": self.state is not None, "log": list(self.log)}
+
+    def __setstate__(self, s: dict) -> None:
+        self.__init__(s["rules"], s["seats"], s["reward"])  # type: ignore[misc]
+        self.root, self.replicate = s["root"], s["replicate"]
+        if s["dealt"]:
+            self.state = self.game.new_initial_state(self.root, self.replicate)
+            for a in s["log"]:
+                self.apply(a)
 
     @property
     def live(self) -> State:
@@ -65,23 +112,36 @@ class Table:
 
     @property
     def moves(self) -> Moves:
-        """The current seat's macro-actions (computed once per turn)."""
+        """The current seat's macro-actions (the mask computed on first use, each play
+        when it is taken)."""
         if self._moves is None:
-            self._moves = moves(self.live)
+            st = self.live
+            obs = _observation(st, st.current_player)
+            if self._probes[0] != (obs.table, obs.stands):   # (single cards joining it: kept)
+                self._probes = ((obs.table, obs.stands), {})
+            self._moves = Moves(obs, self.game, self._probes[1])
         return self._moves
 
     def mask(self, seat: int) -> np.ndarray:
         """The action mask of ``seat``: all zeros when it is not its turn."""
         st = self.live
         if st.is_terminal() or seat != st.current_player:
-            return np.zeros(N_ACTIONS, dtype=np.int8)
+            return _NO_MOVES.copy()
         return self.moves.mask.copy()
 
-    def observe(self, seat: int) -> dict[str, np.ndarray]:
+    def observe(self, seat: int, out: np.ndarray | None = None) -> dict[str, np.ndarray]:
+        """``{"observation": float32 vector, "action_mask": int8 mask}`` of ``seat``
+        (the vector written into ``out`` when given)."""
         st = self.live
-        mover = not st.is_terminal() and seat == st.current_player
-        vec = self.layout.encode(st.observation(seat), self.moves.actions if mover else ())
-        return {"observation": vec, "action_mask": self.mask(seat)}
+        mask = self.mask(seat)
+        best = None
+        if not st.is_terminal() and seat == st.current_player:
+            obs = self.moves.obs
+            best = self.moves.max_play()
+        else:
+            obs = _observation(st, seat)
+        vec = self.encoder.encode(obs, mask, out, best)
+        return {"observation": vec, "action_mask": mask}
 
     def apply(self, action: Action | None = None) -> list[float]:
         """Apply ``action`` (None: the seat's own strategy decides) for the current seat;
@@ -92,13 +152,15 @@ class Table:
             st.step()
         else:
             st.apply_action(action)
+        self.log.append(action)
         self._moves = None
-        out = [0.0] * self.rules.players
-        if self.reward == "hand" and len(st.hand_results) > hands:
-            out = [float(x) for x in st.hand_results[-1].shares]
-        elif self.reward == "match" and st.is_terminal():
-            out = [float(x) for x in st.win_shares()]
-        return out
+        if len(st.hand_results) == hands:
+            return [0.0] * self.rules.players
+        if self.reward == "hand":
+            return [float(x) for x in st.hand_results[-1].shares]
+        if st.is_terminal():
+            return [float(x) for x in st.win_shares()]
+        return [0.0] * self.rules.players
 
     def render(self, seat: int | None = None) -> str:
         """The table as text: melds, stock, hand sizes, scores, the last turns, and the

@@ -15,6 +15,7 @@ from tests.game.test_observation import _permuted_hidden
 
 import fastmach.env as fe
 from fastmach import Draw, Game, Pass, Play
+from fastmach.game.actions import Fail
 from fastmach.core.cards import NCARD
 from fastmach.errors import FastmachError
 
@@ -58,25 +59,58 @@ def test_pettingzoo_api_test_passes_with_2_to_5_seats(players):
 
 
 @pytest.mark.parametrize("rules", RULES)
-def test_every_unmasked_macro_action_is_a_legal_action_and_some_action_is(rules):
+def test_every_unmasked_macro_action_is_a_legal_action_and_the_mask_is_what_builds(rules):
+    """The mask, computed without building a play, says exactly which macro-actions the
+    builders (the solver on each holding) make; each is a legal action of its kind."""
     def check(e, agent, obs):
         st = e.unwrapped.game_state
         mask = obs["action_mask"]
         assert mask.any()
         moves = e.unwrapped.table.moves
         for k in range(fe.N_ACTIONS):
+            built = moves.build(k)
+            assert bool(mask[k]) == (built is not None), (k, fe.ACTIONS[k])
             if mask[k]:
                 a = e.unwrapped.action(agent, k)
-                assert isinstance(a, Play if k else (Draw, Pass))
+                kind = (Draw, Pass) if k == fe.DRAW else Fail if k == fe.BOTCH else Play
+                assert isinstance(a, kind)
                 assert st.is_legal(a), (k, a)
-            else:
-                assert moves.actions[k] is None
         draw = Pass() if not st.stock and st.rules.stock_empty == "play-on" else Draw()
         assert bool(mask[fe.DRAW]) == st.is_legal(draw)
-        keys = [(a.placed, a.taken, sorted(map(sorted, a.melds)))
-                for a in moves.actions[1:] if a is not None]
-        assert all(keys[i] != keys[j] for i in range(len(keys)) for j in range(i))
+        assert bool(mask[fe.BOTCH]) == st.can_play(st.current_player)
+        assert np.array_equal(obs["observation"][e.unwrapped.table.layout.slices["legal"]], mask)
     _random_game(fe.raw_env(rules), 3, np.random.default_rng(0), check)
+
+
+def test_the_holding_actions_hold_back_their_cards_and_the_botch_draws_the_penalty():
+    from fastmach.core.cards import JOKER
+    faces = {c for c in range(52) if c % 13 >= 10}
+    e = fe.raw_env("jokers")
+    rng = np.random.default_rng(5)
+    e.reset(seed=8)
+    seen = set()
+    for agent in e.agent_iter(600):
+        obs, _, term, trunc, _ = e.last()
+        if term or trunc:
+            e.step(None)
+            continue
+        moves = e.unwrapped.table.moves
+        for k, held in ((3, {JOKER}), (4, faces), (5, faces | {JOKER})):
+            a = moves.build(k)
+            if a is not None:
+                assert not held & set(a.placed), (fe.ACTIONS[k], a.placed)
+                seen.add(k)
+        if obs["action_mask"][fe.BOTCH] and "botch" not in seen:
+            st = e.unwrapped.game_state
+            size, table = len(st.hands[st.current_player]), st.table
+            e.step(fe.BOTCH)
+            assert e.unwrapped.game_state.history[-1].action == "fail"
+            assert e.unwrapped.game_state.table == table
+            assert len(e.unwrapped.game_state.hands[st.history[-1].seat]) == size + 3
+            seen.add("botch")
+            continue
+        e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    assert seen == {3, 4, 5, "botch"}
 
 
 def test_max_cards_is_the_expert_play_and_one_card_places_one():
@@ -90,13 +124,13 @@ def test_max_cards_is_the_expert_play_and_one_card_places_one():
             e.step(None)
             continue
         st = e.unwrapped.game_state
-        acts = e.unwrapped.table.moves.actions
+        moves = e.unwrapped.table.moves
         exp = st.expert_action()
         if isinstance(exp, Play):
-            assert acts[1] is not None and acts[1].placed == exp.placed
+            assert moves.build(1) is not None and moves.build(1).placed == exp.placed
             seen.add("max")
-        if acts[5] is not None:
-            assert len(acts[5].placed) == 1
+        if moves.build(6) is not None:
+            assert len(moves.build(6).placed) == 1
             seen.add("one")
         e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
     assert seen == {"max", "one"}
@@ -105,11 +139,13 @@ def test_max_cards_is_the_expert_play_and_one_card_places_one():
 def test_a_masked_action_is_an_error_naming_the_legal_ones():
     e = fe.raw_env("classic")
     e.reset(seed=0)
+    while e.observe(e.agent_selection)["action_mask"].all():
+        e.step(fe.DRAW)
     mask = e.observe(e.agent_selection)["action_mask"]
     k = int(np.flatnonzero(mask == 0)[0])
     with pytest.raises(FastmachError, match=f"action {k} .* is masked now; legal: 0 draw"):
         e.step(k)
-    with pytest.raises(FastmachError, match="integer 0..6"):
+    with pytest.raises(FastmachError, match="integer 0..8"):
         e.step(99)
 
 
@@ -186,6 +222,8 @@ def test_permuting_hidden_cards_leaves_the_encoded_observation_and_mask_unchange
         table.state = _permuted_hidden(st, seat, rng)
         table._moves = None
         after = table.observe(seat)
+        assert [table.moves.build(k) for k in range(fe.N_ACTIONS)][1:-1] == \
+            [fe.Moves(st.observation(seat), st.game).build(k) for k in range(fe.N_ACTIONS)][1:-1]
         assert np.array_equal(before["observation"], after["observation"])
         assert np.array_equal(before["action_mask"], after["action_mask"])
         table.state = st
@@ -202,7 +240,7 @@ def test_the_encoding_holds_the_hand_the_table_and_the_public_history():
         agent = e.agent_selection
         st = e.game_state
         seat = st.current_player
-        v = lay.view(e.observe(agent)["observation"])
+        v = lay.counts(e.observe(agent)["observation"])
         assert v["hand"].tolist() == np.bincount(st.hand_of(seat), minlength=NCARD).tolist()
         assert v["table"].tolist() == st.table_counts().tolist()
         assert v["melds"].sum() == sum(len(m) for m in st.table)
@@ -211,10 +249,42 @@ def test_the_encoding_holds_the_hand_the_table_and_the_public_history():
         for t in st.public_history:
             for c in t.placed:
                 placed[(t.seat - seat) % 3, c] += 1
-        assert v["placed"].tolist() == placed.tolist()
+        assert v["placed"].tolist() == np.minimum(placed, lay.copies).tolist()
         assert v["stock"][0] == len(st.stock)
         e.step(int(rng.choice(np.flatnonzero(e.observe(agent)["action_mask"]))))
     assert e.unwrapped.observation_space(e.agent_selection)["observation"].shape == (lay.size,)
+
+
+@pytest.mark.parametrize("rules", ["classic", "jokers", "ace-low(jokers=2,players=3)",
+                                   "italian(players=5)", "jokers(players=2,joker_swap=hand)"])
+def test_the_compiled_encoding_is_the_reference_loop_and_within_its_bounds(rules):
+    """Every seat's vector, from the incremental C encoder, equals the independent loop
+    over the whole Observation (tests/refs/env_encoding.py), and lies in [0, 1]."""
+    from refs.env_encoding import reference_encode
+    e = fe.raw_env(rules)
+    rng = np.random.default_rng(11)
+    e.reset(seed=4)
+    lay = e.unwrapped.table.layout
+    space = e.unwrapped.observation_space(e.possible_agents[0])["observation"]
+    for i, agent in enumerate(e.agent_iter(300)):
+        obs, _, term, trunc, _ = e.last()
+        if term or trunc:
+            e.step(None)
+            continue
+        st = e.game_state
+        for s in range(st.rules.players):
+            mask = e.unwrapped.table.mask(s)
+            best = None
+            if s == st.current_player:
+                exp = st.expert_action()
+                hand = len(st.hands[s])
+                best = ((len(exp.placed) / hand, float(len(exp.placed) - len(exp.taken) == hand))
+                        if isinstance(exp, Play) else (0.0, 0.0))
+            want = reference_encode(lay, st.observation(s), mask, best)
+            got = e.unwrapped.table.observe(s)["observation"]
+            np.testing.assert_allclose(got, want, rtol=0, atol=1e-6)
+            assert space.contains(got)
+        e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
 
 
 def test_render_shows_the_table_and_the_hand_to_play():
@@ -227,7 +297,9 @@ def test_render_shows_the_table_and_the_hand_to_play():
 def test_gymnasium_env_checker_passes_on_the_single_agent_environment():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
-        check_env(fe.SingleAgentEnv("classic(players=3)", illegal="draw"), skip_render_check=True)
+        check_env(fe.SingleAgentEnv(), skip_render_check=True)
+        check_env(fe.SingleAgentEnv("jokers(players=3)", observation="vector", seat="random"),
+                  skip_render_check=True)
 
 
 class FirstCard:
@@ -255,11 +327,29 @@ def test_single_agent_episode_ends_with_the_learners_win_share(opponents):
     assert total == pytest.approx(env.game_state.win_shares()[1])
 
 
-def test_single_agent_masked_action_raises_by_default():
-    env = fe.SingleAgentEnv("classic")
+def test_single_agent_masked_action_is_the_draw_counted_and_warned_once_or_raises():
+    env = fe.SingleAgentEnv("classic", opponents="expert")
     obs, _ = env.reset(seed=0)
+    while obs["action_mask"].all():
+        obs, *_ = env.step(fe.DRAW)
+    bad = int(np.flatnonzero(obs["action_mask"] == 0)[0])
+    with pytest.warns(UserWarning, match="masked action was played as the draw"):
+        _, _, _, _, info = env.step(bad)
+    assert info["illegal"] and env.illegal_count == 1
+    assert env.game_state.history[-4].action == "draw"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")   # (once per environment)
+        obs, _ = env.reset(seed=0)
+        while obs["action_mask"].all():
+            obs, *_ = env.step(fe.DRAW)
+        _, _, _, _, info = env.step(int(np.flatnonzero(obs["action_mask"] == 0)[0]))
+    assert info["illegal"] and env.illegal_count == 2
+    strict = fe.SingleAgentEnv("classic", opponents="expert", illegal="raise")
+    obs, _ = strict.reset(seed=0)
+    while obs["action_mask"].all():
+        obs, *_ = strict.step(fe.DRAW)
     with pytest.raises(FastmachError, match="is masked now"):
-        env.step(int(np.flatnonzero(obs["action_mask"] == 0)[0]))
+        strict.step(int(np.flatnonzero(obs["action_mask"] == 0)[0]))
     with pytest.raises(FastmachError, match="opponents: 2 given for the 3 other seats"):
         fe.SingleAgentEnv("classic", opponents=["beginner", "expert"])
 
@@ -329,7 +419,7 @@ def test_single_agent_reset_never_hands_back_a_match_the_others_already_ended():
 
 @pytest.mark.parametrize("k", [np.array(1), np.int64(1), np.uint8(1), 1])
 def test_an_action_discrete_accepts_is_played_by_every_environment(k):
-    """Discrete(7).contains takes a 0-d integer array (a policy's tensor.numpy()): each
+    """Discrete(9).contains takes a 0-d integer array (a policy's tensor.numpy()): each
     environment plays it as that macro-action, and illegal="draw" does not replace it."""
     assert fe.SingleAgentEnv("classic").action_space.contains(k)
     for make in (fe.raw_env, fe.env):
@@ -349,9 +439,9 @@ def test_an_action_discrete_accepts_is_played_by_every_environment(k):
         assert [t.action for t in s.game_state.history if t.seat == 0][0] == "play"
     e = fe.raw_env("classic")
     e.reset(seed=3)
-    for bad in (np.array([1]), np.array(1.0), np.bool_(True), 7):   # (Discrete refuses them too)
+    for bad in (np.array([1]), np.array(1.0), np.bool_(True), 9):   # (Discrete refuses them too)
         assert not e.action_space(e.agent_selection).contains(bad)
-        with pytest.raises(FastmachError, match="action must be an integer 0..6"):
+        with pytest.raises(FastmachError, match="action must be an integer 0..8"):
             e.step(bad)
 
 

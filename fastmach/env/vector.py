@@ -1,0 +1,208 @@
+"""A vectorised single-agent environment: ``num_envs`` games against the same opponents
+stepped in one call, NumPy arrays out (for on-policy learners).
+
+``step(actions)`` takes one macro-action per game and returns ``(obs, rewards,
+terminations, truncations, infos)``: ``obs`` a float32 array (num_envs, size) (the
+vector of fastmach.env.encoding; its ``legal`` part is the mask), rewards float64,
+terminations and truncations bool, ``infos["action_mask"]`` (num_envs, N_ACTIONS) bool
+and ``infos["illegal"]`` bool (a masked action played as the draw, see
+fastmach.env.single). ``action_masks()`` returns the masks (MaskablePPO's convention).
+
+Auto-reset in the same step (Gymnasium's ``AutoresetMode.SAME_STEP``): a game that ends
+is dealt again at once, its row of ``obs`` is the new episode's first observation, and
+``infos["final_obs"]`` holds the last observation of the episode that ended (rows where
+``infos["_final_obs"]`` is True).
+
+Seeds: ``reset(seed=s)`` seeds game i with ``s + i`` (then each game deals the next
+replicates of its own root): the same seed gives the same episodes whatever ``workers``.
+
+``workers``: 1 steps every game in this process; k > 1 splits the games among k worker
+processes (each steps its share, the arrays come back through pipes), for k cores.
+"""
+from __future__ import annotations
+
+import multiprocessing as mp
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from fastmach.errors import FastmachError
+from fastmach.rules import is_integer
+
+from .moves import N_ACTIONS
+from .single import SingleAgentEnv
+
+__all__ = ["VectorEnv", "make_vector"]
+
+
+class _Games:
+    """A share of the games, stepped in this process."""
+
+    def __init__(self, count: int, kwargs: dict):
+        kwargs = {**kwargs, "observation": "vector"}
+        self.envs = [SingleAgentEnv(**kwargs) for _ in range(count)]
+        size = self.envs[0].layout.size
+        self.obs = np.zeros((count, size), dtype=np.float32)
+        self.final = np.zeros((count, size), dtype=np.float32)
+        self.masks = np.zeros((count, N_ACTIONS), dtype=bool)
+
+    def reset(self, seeds: list[int | None], options: dict | None):
+        for i, e in enumerate(self.envs):
+            e.reset(seed=seeds[i], options=options)
+            self._row(i)
+        return self.obs.copy(), self.masks.copy()
+
+    def _row(self, i: int) -> None:
+        e = self.envs[i]
+        e.table.observe(e.seat, self.obs[i])
+        self.masks[i] = e.table.moves.mask if not e.table.live.is_terminal() else False
+
+    def step(self, actions: np.ndarray):
+        n = len(self.envs)
+        rewards = np.zeros(n)
+        term = np.zeros(n, dtype=bool)
+        trunc = np.zeros(n, dtype=bool)
+        illegal = np.zeros(n, dtype=bool)
+        ended = np.zeros(n, dtype=bool)
+        for i, e in enumerate(self.envs):
+            r, te, tr, il = e._act(int(actions[i]))
+            rewards[i], term[i], trunc[i], illegal[i] = r, te, tr, il
+            if te or tr:
+                ended[i] = True
+                e.table.observe(e.seat, self.final[i])
+                e.reset()
+            self._row(i)
+        return (self.obs.copy(), rewards, term, trunc, illegal, ended,
+                self.final[ended].copy(), self.masks.copy())
+
+
+def _worker(conn, count: int, kwargs: dict) -> None:  # pragma: no cover - a subprocess
+    try:
+        games = _Games(count, kwargs)
+        while True:
+            cmd, arg = conn.recv()
+            if cmd == "close":
+                conn.close()
+                return
+            conn.send(("ok", games.step(arg) if cmd == "step" else games.reset(*arg)))
+    except (EOFError, KeyboardInterrupt):
+        return
+    except Exception as err:   # (sent to the parent, which raises it)
+        conn.send(("error", f"{type(err).__name__}: {err}"))
+
+
+class VectorEnv(gym.vector.VectorEnv):
+    """``num_envs`` SingleAgentEnv games (``**kwargs``: its arguments, ``observation`` is
+    always the vector) stepped together, in ``workers`` processes."""
+
+    metadata = {"autoreset_mode": gym.vector.AutoresetMode.SAME_STEP, "render_modes": []}
+
+    def __init__(self, rules: Any = "classic", num_envs: int = 8, workers: int = 1,
+                 **kwargs):
+        if not is_integer(num_envs) or num_envs < 1:
+            raise FastmachError(f"num_envs must be a positive integer, got {num_envs!r}")
+        if not is_integer(workers) or not 1 <= workers <= num_envs:
+            raise FastmachError(f"workers must be 1..num_envs ({num_envs}), got {workers!r}")
+        kwargs.pop("observation", None)
+        kwargs.pop("render_mode", None)
+        self.num_envs, self.workers = int(num_envs), int(workers)
+        self._kwargs = {"rules": rules, **kwargs}
+        probe = SingleAgentEnv(**self._kwargs, observation="vector")
+        self.rules, self.layout = probe.rules, probe.layout
+        self.single_observation_space = probe.observation_space
+        self.single_action_space = probe.action_space
+        self.observation_space = spaces.Box(0.0, 1.0, (self.num_envs, probe.layout.size),
+                                            dtype=np.float32)
+        self.action_space = spaces.MultiDiscrete([N_ACTIONS] * self.num_envs)
+        shares = [len(a) for a in np.array_split(np.arange(self.num_envs), self.workers)]
+        self._shares = shares
+        self._local: _Games | None = None
+        self._conns: list = []
+        self._procs: list = []
+        if self.workers == 1:
+            self._local = _Games(self.num_envs, self._kwargs)
+        else:
+            ctx: Any = mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
+            for count in shares:
+                a, b = ctx.Pipe()
+                p = ctx.Process(target=_worker, args=(b, count, self._kwargs), daemon=True)
+                p.start()
+                self._conns.append(a)
+                self._procs.append(p)
+        self._masks = np.zeros((self.num_envs, N_ACTIONS), dtype=bool)
+        self.closed = False
+
+    def reset(self, *, seed: int | list | None = None, options: dict | None = None):
+        if seed is None or isinstance(seed, (list, tuple)):
+            seeds = list(seed) if seed is not None else [None] * self.num_envs
+            if len(seeds) != self.num_envs:
+                raise FastmachError(f"reset: {len(seeds)} seeds for {self.num_envs} games")
+        else:
+            seeds = [int(seed) + i for i in range(self.num_envs)]
+        if self._local is not None:
+            obs, masks = self._local.reset(seeds, options)
+        else:
+            at = 0
+            for c, n in zip(self._conns, self._shares):
+                c.send(("reset", (seeds[at:at + n], options)))
+                at += n
+            parts = self._gather()
+            obs = np.concatenate([p[0] for p in parts])
+            masks = np.concatenate([p[1] for p in parts])
+        self._masks = masks
+        return obs, {"action_mask": masks.copy()}
+
+    def step(self, actions):
+        actions = np.asarray(actions)
+        if actions.shape != (self.num_envs,):
+            raise FastmachError(f"step: {actions.shape} actions for {self.num_envs} games")
+        if self._local is not None:
+            parts = [self._local.step(actions)]
+        else:
+            at = 0
+            for c, n in zip(self._conns, self._shares):
+                c.send(("step", actions[at:at + n]))
+                at += n
+            parts = self._gather()
+        if len(parts) == 1:
+            obs, rewards, term, trunc, illegal, ended, rows, masks = parts[0]
+        else:
+            obs, rewards, term, trunc, illegal, ended, rows, masks = (
+                np.concatenate([p[k] for p in parts]) for k in range(8))
+        final = np.zeros_like(obs)
+        final[ended] = rows
+        self._masks = masks
+        infos = {"action_mask": masks.copy(), "illegal": illegal, "final_obs": final,
+                 "_final_obs": ended}
+        return obs, rewards, term, trunc, infos
+
+    def _gather(self) -> list:
+        out = []
+        for c in self._conns:
+            kind, value = c.recv()
+            if kind == "error":
+                raise FastmachError(f"a vector environment worker failed: {value}")
+            out.append(value)
+        return out
+
+    def action_masks(self) -> np.ndarray:
+        """The (num_envs, N_ACTIONS) boolean masks of the games' current turns."""
+        return self._masks.copy()
+
+    def close_extras(self, **kwargs) -> None:
+        for c in self._conns:
+            try:
+                c.send(("close", None))
+            except (BrokenPipeError, OSError):
+                pass
+        for p in self._procs:
+            p.join(timeout=5)
+        self._conns, self._procs = [], []
+
+
+def make_vector(num_envs: int = 8, **kwargs) -> VectorEnv:
+    """The vector entry point of the registered ids (``gym.make_vec``)."""
+    kwargs.pop("max_episode_steps", None)
+    return VectorEnv(num_envs=num_envs, **kwargs)
