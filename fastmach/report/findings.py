@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from fastmach.analysis.heterogeneity import POOLED_METRICS, Verdict, verdict
-from fastmach.analysis.metrics import METRICS, number, p_text
+from fastmach.analysis.metrics import METRICS, PHRASES, number, p_text
 
 __all__ = [
     "MAX_FINDINGS",
@@ -33,20 +33,9 @@ __all__ = [
 #: Sentences on the first screen, at most.
 MAX_FINDINGS = 7
 
-#: Words of a rise and a fall of each metric.
-PHRASES = {
-    "turns_per_hand": ("makes hands longer", "makes hands shorter"),
-    "hands_per_game": ("adds hands to a match", "takes hands from a match"),
-    "stock_out_per_hand": ("makes the stock run out more often",
-                           "makes the stock run out less often"),
-    "blocked": ("makes more hands end blocked", "makes fewer hands end blocked"),
-    "first_seat_edge": ("widens the first player's edge", "narrows the first player's edge"),
-    "skill_gap": ("makes skill matter more", "makes skill matter less"),
-}
-
-#: The order in which a rule's metrics are worded.
-_ORDER = ("turns_per_hand", "stock_out_per_hand", "blocked", "first_seat_edge",
-          "hands_per_game", "skill_gap")
+#: The order in which a rule's metrics are worded: the curves' metrics, then the others
+#: with words for an effect (:data:`fastmach.analysis.metrics.PHRASES`).
+_ORDER = tuple(sorted(PHRASES, key=lambda n: not METRICS[n].curve))
 
 
 @dataclass

@@ -66,6 +66,13 @@ class Example:
                 "blocked": f"a blocked hand, {self.turns} turns"}[self.kind]
 
     @property
+    def place(self) -> str:
+        """Where the game was played, in a designer's words."""
+        seats = (f"every seat {self.lineup}" if "," not in self.lineup
+                 else f"seats {self.lineup.replace(',', ', ')} in turn")
+        return f"{self.players} players, {seats}, hand {self.hand + 1}"
+
+    @property
     def where(self) -> str:
         return (f"{self.players} players, {self.lineup}, replicate {self.replicate}"
                 + (f", rotation {self.rotation}" if self.rotation else "")

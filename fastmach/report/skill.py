@@ -24,15 +24,15 @@ import math
 from pathlib import Path
 
 import pandas as pd
-from markupsafe import Markup
 
 from fastmach.analysis import skill as sk
 from fastmach.analysis import stats
-from fastmach.analysis.metrics import number, p_text
+from fastmach.analysis.metrics import METRICS, number, p_text
+from fastmach.report.table import Table
 from fastmach.rules import Rules
 from fastmach.strategies.trained import policy_for
 
-__all__ = ["section", "front_rows", "pooled_lineups", "TABLES", "FIGURE", "STRONG", "MEASURING_STICKS", "RESAMPLES"]
+__all__ = ["section", "TABLES", "FIGURE", "STRONG", "MEASURING_STICKS", "RESAMPLES"]
 
 #: CSV files of the section (under ``tables/``).
 TABLES = ("skill_ladder", "skill_head_to_head", "skill_ceiling", "skill_trace",
@@ -47,32 +47,12 @@ MEASURING_STICKS = ("clairvoyant", "strong")
 _SHOWN = 6
 #: Deal resamples of the ladders' intervals.
 RESAMPLES = 200
-#: Scorecard figures shown under expert and strong play.
-_STRONG_FIGURES = (("turns_per_hand", "turns per hand", 1.0, ""),
-                   ("stock_out_per_hand", "stock ran out (% of hands)", 100.0, ""),
-                   ("first_seat_edge", "first-seat edge (pp per hand)", 100.0, "signed"),
-                   ("blocked", "ended blocked (% of hands)", 100.0, ""))
-
-
-class Table:
-    """A titled table of text cells, as HTML and as Markdown."""
-
-    def __init__(self, title: str, frame: pd.DataFrame, note: str = ""):
-        self.title, self.frame, self.note = title, frame, note
-
-    def html(self) -> Markup:
-        return Markup(self.frame.to_html(index=False, border=0, classes="data", na_rep="",
-                                         escape=True))
-
-    def markdown(self) -> str:
-        def cell(v) -> str:
-            return "" if v is None or (isinstance(v, float) and math.isnan(v)) else \
-                str(v).replace("|", "\\|")
-        df = self.frame
-        head = "| " + " | ".join(cell(c) for c in df.columns) + " |"
-        sep = "|" + "|".join("---" for _ in df.columns) + "|"
-        body = ["| " + " | ".join(cell(v) for v in r) + " |" for r in df.itertuples(False)]
-        return "\n".join([head, sep, *body])
+#: Scorecard figures shown under expert and strong play: (metric, column heading, scale,
+#: signed), from the metric catalogue.
+_STRONG_FIGURES = tuple((m, METRICS[m].column, METRICS[m].scale,
+                         "signed" if m == "first_seat_edge" else "")
+                        for m in ("turns_per_hand", "stock_out_per_hand", "first_seat_edge",
+                                  "blocked"))
 
 
 def _pct(v, lo=None, hi=None, signed=False) -> str:
@@ -81,28 +61,6 @@ def _pct(v, lo=None, hi=None, signed=False) -> str:
 
 def _seats_text(n: int) -> str:
     return f"{n - 1} expert{'s' if n > 2 else ''}"
-
-
-# ----------------------------------------------------------------------------- the front
-
-def front_rows(games: pd.DataFrame, hands: pd.DataFrame
-               ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The rows the report's front scorecard pools: every line-up but the all-strong one
-    (an all-strong table draws to the stock's end; it is set apart, under "Balance under
-    strong play"), unless it is the study's only line-up."""
-    keep = hands["lineup"].astype(str) != STRONG
-    if keep.all() or not keep.any():
-        return games, hands
-    return games[games["lineup"].astype(str) != STRONG], hands[keep]
-
-
-def pooled_lineups(games: pd.DataFrame) -> str:
-    """The words naming the line-ups the front scorecard pools."""
-    names = list(dict.fromkeys(games["lineup"].astype(str)))
-    kept = [n for n in names if n != STRONG] or names
-    apart = ("; the all-strong line-up is set apart under Balance under strong play"
-             if len(kept) < len(names) else "")
-    return "; ".join(kept) + apart
 
 
 # ----------------------------------------------------------------------------- the parts
@@ -392,6 +350,7 @@ def section(results_dir: Path | str, games: pd.DataFrame, hands: pd.DataFrame,
               "skill_trace": tr, "skill_effects": eff, "strong_play": card}
     tdir = out / "tables"
     tdir.mkdir(parents=True, exist_ok=True)
+    frames = {k: df for k, df in frames.items() if len(df)}  # no file for what did not run
     for key, df in frames.items():
         df.to_csv(tdir / f"{key}.csv", index=False)
     tables = []
@@ -434,13 +393,22 @@ def section(results_dir: Path | str, games: pd.DataFrame, hands: pd.DataFrame,
                             "player count: 95% deal-clustered intervals, and a word where "
                             "the Holm-adjusted p of effects.csv is below 0.05 and the "
                             "interval excludes 0 (stock and first seat in pp of hands)."))
-    return {"skill_runs": extra is not None,
+    measured = [w for w, df in (("who beats whom (ratings)", ratings),
+                                ("how much of the outcome one skilled seat takes against "
+                                 "experts (the ceiling)", ceil),
+                                ("whether more thinking keeps paying (the skill trace)", tr),
+                                ("whether a rule change makes skill matter more", eff),
+                                ("what changes when every seat plays strong", card))
+                if len(df)]
+    intro = ("A balance figure is a figure of the players that produced it. This section "
+             "measures them: " + ", ".join(measured) + "." if measured else "")
+    return {"skill_runs": extra is not None, "intro": intro, "ceiling": ceil,
             "sentences": {"ceiling": _ceiling_words(ceil, name),
                           "trace": _trace_words(tr, name),
                           "rules": _effect_words(eff, name),
                           "strong": _strong_words(card, name) + lineup_words},
             "tables": tables, "figure": _trace_figure(tr, name, out / "figures"),
-            "csvs": [f"tables/{k}.csv" for k in TABLES]}
+            "csvs": [f"tables/{k}.csv" for k in TABLES if k in frames]}
 
 
 def _who_is_strong(card: pd.DataFrame, name) -> list[str]:
