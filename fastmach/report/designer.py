@@ -50,9 +50,8 @@ class Kind:
 
 
 def _strategy_words(name: str) -> str:
-    return {"strong": "the trained `strong` player (the hand-tuned one where no trained "
-                      "player is shipped)",
-            "expert": "`expert`, which always lays down as many cards as it can",
+    return {"strong": "the trained `strong` player",
+            "expert": "`expert` (lays down as many cards as it can)",
             "beginner": "`beginner`, which sees only simple plays"}.get(name, f"`{name}`")
 
 
@@ -206,13 +205,12 @@ def _skill(hands: pd.DataFrame, ceiling: pd.DataFrame | None) -> dict[tuple, str
             share[s] = won / seats if seats else float("nan")
         if not any(_nan(v) for v in share.values()):
             out.setdefault((str(rules), int(players)), []).append(
-                f"each expert seat {_pct(share['expert'])}, each beginner seat "
-                f"{_pct(share['beginner'])} (fair {_pct(1 / int(players))})")
+                f"expert {_pct(share['expert'])}, beginner {_pct(share['beginner'])} a "
+                f"seat (fair {_pct(1 / int(players))})")
     if ceiling is not None and len(ceiling):
         for _, r in ceiling[ceiling["strategy"].astype(str) == "strong"].iterrows():
             out.setdefault((str(r["rules"]), int(r["players"])), []).append(
-                f"1 strong vs {int(r['players']) - 1} experts: {_pct(r['win_share'])} "
-                f"(fair {_pct(r['fair'])})")
+                f"1 strong vs {int(r['players']) - 1} experts: {_pct(r['win_share'])}")
     return {k: "; ".join(v) for k, v in out.items()}
 
 
@@ -467,6 +465,7 @@ def page(games: pd.DataFrame, hands: pd.DataFrame, card: pd.DataFrame, seats: pd
     return {"kinds": ks, "players": players, "families": list(dict.fromkeys(
                 r["family"] for r in rows)),
             "has_ceiling": ceiling is not None and bool(len(ceiling)),
+            "has_strong": any(k.lineup == "strong" for k in ks),
             "default_players":
             4 if 4 in players else players[-1], "rows": rows, "effects": said,
             "close": close, "tiny": tiny, "deals": deals, "seat_flags": seat_flags, "seat_sees": sees,

@@ -2,7 +2,7 @@
 
 :func:`section` reads what the study stored (the grid's hand rows and, when the study has
 a ``[skill]`` table, the skill runs in ``DIR/_skill``: :mod:`fastmach.study.skill`) and
-returns the context of the template fragments ``_skill.html.j2`` / ``_skill.md.j2``: its
+returns the context of the template fragment ``_skill.html.j2`` (the appendix): its
 sentences, tables, figure and CSV files. The statistics are those of
 :mod:`fastmach.analysis.skill` (deal-clustered intervals, Holm over each table's tests);
 a sentence says "more" or "less" only where the adjusted test and the interval allow it.
