@@ -31,7 +31,7 @@ def imported_modules(path: Path) -> set[str]:
 def test_imported_modules_sees_function_level_and_relative_imports(tmp_path):
     mods = imported_modules(PACKAGE / "cli.py")
     assert "fastmach.study.sweep" in mods and "argparse" in mods
-    assert "fastmach.study.sweep" in imported_modules(PACKAGE / "report" / "__init__.py")
+    assert "fastmach.study.results" in imported_modules(PACKAGE / "report" / "load.py")
 
 
 def test_study_does_not_import_the_sweep_driver():
