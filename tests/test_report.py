@@ -312,3 +312,18 @@ def test_variants_are_named_by_what_they_change_never_by_a_code(built):
     for text in texts:  # (the embedded images' base64 text is left out)
         assert not _re.search(r"\bR\d{1,2}\b", text)
     assert "ace=low-only" in texts[0] and "classic with the ace low only" in texts[0]
+
+
+def test_rule_sets_are_described_in_the_words_of_docs_rules_md():
+    """Each preset's line is the "in one line" column of docs/rules.md's table of sources,
+    and a variant names its changed option by the meaning of its value."""
+    from fastmach.report.rulewords import PRESET_WORDS, rules_description, rules_name
+
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "rules.md").read_text()
+    for preset, words in PRESET_WORDS.items():
+        assert f"| `{preset}` |" in doc and f"| {words} |" in doc, preset
+    assert rules_name("classic(jokers=2)") == "classic with 2 jokers"
+    assert rules_name("jokers(jokers=0)") == "jokers with no jokers"
+    assert "1 penalty card." in rules_description("classic(failed_penalty=1)")
+    assert "first play worth 36 points or more" in rules_description(
+        "ace-low(opening_points=36)")

@@ -202,9 +202,12 @@ def plot_seat_dots(seats: pd.DataFrame, labels: dict[str, str], title: str = "")
     players = sorted(int(p) for p in seats["players"].unique())
     order = _rules_order(seats["rules"])
     rows_max = max(len(seats[seats["players"] == p]) for p in players)
-    fig, axes = plt.subplots(1, len(players), figsize=(3.4 * len(players) + 1.2,
-                                                      0.16 * rows_max + 1.6),
-                             squeeze=False, sharex=True)
+    ncols = min(2, len(players))
+    nrows = (len(players) + ncols - 1) // ncols
+    fig, axes = plt.subplots(nrows, ncols, squeeze=False, sharex=True, layout="constrained",
+                             figsize=(6.4 * ncols, (0.12 * rows_max + 1.2) * nrows + 0.6))
+    for ax in axes.ravel()[len(players):]:
+        ax.set_visible(False)
     for ax, p in zip(axes.ravel(), players):
         sub = seats[seats["players"] == p]
         ticks: list[float] = []
@@ -223,14 +226,13 @@ def plot_seat_dots(seats: pd.DataFrame, labels: dict[str, str], title: str = "")
                 y += 1
             y += 0.6
         ax.axvline(0, color="grey", ls="--", lw=1)
-        ax.set_yticks(ticks, names, fontsize=6)
+        ax.set_yticks(ticks, names, fontsize=7)
         ax.invert_yaxis()
         ax.set_title(f"{p} players", fontsize=10)
         ax.set_xlabel("win share minus fair (pp per hand)")
         ax.grid(axis="x", alpha=0.3)
     fig.suptitle("Seat edges (s1 = first player)" + (f", {title}" if title else "")
                  + ": 95% intervals simultaneous with the seat test", fontsize=10)
-    fig.tight_layout()
     return fig
 
 
@@ -257,7 +259,7 @@ def plot_strategy_matrix(matrix: pd.DataFrame) -> Figure:
     lim = max([5.0] + [float(x) for x in finite])
     ncols = min(2, len(counts))
     nrows = (len(counts) + ncols - 1) // ncols
-    fig, axes = plt.subplots(nrows, ncols, squeeze=False,
+    fig, axes = plt.subplots(nrows, ncols, squeeze=False, layout="constrained",
                              figsize=((1.45 * len(names) + 1.6) * ncols + 1.4,
                                       (1.0 * len(names) + 1.3) * nrows + 0.8))
     for ax in axes.ravel()[len(counts):]:
@@ -273,8 +275,11 @@ def plot_strategy_matrix(matrix: pd.DataFrame) -> Figure:
                         color="white" if dark else "black")
         ax.set_xticks(range(len(names)), names, rotation=15, fontsize=9)
         ax.set_yticks(range(len(names)), names, fontsize=9)
-        ax.set_xlabel("opponent")
-        ax.set_ylabel("strategy")
+        k = counts.index(p)
+        if k // ncols == nrows - 1 or k + ncols >= len(counts):
+            ax.set_xlabel("opponent")
+        if k % ncols == 0:
+            ax.set_ylabel("strategy")
         ax.set_title(f"{p} players", fontsize=11)
     assert im is not None   # one panel at least
     fig.colorbar(im, ax=list(axes.ravel()), label="win share per seat minus fair (pp per hand)",
