@@ -355,7 +355,8 @@ def save_figure(fig: Figure, out_dir: Path | str, name: str, dpi: int = 110) -> 
     out.mkdir(parents=True, exist_ok=True)
     paths = {"png": out / f"{name}.png", "svg": out / f"{name}.svg"}
     fig.savefig(paths["png"], dpi=dpi)
-    fig.savefig(paths["svg"], metadata={"Date": None})  # the same figure, the same file
+    with matplotlib.rc_context({"svg.hashsalt": name}):  # the same figure, the same file
+        fig.savefig(paths["svg"], metadata={"Date": None})
     return paths
 
 
