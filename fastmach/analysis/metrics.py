@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-__all__ = ["Metric", "METRICS", "SCORECARD_METRICS", "BINARY_METRICS",
+__all__ = ["Metric", "METRICS", "PHRASES", "CURVE_METRICS", "SCORECARD_METRICS", "BINARY_METRICS",
            "EFFECT_METRICS_HANDS", "number", "p_text", "value_text", "diff_text"]
 
 
@@ -21,7 +21,11 @@ class Metric:
     ``label`` (words a designer uses), ``unit`` (of a value: ``turns``, ``hands`` or
     ``share``, a share shown in percent and a difference of shares in points),
     ``up``/``down`` (the words of a rise and a fall), ``meaning`` (one sentence), ``binary``
-    (a share of hands: paired differences use Newcombe's interval) and ``digits``.
+    (a share of hands: paired differences use Newcombe's interval), ``digits``,
+    ``rise``/``fall`` (what a rule does when the metric rises or falls: "makes hands
+    longer"), ``per`` (what one value is counted on: ``hand``, ``match`` or ``seat``) and
+    ``curve`` (drawn in the response curves and the report's figures of effects) and
+    ``plain`` (its name on a report's first page, for a reader who is not a statistician).
     """
 
     name: str
@@ -32,6 +36,11 @@ class Metric:
     meaning: str
     binary: bool = False
     digits: int = 1
+    rise: str = ""
+    fall: str = ""
+    per: str = "hand"
+    curve: bool = False
+    plain: str = ""
 
     @property
     def scale(self) -> float:
@@ -44,6 +53,14 @@ class Metric:
         return "%" if self.unit == "share" else self.unit
 
     @property
+    def column(self) -> str:
+        """A table column's heading: the label and its printed unit."""
+        unit = {"share": "% of hands", "turns": "turns", "hands": "hands"}[self.unit]
+        if self.name in ("first_seat_edge", "seat_spread", "skill_gap"):
+            unit = "pp per " + self.per
+        return f"{self.label} ({unit})"
+
+    @property
     def diff_unit(self) -> str:
         """Unit of a printed difference (``pp``, percentage points, for a share)."""
         return "pp" if self.unit == "share" else self.unit
@@ -52,21 +69,36 @@ class Metric:
 #: The catalogue, in table order.
 METRICS: dict[str, Metric] = {m.name: m for m in (
     Metric("turns_per_hand", "turns per hand", "turns", "longer", "shorter",
-           "turns per hand (total turns / total hands)"),
+           "turns per hand (total turns / total hands)",
+           rise="makes hands longer", fall="makes hands shorter", curve=True, plain="hand length"),
     Metric("hands_per_game", "hands per match", "hands", "more", "fewer",
-           "hands per match", digits=2),
+           "hands per match", digits=2, rise="adds hands to a match",
+           fall="takes hands from a match", per="match", plain="match length"),
     Metric("stock_out_per_hand", "stock exhaustion per hand", "share", "more", "fewer",
-           "share of hands in which the stock ran out", binary=True),
+           "share of hands in which the stock ran out", binary=True,
+           rise="makes the stock run out more often",
+           fall="makes the stock run out less often", curve=True, plain="how often the stock runs out"),
     Metric("blocked", "blocked hands", "share", "more", "fewer",
            "share of hands that ended blocked (nobody could or did add a card for a round; "
-           "stock-out endings are stock_out_per_hand's)", binary=True),
+           "stock-out endings are stock_out_per_hand's)", binary=True,
+           rise="makes more hands end blocked", fall="makes fewer hands end blocked",
+           curve=True, plain="blocked hands"),
     Metric("first_seat_edge", "first-seat edge", "share", "larger", "smaller",
-           "first player's win share per hand minus the fair share"),
+           "first player's win share per hand minus the fair share",
+           rise="widens the first player's edge", fall="narrows the first player's edge",
+           curve=True, plain="the first player's edge"),
     Metric("seat_spread", "seat spread", "share", "wider", "narrower",
-           "largest minus smallest seat win share per hand"),
+           "largest minus smallest seat win share per hand", plain="the gap between seats"),
     Metric("skill_gap", "skill gap", "share", "larger", "smaller",
-           "expert minus beginner win share per seat and hand"),
+           "expert minus beginner win share per seat and hand",
+           rise="makes skill matter more", fall="makes skill matter less", per="seat", plain="how much skill decides"),
 )}
+
+#: Metrics with words for a rule's effect (name -> (rise, fall)).
+PHRASES = {name: (m.rise, m.fall) for name, m in METRICS.items() if m.rise}
+
+#: Metrics drawn in the response curves, in panel order.
+CURVE_METRICS = tuple(name for name, m in METRICS.items() if m.curve)
 
 #: Scorecard metrics: name -> description with its unit.
 SCORECARD_METRICS = {name: m.meaning for name, m in METRICS.items()}

@@ -59,7 +59,8 @@ import pandas as pd
 
 from fastmach.errors import FastmachError
 from fastmach.rules import is_integer
-from fastmach.analysis.stats import cluster_bootstrap, deal_key
+from fastmach.analysis.hands import deal_key
+from fastmach.analysis.inference import cluster_bootstrap
 
 __all__ = ["ALPHA", "ELO_PER_UNIT", "ChoiceData", "choice_data", "fit", "log_likelihood",
            "ladder", "RANKS"]

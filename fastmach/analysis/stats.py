@@ -29,7 +29,8 @@ from fastmach.analysis.inference import (BOOTSTRAP_RESAMPLES, Estimate, cluster_
 from fastmach.analysis.metrics import (BINARY_METRICS, EFFECT_METRICS_HANDS, METRICS,
                                        SCORECARD_METRICS)
 from fastmach.analysis.tables import (SPREAD_P_FLOOR, _spread_diff, effects, monte_carlo_error,
-                                      scorecard, seat_table, strategy_matrix, write_tables)
+                                      scorecard, seat_table, strategy_matrix)
+from fastmach.analysis.write import write_tables
 from fastmach.analysis.variants import (DEAL_PARAMETERS, RULE_PARAMETERS, default_pairs,
                                         is_base_rules, parse_rules, rule_differences)
 

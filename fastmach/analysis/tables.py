@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from pathlib import Path
 from functools import partial
 from typing import Any, Callable, Sequence
 
@@ -28,11 +27,10 @@ from fastmach.analysis.inference import (Estimate, combine, holm, newcombe_paire
 from fastmach.analysis.metrics import BINARY_METRICS, EFFECT_METRICS_HANDS, SCORECARD_METRICS
 from fastmach.analysis.seats import (SEAT_RESAMPLES, deal_excess, detectable_edge, fair_variance,
                                      seat_estimates, seat_intervals, seat_test, spread_bounds)
-from fastmach.analysis.variants import default_pairs
 from fastmach.errors import FastmachError
 
 __all__ = ["scorecard", "seat_table", "effects", "strategy_matrix", "monte_carlo_error",
-           "write_tables", "SKILL_PAIR"]
+           "SKILL_PAIR"]
 
 
 def _metric_estimates(hands: pd.DataFrame) -> dict[str, Estimate]:
@@ -460,29 +458,3 @@ def monte_carlo_error(card: pd.DataFrame, metrics: Sequence[str] = (
                            "half_width": (r[f"{m}_hi"] - r[f"{m}_lo"]) / 2,
                            "deals": int(r["deals"]), "deals_to_halve": 4 * int(r["deals"])})
     return pd.DataFrame(rows)
-
-
-def write_tables(games: pd.DataFrame, hands: pd.DataFrame, outdir: str | Path,
-                 pairs: Sequence[tuple[str, str]] | None = None) -> dict[str, Path]:
-    """Write ``scorecard.csv``, ``seats.csv`` and ``effects.csv`` into ``outdir``.
-
-    Also ``seats_by_players.csv`` (seat table pooled over line-ups per rules and player
-    count) and ``effects_by_players.csv`` (:mod:`fastmach.analysis.heterogeneity`).
-    ``pairs`` defaults to :func:`default_pairs`. Every column is a number or an
-    identifier (no formatted string). Returns the paths by table name.
-    """
-    out = Path(outdir)
-    out.mkdir(parents=True, exist_ok=True)
-    from fastmach.analysis.heterogeneity import effects_by_players
-
-    pairs = default_pairs(games) if pairs is None else pairs
-    tables = {"scorecard": scorecard(games, hands),
-              "seats": seat_table(hands),
-              "seats_by_players": seat_table(hands, by=("rules", "players")),
-              "effects": effects(games, hands, pairs),
-              "effects_by_players": effects_by_players(hands, pairs)}
-    paths = {}
-    for name, t in tables.items():
-        paths[name] = out / f"{name}.csv"
-        t.to_csv(paths[name], index=False)
-    return paths

@@ -17,14 +17,12 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from fastmach.analysis.metrics import METRICS
+from fastmach.analysis.metrics import CURVE_METRICS, METRICS
 from fastmach.analysis.variants import parameter_values, parse_rules
 from fastmach.report.plots import preset_colour
 
 __all__ = ["CURVE_METRICS", "curve_axes", "curve_caption", "curve_title", "plot_curve"]
 
-#: Metrics drawn against every axis, in panel order.
-CURVE_METRICS = ("turns_per_hand", "stock_out_per_hand", "blocked", "first_seat_edge")
 
 _STYLES = ["-", "--", ":", "-."]
 _MARKERS = ["o", "s", "^", "D", "v", "P", "X"]
@@ -43,15 +41,15 @@ def curve_title(axis: str) -> str:
             else f"Headline figures against {axis}")
 
 
-def curve_caption(axis: str, params) -> str:
+def curve_caption(axis: str, params, who: str = "") -> str:
     others = [p for p in params if p != axis]
     if axis == "players":
         lines = "one line per rules variant"
     else:
         lines = ("one line per value of " + " and ".join(others) if others
                  else "one line per rules family") + ", a column per player count"
-    return (f"Each headline figure against {axis} (in numeric order), {lines}; line-ups "
-            "pooled. Bars: 95% deal-clustered intervals, not adjusted for multiplicity "
+    return (f"Each headline figure against {axis} (in numeric order), {lines}; "
+            f"{who or 'one line-up'} (no two line-ups are combined). Bars: 95% deal-clustered intervals, not adjusted for multiplicity "
             "(the first-seat edge: simultaneous with the seat test); a share's interval is a "
             "score interval and stays inside 0-100%.")
 
@@ -87,11 +85,13 @@ def _family_label(key: tuple, several_presets: bool) -> str:
     return ", ".join(x for x in [head] + words if x) or preset
 
 
-def plot_curve(front: pd.DataFrame, axis: str, params, labels: dict[str, str]) -> Figure:
+def plot_curve(front: pd.DataFrame, axis: str, params, labels: dict[str, str],
+               who: str = "") -> Figure:
     """Headline metrics against ``axis`` (``players`` or a swept rule parameter).
 
     ``front`` is the scorecard by ``("rules", "players")`` (values and ``*_lo, *_hi``);
-    ``labels`` names each rules string by what it changes.
+    ``labels`` names each rules string by what it changes; ``who``: the players the rows
+    describe (one line-up), for the title.
     """
     import matplotlib.pyplot as plt
 
@@ -108,7 +108,8 @@ def plot_curve(front: pd.DataFrame, axis: str, params, labels: dict[str, str]) -
         lines = [(_family_label(k, several), v) for k, v in
                  sorted(fams.items(), key=lambda kv: tuple(x for _, x in kv[0][1]))]
     fig, axes = plt.subplots(len(metrics), len(columns),
-                             figsize=(3.6 * len(columns) + 2.6, 2.5 * len(metrics) + 0.9),
+                             figsize=(3.6 * len(columns) + (4.6 if len(columns) == 1 else 2.6),
+                                      2.5 * len(metrics) + 1.1),
                              squeeze=False, sharex=True, sharey="row")
     xs_all = sorted({float(x) for x in (front["players"] if axis == "players" else
                      [parameter_values(r)[axis] for r in front["rules"]])})
@@ -150,8 +151,9 @@ def plot_curve(front: pd.DataFrame, axis: str, params, labels: dict[str, str]) -
             if i == len(metrics) - 1:
                 ax.set_xlabel("players" if axis == "players" else axis)
                 ax.set_xticks(xs_all, [f"{x:g}" for x in xs_all])
-    fig.suptitle(curve_title(axis) + " (per hand, line-ups pooled, 95% intervals)")
-    fig.tight_layout(rect=(0, 0, 0.8 if len(columns) == 1 else 0.84, 0.96))
+    fig.suptitle(curve_title(axis) + (f"\n{who}" if who else "") + " (95% intervals)",
+                 fontsize=10)
+    fig.tight_layout(rect=(0, 0, 0.55 if len(columns) == 1 else 0.8, 0.93))
     others = [p for p in params if p != axis]
     fig.legend(loc="center right", fontsize=7, title="rules" if axis == "players"
                else (", ".join(others) or "rules"), title_fontsize=8, frameon=False)

@@ -1,13 +1,10 @@
-"""The findings of a report, in the words a designer uses.
+"""The words of ``fastmach compare``'s rule effects, from ``effects_by_players.csv``.
 
-:func:`headline` gives the first screen: at most :data:`MAX_FINDINGS` sentences, each a
-finding that survives the multiplicity control (a rule's effect named by
-``effects_by_players.csv``, a seat named by the seat test, or the seat test's null with the
-smallest edge it could see), with its number, its interval (adjusted with its test) and
-where it holds, then what the study could not tell. :func:`effect_sentences` words one
-rule's effects: pooled only when they have one sign and a similar size across player
-counts and line-ups (:func:`fastmach.analysis.heterogeneity.verdict`), else per player
-count with the sign change said; ``fastmach compare`` prints the same sentences.
+:func:`effect_sentences` words one rule's effects: pooled only when they have one sign
+and a similar size across player counts and line-ups
+(:func:`fastmach.analysis.heterogeneity.verdict`), else per player count with the sign
+change said; a relative change only for a count. The balance report words its rule
+effects per kind of table instead (:mod:`fastmach.report.designer`), never over line-ups.
 """
 
 from __future__ import annotations
@@ -18,35 +15,13 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from fastmach.analysis.heterogeneity import POOLED_METRICS, Verdict, verdict
-from fastmach.analysis.metrics import METRICS, number, p_text
+from fastmach.analysis.metrics import METRICS, PHRASES, number, p_text
 
-__all__ = [
-    "MAX_FINDINGS",
-    "PHRASES",
-    "Finding",
-    "effect_sentences",
-    "frame_note",
-    "headline",
-    "seat_sentence",
-]
+__all__ = ["PHRASES", "Finding", "effect_sentences"]
 
-#: Sentences on the first screen, at most.
-MAX_FINDINGS = 7
-
-#: Words of a rise and a fall of each metric.
-PHRASES = {
-    "turns_per_hand": ("makes hands longer", "makes hands shorter"),
-    "hands_per_game": ("adds hands to a match", "takes hands from a match"),
-    "stock_out_per_hand": ("makes the stock run out more often",
-                           "makes the stock run out less often"),
-    "blocked": ("makes more hands end blocked", "makes fewer hands end blocked"),
-    "first_seat_edge": ("widens the first player's edge", "narrows the first player's edge"),
-    "skill_gap": ("makes skill matter more", "makes skill matter less"),
-}
-
-#: The order in which a rule's metrics are worded.
-_ORDER = ("turns_per_hand", "stock_out_per_hand", "blocked", "first_seat_edge",
-          "hands_per_game", "skill_gap")
+#: The order in which a rule's metrics are worded: the curves' metrics, then the others
+#: with words for an effect (:data:`fastmach.analysis.metrics.PHRASES`).
+_ORDER = tuple(sorted(PHRASES, key=lambda n: not METRICS[n].curve))
 
 
 @dataclass
@@ -286,79 +261,3 @@ def effect_sentences(t: pd.DataFrame, pairs, names: dict[str, str], alpha: float
         + (f" and {len(quiet) - 4} more (tables/effects_by_players.csv)"
            if len(quiet) > 4 else "")]
     return out, unclear + lost
-
-
-def seat_sentence(seats: pd.DataFrame, names: dict[str, str], alpha: float = 0.05
-                  ) -> tuple[list[Finding], list[str]]:
-    """The seat findings: every named seat, or the null with the smallest detectable edge;
-    and what the seat test could not tell."""
-    links = [("#fig-seat_edges", "figure"), ("#tab-seats", "table")]
-    if seats.empty:
-        return [], ["whether any seat has an edge: no hand had a winner"]
-    named = seats[seats["named"] == 1]
-    out, unclear = [], []
-    for _, r in named.iterrows():
-        seat = int(r["seat"]) + 1
-        who = "the first player" if seat == 1 else f"the player in seat {seat}"
-        side = "more" if r["win_share"] > r["fair"] else "less"
-        out.append(Finding(
-            f"Under {names.get(r['rules'], r['rules'])} at {int(r['players'])} players, "
-            f"{who} wins {side} than a fair share: "
-            f"{number(r['win_share'], r['lo'], r['hi'], 100, unit='% of hands')} against a "
-            f"fair {number(r['fair'], scale=100)}% at {int(r['players'])} players "
-            f"(simultaneous interval; adjusted p {_p_is(r['p_adjusted'])}).", links,
-            2.0))
-    groups = seats.groupby(["rules", "players"]).ngroups
-    small = seats[seats["testable"] == 0].groupby(["rules", "players"]).ngroups
-    if small == groups:
-        unclear.append("whether any seat has an edge: too few deals with a winner for "
-                       "the seat test to name one")
-        return out, unclear
-    if small:
-        unclear.append(f"the seats of {small} of {groups} rules x player-count groups: "
-                       "too few deals with a winner to test")
-    if named.empty:
-        edge = seats.loc[seats["testable"] == 1, "detectable"].dropna()
-        rng = (f"{number(edge.min(), scale=100)} to {number(edge.max(), scale=100)} pp"
-               if edge.min() != edge.max() else f"{number(edge.min(), scale=100)} pp")
-        out.append(Finding(
-            f"No seat edge was detected: an edge of {rng} of hands above the fair share "
-            f"would be found 80% of the time ({len(seats)} seat tests, family-wise "
-            f"{alpha:.0%}); a smaller one may go unseen.", links, -1.0))
-    return out, unclear
-
-
-def frame_note(t: pd.DataFrame) -> str:
-    """How the intervals of the findings are adjusted."""
-    m = int(t["p_value"].notna().sum()) if not t.empty else 0
-    return (f"Rule effects: differences paired deal by deal, variant minus baseline, with "
-            f"intervals simultaneous over the {m} effects of effects_by_players.csv "
-            f"(Bonferroni, so adjusted together with the Holm test that names them); seat "
-            f"intervals are simultaneous with the seat test (max-T). Each family (the rule "
-            f"effects, the seats, the skill effects) keeps its own 5% error rate, so the "
-            f"chance of some false finding on this page is higher than 5%.")
-
-
-def headline(byp: pd.DataFrame, pairs, seats: pd.DataFrame, names: dict[str, str],
-             alpha: float = 0.05, limit: int = MAX_FINDINGS, curves=()
-             ) -> tuple[list[Finding], list[str], list[Finding]]:
-    """``(first screen, could not tell, the rest)``: the largest named effects first (at
-    most two of one rule), then the seats; at most ``limit`` sentences."""
-    effects, unclear = effect_sentences(byp, pairs, names, alpha, curves)
-    seat, seat_unclear = seat_sentence(seats, names, alpha)
-    seat_slots = min(len(seat), 2 if effects else limit)
-    room = limit - seat_slots
-    first: list = []
-    seen: dict = {}
-    rest: list = []
-    for f in sorted(effects, key=lambda f: -f.rank):
-        rule = f.text.split(" (against", 1)[0]
-        take = seen.get(rule, 0) < 2 and len(first) < room
-        (first if take else rest).append(f)
-        seen[rule] = seen.get(rule, 0) + take
-    first += seat[:seat_slots]
-    rest += seat[seat_slots:]
-    if rest:
-        unclear.append(f"{len(rest)} further finding{'s' if len(rest) > 1 else ''} "
-                       "below (What each rule changes)")
-    return first, unclear + seat_unclear, rest

@@ -109,82 +109,105 @@ def _survival(values: np.ndarray, grid: np.ndarray) -> np.ndarray:
     return 1.0 - np.searchsorted(v, grid, side="right") / max(len(v), 1)
 
 
-def plot_length_survival(hands: pd.DataFrame, labels: dict[str, str]) -> Figure:
-    """Share of hands still running after t turns, one line per rules, a panel per player count.
+def _kind_rows(hands: pd.DataFrame, rows) -> list[tuple[str, pd.DataFrame]]:
+    """``rows``: ``(title, line-up)`` pairs; each becomes a row of panels of its hands only
+    (no two line-ups in one curve). None: every hand in one row (a study of one line-up)."""
+    if rows is None:
+        return [("", hands)]
+    return [(title, hands[hands["lineup"].astype(str) == lu]) for title, lu in rows]
 
-    Every panel has the same turn axis and the same 0-100% axis.
+
+def _grid(nrows: int, ncols: int, width: float = 3.3, height: float = 2.7):
+    fig, axes = plt.subplots(nrows, ncols, figsize=(width * ncols + 2.6, height * nrows + 0.8),
+                             squeeze=False, sharex=True, sharey=True)
+    return fig, axes
+
+
+def plot_length_survival(hands: pd.DataFrame, labels: dict[str, str], rows=None) -> Figure:
+    """Share of hands still running after t turns, one line per rules, a panel per player
+    count and a row per kind of table (``rows``: ``(title, line-up)`` pairs).
+
+    Every panel has the same axes; the turn axis runs to the longest hand, so no curve is
+    cut while hands still run.
     """
     players = sorted(int(p) for p in hands["players"].unique())
     order = _rules_order(hands["rules"])
-    top = float(np.quantile(hands["turns"], 0.995)) if len(hands) else 1.0
-    grid = np.linspace(0, top, 300)
-    fig, axes = _panels(len(players), width=3.6, height=3.2)
-    for ax, p in zip(axes, players):
-        sub = hands[hands["players"] == p]
-        for r in order:
-            t = sub.loc[sub["rules"] == r, "turns"].to_numpy(dtype=float)
-            if t.size:
-                ax.plot(grid, 100 * _survival(t, grid), **_line_style(r, order))
-        ax.set_title(f"{p} players", fontsize=10)
+    groups = _kind_rows(hands, rows)
+    top = float(max((g["turns"].max() for _, g in groups if len(g)), default=1.0))
+    grid = np.linspace(0, top * 1.02, 400)
+    fig, axes = _grid(len(groups), len(players))
+    for i, (title, sub_k) in enumerate(groups):
+        for ax, p in zip(axes[i], players):
+            sub = sub_k[sub_k["players"] == p]
+            for r in order:
+                t = sub.loc[sub["rules"] == r, "turns"].to_numpy(dtype=float)
+                if t.size:
+                    ax.plot(grid, 100 * _survival(t, grid), **_line_style(r, order))
+            ax.set_title(f"{p} players" + (f", {title}" if title else ""), fontsize=9)
+            ax.set_ylim(0, 101)
+            ax.grid(alpha=0.3)
+        axes[i][0].set_ylabel("hands still running (%)", fontsize=8)
+    for ax in axes[-1]:
         ax.set_xlabel("turns into the hand")
-        ax.set_ylim(0, 101)
-        ax.grid(alpha=0.3)
-    axes[0].set_ylabel("hands still running (%)")
-    fig.suptitle("Hand length: share of hands lasting longer than t turns (per hand)")
-    fig.tight_layout(rect=(0, 0, 0.84, 0.94))
+    fig.suptitle("Hand length: share of hands lasting longer than t turns")
+    fig.tight_layout(rect=(0, 0, 0.8, 0.95))
     _legend_rules(fig, order, labels)
     return fig
 
 
-def plot_stock_timing(hands: pd.DataFrame, labels: dict[str, str]) -> Figure:
+def plot_stock_timing(hands: pd.DataFrame, labels: dict[str, str], rows=None) -> Figure:
     """Share of hands whose stock has run out by turn t (``stock_exhausted_turn``).
 
-    One line per rules, a panel per player count, shared axes; a curve ends at the share
-    of hands in which the stock ran out at all.
+    One line per rules, a panel per player count, a row per kind of table (``rows``), shared
+    axes; a curve ends at the share of hands in which the stock ran out at all.
     """
     players = sorted(int(p) for p in hands["players"].unique())
     order = _rules_order(hands["rules"])
+    groups = _kind_rows(hands, rows)
     turn = hands["stock_exhausted_turn"].to_numpy(dtype=float)
     ran = turn >= 0
     top = float(turn[ran].max()) if ran.any() else 1.0
-    grid = np.linspace(0, max(top, 1.0), 300)
-    fig, axes = _panels(len(players), width=3.6, height=3.2)
-    ymax = 0.0
-    for ax, p in zip(axes, players):
-        sub = hands[hands["players"] == p]
-        for r in order:
-            t = sub.loc[sub["rules"] == r, "stock_exhausted_turn"].to_numpy(dtype=float)
-            if not t.size:
-                continue
-            hit = np.where(t >= 0, t, np.inf)
-            curve = 100 * np.searchsorted(np.sort(hit), grid, side="right") / t.size
-            ymax = max(ymax, float(curve[-1]))
-            ax.plot(grid, curve, **_line_style(r, order))
-        ax.set_title(f"{p} players", fontsize=10)
+    grid = np.linspace(0, max(top, 1.0) * 1.02, 400)
+    fig, axes = _grid(len(groups), len(players))
+    for i, (title, sub_k) in enumerate(groups):
+        for ax, p in zip(axes[i], players):
+            sub = sub_k[sub_k["players"] == p]
+            for r in order:
+                t = sub.loc[sub["rules"] == r, "stock_exhausted_turn"].to_numpy(dtype=float)
+                if not t.size:
+                    continue
+                hit = np.where(t >= 0, t, np.inf)
+                curve = 100 * np.searchsorted(np.sort(hit), grid, side="right") / t.size
+                ax.plot(grid, curve, **_line_style(r, order))
+            ax.set_title(f"{p} players" + (f", {title}" if title else ""), fontsize=9)
+            ax.set_ylim(0, 101)
+            ax.grid(alpha=0.3)
+        axes[i][0].set_ylabel("stock gone (% of hands)", fontsize=8)
+    for ax in axes[-1]:
         ax.set_xlabel("turn of the hand")
-        ax.grid(alpha=0.3)
-    for ax in axes:
-        ax.set_ylim(0, max(1.0, 1.08 * ymax))
-    axes[0].set_ylabel("hands whose stock ran out (%)")
-    fig.suptitle("Stock exhaustion timing: share of hands whose stock is gone by turn t")
-    fig.tight_layout(rect=(0, 0, 0.84, 0.94))
+    fig.suptitle("When the stock runs out: share of hands whose stock is gone by turn t")
+    fig.tight_layout(rect=(0, 0, 0.8, 0.95))
     _legend_rules(fig, order, labels)
     return fig
 
 
-def plot_seat_dots(seats: pd.DataFrame, labels: dict[str, str]) -> Figure:
+def plot_seat_dots(seats: pd.DataFrame, labels: dict[str, str], title: str = "") -> Figure:
     """Dot plot of each seat's win share minus the fair share (percentage points per hand).
 
-    ``seats`` is :func:`fastmach.analysis.stats.seat_table` by ``("rules", "players")``; the bars
-    are its multiplicity-adjusted intervals; filled dots are named seats (interval
-    excluding the fair share). One panel per player count, a shared axis.
+    ``seats`` is :func:`fastmach.analysis.stats.seat_table` rows of one line-up (by cell, or
+    of a study of one line-up); the bars are its multiplicity-adjusted intervals; filled
+    dots are named seats (interval excluding the fair share). One panel per player count,
+    a shared axis; ``title`` says whose seats they are.
     """
     players = sorted(int(p) for p in seats["players"].unique())
     order = _rules_order(seats["rules"])
     rows_max = max(len(seats[seats["players"] == p]) for p in players)
-    fig, axes = plt.subplots(1, len(players), figsize=(3.4 * len(players) + 1.2,
-                                                      0.16 * rows_max + 1.6),
-                             squeeze=False, sharex=True)
+    ncols = min(2, len(players))
+    nrows = (len(players) + ncols - 1) // ncols
+    fig, axes = plt.subplots(nrows, ncols, squeeze=False, sharex=True, layout="constrained",
+                             figsize=(6.4 * ncols, (0.12 * rows_max + 1.2) * nrows + 0.6))
+    for ax in axes.ravel()[len(players):]:
+        ax.set_visible(False)
     for ax, p in zip(axes.ravel(), players):
         sub = seats[seats["players"] == p]
         ticks: list[float] = []
@@ -203,14 +226,13 @@ def plot_seat_dots(seats: pd.DataFrame, labels: dict[str, str]) -> Figure:
                 y += 1
             y += 0.6
         ax.axvline(0, color="grey", ls="--", lw=1)
-        ax.set_yticks(ticks, names, fontsize=6)
+        ax.set_yticks(ticks, names, fontsize=7)
         ax.invert_yaxis()
         ax.set_title(f"{p} players", fontsize=10)
         ax.set_xlabel("win share minus fair (pp per hand)")
         ax.grid(axis="x", alpha=0.3)
-    fig.suptitle("Seat edges (s1 = first player): 95% score intervals simultaneous with "
-                 "the seat test (max-T over every seat)")
-    fig.tight_layout()
+    fig.suptitle("Seat edges (s1 = first player)" + (f", {title}" if title else "")
+                 + ": 95% intervals simultaneous with the seat test", fontsize=10)
     return fig
 
 
@@ -235,88 +257,95 @@ def plot_strategy_matrix(matrix: pd.DataFrame) -> Figure:
         grids[p] = (excess, text)
     finite = [np.nanmax(np.abs(e)) for e, _ in grids.values() if np.isfinite(e).any()]
     lim = max([5.0] + [float(x) for x in finite])
-    fig, axes = plt.subplots(1, len(counts), squeeze=False,
-                             figsize=((1.7 * len(names) + 1.2) * len(counts) + 1.6,
-                                      1.1 * len(names) + 1.8))
+    ncols = min(2, len(counts))
+    nrows = (len(counts) + ncols - 1) // ncols
+    fig, axes = plt.subplots(nrows, ncols, squeeze=False, layout="constrained",
+                             figsize=((1.45 * len(names) + 1.6) * ncols + 1.4,
+                                      (1.0 * len(names) + 1.3) * nrows + 0.8))
+    for ax in axes.ravel()[len(counts):]:
+        ax.set_visible(False)
     im = None
-    for ax, p in zip(axes[0], counts):
+    for ax, p in zip(axes.ravel(), counts):
         excess, text = grids[p]
         im = ax.imshow(excess, cmap="RdBu", vmin=-lim, vmax=lim, aspect="auto")
         for i in range(len(names)):
             for j in range(len(names)):
                 dark = np.isfinite(excess[i, j]) and abs(excess[i, j]) > 0.6 * lim
-                ax.text(j, i, text[i][j], ha="center", va="center", fontsize=7,
+                ax.text(j, i, text[i][j], ha="center", va="center", fontsize=9,
                         color="white" if dark else "black")
-        ax.set_xticks(range(len(names)), names, rotation=20, fontsize=7)
-        ax.set_yticks(range(len(names)), names, fontsize=7)
-        ax.set_xlabel("opponent")
-        ax.set_title(f"{p} players", fontsize=10)
-    axes[0][0].set_ylabel("strategy")
+        ax.set_xticks(range(len(names)), names, rotation=15, fontsize=9)
+        ax.set_yticks(range(len(names)), names, fontsize=9)
+        k = counts.index(p)
+        if k // ncols == nrows - 1 or k + ncols >= len(counts):
+            ax.set_xlabel("opponent")
+        if k % ncols == 0:
+            ax.set_ylabel("strategy")
+        ax.set_title(f"{p} players", fontsize=11)
     assert im is not None   # one panel at least
-    fig.colorbar(im, ax=list(axes[0]), label="win share per seat minus fair (pp per hand)")
-    fig.suptitle("Strategy against strategy (hands seating both, rules pooled; fair share "
-                 "of each player count)")
+    fig.colorbar(im, ax=list(axes.ravel()), label="win share per seat minus fair (pp per hand)",
+                 shrink=0.6)
+    fig.suptitle("Strategy against strategy: win share per seat at tables seating both "
+                 "(every rule set)")
     return fig
 
 
-_EFFECT_PANELS = [(m, f"{METRICS[m].label} ({METRICS[m].diff_unit} per hand)"
-                   if METRICS[m].unit == "share" else METRICS[m].label, METRICS[m].scale)
-                  for m in ("turns_per_hand", "stock_out_per_hand", "first_seat_edge")]
+#: Metrics of the figure of rule effects, in panel-row order.
+EFFECT_PANELS = ("turns_per_hand", "stock_out_per_hand")
+_COUNT_COLOURS = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9"]
 
 
-def plot_effects(effects: pd.DataFrame, labels: dict[str, str]) -> Figure:
-    """Each rule's paired effect by player count (one marker per line-up, black: pooled).
+def plot_effects(effects: pd.DataFrame, labels: dict[str, str], kinds) -> Figure:
+    """Each rule's paired effect by player count, a column per kind of table (``kinds``:
+    ``(title, line-up)`` pairs; no two line-ups combined) and a row per metric of
+    :data:`EFFECT_PANELS` in its own unit.
 
-    ``effects`` is :func:`fastmach.analysis.stats.effects`; one panel per metric with its own unit,
-    shared by every rule; 95% deal-clustered intervals; the dashed line is no effect.
+    ``effects`` is :func:`fastmach.analysis.stats.effects` (by cell); the bars are its
+    adjusted intervals (simultaneous over the table), a filled marker an effect the adjusted
+    test detects; the dashed line is no change.
     """
-    variants = _rules_order(effects["variant"])
-    lineups = sorted(x for x in effects["lineup"].dropna().unique())
-    markers = ["o", "s", "^", "v", "D", "P", "X"]
-    rows = []
-    for v in variants:
-        sub = effects[effects["variant"] == v]
-        for p in sorted(sub["players"].dropna().unique()):
-            rows.append((v, p))
-        rows.append((v, None))
-    fig, axes = plt.subplots(1, len(_EFFECT_PANELS),
-                             figsize=(13, 0.22 * len(rows) + 1.8), sharey=True)
-    for ax, (metric, xlabel, scale) in zip(axes, _EFFECT_PANELS):
-        sub = effects[effects["metric"] == metric]
-        for y, (v, p) in enumerate(rows):
-            if p is None:
-                pick = sub[(sub["variant"] == v) & sub["players"].isna()]
-                style = [("pooled", "D", "black")]
-            else:
-                pick = sub[(sub["variant"] == v) & (sub["players"] == p)]
-                style = None
-            for k, (_, r) in enumerate(pick.iterrows()):
-                if style:
-                    _, mk, c = style[0]
-                    off = 0.0
-                else:
-                    j = lineups.index(r["lineup"])
-                    mk = markers[j % len(markers)]
-                    c = preset_colour(parse_rules(v)[0])
-                    off = (j - (len(lineups) - 1) / 2) * 0.12
-                d, lo, hi = scale * r["diff"], scale * r["lo"], scale * r["hi"]
-                ax.errorbar([d], [y + off], xerr=[[max(d - lo, 0)], [max(hi - d, 0)]],
-                            fmt=mk, ms=4, capsize=2, color=c, mfc="white" if not style else c)
-        ax.axvline(0, color="grey", ls="--", lw=1)
-        ax.set_xlabel(xlabel)
-        ax.grid(axis="x", alpha=0.3)
-    axes[0].set_yticks(range(len(rows)),
-                       [f"{labels[v]} {int(p)}p" if p is not None else f"{labels[v]} pooled"
-                        for v, p in rows], fontsize=7)
-    axes[0].invert_yaxis()
-    handles = [Line2D([], [], marker=markers[j % len(markers)], ls="", color="grey",
-                      mfc="white", label=lu) for j, lu in enumerate(lineups)]
-    handles.append(Line2D([], [], marker="D", ls="", color="black", label="pooled"))
-    fig.legend(handles=handles, title="line-up", loc="center right", fontsize=8,
-               title_fontsize=8, frameon=False)
-    fig.suptitle("Effect of each rule against its baseline, by player count and line-up "
-                 "(paired on common deals, 95% intervals)")
-    fig.tight_layout(rect=(0, 0, 0.85, 0.94))
+    e = effects[effects["players"].notna()]
+    variants = _rules_order(e["variant"])
+    counts = sorted(int(p) for p in e["players"].unique())
+    metrics = [m for m in EFFECT_PANELS if (e["metric"] == m).any()]
+    fig, axes = plt.subplots(len(metrics), len(kinds), squeeze=False, sharey=True,
+                             sharex="row",
+                             figsize=(5.2 * len(kinds) + 2.8,
+                                      (0.34 * len(variants) + 1.0) * len(metrics) + 0.8))
+    for i, m in enumerate(metrics):
+        meta = METRICS[m]
+        for j, (title, lineup) in enumerate(kinds):
+            ax = axes[i][j]
+            sub = e[(e["metric"] == m) & (e["lineup"].astype(str) == lineup)]
+            for y, v in enumerate(variants):
+                for k, p in enumerate(counts):
+                    r = sub[(sub["variant"] == v) & (sub["players"] == p)]
+                    if r.empty:
+                        continue
+                    r = r.iloc[0]
+                    d = meta.scale * r["diff"]
+                    lo, hi = meta.scale * r["lo_adjusted"], meta.scale * r["hi_adjusted"]
+                    off = (k - (len(counts) - 1) / 2) * 0.16
+                    c = _COUNT_COLOURS[k % len(_COUNT_COLOURS)]
+                    found = bool(r["named"]) and (lo > 0 or hi < 0)
+                    ax.errorbar([d], [y + off], xerr=[[max(d - lo, 0)], [max(hi - d, 0)]],
+                                fmt="o", ms=4.5, capsize=2, color=c,
+                                mfc=c if found else "white")
+            ax.axvline(0, color="grey", ls="--", lw=1)
+            ax.grid(axis="x", alpha=0.3)
+            unit = "turns" if meta.unit == "turns" else "hands in 100"
+            ax.set_xlabel(f"change in {meta.plain or meta.label} ({unit})", fontsize=9)
+            if i == 0:
+                ax.set_title(title, fontsize=10)
+        axes[i][0].set_yticks(range(len(variants)), [labels.get(v, v) for v in variants],
+                              fontsize=8)
+        axes[i][0].invert_yaxis()
+    handles = [Line2D([], [], marker="o", ls="", color=_COUNT_COLOURS[k % 6],
+                      label=f"{p} players") for k, p in enumerate(counts)]
+    handles.append(Line2D([], [], marker="o", ls="", color="grey", mfc="white",
+                          label="too close to call"))
+    fig.legend(handles=handles, loc="center right", fontsize=8, frameon=False)
+    fig.suptitle("What each rule change does, against its base rule set on the same deals")
+    fig.tight_layout(rect=(0, 0, 0.86, 0.95))
     return fig
 
 
@@ -326,7 +355,8 @@ def save_figure(fig: Figure, out_dir: Path | str, name: str, dpi: int = 110) -> 
     out.mkdir(parents=True, exist_ok=True)
     paths = {"png": out / f"{name}.png", "svg": out / f"{name}.svg"}
     fig.savefig(paths["png"], dpi=dpi)
-    fig.savefig(paths["svg"])
+    with matplotlib.rc_context({"svg.hashsalt": name}):  # the same figure, the same file
+        fig.savefig(paths["svg"], metadata={"Date": None})
     return paths
 
 

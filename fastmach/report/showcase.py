@@ -66,6 +66,13 @@ class Example:
                 "blocked": f"a blocked hand, {self.turns} turns"}[self.kind]
 
     @property
+    def place(self) -> str:
+        """Where the game was played, in a designer's words."""
+        seats = (f"every seat {self.lineup}" if "," not in self.lineup
+                 else f"seats {self.lineup.replace(',', ', ')} in turn")
+        return f"{self.players} players, {seats}, hand {self.hand + 1}"
+
+    @property
     def where(self) -> str:
         return (f"{self.players} players, {self.lineup}, replicate {self.replicate}"
                 + (f", rotation {self.rotation}" if self.rotation else "")
@@ -162,7 +169,7 @@ def write_examples(examples: list[Example], hands: pd.DataFrame, study, results_
     (``fastmach.study.Study``), for each cell's rules and seats."""
     from fastmach.engine import play_games
     from fastmach.outputs import atomic_path, open_text
-    from fastmach.study.sweep import log_path
+    from fastmach.study.logs import log_path
     from fastmach.view import game_page, read_games
 
     cells = {c.key: c for c in study.cells}
@@ -208,7 +215,7 @@ def write_examples(examples: list[Example], hands: pd.DataFrame, study, results_
 
 def logged_counts(study, results_dir: Path) -> dict[tuple[str, int], int]:
     """(cell, rotation) -> replicates in the study's stored log of that cell (``_logs``)."""
-    from fastmach.study.sweep import log_path
+    from fastmach.study.logs import log_path
 
     out = {}
     for cell in study.cells:

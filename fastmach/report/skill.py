@@ -2,7 +2,7 @@
 
 :func:`section` reads what the study stored (the grid's hand rows and, when the study has
 a ``[skill]`` table, the skill runs in ``DIR/_skill``: :mod:`fastmach.study.skill_runs`) and
-returns the context of the template fragments ``_skill.html.j2`` / ``_skill.md.j2``: its
+returns the context of the template fragment ``_skill.html.j2`` (the appendix): its
 sentences, tables, figure and CSV files. The statistics are those of
 :mod:`fastmach.analysis.skill` (deal-clustered intervals, Holm over each table's tests);
 a sentence says "more" or "less" only where the adjusted test and the interval allow it.
@@ -24,15 +24,15 @@ import math
 from pathlib import Path
 
 import pandas as pd
-from markupsafe import Markup
 
 from fastmach.analysis import skill as sk
-from fastmach.analysis import stats
-from fastmach.analysis.metrics import number, p_text
+from fastmach.analysis import tables, variants
+from fastmach.analysis.metrics import METRICS, number, p_text
+from fastmach.report.table import Table
 from fastmach.rules import Rules
 from fastmach.strategies.trained import policy_for
 
-__all__ = ["section", "front_rows", "pooled_lineups", "TABLES", "FIGURE", "STRONG", "MEASURING_STICKS", "RESAMPLES"]
+__all__ = ["section", "TABLES", "FIGURE", "STRONG", "MEASURING_STICKS", "RESAMPLES"]
 
 #: CSV files of the section (under ``tables/``).
 TABLES = ("skill_ladder", "skill_head_to_head", "skill_ceiling", "skill_trace",
@@ -47,32 +47,12 @@ MEASURING_STICKS = ("clairvoyant", "strong")
 _SHOWN = 6
 #: Deal resamples of the ladders' intervals.
 RESAMPLES = 200
-#: Scorecard figures shown under expert and strong play.
-_STRONG_FIGURES = (("turns_per_hand", "turns per hand", 1.0, ""),
-                   ("stock_out_per_hand", "stock ran out (% of hands)", 100.0, ""),
-                   ("first_seat_edge", "first-seat edge (pp per hand)", 100.0, "signed"),
-                   ("blocked", "ended blocked (% of hands)", 100.0, ""))
-
-
-class Table:
-    """A titled table of text cells, as HTML and as Markdown."""
-
-    def __init__(self, title: str, frame: pd.DataFrame, note: str = ""):
-        self.title, self.frame, self.note = title, frame, note
-
-    def html(self) -> Markup:
-        return Markup(self.frame.to_html(index=False, border=0, classes="data", na_rep="",
-                                         escape=True))
-
-    def markdown(self) -> str:
-        def cell(v) -> str:
-            return "" if v is None or (isinstance(v, float) and math.isnan(v)) else \
-                str(v).replace("|", "\\|")
-        df = self.frame
-        head = "| " + " | ".join(cell(c) for c in df.columns) + " |"
-        sep = "|" + "|".join("---" for _ in df.columns) + "|"
-        body = ["| " + " | ".join(cell(v) for v in r) + " |" for r in df.itertuples(False)]
-        return "\n".join([head, sep, *body])
+#: Scorecard figures shown under expert and strong play: (metric, column heading, scale,
+#: signed), from the metric catalogue.
+_STRONG_FIGURES = tuple((m, METRICS[m].column, METRICS[m].scale,
+                         "signed" if m == "first_seat_edge" else "")
+                        for m in ("turns_per_hand", "stock_out_per_hand", "first_seat_edge",
+                                  "blocked"))
 
 
 def _pct(v, lo=None, hi=None, signed=False) -> str:
@@ -81,28 +61,6 @@ def _pct(v, lo=None, hi=None, signed=False) -> str:
 
 def _seats_text(n: int) -> str:
     return f"{n - 1} expert{'s' if n > 2 else ''}"
-
-
-# ----------------------------------------------------------------------------- the front
-
-def front_rows(games: pd.DataFrame, hands: pd.DataFrame
-               ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The rows the report's front scorecard pools: every line-up but the all-strong one
-    (an all-strong table draws to the stock's end; it is set apart, under "Balance under
-    strong play"), unless it is the study's only line-up."""
-    keep = hands["lineup"].astype(str) != STRONG
-    if keep.all() or not keep.any():
-        return games, hands
-    return games[games["lineup"].astype(str) != STRONG], hands[keep]
-
-
-def pooled_lineups(games: pd.DataFrame) -> str:
-    """The words naming the line-ups the front scorecard pools."""
-    names = list(dict.fromkeys(games["lineup"].astype(str)))
-    kept = [n for n in names if n != STRONG] or names
-    apart = ("; the all-strong line-up is set apart under Balance under strong play"
-             if len(kept) < len(names) else "")
-    return "; ".join(kept) + apart
 
 
 # ----------------------------------------------------------------------------- the parts
@@ -171,7 +129,7 @@ def _strong_play(games: pd.DataFrame, hands: pd.DataFrame) -> pd.DataFrame:
         return pd.DataFrame()
     h = hands[keep]
     g = games[games["lineup"].isin([EXPERT, STRONG])]
-    return stats.scorecard(g, h, by=("rules", "players", "lineup"))
+    return tables.scorecard(g, h, by=("rules", "players", "lineup"))
 
 
 def _strong_table(card: pd.DataFrame, name) -> pd.DataFrame:
@@ -385,18 +343,19 @@ def section(results_dir: Path | str, games: pd.DataFrame, hands: pd.DataFrame,
     sticks = [s for s in names if s.split("(")[0] in MEASURING_STICKS]
     ceil = sk.ceiling(every, sticks)
     tr = sk.trace(every)
-    pairs = [] if extra is None else stats.default_pairs(extra)
+    pairs = [] if extra is None else variants.default_pairs(extra)
     eff = sk.ceiling_effects(every, pairs, sticks)
     card = _strong_play(games, hands)
     frames = {"skill_ladder": ratings, "skill_head_to_head": h2h, "skill_ceiling": ceil,
               "skill_trace": tr, "skill_effects": eff, "strong_play": card}
     tdir = out / "tables"
     tdir.mkdir(parents=True, exist_ok=True)
+    frames = {k: df for k, df in frames.items() if len(df)}  # no file for what did not run
     for key, df in frames.items():
         df.to_csv(tdir / f"{key}.csv", index=False)
-    tables = []
+    shown = []
     if len(ratings):
-        tables.append(Table("Ladder of ratings", _ladder_table(ratings, name),
+        shown.append(Table("Ladder of ratings", _ladder_table(ratings, name),
                             "Per rules and player count: Plackett-Luce ratings from hand "
                             "winners (natural-log strength, expert = 0; ties shared), over "
                             "every hand seating rated strategies together (grid and skill "
@@ -404,43 +363,52 @@ def section(results_dir: Path | str, games: pd.DataFrame, hands: pd.DataFrame,
                             "Predicted: the win share per hand of one seat against n - 1 "
                             "experts the ratings imply."))
     if len(ceil):
-        tables.append(Table("How much skill can take", _ceiling_table(ceil, name),
+        shown.append(Table("How much skill can take", _ceiling_table(ceil, name),
                             "One seat of the strategy against n - 1 experts, seats rotated: "
                             "its win share per hand (Wilson interval at the deal-clustered "
                             "effective size) and its edge over the fair share (t interval, "
                             "deal-clustered)."))
     if len(tr):
-        tables.append(Table("Skill trace", _trace_table(tr, name),
+        shown.append(Table("Skill trace", _trace_table(tr, name),
                             "One search seat with budget 2b against n - 1 with budget b, "
                             "seats rotated; adj. p tests a zero edge, Holm over every step "
                             "of the table."))
     if len(eff):
-        tables.append(Table("Does a rule change make skill matter more?",
+        shown.append(Table("Does a rule change make skill matter more?",
                             _effects_table(eff, name),
                             "The measuring stick's win share against experts under the "
                             "variant minus under its baseline, paired by deal (the same "
                             "deals), deal-clustered t interval; Holm over the table."))
     strong_tbl = _strong_table(card, name) if len(card) else pd.DataFrame()
     if len(strong_tbl):
-        tables.append(Table("Balance under strong play", strong_tbl,
+        shown.append(Table("Balance under strong play", strong_tbl,
                             "The grid's all-expert line-up and its all-strong line-up on the "
                             "same deals, per rules and player count; 95% deal-clustered "
                             "intervals (the scorecard's methods)."))
     lineup_words, lineup_tbl = _effects_by_lineup(effects, name)
     if len(lineup_tbl):
-        tables.append(Table("Rule effects by line-up", lineup_tbl,
+        shown.append(Table("Rule effects by line-up", lineup_tbl,
                             "Each rule's paired effect (variant minus baseline, the same "
                             "deals) with the all-expert and with the all-strong line-up, per "
                             "player count: 95% deal-clustered intervals, and a word where "
                             "the Holm-adjusted p of effects.csv is below 0.05 and the "
                             "interval excludes 0 (stock and first seat in pp of hands)."))
-    return {"skill_runs": extra is not None,
+    measured = [w for w, df in (("who beats whom (ratings)", ratings),
+                                ("how much of the outcome one skilled seat takes against "
+                                 "experts (the ceiling)", ceil),
+                                ("whether more thinking keeps paying (the skill trace)", tr),
+                                ("whether a rule change makes skill matter more", eff),
+                                ("what changes when every seat plays strong", card))
+                if len(df)]
+    intro = ("A balance figure is a figure of the players that produced it. This section "
+             "measures them: " + ", ".join(measured) + "." if measured else "")
+    return {"skill_runs": extra is not None, "intro": intro, "ceiling": ceil,
             "sentences": {"ceiling": _ceiling_words(ceil, name),
                           "trace": _trace_words(tr, name),
                           "rules": _effect_words(eff, name),
                           "strong": _strong_words(card, name) + lineup_words},
-            "tables": tables, "figure": _trace_figure(tr, name, out / "figures"),
-            "csvs": [f"tables/{k}.csv" for k in TABLES]}
+            "tables": shown, "figure": _trace_figure(tr, name, out / "figures"),
+            "csvs": [f"tables/{k}.csv" for k in TABLES if k in frames]}
 
 
 def _who_is_strong(card: pd.DataFrame, name) -> list[str]:

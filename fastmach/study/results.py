@@ -19,7 +19,7 @@ from fastmach.study.plan import CHUNKS, HANDS, MANIFEST, Chunk, check_size, chun
     parse_chunk_name
 from fastmach.study.worker import _version
 
-__all__ = ["Store", "read_results", "read_hands"]
+__all__ = ["Store", "read_results", "read_hands", "read_manifest"]
 
 
 def _now() -> str:
@@ -300,16 +300,29 @@ def _foreign_seed(df, study: Study):
     return min(other) if other else None
 
 
-def _manifest(root: Path) -> dict:
-    """The study manifest of a result directory (a FastmachError naming it if unreadable)."""
-    mpath = root / MANIFEST
+def read_manifest(root: str | Path, *, need_study: bool = True) -> dict:
+    """The study manifest of a result directory, or a FastmachError naming the file and
+    what is wrong with it (missing, not UTF-8, not JSON, not an object; with
+    ``need_study``, an object without the study's text)."""
+    mpath = Path(root) / MANIFEST
+    if not mpath.is_file():
+        raise FastmachError(f"{mpath}: cannot read the study manifest (no such file: the "
+                            f"result directory lacks {MANIFEST})")
     try:
         manifest = json.loads(mpath.read_bytes().decode("utf-8"))
+    except UnicodeDecodeError as e:
+        raise FastmachError(f"{mpath}: cannot read the study manifest (not UTF-8 text: "
+                            f"{e})") from None
     except (OSError, ValueError) as e:
         raise FastmachError(f"{mpath}: cannot read the study manifest ({e})") from None
-    if not isinstance(manifest, dict) or not isinstance(manifest.get("study"), str):
+    if not isinstance(manifest, dict):
+        raise FastmachError(f"{mpath}: the manifest is not a JSON object")
+    if need_study and not isinstance(manifest.get("study"), str):
         raise FastmachError(f"{mpath}: the manifest is not a JSON object with the study")
     return manifest
+
+
+_manifest = read_manifest
 
 
 def _sorted(df, root: Path, study: Study, keys: list[str]):

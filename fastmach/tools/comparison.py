@@ -245,7 +245,7 @@ def comparison_table(effects: pd.DataFrame, pairs: Sequence[tuple[str, str]],
 
     Columns: ``variant, baseline, players, lineup, metric, label, baseline_value,
     variant_value, diff, lo, hi, p_adjusted, pairs, word``, all from the rows of
-    ``effects`` (:func:`fastmach.analysis.stats.effects`); ``players``/``lineup`` are empty on
+    ``effects`` (:func:`fastmach.analysis.tables.effects`); ``players``/``lineup`` are empty on
     pooled rows. A metric with no pooled row (the seat spread does not pool across player
     counts) shows its rows by player count and line-up when any of them has a word, else
     one row that says so.
@@ -435,7 +435,7 @@ class Comparison:
 
     ``effects``: the rows of ``effects.csv`` for the compared pairs (``variant,
     baseline, players, lineup, metric, diff, lo, hi, rel_diff, p_value, p_adjusted,
-    pairs, baseline_value, variant_value``, from :func:`fastmach.analysis.stats.effects`);
+    pairs, baseline_value, variant_value``, from :func:`fastmach.analysis.tables.effects`);
     ``scorecard``: one row per cell; ``table``: the printed table as numbers
     (:func:`comparison_table`); ``study``: the Study it ran (its ``games`` the deals
     played); ``out``: the directory kept, if any.
@@ -482,13 +482,13 @@ class Comparison:
 def _analyse(results: Path, study: Study, pairs: list[tuple[str, str]]
              ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """``(effects, scorecard, effects by player count)`` of a result store, from :mod:`fastmach.analysis.stats`."""
-    from fastmach.analysis import stats
+    from fastmach.analysis import tables
     from fastmach.study.results import read_hands, read_results
 
     from fastmach.analysis.heterogeneity import effects_by_players
 
     games, hands = read_results(results, study), read_hands(results, study)
-    return (stats.effects(games, hands, pairs), stats.scorecard(games, hands),
+    return (tables.effects(games, hands, pairs), tables.scorecard(games, hands),
             effects_by_players(hands, pairs))
 
 

@@ -36,6 +36,7 @@ def test_imported_modules_sees_function_level_and_relative_imports(tmp_path):
     assert "fastmach.study.driver" in mods and "argparse" in mods   # (inside a function)
     assert "fastmach.study.plan" in imported_modules(PACKAGE / "study" / "precision.py")
     assert "fastmach.tools.tune.answer" in imported_modules(PACKAGE / "tools" / "tune" / "__init__.py")
+    assert "fastmach.study.results" in imported_modules(PACKAGE / "report" / "load.py")
 
 
 def test_study_does_not_import_the_sweep_driver():

@@ -11,17 +11,19 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from tests.report_data import (STUDY_TOML, random_hand_study, random_study,
+from tests.report_data import (random_hand_study, random_study,
                                   write_hand_results, write_results)
 from fastmach.errors import FastmachError
-from fastmach.report import FIGURES, TABLES, build_report, load_results
+from fastmach.report import TABLES, build_report, load_results
 from fastmach.cli import add_report as register_cli
 
 IMG_RE = re.compile(r'<img src="data:image/png;base64,([A-Za-z0-9+/=]+)"')
 
-#: Figures of the synthetic study: the fixed ones and the response curve against the
-#: player count (3 and 4 players; no swept rule parameter).
-SHOWN = [*FIGURES, "curve-players"]
+#: Figures of the synthetic study (its one kind of table: every seat expert): the fixed
+#: ones, the seats of that kind and the response curve against the player count (3 and 4
+#: players; no swept rule parameter).
+SHOWN = ["rule_effects", "hand_length", "stock_timing", "seat_edges-expert",
+         "strategy_matrix", "curve-players-expert"]
 
 
 @pytest.fixture(scope="module")
@@ -48,17 +50,19 @@ def test_report_html_embeds_every_figure(built):
     assert 'src="figures/' not in html  # self-contained: no link to a local file
 
 
-def test_report_opens_on_the_findings_and_holds_scorecard_and_provenance(built):
+def test_report_opens_on_the_designers_page_then_the_appendix(built):
     _, index = built
     html = index.read_text()
-    assert html.index('id="findings"') < html.index('id="unclear"') < html.index(
-        'id="glossary"') < html.index('id="scorecard"') < html.index(
-        'id="how-sure"') < html.index('id="reproduce"')
-    for text in ("turns per hand", "hands per match", "stock ran out (% of hands)",
-                 "first-seat edge (pp per hand, adjusted)", "skill gap (pp per seat)",
-                 "Monte Carlo error", "deals to halve it", "Named seats",
-                 "ace=low-only (against classic)", "Holm",
-                 "expert against beginner at 3 players", "What we could not tell"):
+    assert html.index('id="designer"') < html.index('id="glance"') < html.index(
+        'id="changes"') < html.index('id="rulesets"') < html.index(
+        'id="appendix"') < html.index('id="methods"') < html.index(
+        'id="tables"') < html.index('id="figures"') < html.index('id="reproduce"')
+    for text in ("Machiavelli rule sets compared: the synthetic study", "Expert play",
+                 "Hand length in turns: median (middle half)", "Stock runs out",
+                 "Is a seat favoured?", "How much skill decides",
+                 "classic with the ace low only", "Scorecard by line-up",
+                 "Rule effects by line-up", "Does a rule&#39;s effect depend on the line-up?",
+                 "Monte Carlo error", "deals to halve it", "Holm", "turns per hand (turns)"):
         assert text in html, text
     assert "fastmach sweep simulations/synthetic.toml --out results/synthetic" in html
     assert "name = &#34;synthetic&#34;" in html or 'name = "synthetic"' in html  # study TOML
@@ -87,13 +91,16 @@ def test_summary_markdown_links_written_figures(built):
     _, index = built
     md = (index.parent / "summary.md").read_text()
     links = re.findall(r"!\[[^\]]*\]\((figures/[^)]+\.png)\)", md)
-    assert len(links) == len(SHOWN)
+    assert links == ["figures/rule_effects.png"]  # the first page's figure
     for link in links:
         png = index.parent / link
         assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
         assert png.with_suffix(".svg").read_text().lstrip().startswith("<?xml")
-    assert "| rules | players | matches | hands | turns per hand |" in md
-    assert STUDY_TOML.strip().splitlines()[0] in md
+    for head in ("## At a glance: 3 players", "## At a glance: 4 players",
+                 "## What each rule change does", "## The rule sets"):
+        assert head in md, head
+    assert "Holm" not in md and "interval" not in md  # the first layer as text
+    assert "fastmach sweep simulations/synthetic.toml" in md
 
 
 def test_report_of_single_hands_without_variants_or_mixed_lineups(tmp_path):
@@ -104,8 +111,10 @@ def test_report_of_single_hands_without_variants_or_mixed_lineups(tmp_path):
     html = index.read_text()
     assert 'id="fig-rule_effects"' not in html and 'id="fig-strategy_matrix"' not in html
     assert len(IMG_RE.findall(html)) == 4  # and the response curve against players
-    assert "no single-rule variant" in html
-    assert "one hand per match" in html
+    # no rule change in the study: no section announces one, nor a skill table
+    assert 'id="changes"' not in html and "What each rule change does" not in html
+    assert "How much skill decides" not in html
+    assert "one hand" in html
 
 
 # ----------------------------------------------------------------- errors and CLI
@@ -214,21 +223,83 @@ def test_missing_chromium_fails_instead_of_skipping(monkeypatch, tmp_path):
         chromium()
 
 
-def test_findings_say_when_an_effect_differs_between_lineups(tmp_path):
+def test_an_effect_of_one_lineup_is_never_stated_for_another(tmp_path):
+    """The ace rule lengthens hands by 6 turns only where a beginner sits: the first page
+    (whose one kind of table is every seat expert) must not state it, and the appendix
+    says that the effect differs between line-ups, with no figure combining them."""
     games, hands = random_hand_study(games=30)
-    # the ace rule lengthens hands by 6 turns only when a beginner sits
     alone = (hands["rules"] == "classic(ace=low-only)") & (hands["lineup"] == "expert")
     hands.loc[alone, "turns"] -= 6
     index = build_report(write_hand_results(tmp_path / "r", games, hands), tmp_path / "o",
                          show_games=False)
     html = index.read_text()
-    # (the expert line-up's estimate is about 0, here below it: no direction is stated)
-    sentence = next(s for s in html.split("<li>")
-                    if s.startswith("classic with ace=low-only (against classic) changes "
-                                    "turns per hand"))
-    assert "at 3-4 players it depends on the line-up (heterogeneity adjusted p" in sentence
-    assert "no figure over the line-ups is given" in sentence
-    assert " pooled" not in sentence and "longer" not in sentence
+    first = html.split('id="appendix-start"', 1)[0]
+    assert "classic with the ace low only makes" not in first
+    assert "hand length (about" in first or "hand length" in first.split(
+        "Too close to call", 1)[-1]
+    md = (index.parent / "summary.md").read_text()
+    assert "classic with the ace low only makes" not in md.lower()
+    tests = html.split('id="tab-lineups"', 1)[1].split("</table>", 1)[0]
+    row = next(r for r in tests.split("<tr>") if "ace=low-only" in r and "turns per hand" in r)
+    p = float(re.findall(r"<td>([^<]*)</td>", row)[-1].replace("&lt;", ""))
+    assert p < 0.05
+    effects = pd.read_csv(index.parent / "tables" / "effects.csv")
+    byp = pd.read_csv(index.parent / "tables" / "effects_by_players.csv")
+    assert set(effects["lineup"].dropna()) == {"expert", "expert,beginner"}
+    assert "lineup" not in byp.columns  # the line-up test table: no line-up column
+
+
+def test_a_relative_change_needs_a_base_well_away_from_0_and_a_clear_change():
+    from fastmach.report.appendix import relative_text
+    from fastmach.report.designer import _rel_words
+
+    clear = {"baseline_value": 46.0, "variant_value": 26.0, "lo_adjusted": -24.0,
+             "hi_adjusted": -16.0, "diff": -20.0}
+    assert relative_text("turns_per_hand", clear) == "about -43%"
+    assert _rel_words("turns_per_hand", clear) == "about 40% shorter"
+    near0 = dict(clear, baseline_value=0.01, variant_value=0.4)
+    assert relative_text("turns_per_hand", near0) == ""  # no "+3867%"
+    assert _rel_words("turns_per_hand", near0) == ""
+    share = dict(clear, baseline_value=0.125, variant_value=0.0)
+    assert relative_text("stock_out_per_hand", share) == ""  # no "-100% [-100%, -100%]"
+    assert _rel_words("stock_out_per_hand", share) == ""
+    unclear = dict(clear, lo_adjusted=-30.0, hi_adjusted=2.0)
+    assert relative_text("turns_per_hand", unclear) == ""
+
+
+def test_no_section_announces_what_the_study_did_not_run(built):
+    """The synthetic study has no skill runs and no search players: no skill trace is
+    announced and no table holds only a header."""
+    _, index = built
+    html = index.read_text()
+    assert "skill trace" not in html.lower() and "more thinking" not in html
+    for csv in (index.parent / "tables").glob("*.csv"):
+        assert len(pd.read_csv(csv)) > 0, csv.name
+    assert not (index.parent / "tables" / "skill_trace.csv").exists()
+    assert "tables/skill_trace.csv" not in html
+
+
+def test_a_seat_the_test_names_is_the_seat_the_page_names(built):
+    """No "none found" beside a seat that seats.csv names: per table kind and cell."""
+    from fastmach.report.designer import _cells
+
+    results, index = built
+    games, hands, _ = load_results(results)
+    seats = pd.read_csv(index.parent / "tables" / "seats.csv")
+    card = pd.read_csv(index.parent / "tables" / "scorecard.csv")
+    seats.loc[(seats["players"] == 3) & (seats["lineup"] == "expert")
+              & (seats["rules"] == "classic") & (seats["seat"] == 1), "named"] = 1
+    cells = _cells(games, hands, card, seats, ["expert"])
+    for (rules, players, lineup), c in cells.items():
+        s = seats[(seats["rules"] == rules) & (seats["players"] == players)
+                  & (seats["lineup"] == lineup)]
+        named = s[s["named"] == 1]
+        assert c.seat_flag == (len(named) > 0)
+        if len(named):
+            assert "none found" not in c.seat
+            for seat in named["seat"]:
+                assert f"seat {int(seat) + 1} wins" in c.seat
+    assert cells[("classic", 3, "expert")].seat.startswith("seat 2 wins")
 
 
 def test_variants_are_named_by_what_they_change_never_by_a_code(built):
@@ -240,4 +311,19 @@ def test_variants_are_named_by_what_they_change_never_by_a_code(built):
     texts += [p.read_text() for p in (index.parent / "tables").glob("*.csv")]
     for text in texts:  # (the embedded images' base64 text is left out)
         assert not _re.search(r"\bR\d{1,2}\b", text)
-    assert "ace=low-only" in texts[0]
+    assert "ace=low-only" in texts[0] and "classic with the ace low only" in texts[0]
+
+
+def test_rule_sets_are_described_in_the_words_of_docs_rules_md():
+    """Each preset's line is the "in one line" column of docs/rules.md's table of sources,
+    and a variant names its changed option by the meaning of its value."""
+    from fastmach.report.rulewords import PRESET_WORDS, rules_description, rules_name
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "rules.md").read_text()
+    for preset, words in PRESET_WORDS.items():
+        assert f"| `{preset}` |" in doc and f"| {words} |" in doc, preset
+    assert rules_name("classic(jokers=2)") == "classic with 2 jokers"
+    assert rules_name("jokers(jokers=0)") == "jokers with no jokers"
+    assert "1 penalty card." in rules_description("classic(failed_penalty=1)")
+    assert "first play worth 36 points or more" in rules_description(
+        "ace-low(opening_points=36)")

@@ -3,6 +3,7 @@ ceiling's rule comparisons, the ladder's rated strategies, the [skill] table of 
 the report's skill section, and `fastmach compare --lineup strong`."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -253,15 +254,14 @@ def test_skill_section_renders_from_what_the_study_stored(stored, tmp_path):
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES),
                              undefined=jinja2.StrictUndefined, autoescape=True)
     page = env.get_template("_skill.html.j2").render(skill=ctx)
-    md = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES),
-                            undefined=jinja2.StrictUndefined).get_template(
-        "_skill.md.j2").render(skill=ctx)
-    for title in ("Skill: ladder, trace and ceiling", "How much skill can take",
-                  "Skill trace", "Ladder of ratings", "Balance under strong play",
-                  "Does a rule change make skill matter more?"):
-        assert title in page and title in md
+    for title in ("The players: skill and strong play", "How much skill can take",
+                  "Table: Skill trace", "Table: Ladder of ratings", "Balance under strong play",
+                  "Does a rule change make skill matter more?", "the skill trace"):
+        assert title in page, title
     assert "jokers=0, 2 players, one seat against 1 expert: clairvoyant (sees every card)" \
-        " wins" in md
+        " wins" in page
+    heads = re.findall(r"<h[23][^>]*>([^<]*)</h[23]>", page)
+    assert len(heads) == len(set(heads))  # no heading twice
     assert 'id="fig-skill_trace"' in page and (tmp_path / "figures" / "skill_trace.png").is_file()
     for name in section_of.TABLES:
         assert (tmp_path / "tables" / f"{name}.csv").is_file()
@@ -274,24 +274,33 @@ def test_skill_section_renders_from_what_the_study_stored(stored, tmp_path):
     assert "search(budget=2)" not in set(ladder["strategy"])  # never seated with an expert
 
 
-def test_front_scorecard_sets_the_all_strong_lineup_apart_and_says_so(stored):
-    from fastmach.report import load_results
-    from fastmach.report.skill import front_rows, pooled_lineups
+def test_skill_section_announces_only_what_the_study_ran(stored, tmp_path):
+    """Without skill runs there is no trace and no ceiling: the section says nothing of
+    them and writes no empty table."""
+    import shutil
 
-    games, hands, _ = load_results(stored)
-    g, h = front_rows(games, hands)
-    assert set(h["lineup"]) == {"expert", "expert,beginner"} == set(g["lineup"])
-    assert pooled_lineups(games) == ("expert; expert,beginner; the all-strong line-up is "
-                                     "set apart under Balance under strong play")
-    only = hands[hands["lineup"] == "strong"]
-    assert len(front_rows(games, only)[1]) == len(only)  # alone, it is the study
+    from fastmach.report import load_results
+    from fastmach.report import skill as section_of
+    from fastmach.report.plots import short_labels
+
+    grid_only = tmp_path / "grid"
+    shutil.copytree(stored, grid_only, ignore=shutil.ignore_patterns("_skill"))
+    games, hands, _ = load_results(grid_only)
+    ctx = section_of.section(grid_only, games, hands, short_labels(hands["rules"]),
+                             tmp_path / "out", resamples=20)
+    assert "trace" not in ctx["intro"] and "who beats whom" in ctx["intro"]
+    assert ctx["figure"] is None and not ctx["sentences"]["trace"]
+    assert "tables/skill_trace.csv" not in ctx["csvs"]
+    assert not (tmp_path / "out" / "tables" / "skill_trace.csv").exists()
+    for csv in (tmp_path / "out" / "tables").glob("*.csv"):
+        assert len(pd.read_csv(csv)) > 0, csv.name
 
 
 def test_report_templates_hold_the_skill_section():
     from fastmach.report import TEMPLATES
 
     assert '{% include "_skill.html.j2" %}' in (TEMPLATES / "report.html.j2").read_text()
-    assert '{% include "_skill.md.j2" %}' in (TEMPLATES / "summary.md.j2").read_text()
+    assert "include" not in (TEMPLATES / "summary.md.j2").read_text()  # the first page only
 
 
 # ----------------------------------------------------------------------------- compare

@@ -226,8 +226,8 @@ def test_sweep_and_report_out_under_a_file_exit_2(done, tmp_path, capsys):
 
 
 def test_report_out_is_checked_before_the_analysis(done, tmp_path, monkeypatch, capsys):
-    import fastmach.report as report
-    monkeypatch.setattr(report, "_analyse", lambda *a: pytest.fail("analysed first"))
+    import fastmach.report.build as report
+    monkeypatch.setattr(report, "analyse", lambda *a: pytest.fail("analysed first"))
     out = tmp_path / ("x" * 300)
     assert main(["report", str(done), "--out", str(out)]) == 2
     assert "cannot" in capsys.readouterr().err

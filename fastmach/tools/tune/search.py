@@ -118,7 +118,7 @@ class Evaluator:
         return games if finished else 0
 
     def __call__(self, rules: str, deals: int) -> pd.DataFrame:
-        from fastmach.analysis import stats
+        from fastmach.analysis import tables
         from fastmach.study.driver import execute
         from fastmach.study.results import read_hands, read_results
 
@@ -146,7 +146,7 @@ class Evaluator:
         hands = read_hands(where, study)
         games = games[games["replicate"] < deals]
         hands = hands[hands["replicate"] < deals]
-        card = self._cache[rules, deals] = stats.scorecard(games, hands)
+        card = self._cache[rules, deals] = tables.scorecard(games, hands)
         return card
 
 
