@@ -696,13 +696,17 @@ def add_report(sub) -> None:
                         "study's chunks) instead of refusing them")
     p.add_argument("--no-games", action="store_true",
                    help="write no viewer pages (games/) of the games that show the findings")
+    p.add_argument("-q", "--quiet", action="store_true",
+                   help="no progress bar (by default one shows its steps on a terminal)")
     p.set_defaults(func=report_command)
 
 
 def report_command(args: argparse.Namespace) -> int:
-    from fastmach.report import build_report  # matplotlib and scipy: only for a report
-    index = build_report(args.results_dir, args.out, ignore_foreign=args.ignore_foreign,
-                         show_games=not args.no_games)
+    from fastmach.engine.progress import Steps
+    from fastmach.report import STEPS, build_report  # matplotlib and scipy: only for a report
+    with Steps(STEPS, False if args.quiet else None, "report") as steps:
+        index = build_report(args.results_dir, args.out, ignore_foreign=args.ignore_foreign,
+                             show_games=not args.no_games, progress=steps)
     print(f"report written to {index}")
     return 0
 
