@@ -186,6 +186,18 @@ import fastmach.solver as _solver_api  # noqa: E402
 _solver_api.html_renderer = _solution_html
 
 
+def _state_html(state: State) -> str:
+    """Jupyter's HTML of a State, by the viewer (imported on first use)."""
+    from fastmach.view import state_html
+
+    return state_html(state)
+
+
+import fastmach.game as _game_api  # noqa: E402
+
+_game_api.html_renderer = _state_html
+
+
 def build_report(results_dir, out_dir=None):
     """Build the balance report of a study's results (see fastmach.report)."""
     from fastmach.report import build_report as _build  # matplotlib is imported only here

@@ -410,6 +410,19 @@ def solution_html(sol) -> str:
     return _position_html(None, table_cards, None, sol, ace_high=True)
 
 
+def state_html(state) -> str:
+    """``State._repr_html_``: the position's line, the table's melds and every seat's hand
+    as cards (the seat to play marked)."""
+    seats = [{"title": f"seat {s}" + (" to play" if s == state.current_player and
+                                       not state.is_terminal() else "")
+              + f": {len(state.hand_of(s))} cards, score {state.scores[s]}",
+              "hand": _cards_html(hand_tokens(state.hand_of(s)))}
+             for s in range(state.rules.players)]
+    return _env().get_template("view_state.html.j2").render(
+        summary=state._headline(), table=[_cards_html(m) for m in table_tokens(
+            state.table, state.rules.ace_high)], seats=seats)
+
+
 def split_melds(text: str, rules: Rules | str = "classic") -> list[list[int]] | None:
     """Melds written ``"5C 6C 7C | 8D 8H 8S"`` (``|`` or ``/`` between melds), each checked
     under ``rules`` (FastmachError naming a bad meld); None for flat cards (no separator)."""
