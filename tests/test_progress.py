@@ -84,3 +84,28 @@ def test_the_report_is_the_same_with_and_without_its_bar(results, tmp_path, monk
     quiet, bar = _files(tmp_path / "quiet" / "rep"), _files(tmp_path / "bar" / "rep")
     assert quiet and quiet == bar
 
+
+
+def test_replay_counts_the_logs_records_as_its_workers_check_them(tmp_path, monkeypatch,
+                                                                  capsys):
+    from fastmach.game import replay_workers
+    from fastmach.game.replay_workers import replay_parallel
+
+    monkeypatch.setattr(replay_workers, "MIN_LINES", 1)   # (pieces of a small log)
+    log = tmp_path / "g.jsonl"
+    assert main(["play", "--rules", "classic(match=single)", "--games", "40", "--out",
+                 str(tmp_path / "g.parquet"), "--log", str(log)]) == 0
+    lines = len(log.read_text().splitlines())
+    seen: list[tuple[int, int]] = []
+    replay_parallel(log, workers=2, text=False, progress=lambda d, t: seen.append((d, t)))
+    assert len(seen) > 1 and {t for _, t in seen} == {lines}
+    assert [d for d, _ in seen] == sorted(d for d, _ in seen) and seen[-1][0] == lines
+    capsys.readouterr()
+    assert main(["replay", "-q", "--workers", "2", str(log)]) == 0
+    quiet = capsys.readouterr()
+    monkeypatch.setattr(progress_mod, "terminal", lambda: True)
+    monkeypatch.setattr(progress_mod, "DELAY", 0.0)
+    assert main(["replay", "-q", "--workers", "2", str(log)]) == 0
+    shown = capsys.readouterr()
+    assert shown.out == quiet.out and quiet.err == ""
+    assert f"{lines}/{lines}" in shown.err.replace("\r", "\n") and "record/s" in shown.err

@@ -11,6 +11,7 @@ from typing import Any
 from fastmach.cli.common import _seed_arg
 from fastmach.engine import run_play_columns, summary
 from fastmach.engine.parquet import write_parquet
+from fastmach.engine.progress import Progress
 from fastmach.errors import FastmachError
 from fastmach.outputs import atomic_path, partial_name, probe_file, refuse_inputs
 from fastmach.rules import resolve_rules, source_warning
@@ -113,8 +114,24 @@ def replay_command(args: argparse.Namespace) -> int:
 
     if args.workers is not None and args.workers < 1:
         raise FastmachError(f"--workers must be at least 1, got {args.workers}")
-    hands = replay_parallel(args.file, workers=args.workers, text=not args.quiet,
-                            out=None if args.quiet else sys.stdout)
+    start = time.monotonic()
+    bar: Progress | None = None
+    # the log's records checked, on stderr where the games' text does not go to the terminal
+    shown = args.quiet or not sys.stdout.isatty()
+
+    def progress(done: int, total: int) -> None:
+        nonlocal bar
+        if bar is None:   # (once the workers run: the bar's thread is no reason to spawn them)
+            bar = Progress(total, None if shown else False, unit="record")
+            bar.t0 = start   # (its time and rate from the run's start)
+        bar.update(done - bar.done)
+
+    try:
+        hands = replay_parallel(args.file, workers=args.workers, text=not args.quiet,
+                                out=None if args.quiet else sys.stdout, progress=progress)
+    finally:
+        if bar is not None:
+            bar.__exit__(None)
     games = sum(1 for h in hands if h.hand == 0)
     print(f"{args.file}: {len(hands)} hand(s) of {games} game(s) re-checked, all turns legal")
     return 0
