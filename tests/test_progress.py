@@ -109,3 +109,17 @@ def test_replay_counts_the_logs_records_as_its_workers_check_them(tmp_path, monk
     shown = capsys.readouterr()
     assert shown.out == quiet.out and quiet.err == ""
     assert f"{lines}/{lines}" in shown.err.replace("\r", "\n") and "record/s" in shown.err
+
+
+def test_tunes_trial_lines_give_the_games_of_the_budget_and_the_rate(tmp_path, capsys):
+    from test_tune import PLANTED
+
+    from fastmach.tools.tune import tune
+
+    tune(PLANTED, tmp_path / "t", max_games=120, progress=True)
+    lines = [x for x in capsys.readouterr().err.splitlines() if x.startswith("trial ")]
+    assert lines
+    for line in lines:
+        # (of the search's budget: the fresh-deal check's games are set aside)
+        m = re.search(r"; (\d+) of (\d+) games \((\d+) games/s since the start\)$", line)
+        assert m and int(m.group(1)) <= int(m.group(2)) <= 120 and int(m.group(3)) > 0, line
