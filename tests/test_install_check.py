@@ -39,6 +39,7 @@ def test_built_needs_every_compiled_module_newer_than_every_source(tmp_path):
     assert not installed.built(tmp_path)                      # never compiled
     so = pyx.parent / "_a.cpython-311-x86_64-linux-gnu.so"
     so.write_bytes(b"")
+    _age(so, 50)
     assert installed.built(tmp_path)
     pxd.touch()                                               # a source edited since
     assert not installed.built(tmp_path)
