@@ -1,6 +1,7 @@
 """Progress bars on stderr, with tqdm loaded only once a bar shows: ``Progress`` counts
-games (``play``, ``train``, ``exploit``), ``Steps`` names the steps of a run whose work is
-not counted in games (``report``, the analysis after ``compare``'s and ``rate``'s games).
+games (``play``, ``train``, ``exploit``; ``replay``'s log records), ``Steps`` names the
+steps of a run whose work is not counted so (``report``, the analysis after ``compare``'s
+and ``rate``'s games).
 
 ``tqdm(total, delay=2)`` shows nothing before two seconds have passed and then draws at
 the next update; importing tqdm costs a short run a fiftieth of a second or so. ``Progress``
@@ -34,7 +35,8 @@ def terminal() -> bool:
 
 
 class Progress:
-    """A context manager counting games: ``update(n)``; the bar (tqdm) on demand."""
+    """A context manager counting games (or ``unit``): ``update(n)``; the bar (tqdm) on
+    demand."""
 
     def __init__(self, total: int, progress: bool | None, unit: str = "game") -> None:
         self.total, self.progress, self.unit = total, progress, unit
