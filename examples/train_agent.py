@@ -1,6 +1,6 @@
 """Train a small linear policy on ``fastmach.env.SingleAgentEnv`` (numpy only, CPU, minutes).
 
-    PYTHONPATH=. python examples/train_agent.py --rules "classic(match=single)" \
+    python examples/train_agent.py --rules "classic(match=single)" \
         --opponents beginner --episodes 500 --every 100 --eval 100
 
 The policy is a softmax over the legal macro-actions (fastmach.env.moves) of

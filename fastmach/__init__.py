@@ -21,7 +21,8 @@ from fastmach.core.providers import PROVIDERS
 check_build()  # the compiled core is there (found, not loaded): else a clear ImportError
 # what the lower layers ask of the layers above them
 PROVIDERS.update(engine_factory="fastmach.engine.play:make_engine",
-                 solution_html="fastmach.view:solution_html")
+                 solution_html="fastmach.view:solution_html",
+                 state_html="fastmach.view:state_html")
 
 #: Each public name -> the module that defines it.
 API = {

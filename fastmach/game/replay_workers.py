@@ -197,13 +197,15 @@ def _pool(workers: int) -> cf.ProcessPoolExecutor:
 
 def replay_parallel(path: str | Path, *, workers: int | None = None, out=None,
                     text: bool = True, pieces_per_worker: int = 4,
-                    run: Callable | None = None) -> list[ReplayedHand]:
+                    run: Callable | None = None,
+                    progress: Callable[[int, int], None] | None = None) -> list[ReplayedHand]:
     """``log_reader.replay`` of a log on ``workers`` processes (default: every core).
 
     The same hands, text, verdict and message at any worker count (``text=False``: no
     readable text, as for ``replay``). ``run``: a map of ``check_piece`` over the pieces
     in order (default: the worker pool; the tests give the builtin ``map`` to cut a log
-    without processes)."""
+    without processes). ``progress(done, total)``: called as the workers' pieces come back,
+    with the log's lines checked so far and its lines in all (a progress bar's)."""
     path = Path(path)
     workers = default_workers() if workers is None else workers
     if not is_integer(workers) or workers < 1:
@@ -229,9 +231,13 @@ def replay_parallel(path: str | Path, *, workers: int | None = None, out=None,
                           [text] * n))
     else:
         pool = _pool(min(workers, n))
+        pieces = []
         with pool:
-            pieces = list(pool.map(_piece, [str(path)] * n, [path.name] * n, firsts, offsets,
-                                   counts, [text] * n))
+            for piece, k in zip(pool.map(_piece, [str(path)] * n, [path.name] * n, firsts,
+                                         offsets, counts, [text] * n), counts):
+                pieces.append(piece)
+                if progress is not None:
+                    progress(sum(counts[:len(pieces)]), sum(counts))
     verdict = _merge(path.name, pieces)
     if verdict is None:
         return replay(path, out=out, text=text)

@@ -32,7 +32,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from fastmach.core import validate
-from fastmach.core.providers import provider
+from fastmach.core.providers import PROVIDERS, provider
 from fastmach.core._ids import ids_of_counts
 from fastmach.core.cards import JOKER, NCARD, card_points, card_str, check_copies, parse_cards
 from fastmach.errors import FastmachError
@@ -395,14 +395,35 @@ class State:
 
     __copy__ = clone   # (a shallow copy would share the hands, table and history)
 
+    def _headline(self) -> str:
+        """The position's line: rules, hand, turn, who plays (or the end), stock, scores."""
+        who = "over" if self._terminal else f"seat {self.current_player} to play"
+        return (f"{self.rules}: hand {self.hand_index}, turn {self.turn}, {who}, "
+                f"stock {self._left()}, scores {self.scores}")
+
     def __str__(self) -> str:
-        lines = [f"hand {self.hand_index}, turn {self.turn}, seat {self.current_player} to play, "
-                 f"stock {self._left()}, scores {self.scores}"]
+        """The position as cards: each seat's hand, the table's melds (a joker as JK(the
+        card it stands for))."""
+        lines = [self._headline()]
         for s in range(self.rules.players):
             lines.append(f"  seat {s}: " + " ".join(card_str(c) for c in self.hand_of(s)))
-        for m in self._melds:
-            lines.append("  table: " + " ".join(card_str(c) for c in m))
+        for m, st in zip(self._melds, self._stands):
+            lines.append("  table: " + " ".join(
+                f"JK({card_str(x)})" if c == JOKER else card_str(c) for c, x in zip(m, st)))
         return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return f"<State {self}>"
+
+    def _repr_pretty_(self, p, cycle: bool) -> None:
+        """IPython's text: the cards (``__str__``)."""
+        p.text(str(self))
+
+    def _repr_html_(self) -> str | None:
+        """Jupyter: the table's melds and every hand as cards (by the viewer's
+        ``state_html``, named in ``fastmach.core.providers`` by the package: the game does
+        not import the viewer, a layer above it); None (the text) when unset."""
+        return provider("state_html")(self) if "state_html" in PROVIDERS else None
 
     # -------------------------------------------------------------- legality
     def _play_exists(self) -> bool:

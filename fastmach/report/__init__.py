@@ -12,10 +12,10 @@ show the findings (:mod:`fastmach.report.showcase`). ``fastmach report RESULTS_D
 DIR]`` (fastmach.cli) calls :func:`build_report`.
 """
 
-from fastmach.report.build import (REPORT_ENTRIES, TABLES, TEMPLATES, build_report,
+from fastmach.report.build import (REPORT_ENTRIES, STEPS, TABLES, TEMPLATES, build_report,
                                    default_out_dir, md_fence, md_text)
 from fastmach.report.figures import FIGURES
 from fastmach.report.load import load_results
 
 __all__ = ["load_results", "build_report", "default_out_dir", "md_text", "md_fence",
-           "FIGURES", "TABLES", "TEMPLATES", "REPORT_ENTRIES"]
+           "FIGURES", "TABLES", "TEMPLATES", "REPORT_ENTRIES", "STEPS"]

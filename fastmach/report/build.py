@@ -8,6 +8,7 @@ import re
 import shlex
 from datetime import datetime
 from pathlib import Path
+from typing import Callable
 
 import jinja2
 import pandas as pd
@@ -128,7 +129,8 @@ def _display_command(command: str) -> str:
 
 def build_report(results_dir: Path | str, out_dir: Path | str | None = None, *,
                  ignore_foreign: bool = False, show_games: bool = True,
-                 pairs: list[tuple[str, str]] | None = None) -> Path:
+                 pairs: list[tuple[str, str]] | None = None,
+                 progress: Callable[[str], None] | None = None) -> Path:
     """Write ``index.html``, ``summary.md``, ``figures/``, ``tables/*.csv`` and ``games/``.
 
     ``show_games``: write, per rules variant, viewer pages of the longest hand, a stock-out
@@ -146,16 +148,24 @@ def build_report(results_dir: Path | str, out_dir: Path | str | None = None, *,
     ``pairs``: the ``(variant, baseline)`` rules of the effects (default: every variant
     against its baseline, :func:`fastmach.analysis.stats.default_pairs`); ``fastmach compare``
     passes its own, and its command (which rewrites the report) is then the one to rerun.
+    ``progress``: called with each of :data:`STEPS` as it begins (a progress bar's).
     """
     from fastmach.outputs import atomic_dir, probe_dir
 
+    step = progress or (lambda name: None)
+    step(STEPS[0])
     games, hands, manifest = load_results(results_dir, ignore_foreign=ignore_foreign)
     out = Path(out_dir) if out_dir is not None else default_out_dir(manifest)
     _check_out(Path(results_dir), out)
     probe_dir(out, "out=")
     with atomic_dir(out, REPORT_ENTRIES) as stage:
-        _write(results_dir, games, hands, manifest, out, stage, pairs, show_games)
+        _write(results_dir, games, hands, manifest, out, stage, pairs, show_games, step)
     return out / "index.html"
+
+
+#: the report's steps, in order (``build_report(progress=...)`` is called with each)
+STEPS = ("reading the results", "the analysis", "the figures", "the tables",
+         "the games shown", "the skill section", "the pages")
 
 
 #: what a report directory holds (its whole content, replaced by the next report)
@@ -184,17 +194,24 @@ def _tables_csv(a: Analysis, out: Path) -> list[str]:
 
 
 def _write(results_dir, games, hands, manifest, out: Path, stage: Path, pairs,
-           show_games: bool) -> None:
-    """The report's files, written into ``stage`` (which becomes ``out``)."""
+           show_games: bool, step: Callable[[str], None] = lambda name: None) -> None:
+    """The report's files, written into ``stage`` (which becomes ``out``); ``step`` is
+    called with each of STEPS but the first as it begins."""
     from fastmach.outputs import atomic_path
     from fastmach.report import skill as skill_section
 
+    step(STEPS[1])
     a = analyse(games, hands, pairs, _grid_axes(manifest))
+    step(STEPS[2])
     figs = make_figures(hands, a, stage / "figures")
+    step(STEPS[3])
     csvs = _tables_csv(a, stage / "tables")
+    step(STEPS[4])
     shown = _games(results_dir, hands, manifest, a, stage) if show_games else []
+    step(STEPS[5])
     skill = skill_section.section(results_dir, games, hands, a.labels, stage, a.effects)
     csvs += skill["csvs"]
+    step(STEPS[6])
     order = list(in_order(a, pd.DataFrame({"rules": list(a.labels)}))["rules"])
     first = designer.page(games, hands, a.card, a.seats, a.effects, order,
                           skill.get("ceiling"))

@@ -53,7 +53,26 @@ _HEADER = struct.Struct(">I")
 MAX_FRAME = 1 << 24
 #: seconds a new bot process may take to import fastmach and build the bot
 START_TIMEOUT = 120.0
-_SERVE = "import sys; from fastmach.strategies.isolation import serve; sys.exit(serve())"
+#: the bot process's program. Where fastmach itself does not import there (its compiled core
+#: missing or stale, a dependency absent), it takes the bot's frame and answers with the
+#: import error, which the game's process raises as the bot's: the cause named, not a
+#: process that stopped reading
+_SERVE = """\
+import sys
+try:
+    from fastmach.strategies.isolation import serve
+except Exception as e:
+    import json, struct
+    head = sys.stdin.buffer.read(4)
+    if len(head) == 4:
+        sys.stdin.buffer.read(struct.unpack(">I", head)[0])
+    body = json.dumps({"error": type(e).__name__,
+                       "message": "its process could not import fastmach: " + str(e)}).encode()
+    sys.stdout.buffer.write(struct.pack(">I", len(body)) + body)
+    sys.stdout.buffer.flush()
+    sys.exit(1)
+sys.exit(serve())
+"""
 
 
 class RemoteError(Exception):
@@ -126,7 +145,10 @@ class IsolatedBot:
         return reply
 
     def _gone(self) -> str:
-        code = self._proc.poll()
+        try:   # (a process that closed its pipes is ending: its exit code says more)
+            code: int | None = self._proc.wait(timeout=1)
+        except subprocess.TimeoutExpired:
+            code = None
         self.close()
         return f"its process ended (exit code {code})" if code is not None else \
             "its process stopped reading"

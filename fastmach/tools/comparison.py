@@ -593,10 +593,17 @@ def compare(rules: Sequence[str], players: Sequence[int] | int | None = None,
                 notes.append(f"the precision was not reached by max_games = {max_games} "
                              f"deals in {len(missed)} of {len(study.cells)} cells")
         log(format_summary(summary))
-        effects, scorecard, by_players = _analyse(results, study, pairs)
-        table = comparison_table(effects, pairs, by_players=by_players)
-        if out is not None and report:
-            _write_report(results, root / "report", pairs, log)
+        from fastmach.engine.progress import Steps
+
+        reported = out is not None and report
+        names = ("the effects",) + (_report_steps() if reported else ())
+        with Steps(names, None if progress else False, "compare") as steps:
+            steps(names[0])
+            effects, scorecard, by_players = _analyse(results, study, pairs)
+            table = comparison_table(effects, pairs, by_players=by_players)
+            index = _write_report(results, root / "report", pairs, steps) if reported else None
+        if index is not None:
+            log(f"report written to {index}")
         return Comparison(tuple(study.rules), study, effects, scorecard, table,
                           None if out is None else root, notes,
                           sentences_of(by_players, pairs))
@@ -605,9 +612,15 @@ def compare(rules: Sequence[str], players: Sequence[int] | int | None = None,
             tmp.cleanup()
 
 
-def _write_report(results: Path, report: Path, pairs, log) -> None:
-    """The report and ``tables/*.csv`` of the store, on the compared pairs."""
+def _report_steps() -> tuple[str, ...]:
+    from fastmach.report import STEPS
+
+    return STEPS
+
+
+def _write_report(results: Path, report: Path, pairs, progress) -> Path:
+    """The report and ``tables/*.csv`` of the store, on the compared pairs (``progress``
+    called with each of its steps); the path of its page."""
     from fastmach.report import build_report
 
-    index = build_report(results, report, pairs=pairs)
-    log(f"report written to {index}")
+    return build_report(results, report, pairs=pairs, progress=progress)

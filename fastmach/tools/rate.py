@@ -439,12 +439,18 @@ def rate(strategies: Sequence[str] | str, rules: Sequence[str] | str = "classic"
             log(format_summary(summary))
             summaries.append(summary)
             frames.append(read_hands(where, study))
-        hands = pd.concat(frames, ignore_index=True)
-        ratings, h2h = ladder(hands, plan.strategies, rank=rank, resamples=bootstrap,
-                              seed=seed)
-        result = Rating(plan, ratings, h2h, None if out is None else root, summaries)
-        if out is not None:
-            write_outputs(result, root)
+        from fastmach.engine.progress import Steps
+
+        names = ("the ratings",) + (() if out is None else ("the tables and the figure",))
+        with Steps(names, None if progress else False, "rate") as steps:
+            steps(names[0])
+            hands = pd.concat(frames, ignore_index=True)
+            ratings, h2h = ladder(hands, plan.strategies, rank=rank, resamples=bootstrap,
+                                  seed=seed)
+            result = Rating(plan, ratings, h2h, None if out is None else root, summaries)
+            if out is not None:
+                steps(names[1])
+                write_outputs(result, root)
         return result
     finally:
         if tmp is not None:

@@ -34,7 +34,8 @@ from fastmach.outputs import clear_stale, probe_file, refuse_inputs, temporary_n
 from fastmach.rules import Rules
 
 __all__ = ["read_games", "ViewGame", "game_page", "index_page", "position_page",
-           "solution_html", "meld_faces", "table_marks", "write_views", "write_page"]
+           "solution_html", "state_html", "meld_faces", "table_marks", "write_views",
+           "write_page"]
 
 TEMPLATES = Path(__file__).with_name("templates")
 
@@ -408,6 +409,19 @@ def solution_html(sol) -> str:
     placed = Counter(sol.placed)
     table_cards = list((Counter(c for m in sol.melds for c in m) - placed).elements())
     return _position_html(None, table_cards, None, sol, ace_high=True)
+
+
+def state_html(state) -> str:
+    """``State._repr_html_``: the position's line, the table's melds and every seat's hand
+    as cards (the seat to play marked)."""
+    seats = [{"title": f"seat {s}" + (" to play" if s == state.current_player and
+                                       not state.is_terminal() else "")
+              + f": {len(state.hand_of(s))} cards, score {state.scores[s]}",
+              "hand": _cards_html(hand_tokens(state.hand_of(s)))}
+             for s in range(state.rules.players)]
+    return _env().get_template("view_state.html.j2").render(
+        summary=state._headline(), table=[_cards_html(m) for m in table_tokens(
+            state.table, state.rules.ace_high)], seats=seats)
 
 
 def split_melds(text: str, rules: Rules | str = "classic") -> list[list[int]] | None:

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import fastmach
-from fastmach.cli import _BLAS_THREADS as BLAS_THREADS, _command_word as command_word
+from fastmach.cli.start import _BLAS_THREADS as BLAS_THREADS, _command_word as command_word
 from fastmach.engine import progress as progress_mod
 from fastmach.engine.progress import Progress
 
@@ -99,6 +99,7 @@ def test_a_late_progress_bar_counts_its_time_and_rate_from_the_start_of_the_run(
     # 1013116.91game/s]": the bar was made at the end and counted from there)
     clock = [100.0]
     monkeypatch.setattr(progress_mod.time, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(progress_mod, "terminal", lambda: True)   # (the default bar's)
     with Progress(50, None) as p:
         clock[0] += 40.0
         p.update(50)
@@ -112,6 +113,7 @@ def test_a_late_progress_bar_counts_its_time_and_rate_from_the_start_of_the_run(
 def test_the_default_progress_shows_past_the_delay_with_the_games_done(monkeypatch, capsys):
     clock = [100.0]
     monkeypatch.setattr(progress_mod.time, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(progress_mod, "terminal", lambda: True)
     with Progress(10, None) as p:
         p.update(3)
         assert p.bar is None          # before the delay: nothing drawn, tqdm not needed

@@ -137,14 +137,35 @@ def _bash_blocks(path: Path) -> list[str]:
     return re.findall(r"```bash\n(.*?)```", path.read_text(), re.S)
 
 
+DOCS = ["README.md", "reports/README.md"] + sorted(
+    str(p.relative_to(ROOT)) for p in (ROOT / "docs").glob("*.md"))
+
+
 @pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
-@pytest.mark.parametrize("doc", ["README.md", "reports/README.md"])
+@pytest.mark.parametrize("doc", DOCS)
 def test_readme_commands_paste_into_bash(doc):
     blocks = [re.sub(r"(?m)^\s+(?=\S)", "", b) for b in _bash_blocks(ROOT / doc)]
-    assert blocks
+    assert blocks or doc.startswith("docs/")
     for block in blocks:
         rc = subprocess.run(["bash", "-n"], input=block, text=True, capture_output=True)
         assert rc.returncode == 0, f"{doc}: {rc.stderr}\n{block}"
+
+
+@pytest.mark.parametrize("doc", DOCS)
+def test_every_python_example_of_the_docs_is_python(doc):
+    for block in re.findall(r"```python\n(.*?)```", (ROOT / doc).read_text(), re.S):
+        compile(block, doc, "exec")   # (a SyntaxError names the page)
+
+
+def test_the_readme_links_to_pages_that_exist():
+    text = (ROOT / "README.md").read_text()
+    pages = re.findall(r"\]\((docs/[^)#]+)\)", text)
+    assert len(set(pages)) >= 10
+    assert [p for p in pages if not (ROOT / p).is_file()] == []
+    anchors = re.findall(r"\]\(#([^)]+)\)", text)
+    headings = {re.sub(r"[^a-z0-9 -]", "", h.lower()).replace(" ", "-")
+                for h in re.findall(r"(?m)^## (.+)$", text)}
+    assert anchors and set(anchors) <= headings
 
 
 def test_readme_says_which_python_and_the_declared_version_matches():

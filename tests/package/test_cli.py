@@ -173,7 +173,7 @@ def test_play_unfreezes_the_garbage_collector_when_its_games_fail(capsys, tmp_pa
         assert gc.get_freeze_count() > 0  # frozen while the games run
         raise FastmachError("the games failed")
 
-    monkeypatch.setattr(cli, "run_play_columns", fail)
+    monkeypatch.setattr(cli.games, "run_play_columns", fail)
     code, _, err = run(capsys, "play", "--games", "2", "--out", str(tmp_path / "g.parquet"))
     assert code == 2 and "the games failed" in err and gc.get_freeze_count() == 0
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -277,3 +278,19 @@ def test_cli_play_with_a_secret_seed_and_an_isolated_bot(tmp_path):
                "--out", "g.parquet")
     assert bad.returncode == 2 and "expected an integer or 'secret'" in bad.stderr
     assert "Traceback" not in bad.stderr
+
+
+def test_an_isolated_bot_whose_process_cannot_import_fastmach_names_the_cause(tmp_path,
+                                                                             monkeypatch):
+    """A folder ``fastmach`` without its compiled modules in the working directory (the
+    source tree after a non-editable install): the bot's process imports it and fails. The
+    error names the missing compiled core, where it said "its process stopped reading"."""
+    shutil.copytree(ROOT / "fastmach", tmp_path / "fastmach",
+                    ignore=shutil.ignore_patterns("*.so", "*.c", "__pycache__"))
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(FastmachError, match=r"^bot 'fastmach.strategies.examples:MaxPlacement"
+                       r"\(isolated=true\)' at seat 0: its constructor raised ImportError: its "
+                       r"process could not import fastmach: fastmach's compiled core is "
+                       r"missing or stale"):
+        fastmach.play_games(RULES, _seats("fastmach.strategies.examples:MaxPlacement"
+                                          "(isolated=true)"), 1, [0])

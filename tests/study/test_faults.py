@@ -406,7 +406,7 @@ def test_an_interrupted_play_says_interrupted_once(tmp_path, monkeypatch, capsys
         if log is not None:
             partial_name(log).write_text("")   # (the finished games' log, kept)
         raise KeyboardInterrupt
-    monkeypatch.setattr(cli, "run_play_columns", interrupted)
+    monkeypatch.setattr(cli.games, "run_play_columns", interrupted)
     words = ["--log", str(tmp_path / "g.jsonl")] if log else []
     assert cli.main(["play", "--games", "2", "--out", str(tmp_path / "g.parquet"),
                      *words]) == 130

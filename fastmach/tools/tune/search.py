@@ -30,6 +30,7 @@ import hashlib
 import itertools
 import json
 import math
+import time
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -254,6 +255,7 @@ def run_search(space: Space, out: Path, budget: int, evaluate: Evaluator,
             if d > known.deals.get(rules, 0):
                 known.deals[rules], known.params[rules] = d, dict(t.params)
     spent = lambda: sum(known.deals.values()) * per_deal  # noqa: E731
+    start, spent_before = time.monotonic(), spent()   # (this run's rate, a resumed one's too)
     idle = _trailing_idle(study)   # (a resumed or repeated run stops where the last did)
     while True:
         running = study.get_trials(deepcopy=False, states=(TrialState.RUNNING,))
@@ -311,7 +313,9 @@ def run_search(space: Space, out: Path, budget: int, evaluate: Evaluator,
         idle = idle + 1 if new == 0 else 0
         n = len(study.trials)
         log(f"trial {n - 1}: {rules} at {known.deals[rules]} deals, loss {value:.3g}"
-            f"{' (pruned)' if state == TrialState.PRUNED else ''}; {spent()} games")
+            f"{' (pruned)' if state == TrialState.PRUNED else ''}; {spent()} of {budget} "
+            f"games ({(spent() - spent_before) / max(time.monotonic() - start, 1e-9):.0f} "
+            f"games/s since the start)")
     known.trials = len(study.trials)
     known.games = spent()
     for rules, d in known.deals.items():
