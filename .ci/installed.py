@@ -19,12 +19,14 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def built(root: Path = ROOT) -> bool:
-    """Every ``.pyx`` has its compiled module, each newer than the newest source."""
+    """Every ``.pyx`` has its compiled module, each newer than its own source and than every
+    declaration file (``.pxd``, ``.pxi``) a module may cimport or include."""
     package = root / "fastmach"
-    sources = [p for ext in ("pyx", "pxd", "pxi") for p in package.rglob(f"*.{ext}")]
-    newest = max((p.stat().st_mtime for p in sources), default=0.0)
+    shared = [p for ext in ("pxd", "pxi") for p in package.rglob(f"*.{ext}")]
+    newest_shared = max((p.stat().st_mtime for p in shared), default=0.0)
     for pyx in package.rglob("*.pyx"):
         modules = list(pyx.parent.glob(f"{pyx.stem}.*.so"))
+        newest = max(newest_shared, pyx.stat().st_mtime)
         if not modules or min(m.stat().st_mtime for m in modules) < newest:
             return False
     return True

@@ -32,7 +32,7 @@ def _age(path: Path, seconds: float) -> None:
     os.utime(path, (t, t))
 
 
-def test_built_needs_every_compiled_module_newer_than_every_source(tmp_path):
+def test_built_needs_every_compiled_module_newer_than_its_source_and_the_declarations(tmp_path):
     pyx, pxd = _tree(tmp_path)
     _age(pyx, 100)
     _age(pxd, 100)
@@ -41,7 +41,15 @@ def test_built_needs_every_compiled_module_newer_than_every_source(tmp_path):
     so.write_bytes(b"")
     _age(so, 50)
     assert installed.built(tmp_path)
-    pxd.touch()                                               # a source edited since
+    other = pyx.parent / "_b.pyx"                             # another module, newer
+    other.write_text("")
+    (pyx.parent / "_b.cpython-311-x86_64-linux-gnu.so").write_bytes(b"")
+    assert installed.built(tmp_path)
+    pyx.touch()                                               # its own source edited since
+    assert not installed.built(tmp_path)
+    _age(pyx, 100)
+    assert installed.built(tmp_path)
+    pxd.touch()                                               # a declaration edited since
     assert not installed.built(tmp_path)
 
 
