@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-__all__ = ["Metric", "METRICS", "PHRASES", "CURVE_METRICS", "SCORECARD_METRICS", "BINARY_METRICS",
+__all__ = ["Metric", "METRICS", "WORDED_METRICS", "PHRASES", "CURVE_METRICS", "SCORECARD_METRICS", "BINARY_METRICS",
            "EFFECT_METRICS_HANDS", "number", "p_text", "value_text", "diff_text"]
 
 
@@ -24,8 +24,12 @@ class Metric:
     (a share of hands: paired differences use Newcombe's interval), ``digits``,
     ``rise``/``fall`` (what a rule does when the metric rises or falls: "makes hands
     longer"), ``per`` (what one value is counted on: ``hand``, ``match`` or ``seat``) and
-    ``curve`` (drawn in the response curves and the report's figures of effects) and
-    ``plain`` (its name on a report's first page, for a reader who is not a statistician).
+    ``curve`` (drawn in the response curves and the report's figures of effects),
+    ``plain`` (its name on a report's first page, for a reader who is not a statistician)
+    ``gap`` (a difference of win shares, printed in pp even as a value), ``rel_base`` (the
+    smallest base, in its unit, a relative change is worded or printed on; 0: never) and
+    ``in100`` (a share of hands in a designer's words, counted in 100 hands; set for the
+    metrics a rule change is worded on in the report's first layer, with ``rel_base``).
     """
 
     name: str
@@ -41,6 +45,14 @@ class Metric:
     per: str = "hand"
     curve: bool = False
     plain: str = ""
+    gap: bool = False
+    rel_base: float = 0.0
+    in100: str = ""
+
+    @property
+    def worded(self) -> bool:
+        """Whether the report's first layer words a rule change on it."""
+        return bool(self.rel_base or self.in100)
 
     @property
     def scale(self) -> float:
@@ -56,7 +68,7 @@ class Metric:
     def column(self) -> str:
         """A table column's heading: the label and its printed unit."""
         unit = {"share": "% of hands", "turns": "turns", "hands": "hands"}[self.unit]
-        if self.name in ("first_seat_edge", "seat_spread", "skill_gap"):
+        if self.gap:
             unit = "pp per " + self.per
         return f"{self.label} ({unit})"
 
@@ -70,29 +82,37 @@ class Metric:
 METRICS: dict[str, Metric] = {m.name: m for m in (
     Metric("turns_per_hand", "turns per hand", "turns", "longer", "shorter",
            "turns per hand (total turns / total hands)",
-           rise="makes hands longer", fall="makes hands shorter", curve=True, plain="hand length"),
+           rise="makes hands longer", fall="makes hands shorter", curve=True, plain="hand length",
+           rel_base=5.0),
     Metric("hands_per_game", "hands per match", "hands", "more", "fewer",
            "hands per match", digits=2, rise="adds hands to a match",
-           fall="takes hands from a match", per="match", plain="match length"),
+           fall="takes hands from a match", per="match", plain="match length", rel_base=1.5),
     Metric("stock_out_per_hand", "stock exhaustion per hand", "share", "more", "fewer",
            "share of hands in which the stock ran out", binary=True,
            rise="makes the stock run out more often",
-           fall="makes the stock run out less often", curve=True, plain="how often the stock runs out"),
+           fall="makes the stock run out less often", curve=True,
+           plain="how often the stock runs out", in100="hands in 100 where the stock runs out"),
     Metric("blocked", "blocked hands", "share", "more", "fewer",
            "share of hands that ended blocked (nobody could or did add a card for a round; "
            "stock-out endings are stock_out_per_hand's)", binary=True,
            rise="makes more hands end blocked", fall="makes fewer hands end blocked",
-           curve=True, plain="blocked hands"),
+           curve=True, plain="blocked hands", in100="blocked hands in 100"),
     Metric("first_seat_edge", "first-seat edge", "share", "larger", "smaller",
            "first player's win share per hand minus the fair share",
            rise="widens the first player's edge", fall="narrows the first player's edge",
-           curve=True, plain="the first player's edge"),
+           curve=True, plain="the first player's edge", gap=True,
+           in100="wins in 100 hands for the first player"),
     Metric("seat_spread", "seat spread", "share", "wider", "narrower",
-           "largest minus smallest seat win share per hand", plain="the gap between seats"),
+           "largest minus smallest seat win share per hand", plain="the gap between seats",
+           gap=True),
     Metric("skill_gap", "skill gap", "share", "larger", "smaller",
            "expert minus beginner win share per seat and hand",
-           rise="makes skill matter more", fall="makes skill matter less", per="seat", plain="how much skill decides"),
+           rise="makes skill matter more", fall="makes skill matter less", per="seat",
+           plain="how much skill decides", gap=True),
 )}
+
+#: Metrics a rule change is worded on in the report's first layer, in table order.
+WORDED_METRICS = tuple(name for name, m in METRICS.items() if m.worded)
 
 #: Metrics with words for a rule's effect (name -> (rise, fall)).
 PHRASES = {name: (m.rise, m.fall) for name, m in METRICS.items() if m.rise}

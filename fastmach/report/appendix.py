@@ -11,20 +11,18 @@ import math
 import pandas as pd
 
 from fastmach.analysis import metrics
-from fastmach.analysis.metrics import METRICS
+from fastmach.analysis.metrics import METRICS, WORDED_METRICS
 from fastmach.report.analysis import Analysis, in_order
 from fastmach.report.table import Table
 
-__all__ = ["tables", "relative_text", "EFFECT_METRICS", "REL_SCALE"]
+__all__ = ["tables", "relative_text", "EFFECT_METRICS"]
 
 _num = metrics.number
 _p = metrics.p_text
 
-#: Metrics of the appendix's table of rule effects (effects.csv holds them all).
-EFFECT_METRICS = ("turns_per_hand", "hands_per_game", "stock_out_per_hand", "blocked",
-                  "first_seat_edge")
-#: A relative change is printed only for a count whose base is at least this (its unit).
-REL_SCALE = {"turns_per_hand": 5.0, "hands_per_game": 1.5}
+#: Metrics of the appendix's table of rule effects (effects.csv holds them all): those the
+#: first layer words (the catalogue's).
+EFFECT_METRICS = WORDED_METRICS
 
 
 def _nan(x) -> bool:
@@ -36,7 +34,8 @@ def relative_text(metric: str, r) -> str:
     whose change is detected (a share, a base near 0 or a change too close to call gets
     none: its ratio would be meaningless or unbounded)."""
     base = r.get("baseline_value")
-    if metric not in REL_SCALE or _nan(base) or float(base) < REL_SCALE[metric]:
+    rel_base = METRICS[metric].rel_base if metric in METRICS else 0.0
+    if not rel_base or _nan(base) or float(base) < rel_base:
         return ""
     lo, hi = r.get("lo_adjusted"), r.get("hi_adjusted")
     if _nan(lo) or _nan(hi) or not (lo > 0 or hi < 0):

@@ -25,16 +25,13 @@ from dataclasses import dataclass, field
 import pandas as pd
 from markupsafe import Markup, escape
 
-from fastmach.analysis.metrics import METRICS
+from fastmach.analysis.metrics import METRICS, WORDED_METRICS
 from fastmach.report.rulewords import rules_description, rules_name
 
-__all__ = ["Kind", "Effect", "kinds", "page", "hand_svg", "REL_BASE", "DETAIL"]
+__all__ = ["Kind", "Effect", "kinds", "page", "hand_svg", "DETAIL"]
 
-#: Smallest base (in the metric's unit) a relative change is worded on.
-REL_BASE = {"turns_per_hand": 5.0, "hands_per_game": 1.5}
-#: Metrics a rule change is worded on, in order.
-DETAIL = ("turns_per_hand", "hands_per_game", "stock_out_per_hand", "blocked",
-          "first_seat_edge")
+#: Metrics a rule change is worded on, in order (the catalogue's).
+DETAIL = WORDED_METRICS
 #: A close call is said to need at most this many times the games; beyond, "no sign".
 _MOST = 25
 
@@ -285,19 +282,15 @@ def _span(metric: str, lo: float, hi: float) -> str:
     up = lo > 0
     if m.unit == "share":
         word = "more" if up else "fewer"
-        what = {"stock_out_per_hand": "hands in 100 where the stock runs out",
-                "blocked": "blocked hands in 100",
-                "first_seat_edge": "wins in 100 hands for the first player"}[metric]
-        return f"{100 * a:.0f} to {100 * b:.0f} {word} {what}"
-    word = {"turns_per_hand": ("longer", "shorter"),
-            "hands_per_game": ("more", "fewer")}[metric][0 if up else 1]
-    return f"{_n(a)} to {_n(b)} {m.unit} {word}"
+        return f"{100 * a:.0f} to {100 * b:.0f} {word} {m.in100}"
+    return f"{_n(a)} to {_n(b)} {m.unit} {m.up if up else m.down}"
 
 
 def _rel_words(metric: str, r) -> str:
     """``about 40% shorter`` for a count whose base is well away from 0, else ``""``."""
     base = float(r["baseline_value"])
-    if metric not in REL_BASE or _nan(base) or base < REL_BASE[metric]:
+    m = METRICS[metric]
+    if not m.rel_base or _nan(base) or base < m.rel_base:
         return ""
     rel = float(r["variant_value"]) / base - 1
     if not math.isfinite(rel) or abs(rel) < 0.05:
@@ -307,9 +300,7 @@ def _rel_words(metric: str, r) -> str:
         return f"about {times} times as " + ("long" if metric == "turns_per_hand" else "many")
     step = 5 if abs(rel) < 0.3 else 10
     pct = step * round(100 * abs(rel) / step)
-    word = {"turns_per_hand": ("longer", "shorter"),
-            "hands_per_game": ("more", "fewer")}[metric][0 if rel > 0 else 1]
-    return f"about {pct}% {word}"
+    return f"about {pct}% {m.up if rel > 0 else m.down}"
 
 
 def _verb(metric: str, r, players: int, rules: str) -> str:
@@ -399,7 +390,7 @@ def _size(metric: str, r) -> float:
     if METRICS[metric].unit == "share":
         return 2 * abs(float(r["diff"]))
     base = float(r["baseline_value"])
-    if base >= REL_BASE.get(metric, math.inf):
+    if METRICS[metric].rel_base and base >= METRICS[metric].rel_base:
         return abs(float(r["variant_value"]) / base - 1)
     return 0.0
 

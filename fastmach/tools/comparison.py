@@ -329,17 +329,12 @@ def _digits(metric: str, width: float | None = None) -> int:
     return max(base, min(3, 1 - math.floor(math.log10(100 * width))))
 
 
-#: Metrics whose values are differences of win shares (first seat minus the fair share,
-#: best minus worst seat, expert minus beginner): printed in pp, not in % of hands
-_SHARE_GAPS = ("first_seat_edge", "seat_spread", "skill_gap")
-
-
 def _fmt_value(metric: str, v: float, digits: int | None = None) -> str:
     if _empty(v):
         return "n/a"
     unit = METRICS[metric].unit if metric in METRICS else ""
     d = _digits(metric) if digits is None else digits
-    if metric in _SHARE_GAPS:
+    if metric in METRICS and METRICS[metric].gap:   # a difference of win shares
         return f"{100 * v:+.{d}f} pp"
     return f"{100 * v:.{d}f}%" if unit == "share" else f"{v:.{d}f}"
 

@@ -260,7 +260,7 @@ def test_the_encoding_holds_the_hand_the_table_and_the_public_history():
 def test_the_compiled_encoding_is_the_reference_loop_and_within_its_bounds(rules):
     """Every seat's vector, from the incremental C encoder, equals the independent loop
     over the whole Observation (tests/refs/env_encoding.py), and lies in [0, 1]."""
-    from refs.env_encoding import reference_encode
+    from tests.refs.env_encoding import reference_encode
     e = fe.raw_env(rules)
     rng = np.random.default_rng(11)
     e.reset(seed=4)
