@@ -476,7 +476,8 @@ def test_the_linear_policy_example_trains_saves_a_player_and_measures_it(tmp_pat
 
     from fastmach.env.policy import PolicyBot
 
-    path = Path(__file__).parent.parent / "examples" / "train_linear_policy.py"
+    root = next(p for p in Path(__file__).resolve().parents if (p / "examples").is_dir())
+    path = root / "examples" / "train_linear_policy.py"
     spec = importlib.util.spec_from_file_location("train_linear_policy", path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
