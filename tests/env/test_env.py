@@ -468,3 +468,27 @@ def test_the_single_agent_reset_takes_a_numpy_integer_seed_and_names_a_bad_one()
         with pytest.raises(FastmachError, match=rf"seed must be a non-negative integer, "
                                                 rf"got {bad!r}"):
             e.reset(seed=bad)
+
+
+def test_the_linear_policy_example_trains_saves_a_player_and_measures_it(tmp_path, capsys):
+    import importlib.util
+    from pathlib import Path
+
+    from fastmach.env.policy import PolicyBot
+
+    root = next(p for p in Path(__file__).resolve().parents if (p / "examples").is_dir())
+    path = root / "examples" / "train_linear_policy.py"
+    spec = importlib.util.spec_from_file_location("train_linear_policy", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    out = str(tmp_path / "agent.npz")
+    assert mod.main(["--rules", "classic(players=3,match=single)", "--generations", "1",
+                     "--candidates", "2", "--deals", "2", "--eval", "3", "--out", out]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("generation   1")
+    assert lines[-2].startswith("trained: ") and "learner steps" in lines[-2]
+    assert lines[-1].startswith("held-out 3 deals vs three experts: win share")
+    bot = PolicyBot(out)
+    st = Game("classic(players=3,match=single)", [bot, "expert", "expert"]).new_initial_state(
+        1, 0).play_out()
+    assert st.is_terminal()
