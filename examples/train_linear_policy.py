@@ -1,10 +1,10 @@
 """Train a linear policy against three experts on the vectorised environment (NumPy only),
 save it as a fastmach player, and measure it on held-out deals.
 
-    PYTHONPATH=. python examples/train_linear_policy.py --rules classic --workers 2 \
+    python examples/train_linear_policy.py --rules classic --workers 2 \
         --generations 9 --out agent.npz --eval 100
 
-The policy plays the legal macro-action (docs/environment.md) of the highest
+The policy plays the legal macro-action (docs/env.md) of the highest
 ``W[a] . x + b[a]``, with ``x`` a few parts of the observation vector: the stock, every
 seat's hand size, the ``max_play`` part (the share of the hand the expert's play places,
 whether it empties the hand) and the mask; ``--actions`` limits the actions it chooses

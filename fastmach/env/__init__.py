@@ -1,7 +1,7 @@
 """Learning environments for Machiavelli: PettingZoo's AEC interface (``env``, ``raw_env``),
 a Gymnasium single-agent environment (``SingleAgentEnv``), a vectorised one
 (``VectorEnv``), and the adapter that makes any policy over observations a fastmach bot
-(``PolicyBot``). docs/environment.md describes the observation and every action.
+(``PolicyBot``). docs/env.md describes the observation and every action.
 
 Needs the ``rl`` extra (``pip install "fastmach[rl]"``: pettingzoo, gymnasium); ``import
 fastmach`` does not. The action space is ``Discrete(N_ACTIONS)`` macro-actions, each an

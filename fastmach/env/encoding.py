@@ -1,5 +1,5 @@
 """The environment's fixed-size observation: one float32 vector per seat, every value in
-[0, 1], made of named parts (docs/environment.md describes each).
+[0, 1], made of named parts (docs/env.md describes each).
 
 Seats are relative: index 0 is the observing seat, then the next seats clockwise (so a
 policy learned at one seat plays at any). ``Layout(rules).parts`` gives each part's shape
