@@ -115,7 +115,8 @@ def execute(study: Study, out: str | Path, *, workers: int | None = None,
     if progress:
         from tqdm.auto import tqdm
         bar = tqdm(total=total, initial=done_games, unit="games", unit_scale=total >= 10**5,
-                   dynamic_ncols=True, desc=study.name, file=sys.stderr, smoothing=0.05)
+                   dynamic_ncols=True, desc=study.name, file=sys.stderr,
+                   smoothing=0)   # the rate: the run's games over its time, not a recent burst
     t0 = time.perf_counter()
     failures: list[tuple[Chunk, BaseException]] = []
     finished = False
