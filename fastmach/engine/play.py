@@ -91,7 +91,7 @@ from fastmach.game.log_writer import write_log
 from fastmach.errors import FastmachError
 from fastmach.outputs import as_path, probe_append
 from fastmach.rules import Rules, is_integer, resolve_rules
-from fastmach.solver import _POINT_SCALE, opening_weights
+from fastmach.solver import POINT_SCALE, opening_weights
 from fastmach.strategies import (Context, Strategy, build_seats, parse_seats, rotations_of,
                                  seating, split_strategies)
 from fastmach.strategies.bots import BotStrategy
@@ -129,7 +129,7 @@ def engine_config(rules: Rules, check: bool = False) -> dict:
     ow, ojw = opening_weights()
     hp = card_points(rules.hand_points).astype(np.int64)
     deck = deck_of(rules)
-    pw = hp * _POINT_SCALE + 1  # objective=points: points first, ties to more cards
+    pw = hp * POINT_SCALE + 1  # objective=points: points first, ties to more cards
     erules = dict(
         players=rules.players,
         deck_size=rules.deck_size,
@@ -151,7 +151,7 @@ def engine_config(rules: Rules, check: bool = False) -> dict:
         ones_j=[1] * 16,
         open_w=np.asarray(ow).tolist(),
         open_jw=np.asarray(ojw).tolist(),
-        open_scale=_POINT_SCALE,
+        open_scale=POINT_SCALE,
         pw=pw.tolist(),
         pw_j=[int(pw[JOKER])] * 16,
         deck_counts=np.bincount(deck, minlength=NCARD).tolist(),

@@ -13,7 +13,7 @@ from fastmach.game._position cimport load_table
 
 from fastmach.core import _batch
 from fastmach.solver import opening_weights
-from fastmach.solver import _POINT_SCALE
+from fastmach.solver import POINT_SCALE
 
 
 cdef class Ability:
@@ -29,7 +29,7 @@ cdef class Ability:
         self.R.players = 1
         self.R.swap_hand = rules.joker_swap == "hand"
         self.R.opening = rules.opening_points
-        self.R.open_scale = _POINT_SCALE
+        self.R.open_scale = POINT_SCALE
         self.R.srules.decks = rules.decks
         self.R.srules.ace_high = rules.ace_code
         self.R.srules.jokers_per_meld = rules.jokers_per_meld

@@ -21,7 +21,7 @@ from fastmach.core.workers import check_local_workers
 from fastmach.errors import FastmachError
 from fastmach.outputs import atomic_path, probe_file, refuse_inputs
 from fastmach.rules import Rules, is_integer
-from fastmach.solver import (BAD_CARDS, SOLVED, STATUS, Solution, _all_valid_melds, _counts,
+from fastmach.solver.exact import (BAD_CARDS, SOLVED, STATUS, Solution, _all_valid_melds, _counts,
                      _flatten_table, _record, _status_message)
 
 __all__ = ["SolveBatch", "STATUS", "solve_many", "to_counts"]
@@ -290,7 +290,7 @@ def _read_rows(path: str, fmt: str, rules: str, objective: str):
 
 def _solve_rows(rows: list[dict], workers: int) -> None:
     """Fill each row's result (placed, melds, value) or error, one solve_many per group."""
-    from fastmach.solver import _record
+    from fastmach.solver.exact import _record
 
     groups: dict[tuple, list[int]] = {}
     for i, row in enumerate(rows):

@@ -14,7 +14,7 @@ import fastmach.core._solver as _solver
 from fastmach.core.cards import JOKER, NCARD
 from fastmach.errors import FastmachError
 from fastmach.rules import Rules, resolve_rules
-from fastmach.solver import _weights
+from fastmach.solver import weights
 
 SIZE_BANDS = ((0, 20), (21, 50), (51, 200))
 
@@ -75,7 +75,7 @@ def bench_solver(games: int = 120, seed: int = 1, milp: bool = True,
     for name in ("classic", "jokers"):
         rules = resolve_rules(name)
         tables, hands = game_positions(rules, games=games, seed=seed)
-        w, jw = _weights(rules, "cards")
+        w, jw = weights(rules, "cards")
         ns, _ = _solver.time_positions(tables, hands, rules.decks, rules.ace_code,
                                        rules.jokers_per_meld, w, jw)
         size = tables.sum(axis=1)
@@ -154,7 +154,7 @@ def bench_solver_api(games: int = 120, seed: int = 1, c_program: str | None = No
     rules = resolve_rules("classic")
     tables, hands = game_positions(rules, games=games, seed=seed)
     n = len(tables)
-    w, jw = _weights(rules, "cards")
+    w, jw = weights(rules, "cards")
     empty = np.zeros(NCARD, dtype=np.uint8)
     melds = [_solver.solve_counts(t, empty, rules.decks, rules.ace_code, rules.jokers_per_meld,
                                   w, jw, True)[2] for t in tables]

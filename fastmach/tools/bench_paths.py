@@ -29,7 +29,7 @@ import numpy as np
 
 from fastmach.core import _solver
 from fastmach.rules import resolve_rules
-from fastmach.solver import _weights
+from fastmach.solver import weights
 
 PATHS = ("aces low", "aces high only", "low failed, high", "high confirms low",
          "high beats low")
@@ -94,7 +94,7 @@ def bench_paths(games: int = 120, seed: int = 1,
         for name in rules_names:
             rules = resolve_rules(name)
             tables, hands = game_positions(rules, games=games, seed=seed)
-            w, jw = _weights(rules, "cards")
+            w, jw = weights(rules, "cards")
             ns, _ = _solver.time_positions(tables, hands, rules.decks, rules.ace_code,
                                            rules.jokers_per_meld, w, jw)
             paths, states, proofs, plays, exact = [], [], [], [], []

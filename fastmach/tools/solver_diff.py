@@ -20,7 +20,7 @@ import numpy as np
 
 from fastmach.core import _solver
 from fastmach.rules import resolve_rules
-from fastmach.solver import _weights
+from fastmach.solver import weights
 from fastmach.tools.bench import game_positions
 
 PRESETS = ("jokers", "classic", "italian")
@@ -31,7 +31,7 @@ Answer = tuple | str  # (value, placed bytes or None, melds, stands), or an erro
 def solve_all(rules_name: str, tables: np.ndarray, hands: np.ndarray) -> list[Answer]:
     """Every position's answer under the named rules (card weights, witness on)."""
     rules = resolve_rules(rules_name)
-    w, jw = _weights(rules, "cards")
+    w, jw = weights(rules, "cards")
     _solver._set_memo(0)
     out: list[Answer] = []
     for t, h in zip(tables, hands):

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import fastmach
-from fastmach import solver
+from fastmach.solver import exact as solver
 from fastmach.core import _batch
 from fastmach.core.cards import JOKER, card_str
 from fastmach.errors import FastmachError

@@ -20,7 +20,7 @@ import fastmach
 from fastmach import FastmachError, Rules
 from fastmach.core import _batch, _solver
 from fastmach.core.cards import check_copies, parse_cards
-from fastmach.solver import _weights
+from fastmach.solver import weights
 from fastmach.core.validate import check_partition, is_valid_meld
 from tests.positions import (ADVERSARIAL, JOKER, NCARD, counts, game_positions, listing,
                              rand_hand, rand_meld, rand_table, text)
@@ -48,7 +48,7 @@ def reference_solve(table, hand, r: Rules, objective: str):
         check_copies(t.astype(np.int64) + h, r.decks, r.jokers)
     except FastmachError as e:
         return str(e)
-    w, jw = _weights(r, objective)
+    w, jw = weights(r, objective)
     if _solver.solve_counts(t, np.zeros(NCARD, np.uint8), r.decks, r.ace_high,
                             r.jokers_per_meld, w, jw, False)[0] < 0:
         return "the table does not split into valid melds: " + text(tc)
@@ -61,7 +61,7 @@ def reference_solve(table, hand, r: Rules, objective: str):
 
 def _melds_of(table: list[int], r: Rules):
     """The table as melds (a partition of it), or None when it has none."""
-    w, jw = _weights(r, "cards")
+    w, jw = weights(r, "cards")
     total, _, melds, _ = _solver.solve_counts(counts(table), np.zeros(NCARD, np.uint8),
                                               r.decks, r.ace_high, r.jokers_per_meld, w, jw)
     return None if total < 0 else melds

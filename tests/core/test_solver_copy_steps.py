@@ -15,7 +15,7 @@ import pytest
 
 from fastmach.core import _solver
 from fastmach.rules import resolve_rules
-from fastmach.solver import _weights
+from fastmach.solver import weights
 from fastmach.tools.bench import game_positions
 from tests.positions import (JOKER, NCARD, adv_aces, adv_full_suit, adv_jokers, adv_long_runs,
                              counts, rand_hand, rand_table, text)
@@ -78,6 +78,6 @@ def test_copied_layers_hold_the_states_and_answers_of_the_full_steps(full_steps,
 def test_copied_layers_on_the_positions_of_expert_games(full_steps, preset, games):
     rules = resolve_rules(preset)
     tables, hands = game_positions(rules, games=games, seed=5)
-    w, jw = _weights(rules, "points")
+    w, jw = weights(rules, "points")
     for t, h in zip(tables, hands):
         _same_both_ways(t, h, rules.decks, rules.ace_code, rules.jokers_per_meld, w, jw)

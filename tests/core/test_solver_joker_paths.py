@@ -39,7 +39,7 @@ def _brute(table, hand, decks, ace, lim, w):
     return None if ref is None else ref[0] + int((w.astype(np.int64) * counts(table)).sum())
 
 
-def _weights(rng):
+def weights(rng):
     w = [rng.randint(1, 9) for _ in range(NCARD)] if rng.random() < 0.5 else [1] * NCARD
     return np.array(w, dtype=np.int32)
 
@@ -54,7 +54,7 @@ def _joker_position(rng, size=(6, 30), hand=(2, 9)):
         k = table.count(JOKER)
         held = rand_hand(rng, table, decks, rng.randint(*hand),
                          jokers=rng.randint(0, min(2, 4 - k)))
-    return table, held, decks, ace, lim, _weights(rng)
+    return table, held, decks, ace, lim, weights(rng)
 
 
 @pytest.fixture
@@ -94,7 +94,7 @@ def _kept_positions(rng, n):
             table = rand_table(rng, rng.randint(6, 40), rules, max_jokers=rng.choice((1, 2, 3, 4)))
             held = rand_hand(rng, table, decks, rng.randint(4, 14),
                              jokers=rng.randint(0, max(0, min(2, 4 - table.count(JOKER)))))
-        out.append((table, held, decks, ace, lim, _weights(rng)))
+        out.append((table, held, decks, ace, lim, weights(rng)))
     return out
 
 
@@ -160,7 +160,7 @@ def _fallback_positions(seed, n, size=(6, 24), hand=(2, 7)):
         k = table.count(JOKER)
         held = rand_hand(rng, table, decks, rng.randint(*hand),
                          jokers=rng.choice((0, 1, 2)) if k < 3 else 0)
-        pos = (table, held, decks, ace, 1, _weights(rng))
+        pos = (table, held, decks, ace, 1, weights(rng))
         before = _solver._relax_fallbacks()
         _answer(*pos)
         if _solver._relax_fallbacks() > before:

@@ -15,7 +15,7 @@ import pytest
 from fastmach.core import _solver
 from fastmach.game import Game
 from fastmach.rules import Rules
-from fastmach.solver import _weights
+from fastmach.solver import weights
 from fastmach.core.validate import check_partition
 from tests.refs import milp
 
@@ -49,7 +49,7 @@ def test_large_hands_match_the_milp_reference(rules_text, seats, games):
     rules, positions = _large_positions(rules_text, seats, games)
     assert len(positions) >= 10, "the games should produce large hands"
     picks = np.random.default_rng(0).choice(len(positions), min(25, len(positions)), replace=False)
-    w, jw = _weights(rules, "cards")
+    w, jw = weights(rules, "cards")
     biggest = 0
     for i in picks:
         t, h = positions[i]

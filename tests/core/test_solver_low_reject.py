@@ -14,7 +14,7 @@ import pytest
 
 from fastmach.core import _solver
 from fastmach.rules import resolve_rules
-from fastmach.solver import _weights
+from fastmach.solver import weights
 from fastmach.tools.bench import game_positions
 from tests.positions import NCARD, cards, counts, plain_position, where
 
@@ -87,7 +87,7 @@ def test_low_reject_never_fires_where_a_low_partition_exists(switches, seed):
 def test_low_reject_on_the_positions_of_expert_games(switches, preset):
     rules = resolve_rules(preset)
     tables, hands = game_positions(rules, games=6, seed=11)
-    w, jw = _weights(rules, "cards")
+    w, jw = weights(rules, "cards")
     fired = 0
     for t, h in zip(tables, hands):
         if _solver._low_rejected(t, h):

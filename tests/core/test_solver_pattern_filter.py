@@ -20,7 +20,7 @@ import pytest
 
 from fastmach.core import _solver
 from fastmach.rules import resolve_rules
-from fastmach.solver import _weights
+from fastmach.solver import weights
 from fastmach.tools.bench import game_positions
 from tests.positions import (JOKER, NCARD, adv_aces, adv_full_suit, adv_jokers, adv_long_runs,
                              counts, rand_hand, rand_table, where)
@@ -83,7 +83,7 @@ def test_filtered_dominance_pass_keeps_every_layer_and_answer(filters, seed):
 def test_filtered_dominance_pass_on_the_positions_of_expert_games(filters, preset, games):
     rules = resolve_rules(preset)
     tables, hands = game_positions(rules, games=games, seed=11)
-    w, jw = _weights(rules, "cards")
+    w, jw = weights(rules, "cards")
     for t, h in zip(tables, hands):
         pos = (t, h, rules.decks, rules.ace_code, rules.jokers_per_meld, w, jw)
         looked_up, filtered = _both(pos, 1)

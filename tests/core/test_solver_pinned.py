@@ -17,7 +17,7 @@ import pytest
 
 from fastmach.core import _solver
 from fastmach.rules import resolve_rules
-from fastmach.solver import _weights
+from fastmach.solver import weights
 from fastmach.tools.bench import game_positions
 
 SEED = 11
@@ -38,7 +38,7 @@ def partition_digest(preset: str, games: int, seed: int = SEED) -> str:
     tables, hands = game_positions(rules, games=games, seed=seed)
     h = hashlib.sha256()
     for objective in ("cards", "points"):
-        w, jw = _weights(rules, objective)
+        w, jw = weights(rules, objective)
         for t, hand in zip(tables, hands):
             for held in (hand, np.zeros_like(hand)):
                 val, placed, melds, stands = _solver.solve_counts(

@@ -12,7 +12,7 @@ import pytest
 
 from fastmach.core import _solver
 from fastmach.rules import resolve_rules
-from fastmach.solver import _weights
+from fastmach.solver import weights
 from fastmach.tools.bench import game_positions
 from tests.positions import plain_position, where
 
@@ -55,7 +55,7 @@ def test_plain_drop_keeps_the_cards_of_the_general_walk(switches, seed):
 def test_plain_drop_on_the_positions_of_expert_games(switches, preset):
     rules = resolve_rules(preset)
     tables, hands = game_positions(rules, games=5, seed=13)
-    w, jw = _weights(rules, "cards")
+    w, jw = weights(rules, "cards")
     for t, h in zip(tables, hands):
         assert _kept(1, t, h, rules.ace_code) == _kept(0, t, h, rules.ace_code)
         answers = []

@@ -17,7 +17,7 @@ import pytest
 
 from fastmach.core import _solver
 from fastmach.rules import resolve_rules
-from fastmach.solver import _weights
+from fastmach.solver import weights
 from fastmach.tools.bench import game_positions
 from tests.positions import (NCARD, adv_aces, adv_duplicates, adv_full_suit, adv_long_runs,
                              counts, rand_hand, rand_table, where)
@@ -88,7 +88,7 @@ def test_move_lists_make_the_states_and_answers_of_the_walk(switches, seed):
 def test_move_lists_on_the_positions_of_expert_games(switches, preset, games):
     rules = resolve_rules(preset)
     tables, hands = game_positions(rules, games=games, seed=7)
-    w, jw = _weights(rules, "points")
+    w, jw = weights(rules, "points")
     for t, h in zip(tables, hands):
         if t[-1] or h[-1]:
             continue

@@ -15,7 +15,7 @@ import pytest
 
 from fastmach.core import _solver
 from fastmach.rules import resolve_rules
-from fastmach.solver import _weights
+from fastmach.solver import weights
 from fastmach.tools.bench import game_positions
 from tests.positions import NCARD, plain_position, where
 
@@ -61,7 +61,7 @@ def test_plain_rebuild_gives_the_melds_of_the_general_one(switches, seed):
 def test_plain_rebuild_on_the_positions_of_expert_games(switches, preset, games):
     rules = resolve_rules(preset)
     tables, hands = game_positions(rules, games=games, seed=5)
-    w, jw = _weights(rules, "points")
+    w, jw = weights(rules, "points")
     for t, h in zip(tables, hands):
         pos = (t, h, rules.decks, rules.ace_code, rules.jokers_per_meld, w, jw)
         assert _solve(1, *pos) == _solve(0, *pos), where(pos)
@@ -70,7 +70,7 @@ def test_plain_rebuild_on_the_positions_of_expert_games(switches, preset, games)
 def test_plain_rebuild_planted_wrong_is_seen(switches):
     rules = resolve_rules("classic")
     tables, hands = game_positions(rules, games=4, seed=3)
-    w, jw = _weights(rules, "cards")
+    w, jw = weights(rules, "cards")
     seen = 0
     for t, h in zip(tables, hands):
         pos = (t, h, rules.decks, rules.ace_code, rules.jokers_per_meld, w, jw)

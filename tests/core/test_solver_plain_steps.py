@@ -15,7 +15,7 @@ import pytest
 
 from fastmach.core import _solver
 from fastmach.rules import resolve_rules
-from fastmach.solver import _weights
+from fastmach.solver import weights
 from fastmach.tools.bench import game_positions
 from tests.positions import NCARD, plain_position, where
 
@@ -71,7 +71,7 @@ def test_plain_steps_make_the_states_of_the_general_ones(switches, step, seed):
 def test_plain_steps_on_the_positions_of_expert_games(switches, step, preset, games):
     rules = resolve_rules(preset)
     tables, hands = game_positions(rules, games=games, seed=19)
-    w, jw = _weights(rules, "cards")
+    w, jw = weights(rules, "cards")
     for t, h in zip(tables, hands):
         pos = (t, h, rules.decks, rules.ace_code, rules.jokers_per_meld, w, jw)
         assert _run(SWITCHES[step], 1, *pos)[:2] == _run(SWITCHES[step], 0, *pos)[:2], \

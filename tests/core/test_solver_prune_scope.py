@@ -13,7 +13,7 @@ import pytest
 
 from fastmach.core import _solver
 from fastmach.rules import resolve_rules
-from fastmach.solver import _weights
+from fastmach.solver import weights
 from fastmach.tools.bench import game_positions
 from tests.positions import (JOKER, NCARD, adv_aces, adv_jokers, adv_long_runs, counts,
                              rand_hand, rand_table, where)
@@ -73,7 +73,7 @@ def test_the_dominance_scope_never_changes_a_value(scopes, seed):
 def test_the_dominance_scope_on_the_positions_of_expert_jokers_games(scopes):
     rules = resolve_rules("jokers")
     tables, hands = game_positions(rules, games=6, seed=13)
-    w, jw = _weights(rules, "cards")
+    w, jw = weights(rules, "cards")
     for t, h in zip(tables, hands):
         pos = (t, h, rules.decks, rules.ace_code, rules.jokers_per_meld, w, jw)
         values = _values(pos)

@@ -94,7 +94,7 @@ def test_bench_refuses_a_non_positive_game_count(capsys, games):
 
 
 def test_partition_limit_message_counts_the_cards_it_was_given(monkeypatch):
-    from fastmach import solver
+    from fastmach.solver import exact as solver
     from fastmach.core import _solver
 
     def too_big(table, hand, *a):

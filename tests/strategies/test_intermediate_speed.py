@@ -13,7 +13,7 @@ import pytest
 from fastmach.core.cards import card_points
 from fastmach.engine import make_engine
 from fastmach.rules import Rules
-from fastmach.solver import _POINT_SCALE
+from fastmach.solver import POINT_SCALE
 from fastmach.strategies import _probe
 from fastmach.strategies._intermediate import Intermediate
 from tests.positions import game_positions
@@ -92,7 +92,7 @@ def test_small_mixed_search_equals_the_solver(preset):
     r = Rules.parse(preset)
     eng = _skills(make_engine(r, ["intermediate"] * r.players)[2])[0]
     rules = dict(decks=r.decks, ace_high=r.ace_high, jokers_per_meld=r.jokers_per_meld)
-    pts = np.asarray(card_points(r.hand_points), dtype=np.int32) * _POINT_SCALE + 1  # objective=1
+    pts = np.asarray(card_points(r.hand_points), dtype=np.int32) * POINT_SCALE + 1  # objective=1
     weights = (np.ones(53, dtype=np.int32), pts)
     jw = np.ones(16, dtype=np.int32)  # (no jokers here)
     rng = random.Random(5)

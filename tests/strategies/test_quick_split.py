@@ -17,7 +17,7 @@ from fastmach.core import _solver
 from fastmach.core.validate import check_partition
 from fastmach.engine import play_games
 from fastmach.rules import Rules, resolve_rules
-from fastmach.solver import _weights
+from fastmach.solver import weights
 from fastmach.strategies import _strong
 from fastmach.strategies._quick_split import quick_split_counts
 from fastmach.tools.bench import game_positions
@@ -100,7 +100,7 @@ def test_the_quick_split_answers_nothing_where_no_partition_exists():
 def test_place_all_agrees_with_the_maximum_placement_on_expert_positions(preset, games):
     rules = resolve_rules(preset)
     tables, hands = game_positions(rules, games=games, seed=23)
-    w, jw = _weights(rules, "cards")
+    w, jw = weights(rules, "cards")
     yes = 0
     for t, h in zip(tables, hands):
         _, placed, _, _ = _solver.solve_counts(t, h, rules.decks, rules.ace_code,

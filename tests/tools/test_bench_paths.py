@@ -6,7 +6,7 @@ import pytest
 from fastmach.core import _solver
 from fastmach.core.cards import NCARD
 from fastmach.rules import resolve_rules
-from fastmach.solver import _weights
+from fastmach.solver import weights
 from fastmach.tools.bench_paths import PATHS, bench_paths, format_paths, search_path
 
 
@@ -19,7 +19,7 @@ def _counts(*cards):
 
 def _path_of(table, hand, rules="classic"):
     r = resolve_rules(rules)
-    w, jw = _weights(r, "cards")
+    w, jw = weights(r, "cards")
     _solver._set_memo(0)
     try:
         _solver.solve_counts(table, hand, r.decks, r.ace_code, r.jokers_per_meld, w, jw)
@@ -97,7 +97,7 @@ def test_the_sweep_of_the_returned_partition_is_told_from_the_proofs():
 def test_a_confirmed_aces_low_answer_counts_the_high_search_as_proof():
     hand = _counts((0, 1), (0, 2), (0, 3), (0, 12), (0, 13))
     r = resolve_rules("classic")
-    w, jw = _weights(r, "cards")
+    w, jw = weights(r, "cards")
     _solver._set_memo(0)
     try:
         _solver.solve_counts(_counts(), hand, r.decks, r.ace_code, r.jokers_per_meld, w, jw)
