@@ -6,7 +6,7 @@ running the study again. The page opens on the designer's page
 (:mod:`fastmach.report.designer`: plain answers per rule set, one kind of table at a time,
 the rule changes ranked by size), then the appendix (:mod:`fastmach.report.appendix`: the
 methods in words, every table, every figure of :mod:`fastmach.report.figures`, the players
-of :mod:`fastmach.report.skill`). ``summary.md`` is the designer's page as text;
+of :mod:`fastmach.report.players`). ``summary.md`` is the designer's page as text;
 ``OUT_DIR/tables/`` holds the numbers as CSV, ``OUT_DIR/games/`` viewer pages of games that
 show the findings (:mod:`fastmach.report.showcase`). ``fastmach report RESULTS_DIR [--out
 DIR]`` (fastmach.cli) calls :func:`build_report`.

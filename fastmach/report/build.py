@@ -198,7 +198,7 @@ def _write(results_dir, games, hands, manifest, out: Path, stage: Path, pairs,
     """The report's files, written into ``stage`` (which becomes ``out``); ``step`` is
     called with each of STEPS but the first as it begins."""
     from fastmach.outputs import atomic_path
-    from fastmach.report import skill as skill_section
+    from fastmach.report import players as skill_section
 
     step(STEPS[1])
     a = analyse(games, hands, pairs, _grid_axes(manifest))

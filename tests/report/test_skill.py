@@ -245,7 +245,7 @@ def test_skill_section_renders_from_what_the_study_stored(stored, tmp_path):
     import jinja2
 
     from fastmach.report import TEMPLATES, load_results
-    from fastmach.report import skill as section_of
+    from fastmach.report import players as section_of
     from fastmach.report.plots import short_labels
 
     games, hands, _ = load_results(stored)
@@ -280,7 +280,7 @@ def test_skill_section_announces_only_what_the_study_ran(stored, tmp_path):
     import shutil
 
     from fastmach.report import load_results
-    from fastmach.report import skill as section_of
+    from fastmach.report import players as section_of
     from fastmach.report.plots import short_labels
 
     grid_only = tmp_path / "grid"

@@ -210,7 +210,7 @@ def test_a_run_says_plainly_where_the_hand_tuned_strong_stands_in(tmp_path):
 def test_the_reports_strong_section_names_its_trained_players_and_stalled_play(policy):
     import pandas as pd
 
-    from fastmach.report.skill import _who_is_strong
+    from fastmach.report.players import _who_is_strong
     policy("classic(match=single)", ("strong(pass_on=1,trained=0)",), (1.0,),
            {"strategy": "x", "diff": 0.012, "lo": 0.002, "hi": 0.022})
     card = pd.DataFrame([

@@ -1,4 +1,4 @@
-"""The report's skill section: ladders, the skill trace, the ceiling, balance under strong play.
+"""The report's players section (the appendix): ladders, the skill trace, the ceiling, balance under strong play.
 
 :func:`section` reads what the study stored (the grid's hand rows and, when the study has
 a ``[skill]`` table, the skill runs in ``DIR/_skill``: :mod:`fastmach.study.skill_runs`) and
