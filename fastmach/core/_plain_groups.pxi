@@ -39,8 +39,11 @@ cdef int _group_step_plain(Impl* im, int v) noexcept nogil:
         k2 = im.nodes[i].k2
         if not ok[((k2 >> 3) & 15) * 4 + ((k2 >> 7) & 3)]:
             continue
-        if bounded and val + rest + _aces_left(im, k2, v, 3) <= lb:
+        if bounded and val + rest + _aces_left(im, k2, v, 3) <= lb \
+                and _tie_lost(im, val + rest + _aces_left(im, k2, v, 3), _sec(&im.nodes[i]),
+                              k2, v, 3):
             continue
-        if _insert(im, im.nodes[i].k1, k2 & ~(<uint64_t>0x1FF), val, i, 0) < 0:
+        if _insert(im, im.nodes[i].k1, k2 & ~(<uint64_t>0x1FF), val, _sec(&im.nodes[i]), i,
+                   0) < 0:
             return -4
     return 0

@@ -40,13 +40,13 @@ cdef void _prune_plain_suit(Impl* im, int s) noexcept nogil:
         a1 = <int>(F & 3)
         a2 = <int>((F >> 2) & 3)
         a3 = <int>((F >> 4) & 3)
-        if a3 < 3 and _pat(P, F + 16) and _beats(im, k1 + (one << 4), k2, val):
+        if a3 < 3 and _pat(P, F + 16) and _beats(im, k1 + (one << 4), k2, val, _sec(&nodes[i])):
             nodes[i].val = -1
         elif a1 > 0 and a2 < 3 and _pat(P, F - 1 + 4) \
-                and _beats(im, k1 - one + (one << 2), k2, val):
+                and _beats(im, k1 - one + (one << 2), k2, val, _sec(&nodes[i])):
             nodes[i].val = -1
         elif a2 > 0 and a3 < 3 and _pat(P, F - 4 + 16) \
-                and _beats(im, k1 - (one << 2) + (one << 4), k2, val):
+                and _beats(im, k1 - (one << 2) + (one << 4), k2, val, _sec(&nodes[i])):
             nodes[i].val = -1
     for i in range(lo, hi):
         P[((nodes[i].k1 >> sh) & 0x7FFF) >> 6] = 0

@@ -14,6 +14,15 @@
 # groups of 3-4 distinct suits. States are merged by exact key keeping the best value, and
 # dominated ones dropped; back-pointers rebuild one optimal partition as concrete melds.
 #
+# Which partition among equal ones (the canonical tie-break, docs/solver.md): of those of
+# the best value, the one whose used cards, as copies per card by rank (2 .. K, then the
+# aces; suits S H D C within a rank; jokers last), are lexicographically greatest. Each state carries that vector as a number (_sec:
+# a sum over the cards used, _sec_weights), merges and the dominance pass compare (value,
+# key), and the aces-high search keeps the states that can reach the aces-low value with a
+# key that can pass the aces-low answer's (_tie_lost); so the direction, the relaxation and
+# every exact pruning return the same value and placed cards.
+# (The arrangement of the same cards into melds is not covered: it follows the search.)
+#
 # Exact shortcuts around that sweep (Solver.solve):
 #  - hand cards that no meld can hold are dropped first (_drop_useless);
 #  - aces high: a first sweep with aces low only gives a lower bound (every such partition
@@ -54,6 +63,13 @@ from libc.stdint cimport uint8_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t
 import numpy as np
 cimport numpy as cnp
 
+cdef extern from *:
+    # wide enough for a bound on a tie-break key (_tie_lost) and for planning one (_key_plan)
+    ctypedef unsigned long long u128 "unsigned __int128"
+
+# the canonical tie-break's key of a state (_key_plan)
+ctypedef uint64_t skey
+
 include "_solve_memo.pxi"
 
 cnp.import_array()
@@ -73,6 +89,7 @@ cdef struct Node:
     uint64_t k1
     uint64_t k2
     int64_t val
+    skey sec        # the tie-break key of the cards used so far (_key_plan)
     int32_t prev
     uint32_t hbits  # the high half of _hash(k1, k2) (the dominance pass's bitmap of keys)
     uint64_t dec
@@ -125,6 +142,16 @@ cdef struct Impl:
     void* moves     # the suit step's moves by pattern (MoveCache, _suit_moves.pxi)
     int moves_valid # 0: the problem changed since they were made (a new _solve_exact):
                     # the next sweep forgets them
+    int mirror      # 1 while the mirrored position is solved (_sec_weights)
+    skey best_sec   # the tie-break key of the best final state of the last sweep
+    int tie         # 1: a state may reach lb exactly and still win on its key (_tie_lost)
+    int capped      # 1: (while tie) no partition weighs more than lb (it is the relaxation's
+                    # value, ub): every state is compared on its key (joker searches only)
+    skey tie_sec    # ... if its key can pass this one
+    u128 secrest[16][4]   # most key the cards after (value, suit) can add (aces at 14 and
+                          # jokers aside, see _tie_lost)
+    skey sw[4][16]  # the tie-break key of one card of suit s at value v (_sec_weights)
+    skey keyw[NCARD]   # ... of one copy of each card, by its own id (_key_plan)
     int64_t ub      # no partition weighs more (-1: not known), see _solve_one
     int all_only    # 1: only a partition placing everything is asked for (Solver.place_all):
                     # the deepening stops after its first sweep (D = 0)
@@ -187,9 +214,18 @@ cdef int _rehash(Impl* im, int newcap) noexcept nogil:
     return 0
 
 
-cdef inline int _insert(Impl* im, uint64_t k1, uint64_t k2, int64_t val, int32_t prev,
-                        uint64_t dec) noexcept nogil:
-    """Add a state to the layer being built, or improve the one with the same key."""
+cdef inline skey _sec(const Node* nd) noexcept nogil:
+    return nd.sec
+
+
+cdef inline void _set_sec(Node* nd, skey sec) noexcept nogil:
+    nd.sec = sec
+
+
+cdef inline int _insert(Impl* im, uint64_t k1, uint64_t k2, int64_t val, skey sec,
+                        int32_t prev, uint64_t dec) noexcept nogil:
+    """Add a state to the layer being built, or improve the one with the same key (a
+    higher value, or the same value and a higher tie-break key: _sec_weights)."""
     cdef int start = im.layer_start[im.n_layers]
     cdef int h, idx
     cdef Node* nd
@@ -205,8 +241,9 @@ cdef inline int _insert(Impl* im, uint64_t k1, uint64_t k2, int64_t val, int32_t
             break   # (empty, or an entry of an earlier layer)
         nd = &im.nodes[idx]
         if nd.k1 == k1 and nd.k2 == k2:
-            if val > nd.val:
+            if val > nd.val or (val == nd.val and sec > _sec(nd)):
                 nd.val = val
+                _set_sec(nd, sec)
                 nd.prev = prev
                 nd.dec = dec
             return 0
@@ -218,6 +255,7 @@ cdef inline int _insert(Impl* im, uint64_t k1, uint64_t k2, int64_t val, int32_t
     nd.k1 = k1
     nd.k2 = k2
     nd.val = val
+    _set_sec(nd, sec)
     nd.prev = prev
     nd.hbits = <uint32_t>(hk >> 32)
     nd.dec = dec
@@ -245,7 +283,10 @@ cdef inline bint _kbit(Impl* im, uint32_t hb) noexcept nogil:
     return (im.kbits[(hb >> 8) & (im.kwords - 1)] >> ((hb >> 2) & 63)) & 1
 
 
-cdef inline bint _beats(Impl* im, uint64_t k1, uint64_t k2, int64_t val) noexcept nogil:
+cdef inline bint _beats(Impl* im, uint64_t k1, uint64_t k2, int64_t val,
+                        skey sec) noexcept nogil:
+    """Does the layer hold the state (k1, k2) with at least this value and tie-break key
+    (a higher value, or the same value and a key at least as high)?"""
     cdef uint64_t h = _hash(k1, k2)
     cdef int idx, start
     if not _kbit(im, <uint32_t>(h >> 32)):
@@ -257,7 +298,8 @@ cdef inline bint _beats(Impl* im, uint64_t k1, uint64_t k2, int64_t val) noexcep
         if idx < start:
             return False
         if im.nodes[idx].k1 == k1 and im.nodes[idx].k2 == k2:
-            return im.nodes[idx].val >= val
+            return im.nodes[idx].val > val or (im.nodes[idx].val == val
+                                               and _sec(&im.nodes[idx]) >= sec)
         h = (h + 1) & <uint64_t>(im.hcap - 1)
 
 
@@ -280,6 +322,7 @@ cdef void _prune_dominated(Impl* im, int only) noexcept nogil:
     cdef int i, s, sh
     cdef uint64_t k1, k2, F, one
     cdef int64_t val
+    cdef skey sec
     cdef int a1, a2, a3, b2, b3
     # merged with jokers, runs of length 2 and 3+ are counted in b2 / b3 (a2 / a3 only
     # past 7): the rules on a-counts would only look up keys that cannot exist
@@ -297,6 +340,7 @@ cdef void _prune_dominated(Impl* im, int only) noexcept nogil:
         val = im.nodes[i].val
         if val < 0:
             continue
+        sec = _sec(&im.nodes[i])
         k1 = im.nodes[i].k1
         k2 = im.nodes[i].k2
         for s in range(4):
@@ -317,37 +361,37 @@ cdef void _prune_dominated(Impl* im, int only) noexcept nogil:
             P = im.pats[s]
             if not a_rules:
                 pass
-            elif a3 < 3 and _pat(P, F + 16) and _beats(im, k1 + (one << 4), k2, val):
+            elif a3 < 3 and _pat(P, F + 16) and _beats(im, k1 + (one << 4), k2, val, sec):
                 im.nodes[i].val = -1
                 break
             elif a1 > 0 and a2 < 3 and _pat(P, F - 1 + 4) \
-                    and _beats(im, k1 - one + (one << 2), k2, val):
+                    and _beats(im, k1 - one + (one << 2), k2, val, sec):
                 im.nodes[i].val = -1
                 break
             elif a2 > 0 and a3 < 3 and _pat(P, F - 4 + 16) \
-                    and _beats(im, k1 - (one << 2) + (one << 4), k2, val):
+                    and _beats(im, k1 - (one << 2) + (one << 4), k2, val, sec):
                 im.nodes[i].val = -1
                 break
             if im.jtot == 0:
                 continue   # (no jokers: no run holds one)
-            if b3 < 7 and _pat(P, F + 4096) and _beats(im, k1 + (one << 12), k2, val):
+            if b3 < 7 and _pat(P, F + 4096) and _beats(im, k1 + (one << 12), k2, val, sec):
                 im.nodes[i].val = -1
                 break
             if b2 > 0 and b3 < 7 and _pat(P, F - 512 + 4096) \
-                    and _beats(im, k1 - (one << 9) + (one << 12), k2, val):
+                    and _beats(im, k1 - (one << 9) + (one << 12), k2, val, sec):
                 im.nodes[i].val = -1
                 break
             if im.merged and a1 > 0 and b2 < 7 and _pat(P, F - 1 + 512) \
-                    and _beats(im, k1 - one + (one << 9), k2, val):
+                    and _beats(im, k1 - one + (one << 9), k2, val, sec):
                 im.nodes[i].val = -1   # (merged: length 2 is counted in b2)
                 break
             if im.limited and not im.merged:
                 if b2 > 0 and a2 < 3 and _pat(P, F - 512 + 4) \
-                        and _beats(im, k1 - (one << 9) + (one << 2), k2, val):
+                        and _beats(im, k1 - (one << 9) + (one << 2), k2, val, sec):
                     im.nodes[i].val = -1
                     break
                 if b3 > 0 and a3 < 3 and _pat(P, F - 4096 + 16) \
-                        and _beats(im, k1 - (one << 12) + (one << 4), k2, val):
+                        and _beats(im, k1 - (one << 12) + (one << 4), k2, val, sec):
                     im.nodes[i].val = -1
                     break
     _pats_clear(im, lo, hi, only)
@@ -488,6 +532,25 @@ cdef inline void _cards_here(Impl* im, int v, int s, int low, int* m, int* A) no
         m[0] = 0
 
 
+cdef bint _tie_lost(Impl* im, int64_t bound, skey sec, uint64_t k2, int v,
+                    int s) noexcept nogil:
+    """Can a state whose value is at most `bound` (<= im.lb), whose tie-break key is sec
+    after (v, s), not win? Yes below im.lb; at im.lb only while equal values are compared
+    (im.tie: the aces-high search after the aces-low one) and when every card still to
+    come (secrest, the aces left at 14, every joker) cannot lift its key above
+    im.tie_sec, the aces-low answer's."""
+    cdef int t, first
+    cdef u128 left
+    if bound < im.lb or not im.tie:
+        return True
+    left = im.secrest[v][s] + <u128>im.jtot * im.keyw[JOKER]   # (the jokers: last digit)
+    if im.ace_high:
+        first = (s + 1) if v == 14 else 0
+        for t in range(first, 4):
+            left += <u128>(im.avail[t][1] - <int>((k2 >> (9 + 2 * t)) & 3)) * im.sw[t][1]
+    return <u128>sec + left <= <u128>im.tie_sec
+
+
 include "_suit_moves.pxi"
 
 
@@ -498,7 +561,8 @@ cdef int _suit_step(Impl* im, int v, int s) noexcept nogil:
     cdef int i, t, sh = 15 * s, j, gsum, gmax, low, m, A, JL, later, gnew, gmaxnew
     cdef int acelow = (v == 1 and im.ace_high)
     cdef uint64_t k1, k2, nk1, nk2, keep1 = ~(<uint64_t>0x7FFF << sh)
-    cdef int64_t val, al, rest = im.rest[v][s], w14 = im.w[s][14]
+    cdef int64_t val, al, rest = im.rest[v][s], w14 = im.w[s][14], bound
+    cdef skey sec, bsec, sw = im.sw[s][v]
     cdef MoveCache* mc = <MoveCache*> im.moves
     cdef MoveSlot* slot
     cdef Move* mv
@@ -512,6 +576,7 @@ cdef int _suit_step(Impl* im, int v, int s) noexcept nogil:
             continue
         k1 = im.nodes[i].k1
         k2 = im.nodes[i].k2
+        bsec = _sec(&im.nodes[i])
         j = <int>(k2 & 7)
         gsum = <int>((k2 >> 3) & 15)
         gmax = <int>((k2 >> 7) & 3)
@@ -532,15 +597,17 @@ cdef int _suit_step(Impl* im, int v, int s) noexcept nogil:
             if gnew > 0 and not _GP[im.limited][gnew][gmaxnew][later][JL - mv.nJ]:
                 continue
             val = im.nodes[i].val + mv.dval
-            if im.lb >= 0 and val + rest + (JL - mv.nJ) * im.jwmax + al \
-                    - (mv.u * w14 if acelow else 0) <= im.lb:
+            bound = val + rest + (JL - mv.nJ) * im.jwmax + al - (mv.u * w14 if acelow else 0)
+            if im.lb >= 0 and (bound <= im.lb or im.capped) \
+                    and _tie_lost(im, bound, bsec + <skey>mv.u * sw, k2, v, s):
                 continue   # cannot beat the known value
             nk1 = (k1 & keep1) | (<uint64_t>mv.F << sh)
             nk2 = (k2 & ~(<uint64_t>0x1FF)) | <uint64_t>(j + mv.nJ) | (<uint64_t>gnew << 3) \
                 | (<uint64_t>gmaxnew << 7)
             if acelow:
                 nk2 |= <uint64_t>mv.u << (9 + 2 * s)
-            if _insert(im, nk1, nk2, val, i, mv.dec) < 0:
+            sec = bsec + <skey>mv.u * sw
+            if _insert(im, nk1, nk2, val, sec, i, mv.dec) < 0:
                 return -4
     return 0
 
@@ -559,6 +626,7 @@ cdef int _suit_step_plain(Impl* im, int v, int s) noexcept nogil:
     cdef uint64_t k1, k2, F, keep1, base2, dbase, nk2, gp
     cdef int64_t val, base, wv = im.w[s][v], al, w14 = im.w[s][14], rest = im.rest[v][s]
     cdef int64_t lb = im.lb
+    cdef skey sec, bsec, sw = im.sw[s][v]
     cdef int sh2 = 4 * (D_P2 if im.merged else D_X2), sh3 = 4 * (D_P3 if im.merged else D_X3)
     cdef int shlow = 9 + 2 * s
     cdef PMove mv
@@ -579,6 +647,7 @@ cdef int _suit_step_plain(Impl* im, int v, int s) noexcept nogil:
         base = im.nodes[i].val
         if base < 0:
             continue
+        bsec = _sec(&im.nodes[i])
         k1 = im.nodes[i].k1
         k2 = im.nodes[i].k2
         F = (k1 >> sh) & 0x3F
@@ -601,7 +670,9 @@ cdef int _suit_step_plain(Impl* im, int v, int s) noexcept nogil:
             t += 1
             u = mv & 3
             val = base + u * wv
-            if bounded and val + rest + al - (u * w14 if acelow else 0) <= lb:
+            if bounded and val + rest + al - (u * w14 if acelow else 0) <= lb \
+                    and _tie_lost(im, val + rest + al - (u * w14 if acelow else 0),
+                                  bsec + <skey>u * sw, k2, v, s):
                 continue
             g = (mv >> 2) & 3
             gnew = gsum + g
@@ -611,7 +682,8 @@ cdef int _suit_step_plain(Impl* im, int v, int s) noexcept nogil:
             nk2 = base2 | (<uint64_t>gnew << 3) | (<uint64_t>gmaxnew << 7)
             if acelow:
                 nk2 |= <uint64_t>u << shlow
-            if _insert(im, k1 | (<uint64_t>((mv >> 4) & 63) << sh), nk2, val, i,
+            sec = bsec + <skey>u * sw
+            if _insert(im, k1 | (<uint64_t>((mv >> 4) & 63) << sh), nk2, val, sec, i,
                        dbase | <uint64_t>u | (<uint64_t>((mv >> 10) & 3) << sh3)
                        | (<uint64_t>((mv >> 12) & 3) << (4 * D_N0))) < 0:
                 return -4
@@ -629,6 +701,7 @@ cdef int _suit_step_plain_walk(Impl* im, int v, int s) noexcept nogil:
     cdef int last = (v == im.V), next_dead, next2_dead, merged = im.merged
     cdef int64_t val, base, wv = im.w[s][v], al, w14 = im.w[s][14]
     cdef int acelow = (v == 1 and im.ace_high)
+    cdef skey sec, bsec, sw = im.sw[s][v]
     _open_layer(im)
     next_dead = 1 if (v == im.V or im.avail[s][v + 1] == 0) else 0
     next2_dead = 1 if (next_dead or v + 1 == im.V or im.avail[s][v + 2] == 0) else 0
@@ -659,7 +732,9 @@ cdef int _suit_step_plain_walk(Impl* im, int v, int s) noexcept nogil:
         for u in range(umin if umin > R0 else R0, umax + 1):
             val = base + u * wv
             if im.lb >= 0 and val + im.rest[v][s] + al \
-                    - (u * w14 if acelow else 0) <= im.lb:
+                    - (u * w14 if acelow else 0) <= im.lb \
+                    and _tie_lost(im, val + im.rest[v][s] + al - (u * w14 if acelow else 0),
+                                  _sec(&im.nodes[i]) + <skey>u * sw, k2, v, s):
                 continue
             for x3 in range(a3 + 1):
                 R = R0 + x3
@@ -697,7 +772,8 @@ cdef int _suit_step_plain_walk(Impl* im, int v, int s) noexcept nogil:
                            | (<uint64_t>a2 << (4 * (D_P2 if merged else D_X2)))
                            | (<uint64_t>x3 << (4 * (D_P3 if merged else D_X3)))
                            | (<uint64_t>n0 << (4 * D_N0)))
-                    if _insert(im, nk1, nk2, val, i, dec) < 0:
+                    sec = _sec(&im.nodes[i]) + <skey>u * sw
+                    if _insert(im, nk1, nk2, val, sec, i, dec) < 0:
                         return -4
     return 0
 
@@ -725,7 +801,7 @@ cdef int _copy_step(Impl* im, int v, int s) noexcept nogil:
     cdef int lo = im.layer_start[im.n_layers], hi = im.n_nodes
     cdef int i, t, j, JL, gsum, gmax, later = 0, sh = 15 * s
     cdef uint64_t k2
-    cdef int64_t val, rest
+    cdef int64_t val, rest, bound
     cdef Node* nd
     if not _COPY_STEPS or hi - lo >= (_ALL_FROM if s < 4 else _GROUP_FROM):
         return 0
@@ -760,10 +836,14 @@ cdef int _copy_step(Impl* im, int v, int s) noexcept nogil:
             if gsum > 0 and not (_GP[0][gsum][gmax][later][0] if im.jtot == 0
                                  else _GP[im.limited][gsum][gmax][later][JL]):
                 continue
-            if im.lb >= 0 and val + rest + JL * im.jwmax + _aces_left(im, k2, v, s) <= im.lb:
+            bound = val + rest + JL * im.jwmax + _aces_left(im, k2, v, s)
+            if im.lb >= 0 and (bound <= im.lb or im.capped) \
+                    and _tie_lost(im, bound, _sec(&im.nodes[i]), k2, v, s):
                 continue
         else:
-            if im.lb >= 0 and val + rest + JL * im.jwmax + _aces_left(im, k2, v, 3) <= im.lb:
+            bound = val + rest + JL * im.jwmax + _aces_left(im, k2, v, 3)
+            if im.lb >= 0 and (bound <= im.lb or im.capped) \
+                    and _tie_lost(im, bound, _sec(&im.nodes[i]), k2, v, 3):
                 continue
             k2 = (k2 & ~(<uint64_t>0x1FF)) | <uint64_t>j
         if im.n_nodes == im.cap_nodes:
@@ -773,6 +853,7 @@ cdef int _copy_step(Impl* im, int v, int s) noexcept nogil:
         nd.k1 = im.nodes[i].k1
         nd.k2 = k2
         nd.val = val
+        nd.sec = im.nodes[i].sec
         nd.prev = i
         nd.hbits = im.nodes[i].hbits if k2 == im.nodes[i].k2 \
             else <uint32_t>(_hash(nd.k1, k2) >> 32)
@@ -793,6 +874,7 @@ cdef int64_t _lead_extra_w(Impl* im, int v, int xl) noexcept nogil:
 cdef int _group_step(Impl* im, int v) noexcept nogil:
     cdef int lo = im.layer_start[im.n_layers], hi = im.n_nodes
     cdef int i, j, gsum, gmax, jg
+    cdef int64_t bound
     cdef uint64_t k2, nk2
     if im.jtot == 0 and _PLAIN_GROUPS:
         return _group_step_plain(im, v)   # (the same states, no jokers: _plain_groups.pxi)
@@ -808,10 +890,13 @@ cdef int _group_step(Impl* im, int v) noexcept nogil:
             if not _group_ok(gsum, gmax, jg, im.limited):
                 continue
             nk2 = (k2 & ~(<uint64_t>0x1FF)) | <uint64_t>(j + jg)
-            if im.lb >= 0 and im.nodes[i].val + jg * im.jw[v] + im.rest[v][3] \
-                    + (im.jtot - j - jg) * im.jwmax + _aces_left(im, k2, v, 3) <= im.lb:
+            bound = im.nodes[i].val + jg * im.jw[v] + im.rest[v][3] \
+                + (im.jtot - j - jg) * im.jwmax + _aces_left(im, k2, v, 3)
+            if im.lb >= 0 and (bound <= im.lb or im.capped) \
+                    and _tie_lost(im, bound, _sec(&im.nodes[i]), k2, v, 3):
                 continue
-            if _insert(im, im.nodes[i].k1, nk2, im.nodes[i].val + jg * im.jw[v], i,
+            if _insert(im, im.nodes[i].k1, nk2, im.nodes[i].val + jg * im.jw[v],
+                       _sec(&im.nodes[i]), i,
                        <uint64_t>jg) < 0:
                 return -4
     return 0
@@ -1212,8 +1297,34 @@ cdef class Solver:
                               const int32_t* joker_w, uint8_t* placed, Witness* wit) noexcept nogil:
         # ace low or high, never both (ace_high = 2): the search is the ace-high one (its
         # optimum is the same, see wit_split_wraps) and a 14-card run is laid as two
-        (<Impl*> self._impl).n_sweeps = 0
-        cdef int64_t val = self._solve_dir(table, hand, rules, card_w, joker_w, placed, wit)
+        cdef Impl* im = <Impl*> self._impl
+        cdef int64_t val
+        cdef int start = 0, end, c
+        cdef uint8_t t2[NCARD]
+        cdef uint8_t h2[NCARD]
+        cdef uint8_t pl[NCARD]
+        im.n_sweeps = 0
+        end = _key_plan(im, table, hand, 0)
+        if end == NCARD:
+            val = self._solve_dir(table, hand, rules, card_w, joker_w, placed, wit)
+        else:
+            # the tie-break's digits do not fit one key (a hand of some 40 card types):
+            # the best answer with the first ones, whose placed copies are then fixed (put
+            # on the table, the rest of those types out of the hand), and so on
+            memcpy(t2, table, NCARD)
+            memcpy(h2, hand, NCARD)
+            while True:
+                val = self._solve_dir(t2, h2, rules, card_w, joker_w, pl, wit)
+                if val < 0 or end == NCARD:
+                    break
+                for c in range(start, end):
+                    t2[_kcard(c)] += pl[_kcard(c)]
+                    h2[_kcard(c)] = 0
+                start = end
+                end = _key_plan(im, t2, h2, start)
+            if val >= 0 and placed != NULL:
+                for c in range(NCARD):
+                    placed[c] = <uint8_t>(t2[c] + pl[c] - table[c])
         if val >= 0 and wit != NULL and rules.ace_high == 2:
             wit_split_wraps(wit)
         return val
@@ -1263,7 +1374,9 @@ cdef class Solver:
         for r in range(1, 15):
             m = (15 - r) if rules.ace_high else (14 - r if r < 14 else 14)
             jwm[m] = joker_w[r]
+        (<Impl*> self._impl).mirror = 1
         val = self._solve_one(tm, hm, rules, cwm, jwm, pm, &self.mirrored)
+        (<Impl*> self._impl).mirror = 0
         if val == -4 and 2 * num > (15 if rules.ace_high else 14) * den:
             return self._solve_one(table, hand, rules, card_w, joker_w, placed, wit)
         if val < 0:
@@ -1334,7 +1447,8 @@ cdef class Solver:
         cdef Impl* im = <Impl*> self._impl
         cdef int s, v, c, i, best = -1, ok, start, high
         cdef uint64_t k1
-        cdef int64_t bestval = -1, table_w = 0
+        cdef int64_t bestval = -1, table_w = 0, low_val = -1
+        cdef skey low_sec = 0
         cdef uint64_t short_mask = 0
         memset(im.must, 0, sizeof(im.must))
         memset(im.avail, 0, sizeof(im.avail))
@@ -1360,6 +1474,7 @@ cdef class Solver:
         im.jtot = table[JOKER] + hand[JOKER]
         if im.jtot > 7:
             return -2
+        _sec_weights(im, im.mirror, rules.ace_high)
         _drop_useless(im)
         im.lb = -1
         high = rules.ace_high
@@ -1381,39 +1496,51 @@ cdef class Solver:
             return _finish(im.nodes[best].val, table, placed, wit, &self.scratch)
         im.lb = -1
         if best >= 0:
-            im.lb = im.nodes[best].val
-            if not _high_run_possible(im) or im.lb >= _weight_bound(im) \
-                    or (im.ub >= 0 and im.lb >= im.ub):
+            low_val = im.nodes[best].val
+            low_sec = im.best_sec
+            if not _high_run_possible(im) or (low_val >= _weight_bound(im)
+                                               and _sec_settled(im)):
                 # no suit can hold ...-Q-K-A (aces high add nothing to aces low), or the
-                # aces-low partition already holds every card that could be placed (or
-                # reaches the relaxation's value): the search with aces high cannot beat it
-                # (it would return this one)
+                # aces-low partition already holds every card that could be placed (and
+                # every one weighs something: any partition of that value uses the same
+                # cards, the same tie-break key): the search with aces high cannot beat it
                 if _rebuild(im, best, &self.scratch) < 0:
                     return -3
-                return _finish(im.lb, table, placed, wit, &self.scratch)
+                return _finish(low_val, table, placed, wit, &self.scratch)
             # its melds are rebuilt only if the search with aces high does not beat it
             _path_decs(im, best, im.low_decs)
-        # The full search drops every state that cannot beat that value (branch and
-        # bound on the weight still to come); if none does, the aces-low one is optimal.
+            # (a partition of the same value with a higher tie-break key beats it too: the
+            # states that can reach that value with a key that can pass its key are kept)
+            im.lb = low_val
+            im.tie = 1
+            im.tie_sec = low_sec
+            im.capped = im.ub >= 0 and low_val >= im.ub
+        # The full search drops every state that cannot reach that value (branch and
+        # bound on the weight still to come); if none beats it, the aces-low one is best.
         im.ace_high = 1
         im.V = 14
         _set_rest(im)
-        if im.lb < 0:
+        if im.tie:
+            _set_secrest(im)
+        if low_val < 0:
             # no aces-low partition at all (the table needs aces high): a search of its own
             best = _deepening(im)
         else:
             best = _sweep(im)
+            im.tie = 0
+            im.capped = 0
         if best < -1:
             return best
-        if best >= 0 and im.nodes[best].val > im.lb:
+        if best >= 0 and (im.nodes[best].val > low_val or (im.nodes[best].val == low_val
+                                                           and im.best_sec > low_sec)):
             if _rebuild(im, best, &self.scratch) < 0:
                 return -3
             return _finish(im.nodes[best].val, table, placed, wit, &self.scratch)
-        if im.lb < 0:
+        if low_val < 0:
             return -1
         if _rebuild_decs(im, im.low_decs, 13, &self.scratch) < 0:
             return -3
-        return _finish(im.lb, table, placed, wit, &self.scratch)
+        return _finish(low_val, table, placed, wit, &self.scratch)
 
 
 cdef enum:
@@ -1439,6 +1566,100 @@ cdef int64_t _weight_bound(Impl* im) noexcept nogil:
     if jmax > 0:
         b += (im.jtot - im.jt) * jmax
     return b
+
+
+cdef void _sec_weights(Impl* im, int mirrored, int ace_high) noexcept nogil:
+    """The tie-break key of a card at each (suit, value) of this search (im.sw): that of
+    the card it is (im.keyw, _key_plan), or on a mirrored position (mirrored = 1) of the
+    card it stands for. The key is a sum over the cards used, so every search direction,
+    encoding and sweep adds it alike."""
+    cdef int s, v, c, m
+    for s in range(4):
+        im.sw[s][0] = 0
+        im.sw[s][15] = 0
+        for v in range(1, 14):
+            m = v
+            if mirrored:
+                m = (1 if v == 1 else 15 - v) if ace_high else 14 - v
+            im.sw[s][v] = im.keyw[s * 13 + m - 1]
+        im.sw[s][14] = im.sw[s][1]
+
+
+cdef inline int _kcard(int p) noexcept nogil:
+    """The card at position p (0..51) of the tie-break's order: by rank from the two up to
+    the king, then the aces, suits S H D C within a rank."""
+    cdef int r = p >> 2
+    return (p & 3) * 13 + (r + 1 if r < 12 else 0)
+
+
+cdef int _key_plan(Impl* im, const uint8_t* table, const uint8_t* hand,
+                   int start) noexcept nogil:
+    """The canonical tie-break's key (im.keyw), for the hand's cards from position start
+    of its order (_kcard).
+
+    Among partitions of the best value the solver returns the one whose used cards, read
+    as copies per card in the order 2S 2H 2D 2C 3S ... KC AS AH AD AC, then jokers, are
+    lexicographically greatest. A card the hand does not hold is used whole in every
+    partition, so only the hand's card types count: the key is their used copies as one
+    mixed-radix number (radix table + hand copies + 1; the card at position `start` the
+    most significant digit, the jokers used the least). The order follows the sweep (values
+    2..K, suits in turn; the aces, placed at value 1 and 14, last), so that the digits a
+    state has settled are the most significant ones (see _tie_lost). Returns NCARD when
+    every digit fits 63 bits, else the first position left out (whose key, and the
+    jokers', is then 0: Solver.solve_direct settles the digits that fit, then the rest)."""
+    cdef int p, c, end = start, n = 0
+    cdef u128 prod = <u128>(table[JOKER] + hand[JOKER] + 1), lim = (<u128>1) << 63
+    cdef skey w
+    memset(im.keyw, 0, sizeof(im.keyw))
+    for c in range(JOKER):
+        n += hand[c] > 0
+    if n > 29:   # (up to 29 types of at most 3 copies and 7 jokers fit: 58 + 3 bits)
+        prod = <u128>(table[JOKER] + hand[JOKER] + 1)
+        for p in range(start, JOKER):
+            c = _kcard(p)
+            if hand[c] > 0:
+                prod *= <u128>(table[c] + hand[c] + 1)
+    else:
+        prod = 0
+    if prod < lim:
+        im.keyw[JOKER] = 1
+        w = <skey>(table[JOKER] + hand[JOKER] + 1)
+        for p in range(JOKER - 1, start - 1, -1):
+            c = _kcard(p)
+            if hand[c] > 0:
+                im.keyw[c] = w
+                w *= <skey>(table[c] + hand[c] + 1)
+        return NCARD
+    prod = 1
+    while end < JOKER:
+        c = _kcard(end)
+        if hand[c] > 0:
+            if prod * <u128>(table[c] + hand[c] + 1) >= lim:
+                break
+            prod *= <u128>(table[c] + hand[c] + 1)
+        end += 1
+    w = 1
+    for p in range(end - 1, start - 1, -1):
+        c = _kcard(p)
+        if hand[c] > 0:
+            im.keyw[c] = w
+            w *= <skey>(table[c] + hand[c] + 1)
+    return end
+
+
+cdef bint _sec_settled(Impl* im) noexcept nogil:
+    """Does every partition that reaches _weight_bound use the same cards (every card
+    that could be placed weighs more than nothing, and so does a hand joker if any)?"""
+    cdef int s, v
+    for s in range(4):
+        for v in range(1, 14):
+            if im.avail[s][v] > im.must[s][v] and im.w[s][v] <= 0:
+                return False
+    if im.jtot > im.jt:
+        for v in range(1, 15):
+            if im.jw[v] <= 0:
+                return False
+    return True
 
 
 cdef bint _high_run_possible(Impl* im) noexcept nogil:
@@ -1590,6 +1811,18 @@ cdef void _set_rest(Impl* im) noexcept nogil:
                         * im.w[2 * p + s][14]
 
 
+cdef void _set_secrest(Impl* im) noexcept nogil:
+    """secrest[v][s]: the most tie-break key the cards after suit s of value v can add
+    (aces at 14 and jokers aside, see _tie_lost); used only while im.tie."""
+    cdef int v, s
+    cdef u128 sacc = 0
+    for v in range(im.V, 0, -1):
+        for s in range(3, -1, -1):
+            im.secrest[v][s] = sacc
+            if v != 14:
+                sacc += <u128>im.avail[s][v] * <u128>im.sw[s][v]
+
+
 cdef int64_t _finish(int64_t val, const uint8_t* table, uint8_t* placed,
                      Witness* wit, Witness* built) noexcept nogil:
     """Copy the rebuilt melds out and derive the placed hand cards."""
@@ -1617,6 +1850,7 @@ cdef int _sweep(Impl* im) noexcept nogil:
     """Run the dynamic program; the index of the best final state, -1 if none, < -1 error."""
     cdef int s, v, i, n, c, best = -1, start
     cdef int64_t bestval = -1
+    cdef skey bestsec = 0, sec
     cdef uint64_t short_mask = 0
     # root (indices start again at 0: forget every entry of the previous sweep)
     memset(im.slots, 0xFF, im.hdirty * sizeof(int32_t))
@@ -1629,7 +1863,7 @@ cdef int _sweep(Impl* im) noexcept nogil:
     im.n_nodes = 0
     im.n_layers = 0
     im.layer_start[0] = 0
-    if _insert(im, 0, 0, 0, -1, 0) < 0:
+    if _insert(im, 0, 0, 0, 0, -1, 0) < 0:
         return -4
     for v in range(1, im.V + 1):
         for s in range(4):
@@ -1665,9 +1899,13 @@ cdef int _sweep(Impl* im) noexcept nogil:
             continue
         if <int>(im.nodes[i].k2 & 7) < im.jt:
             continue
-        if im.nodes[i].val > bestval:
+        # the jokers used are the tie-break key's last digit (_sec_weights)
+        sec = _sec(&im.nodes[i]) + <skey>(im.nodes[i].k2 & 7) * im.keyw[JOKER]
+        if im.nodes[i].val > bestval or (im.nodes[i].val == bestval and sec > bestsec):
             bestval = im.nodes[i].val
+            bestsec = sec
             best = i
+    im.best_sec = bestsec
     if im.n_sweeps < 8:
         im.stats[im.n_sweeps] = im.n_nodes
         im.stats_lb[im.n_sweeps] = im.lb

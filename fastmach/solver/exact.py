@@ -3,6 +3,11 @@
 ``solve`` answers the question asked on every turn: which hand cards can join the table so
 that all of it splits into valid melds, and how. ``partition`` splits a given set of cards;
 ``opening`` finds the best melds made of hand cards only (the opening-points rule).
+
+Of several answers of the best value the solver returns the canonical one: the placed hand
+cards, as copies per card by rank (2 .. K, then the aces; suits S H D C within a rank;
+jokers last), lexicographically greatest (docs/solver.md); the arrangement of those cards
+into melds follows the search.
 """
 from __future__ import annotations
 

@@ -5,8 +5,9 @@ Each digest covers, for every position met in a few 4-player expert games of a p
 (the table and the hand of the seat to play, and the table alone), the value, the placed
 counts, the melds and what each card stands for, under both objectives. A shortcut that
 changes which of several equally good partitions comes back, or a bound that prunes a
-state it should keep, changes a digest (the brute-force and integer-programming tests
-compare values only).
+state it should keep, changes a digest. Since the canonical tie-break a pruning may change
+the melds of an answer (their arrangement), never its value or placed cards: the
+brute-force tests check those against the rule.
 """
 from __future__ import annotations
 
@@ -23,12 +24,13 @@ from fastmach.tools.bench import game_positions
 SEED = 11
 
 # (preset, games, digest) computed on main before the deferred rebuild of the aces-low
-# answer and the aces-left lookup of the aces-high search
+# answer and the aces-left lookup of the aces-high search; rebuilt once when the canonical
+# tie-break (docs/solver.md) changed which equal answer comes back
 PINNED = [
-    ("classic(match=single)", 40, "2d45f7f01e3675e8"),
-    ("jokers", 10, "409dcf2833cec626"),
-    ("ace-low(match=single)", 15, "b5b8c9538a25c84b"),
-    ("italian", 8, "1b9aa3e3d184eb2e"),
+    ("classic(match=single)", 40, "129e2a72e5da4108"),
+    ("jokers", 10, "a3fdcf944f95c5d9"),
+    ("ace-low(match=single)", 15, "c30f13a9183e5430"),
+    ("italian", 8, "e1fbdb7d3a04586c"),
 ]
 
 

@@ -37,16 +37,27 @@ def _rid(r: dict) -> str:
     return f"d{r['decks']}-{'high' if r['ace_high'] else 'low'}-{'j1' if r['jokers_per_meld'] else 'jinf'}"
 
 
+TIES: Counter = Counter()   # positions by whether their best weight has several placements
+
+
 def _compare_brute(table, hand, rules, card_w=None) -> int:
-    """Fast solver == brute force on the placed weight; the fast answer checks out."""
+    """Fast solver == brute force on the placed weight, and the fast answer places the
+    canonical cards (the tie-break, chosen by brute force among every placement of the best
+    weight); the fast answer checks out."""
     ref = brute.solve(table, hand, card_w=card_w, **rules)
     assert ref is not None, f"generator made an invalid table {text(table)}"
+    can = brute.canonical(table, hand, card_w=card_w, **rules)
+    assert can is not None and can[0] == ref[0]
     got = fast(table, hand, rules, card_w)
     check_fast(table, hand, rules, got, card_w)
     assert got[0] == ref[0], (
         f"fast {got[0]} != brute {ref[0]} placed; rules {rules}\n table {text(table)}\n"
         f" hand {text(hand)}\n card_w {card_w}\n fast placed {text(got[1])}\n"
         f" brute placed {text(ref[1])} melds {[text(m) for m in ref[2]]}")
+    assert sorted(got[1]) == can[1], (
+        f"fast placed {text(got[1])}, the canonical placement is {text(can[1])}; rules"
+        f" {rules}\n table {text(table)}\n hand {text(hand)}\n card_w {card_w}")
+    TIES[can[2] > 1] += 1
     return got[0]
 
 
@@ -382,3 +393,55 @@ def test_fast_solves_78_card_table_four_jokers_unlimited():
                     f"7 hand cards): {err}")
     check_play(table, sol.melds, hand, sol.placed, allow_empty=True, **rules)
     assert sol.n_placed == 7
+
+
+@pytest.mark.parametrize("rules", RULE_GRID, ids=_rid)
+def test_fast_returns_the_canonical_placement_among_equal_ones(rules):
+    """Positions with many placements of the best weight (unit weights, a hand that
+    repeats a meld's ranks in other suits, hand jokers that could stand for a held card,
+    hands of high ranks that the solver solves mirrored): the fast answer places the
+    cards the tie-break names (brute force over every placement; the check is not idle:
+    many positions have several placements of the best weight)."""
+    rng = random.Random(f"brute-ties-{_rid(rules)}")
+    before = TIES[True]
+    for trial in range(60):
+        table = rand_table(rng, rng.randint(0, 9), rules, max_jokers=rng.choice((0, 1)))
+        q = rng.randint(7, 10) if trial % 2 else rng.randint(0, 10)
+        suits = rng.sample(range(4), 4)
+        # a run from (suit, q) or a group of q: not both (one copy of the shared card)
+        hand = [suits[0] * 13 + q + d for d in range(3)]
+        hand += [t * 13 + q for t in suits[1:3]]
+        hand += rand_hand(rng, table + hand, rules["decks"], trial % 3)
+        hand = [c for c in hand if Counter(table)[c] + hand.count(c) <= rules["decks"]]
+        k = Counter(table)[JOKER]
+        hand += [JOKER] * (trial % 3 if k + trial % 3 <= 2 else 0)
+        _compare_brute(table, hand, rules, None if trial % 5 else rand_weights(rng))
+    assert TIES[True] - before >= 20
+
+
+def test_fast_returns_the_canonical_placement_past_one_key():
+    """Hands whose tie-break digits pass one 63-bit key (three copies of every 7..K of
+    each suit, which every best answer places, beside a tie-heavy core of aces to fours
+    that no run can join to them): the fast answer places the core's canonical cards
+    (brute force on the core alone) and every far card, settled a part at a time."""
+    rules = dict(decks=3, ace_high=False, jokers_per_meld=1)
+    far = [s * 13 + q for s in range(4) for q in range(6, 13) for _ in range(3)]
+    rng = random.Random("brute-ties-past-one-key")
+    ties = 0
+    for trial in range(12):
+        q, suits = rng.randint(0, 1), rng.sample(range(4), 4)
+        # a run from (suit, q) or a group of q (not both), and other low cards
+        core = [suits[0] * 13 + q + d for d in range(3)] + [t * 13 + q for t in suits[1:3]]
+        low = [s * 13 + r for s in range(4) for r in range(4) if s * 13 + r not in core]
+        core += rng.sample(low, rng.randint(3, 5))
+        table = [] if trial % 2 else [s * 13 + q for s in rng.sample(range(4), 3) for q in (1,)]
+        hand = core + far
+        counts = Counter(table + hand)
+        bits = sum(np.log2(counts[c] + 1) for c in set(hand))
+        assert bits > 63, bits   # (the key does not hold every digit: the split runs)
+        can = brute.canonical(table, core, **rules)
+        got = fast(table, hand, rules)
+        check_fast(table, hand, rules, got)
+        assert sorted(got[1]) == sorted(can[1] + far), (text(table), text(core))
+        ties += can[2] > 1
+    assert ties >= 3

@@ -4,6 +4,9 @@
 from the remaining multiset, recurse; memoised on the remaining multiset.
 ``solve``: try the sub-multisets of the hand, heaviest first; the first one whose union with
 the table can be partitioned is optimal. Meant for tables of ~12 cards and hands of ~6.
+``canonical``: every sub-multiset of the hand whose union with the table can be partitioned,
+and of those of the best weight the one the solver's tie-break names (``canonical_key``),
+chosen by plain comparison of the count vectors, independently of the solver's key.
 
 Every candidate meld is confirmed by ``fastmach.core.validate.is_valid_meld`` (the single
 statement of the meld rules); the generator only has to be complete, and
@@ -159,3 +162,56 @@ def solve(table: Sequence[int], hand: Sequence[int], *, decks: int, ace_high: bo
         if melds is not None:
             return -neg_w, placed, [list(m) for m in melds]
     raise AssertionError("unreachable: the empty placement is always feasible here")
+
+
+#: the tie-break's order of the real cards: by rank 2, 3, ..., K, then the aces; within a
+#: rank spades, hearts, diamonds, clubs
+KEY_ORDER = [s * 13 + r for r in list(range(1, 13)) + [0] for s in range(4)]
+
+
+def canonical_key(placed: Sequence[int]) -> tuple[int, ...]:
+    """The documented tie-break (docs/solver.md): the placed cards as copies per card in
+    KEY_ORDER (2S 2H 2D 2C 3S ... KC AS AH AD AC), then the jokers; of two placements of
+    equal weight the lexicographically greater tuple wins (the table's cards are the same
+    in both)."""
+    counts = [0] * NCARD
+    for c in placed:
+        counts[c] += 1
+    return tuple(counts[c] for c in KEY_ORDER) + (counts[JOKER],)
+
+
+def canonical(table: Sequence[int], hand: Sequence[int], *, decks: int, ace_high: bool,
+              jokers_per_meld: int, card_w: Sequence[int] | None = None,
+              ace_both_ends: bool = True) -> tuple[int, list[int], int] | None:
+    """``(weight, placed, ties)`` of the canonical answer: the best weight, then the
+    greatest ``canonical_key`` among the placements of that weight (``ties`` of them),
+    found by trying every sub-multiset of the hand; None when the table alone cannot be
+    partitioned."""
+    _check_rules(decks, ace_high, jokers_per_meld)
+    w = [1] * NCARD if card_w is None else [int(x) for x in card_w]
+    tcount = _counts(table, "table")
+    hcount = _counts(hand, "hand")
+    search = _Search(ace_high, jokers_per_meld, ace_both_ends)
+    if search.run(tuple(tcount)) is None:
+        return None
+    kinds = [c for c in range(NCARD) if hcount[c]]
+    best: tuple[int, tuple[int, ...]] | None = None
+    best_placed: list[int] = []
+    ties = 0
+    for ks in itertools.product(*(range(hcount[c] + 1) for c in kinds)):
+        placed = [c for c, k in zip(kinds, ks) for _ in range(k)]
+        rank = (sum(w[c] for c in placed), canonical_key(placed))
+        if best is not None and rank[0] < best[0]:
+            continue
+        counts = list(tcount)
+        for c in placed:
+            counts[c] += 1
+        if search.run(tuple(counts)) is None:
+            continue
+        if best is None or rank[0] > best[0]:
+            ties = 0
+        ties += 1
+        if best is None or rank > best:
+            best, best_placed = rank, placed
+    assert best is not None
+    return best[0], sorted(best_placed), ties

@@ -261,9 +261,9 @@ def test_play_refuses_more_games_than_a_run_can_hold(capsys, tmp_path):
 def test_003_a_total_of_exactly_the_threshold_ends_the_match_under_reach_not_exceed(tmp_path):
     """ace-low's "quelqu'un franchit le seuil": threshold_reached = "reach" (the default)
     ends the match after the hand a total reaches 100; "exceed" plays on until one passes
-    it. Replicate 29 of seed 1 (4 experts) ends at exactly 100 under reach; the same deals
+    it. Replicate 3 of seed 1 (4 experts) ends at exactly 100 under reach; the same deals
     go on under exceed. The engine, the State and the log replay agree under both."""
-    rep, deals = 29, {}
+    rep, deals = 3, {}
     for reading in ("reach", "exceed"):
         rules = f"ace-low(threshold_reached={reading})"
         log = tmp_path / f"{reading}.jsonl"

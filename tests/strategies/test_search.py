@@ -352,7 +352,7 @@ def test_search_leaves_the_policys_play_only_on_evidence(policy):
     many = make_engine(r, [f"search(budget=48,policy={policy})"] * r.players)[2]
     base = make_engine(r, [POLICY_SEAT[policy]] * r.players)[2]
     departed = 0
-    for st in positions[:40]:
+    for st in positions[:60]:
         b = _decide(base, st, st._hands, list(st.stock))
         a = _decide(one, st, st._hands, list(st.stock))
         assert a[:3] == b[:3] and a[5] == b[5] == st.rng_state
