@@ -38,12 +38,16 @@ _MOST = 25
 
 @dataclass(frozen=True)
 class Kind:
-    """One kind of table the page compares: its line-up, a heading and who plays."""
+    """One kind of table the page compares: its line-up, a heading, the words a sentence
+    uses (``short``), the glance table's one word (``tag``), a figure's label and who
+    plays."""
 
     lineup: str
     heading: str
     short: str
     who: str
+    tag: str = ""
+    label: str = ""
 
 
 def _strategy_words(name: str) -> str:
@@ -66,18 +70,22 @@ def kinds(lineups) -> list[Kind]:
     for lu in chosen:
         parts = split_lineup(lu)
         if lu == "strong":
-            out.append(Kind(lu, "Good play", "good play",
-                            "every seat " + _strategy_words("strong")))
+            out.append(Kind(lu, "Good play (trained players)", "good play",
+                            "every seat `strong`", "good",
+                            "Good play (trained)"))
         elif lu == "expert":
-            out.append(Kind(lu, "Expert play", "expert play",
-                            "every seat " + _strategy_words("expert")))
+            out.append(Kind(lu, "Greedy play (experts: lay down as much as they can)",
+                            "greedy play", "every seat `expert`",
+                            "greedy", "Greedy play (experts)"))
         elif len(set(parts)) == 1:
             out.append(Kind(lu, f"Every seat {parts[0]}", f"every seat {parts[0]}",
-                            "every seat " + _strategy_words(parts[0])))
+                            "every seat " + _strategy_words(parts[0]), parts[0],
+                            f"Every seat {parts[0]}"))
         else:
             out.append(Kind(lu, f"Table of {' and '.join(parts)}",
                             f"a table of {' and '.join(parts)}",
-                            "seats taking turns: " + ", ".join(parts)))
+                            "seats taking turns: " + ", ".join(parts), "mixed",
+                            f"Table of {' and '.join(parts)}"))
     return out
 
 
@@ -115,6 +123,7 @@ class Cell:
     seat: str
     seat_flag: bool = False
     seat_sees: float = float("nan")
+    seats_named: tuple[int, ...] = ()
 
 
 def _quantiles(x: pd.Series) -> tuple[float, float, float]:
@@ -122,7 +131,15 @@ def _quantiles(x: pd.Series) -> tuple[float, float, float]:
     return float(q.iloc[0]), float(q.iloc[1]), float(q.iloc[2])
 
 
-def _seat_text(s: pd.DataFrame) -> tuple[str, bool, float]:
+def _fair(fair: float, players: int) -> str:
+    """``fair 25%``; where hands nobody wins shrink a seat's fair share below one in
+    ``players``, ``fair here 24%`` (the page's note says why)."""
+    if _pct(fair) == _pct(1 / players):
+        return f"fair {_pct(fair)}"
+    return f"fair here {_pct(fair)}"
+
+
+def _seat_text(s: pd.DataFrame, players: int = 0) -> tuple[str, bool, float]:
     """The seat finding of one cell's rows of ``seats.csv``: words, whether a seat is
     named, and the smallest edge the test would have seen (a share of hands)."""
     if s.empty:
@@ -133,7 +150,9 @@ def _seat_text(s: pd.DataFrame) -> tuple[str, bool, float]:
     if len(named):
         parts = [f"seat {int(r['seat']) + 1} wins {_pct(r['win_share'])}"
                  for _, r in named.sort_values("seat").iterrows()]
-        return ", ".join(parts) + f" (fair {_pct(named['fair'].iloc[0])})", True, sees
+        fair = float(named["fair"].iloc[0])
+        return (", ".join(parts) + f" ({_fair(fair, players or round(1 / fair))})", True,
+                sees)
     if not (s["testable"] == 1).any():
         return "too few games to tell", False, sees
     return "none found", False, sees
@@ -175,8 +194,10 @@ def _cells(games: pd.DataFrame, hands: pd.DataFrame, card: pd.DataFrame,
             stock = ("every hand" if share >= 0.995 else f"{_pct(share)} of hands") + when
         s = seats[(seats["rules"] == rules) & (seats["players"] == players)
                   & (seats["lineup"].astype(str) == str(lineup))]
-        seat, flag, sees = _seat_text(s)
-        out[key] = Cell(hand, q, match, stock, seat, flag, sees)
+        seat, flag, sees = _seat_text(s, int(players))
+        named = tuple(sorted(int(x) + 1 for x in s.loc[s["named"] == 1, "seat"])) \
+            if len(s) else ()
+        out[key] = Cell(hand, q, match, stock, seat, flag, sees, named)
     return out
 
 
@@ -203,11 +224,13 @@ def _skill(hands: pd.DataFrame, ceiling: pd.DataFrame | None) -> dict[tuple, str
         if not any(_nan(v) for v in share.values()):
             out.setdefault((str(rules), int(players)), []).append(
                 f"expert {_pct(share['expert'])}, beginner {_pct(share['beginner'])} a "
-                f"seat (fair {_pct(1 / int(players))})")
+                "seat")
     if ceiling is not None and len(ceiling):
         for _, r in ceiling[ceiling["strategy"].astype(str) == "strong"].iterrows():
             out.setdefault((str(r["rules"]), int(r["players"])), []).append(
-                f"1 strong vs {int(r['players']) - 1} experts: {_pct(r['win_share'])}")
+                f"1 strong vs {int(r['players']) - 1} experts: {_pct(r['win_share'])}"
+                + (f" ({int(r['deals'])} deals)" if "deals" in r and not _nan(r["deals"])
+                   else ""))
     return {k: "; ".join(v) for k, v in out.items()}
 
 
@@ -267,12 +290,13 @@ def _value(metric: str, x: float) -> str:
 
 
 def _values(metric: str, r) -> str:
-    """``46 -> 26 turns on average``, ``0% -> 39% of hands``."""
+    """``on average 46 -> 26 turns`` (means, said so: the glance table shows medians),
+    ``0% -> 39% of hands``."""
     m = METRICS[metric]
     a, b = (_value(metric, float(r[k])) for k in ("baseline_value", "variant_value"))
     if m.unit == "share":
         return f"{a} -> {b}" + ("" if metric == "first_seat_edge" else " of hands")
-    return f"{a} -> {b} {m.unit} on average"
+    return f"on average {a} -> {b} {m.unit}"
 
 
 def _span(metric: str, lo: float, hi: float) -> str:
@@ -328,9 +352,13 @@ def _needed(r) -> float:
     return max(1.0, (half / d) ** 2)
 
 
-def _effects(e: pd.DataFrame, ks: list[Kind]) -> list[Effect]:
+def _effects(e: pd.DataFrame, ks: list[Kind], same_at: set[tuple] | None = None,
+             deals: int = 0) -> list[Effect]:
     """The rule effects of the kinds of table, one per rule change, player count and
-    metric (the worded metrics only), ranked by size."""
+    metric (the worded metrics only), ranked by size. ``same_at``: the ``(variant, baseline,
+    players, lineup)`` whose games are the same deal for deal (:func:`same_games`), said
+    so; ``deals``: deals per table, for how many would settle a close call."""
+    same_at = same_at or set()
     lineups = [k.lineup for k in ks]
     e = e[e["players"].notna() & e["lineup"].astype(str).isin(lineups)
           & e["metric"].isin(DETAIL)]
@@ -352,7 +380,7 @@ def _effects(e: pd.DataFrame, ks: list[Kind]) -> list[Effect]:
                 continue  # the same either way (never happens, or always): nothing to call
             need = min(_needed(r) for _, r in moving)
             out.append(Effect(str(variant), str(baseline), p, str(metric), "", 0.0, False,
-                              [METRICS[str(metric)].plain, _times(need)]))
+                              [METRICS[str(metric)].plain, _times(need, deals)]))
             continue
         lead_k, lead = max(found, key=lambda kr: _size(str(metric), kr[1]))
         text = (f"{name[:1].upper() + name[1:]} {_verb(str(metric), lead, p, str(variant))} "
@@ -362,7 +390,9 @@ def _effects(e: pd.DataFrame, ks: list[Kind]) -> list[Effect]:
             if k is lead_k:
                 continue
             vals = _values(str(metric), r)
-            if _detected(r):
+            if (str(variant), str(baseline), p, k.lineup) in same_at:
+                text += f"; with {k.short} the same games, deal for deal"
+            elif _detected(r):
                 same = (r["diff"] > 0) == (lead["diff"] > 0)
                 text += (f"; with {k.short} {'likewise' if same else 'the other way'}: {vals} "
                          f"({_span(str(metric), float(r['lo_adjusted']), float(r['hi_adjusted']))})")
@@ -376,12 +406,18 @@ def _effects(e: pd.DataFrame, ks: list[Kind]) -> list[Effect]:
     return sorted(out, key=lambda x: -x.size)
 
 
-def _times(need: float) -> str:
-    """``about 4 times the games``; ``""`` when even many more games would not tell (the
-    change measured is tiny beside its range)."""
+def _times(need: float, deals: int = 0) -> str:
+    """``about 240 deals per rule set`` (``deals``: the deals played, each rule set on
+    each; without them ``about 4 times the games``); ``""`` when even many more games
+    would not tell (the change measured is tiny beside its range)."""
     if not math.isfinite(need) or need > _MOST:
         return ""
-    return f"about {max(2, math.ceil(need))} times the games"
+    times = max(2, math.ceil(need))
+    if deals <= 0:
+        return f"about {times} times the games"
+    total = times * deals
+    step = 10 ** max(0, len(str(total)) - 2)
+    return f"about {step * math.ceil(total / step)} deals per rule set"
 
 
 def _size(metric: str, r) -> float:
@@ -393,6 +429,185 @@ def _size(metric: str, r) -> float:
     if METRICS[metric].rel_base and base >= METRICS[metric].rel_base:
         return abs(float(r["variant_value"]) / base - 1)
     return 0.0
+
+
+# ----------------------------------------------------------------------------- same games
+
+#: The hand rows' columns that place a hand (the same deal, seating and hand of a match)
+#: and that say how it went; two rule sets play the same games at a kind of table where
+#: every hand placed alike went alike.
+_PLACE = ("replicate", "rotation", "hand")
+_OUTCOME = ("turns", "winner", "end")
+#: Why a one-option change never comes into play, where the rows show it: the option, the
+#: hand rows' column (or column prefix, ending ``_``) that counts its use, and the words.
+_UNUSED = {"failed_penalty": ("failed", "nobody ever fails a move, so the penalty never "
+                                        "applies"),
+           "may_draw_when_able": ("draws_when_able_", "nobody draws while able to play, "
+                                                      "so the freedom is never used")}
+
+
+def same_games(hands: pd.DataFrame, lineups: list[str]) -> dict[tuple[int, str], list[list[str]]]:
+    """``(players, lineup) -> groups of rules strings`` whose hands are the same deal for
+    deal (turns, winner and end of every hand alike), read from the hand rows."""
+    place = [c for c in _PLACE if c in hands.columns]
+    outcome = [c for c in _OUTCOME if c in hands.columns]
+    out: dict[tuple[int, str], list[list[str]]] = {}
+    if not place or not outcome:
+        return out
+    h = hands[hands["lineup"].astype(str).isin(lineups)]
+    for (players, lineup), g in h.groupby(["players", "lineup"], sort=False, observed=True):
+        by: dict[tuple, list[str]] = {}
+        for rules, gg in g.groupby("rules", sort=False, observed=True):
+            t = gg.sort_values(place)[place + outcome].astype(str)
+            by.setdefault(tuple(map(tuple, t.to_numpy())), []).append(str(rules))
+        groups = [v for v in by.values() if len(v) > 1]
+        if groups:
+            out[(int(players), str(lineup))] = groups
+    return out
+
+
+def _unused_reason(hands: pd.DataFrame, variant: str, where: list[tuple[int, str]]) -> str:
+    """Why ``variant``'s one change never comes into play at ``where`` (``(players,
+    lineup)``), where the rows count its use and it is never used; else the generic words."""
+    from fastmach.analysis.variants import parse_rules
+
+    over = parse_rules(variant)[1]
+    generic = "the change never comes into play for these players"
+    if len(over) != 1 or next(iter(over)) not in _UNUSED:
+        return generic
+    col, words = _UNUSED[next(iter(over))]
+    cols = [c for c in hands.columns if c == col or (col.endswith("_") and c.startswith(col))]
+    if not cols:
+        return generic
+    h = hands[(hands["rules"] == variant) & hands[["players", "lineup"]].astype(str).apply(
+        tuple, axis=1).isin([(str(p), lu) for p, lu in where])]
+    return words if len(h) and float(h[cols].fillna(0).to_numpy().sum()) == 0 else generic
+
+
+def _scope(ks: list[Kind], where: dict[str, list[int]], players: list[int]) -> str:
+    """``with good play and greedy play at every player count``, ``with greedy play at
+    2, 3 players``."""
+    shown = [k for k in ks if where.get(k.lineup)]
+    if all(sorted(where.get(k.lineup, [])) == players for k in ks):
+        return "with " + " and ".join(k.short for k in ks) + (
+            " at every player count" if len(players) > 1 else "")
+    return "; ".join(
+        f"with {k.short}" + ("" if sorted(where[k.lineup]) == players else
+                             " at " + ", ".join(map(str, sorted(where[k.lineup])))
+                             + " players") for k in shown)
+
+
+def _same_words(hands: pd.DataFrame, groups: dict[tuple[int, str], list[list[str]]],
+                pairs: list[tuple[str, str]], ks: list[Kind], players: list[int]
+                ) -> tuple[list[str], set[tuple]]:
+    """Sentences on the rule changes that never come into play (the variant plays its
+    base's games) and on rule sets that play alike; and the ``(variant, baseline,
+    players, lineup)`` where a change never comes into play."""
+    said: set[tuple] = set()
+    out = []
+    for v, b in pairs:
+        where: dict[str, list[int]] = {}
+        for (p, lu), gs in groups.items():
+            if any(v in g and b in g for g in gs):
+                where.setdefault(lu, []).append(p)
+                said.add((v, b, p, lu))
+        if not where:
+            continue
+        why = _unused_reason(hands, v, [(p, lu) for lu, ps in where.items() for p in ps])
+        name = rules_name(v)
+        out.append(f"{name[:1].upper() + name[1:]} plays exactly the same games as "
+                   f"{rules_name(b)}, deal for deal, {_scope(ks, where, players)}: {why}.")
+    alike: dict[tuple[str, ...], dict[str, list[int]]] = {}
+    for (p, lu), gs in groups.items():
+        for g in gs:
+            if len(g) == 2 and (tuple(g) in pairs or tuple(g[::-1]) in pairs):
+                continue
+            alike.setdefault(tuple(sorted(g)), {}).setdefault(lu, []).append(p)
+    for members, seen in alike.items():
+        names = [rules_name(r) for r in members]
+        listed = ", ".join(names[:-1]) + " and " + names[-1]
+        out.append(f"{listed[:1].upper() + listed[1:]} play alike: the same games, deal for "
+                   f"deal, {_scope(ks, seen, players)}.")
+    return out, said
+
+
+def _seat_moves(cells: dict[tuple, Cell], pairs: list[tuple[str, str]], ks: list[Kind],
+                players: list[int]) -> dict[int, list[str]]:
+    """Per player count, where the favoured seats of the glance table differ between a
+    rule change and its base: what each shows, by seat (a base once, then its changes)."""
+    out: dict[int, list[str]] = {}
+
+    def words(c: Cell) -> str:
+        return c.seat if c.seat_flag else "no seat stands out"
+
+    for p in players:
+        for k in ks:
+            by: dict[str, list[str]] = {}
+            for v, b in pairs:
+                cb, cv = cells.get((b, p, k.lineup)), cells.get((v, p, k.lineup))
+                if cb is None or cv is None or cb.seats_named == cv.seats_named:
+                    continue
+                if b not in by:
+                    by[b] = [f"{rules_name(b)}: {words(cb)}"]
+                by[b].append(f"{rules_name(v)}: {words(cv)}")
+            for parts in by.values():
+                out.setdefault(p, []).append(f"with {k.short}, " + "; ".join(parts))
+    return out
+
+
+def _by_count(eff: list[Effect], players: list[int], most: int = 5) -> list[str]:
+    """The rule changes whose effect depends on the player count, in plain words: clear at
+    some player counts only, or a count about twice as large at one as at another."""
+    if len(players) < 2:
+        return []
+    played: dict[tuple[str, str], set[int]] = {}
+    for x in eff:
+        played.setdefault((x.variant, x.metric), set()).add(x.players)
+    found: dict[tuple[str, str], dict[int, float]] = {}
+    for x in eff:
+        if x.detected:
+            found.setdefault((x.variant, x.metric), {})[x.players] = x.size
+    by: dict[str, list[str]] = {}
+    for (v, m), sizes in sorted(found.items(), key=lambda kv: -max(kv[1].values())):
+        every = sorted(played[(v, m)])
+        plain = METRICS[m].plain
+        if sorted(sizes) != every:
+            by.setdefault(v, []).append(
+                f"{plain} at {', '.join(map(str, sorted(sizes)))} players only")
+        elif METRICS[m].unit != "share" and min(sizes.values()) > 0 \
+                and max(sizes.values()) >= 2 * min(sizes.values()):
+            lo = min(sizes, key=lambda q: sizes[q])
+            hi = max(sizes, key=lambda q: sizes[q])
+            by.setdefault(v, []).append(
+                f"{plain} about {5 * round(20 * sizes[lo])}% at {lo} players but "
+                f"{5 * round(20 * sizes[hi])}% at {hi}")
+    return [f"{rules_name(v)}: {', '.join(w)}" for v, w in by.items()][:most]
+
+
+def _played_note(rules: str, games: pd.DataFrame) -> str:
+    """Where the study plays a rule set outside what its one-line description says (the
+    player counts, ace-low's decks and cards by player count): ``""`` if nowhere."""
+    from fastmach.report.rulewords import PRESET_DEALS, PRESET_PLAYERS
+
+    g = games[games["rules"] == rules]
+    preset = rules.split("(")[0]
+    counts = sorted(int(p) for p in g["players"].unique())
+    notes = []
+    lo, hi = PRESET_PLAYERS.get(preset, (None, None))
+    outside = [p for p in counts if (lo is not None and p < lo) or (hi is not None and p > hi)]
+    if outside:
+        notes.append("also played at " + ", ".join(map(str, outside)) + " players")
+    stated = PRESET_DEALS.get(preset)
+    if stated and {"decks", "hand_size"} <= set(g.columns):
+        by: dict[tuple[int, int], list[int]] = {}
+        for p, gg in g.groupby("players"):
+            d, h = int(gg["decks"].iloc[0]), int(gg["hand_size"].iloc[0])
+            if (d, h) != stated(int(p)):
+                by.setdefault((d, h), []).append(int(p))
+        for (d, h), ps in by.items():
+            notes.append(f"{d} decks and {h} cards at "
+                         + ", ".join(map(str, sorted(ps))) + " players")
+    return "; ".join(notes)
 
 
 # ----------------------------------------------------------------------------- the page
@@ -422,11 +637,26 @@ def page(games: pd.DataFrame, hands: pd.DataFrame, card: pd.DataFrame, seats: pd
                       "skill": skill.get((rules, p), ""),
                       "flag": any(c is not None and c.seat_flag for c in got.values())}
         if per:
+            note = _played_note(rules, games)
             rows.append({"rules": rules, "name": rules_name(rules),
                          "family": rules.split("(")[0],
-                         "description": rules_description(rules), "players": per})
-    eff = _effects(effects, ks) if effects is not None and len(effects) else []
+                         "description": rules_description(rules) + (
+                             f" In this study: {note}." if note else ""),
+                         "players": per})
+    deals = int(card["deals"].max()) if "deals" in card.columns and len(card) else 0
+    pairs = list(dict.fromkeys(
+        (str(v), str(b)) for v, b in zip(effects["variant"], effects["baseline"]))) \
+        if effects is not None and len(effects) else []
+    same, same_at = _same_words(hands, same_games(hands, [k.lineup for k in ks]), pairs,
+                                ks, players)
+    eff = _effects(effects, ks, same_at, deals) if effects is not None and len(effects) \
+        else []
     said = [x for x in eff if x.detected]
+    moves = _seat_moves(cells, pairs, ks, players)
+    moved = {(v, b, p) for p in moves for v, b in pairs for k in ks
+             if (c := cells.get((b, p, k.lineup))) is not None
+             and (d := cells.get((v, p, k.lineup))) is not None
+             and c.seats_named != d.seats_named}
     close: dict[int, list[str]] = {}
     tiny: dict[int, list[str]] = {}
     for p in players:
@@ -436,13 +666,16 @@ def page(games: pd.DataFrame, hands: pd.DataFrame, card: pd.DataFrame, seats: pd
             if x.detected or x.players != p:
                 continue
             where = by_rule if x.close[1] else small
+            seat = (x.metric == "first_seat_edge"
+                    and (x.variant, x.baseline, p) in moved)
             where.setdefault(rules_name(x.variant), []).append(
-                x.close[0] + (f" ({x.close[1]})" if x.close[1] else ""))
+                x.close[0] + (f" ({x.close[1]})" if x.close[1] else "")
+                + (", though which seat is favoured does change (see the seats below)"
+                   if seat else ""))
         if by_rule:
             close[p] = [f"{r}: {', '.join(v)}" for r, v in by_rule.items()]
         if small:
             tiny[p] = [f"{r}: {', '.join(v)}" for r, v in small.items()]
-    deals = int(card["deals"].max()) if "deals" in card.columns and len(card) else 0
     seat_flags = sorted({(r, p) for (r, p, lu), c in cells.items() if c.seat_flag})
     sees = {}
     for p in players:
@@ -459,7 +692,13 @@ def page(games: pd.DataFrame, hands: pd.DataFrame, card: pd.DataFrame, seats: pd
             "has_strong": any(k.lineup == "strong" for k in ks),
             "default_players":
             4 if 4 in players else players[-1], "rows": rows, "effects": said,
-            "close": close, "tiny": tiny, "deals": deals, "seat_flags": seat_flags, "seat_sees": sees,
+            "close": close, "tiny": tiny, "deals": deals, "same": same,
+            "seat_moves": moves, "by_count": _by_count(eff, players),
+            "fair_low": sorted({p for (r, p, lu), c in cells.items()
+                                if "fair here" in c.seat}),
+            "fair": {p: _pct(1 / p) for p in players},
+            "no_casual": all(k.lineup in ("strong", "expert") for k in ks),
+            "stronger": [k.lineup for k in ks] == ["strong", "expert"], "seat_flags": seat_flags, "seat_sees": sees,
             "has_skill": bool(skill), "has_match": any(
                 c.match not in ("one hand", "") for c in cells.values()),
             "changes": len({(x.variant, x.baseline) for x in eff})}

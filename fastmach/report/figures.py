@@ -59,10 +59,10 @@ def _safe(text: str) -> str:
 
 def make_figures(hands: pd.DataFrame, a: Analysis, fig_dir: Path) -> list[dict]:
     """Draw every figure the study's data allow; write PNG and SVG to ``fig_dir``."""
-    rows = [(k.heading.lower() + f" ({k.lineup})", k.lineup) for k in a.kinds]
+    rows = [(k.label.lower() + f" ({k.lineup})", k.lineup) for k in a.kinds]
     names = {r: rules_name(r) for r in a.labels}  # the first page's words
-    kind_cols = [(f"{k.heading}: every seat {k.lineup}" if "," not in k.lineup else
-                  k.heading, k.lineup) for k in a.kinds]
+    kind_cols = [(f"{k.label}: every seat {k.lineup}" if "," not in k.lineup else
+                  k.label, k.lineup) for k in a.kinds]
     makers: dict[str, tuple[Callable[[], Any], bool, str, str]] = {
         "rule_effects": (lambda: plots.plot_effects(a.effects, names, kind_cols),
                          not a.effects.empty, *FIGURES["rule_effects"]),
@@ -75,18 +75,18 @@ def make_figures(hands: pd.DataFrame, a: Analysis, fig_dir: Path) -> list[dict]:
         s = a.seats[a.seats["lineup"].astype(str) == k.lineup]
         title, caption = FIGURES["seat_edges"]
         makers[f"seat_edges-{_safe(k.lineup)}"] = (
-            partial(plots.plot_seat_dots, s, a.labels, f"{k.heading.lower()} ({k.lineup})"),
-            not s.empty, f"{title}: {k.heading.lower()}", caption + f" Every seat: {k.who}.")
+            partial(plots.plot_seat_dots, s, a.labels, f"{k.label.lower()} ({k.lineup})"),
+            not s.empty, f"{title}: {k.label.lower()}", caption + f" Every seat: {k.who}.")
     makers["strategy_matrix"] = (lambda: plots.plot_strategy_matrix(a.strategies),
                                  not a.strategies.empty, *FIGURES["strategy_matrix"])
     for k in a.kinds:
         card = a.card[a.card["lineup"].astype(str) == k.lineup]
         for axis in curves.curve_axes(card, a.params):
-            who = f"{k.heading.lower()}: every seat {k.lineup}" if "," not in k.lineup \
-                else k.heading.lower()
+            who = f"{k.label.lower()}: every seat {k.lineup}" if "," not in k.lineup \
+                else k.label.lower()
             makers[f"curve-{axis}-{_safe(k.lineup)}"] = (
                 partial(curves.plot_curve, card, axis, a.params, a.labels, who), True,
-                f"{curves.curve_title(axis)}: {k.heading.lower()}",
+                f"{curves.curve_title(axis)}: {k.label.lower()}",
                 curves.curve_caption(axis, a.params, who))
     out = []
     for name, (make, available, title, caption) in makers.items():

@@ -29,8 +29,10 @@ TERMS = (
     ("line-up", "the strategies at a table, seat by seat (`expert,beginner`: experts and "
                 "beginners taking turns round the table); a line-up of one strategy puts it "
                 "in every seat. No figure of this report combines two line-ups."),
-    ("good play, expert play", "the first page's names for the all-`strong` line-up and "
-                               "the all-`expert` one."),
+    ("good play, greedy play", "the first page's names for the all-`strong` line-up "
+                               "(trained players) and the all-`expert` one (players that "
+                               "lay down as many cards as they can; the stronger players "
+                               "are the trained ones)."),
     ("replicate", "a deal's index: replicate r is the same shuffled cards in every cell."),
 )
 

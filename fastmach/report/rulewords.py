@@ -11,7 +11,7 @@ import re
 
 from fastmach.analysis.variants import parse_rules
 
-__all__ = ["PRESET_WORDS", "change_words", "rules_name", "rules_description"]
+__all__ = ["PRESET_WORDS", "PRESET_PLAYERS", "PRESET_DEALS", "change_words", "rules_name", "rules_description"]
 
 #: Each preset in one line, as docs/rules.md's table of sources gives it.
 PRESET_WORDS = {
@@ -26,6 +26,20 @@ PRESET_WORDS = {
     "italian": "104 cards, jolly optional and unrestricted, 2 or more players, draw (or pass) "
                "only when unable to play, A 11 / figures 10 / jolly 25",
 }
+
+#: The player counts each preset's line states (None: no upper bound), so that the page can
+#: say where the study plays a rule set beyond them.
+PRESET_PLAYERS: dict[str, tuple[int, int | None]] = {
+    "classic": (2, 5), "jokers": (2, 4), "ace-low": (2, 6), "italian": (2, None)}
+
+
+def _ace_low_deal(players: int) -> tuple[int, int]:
+    return (3, 15) if players >= 5 else (2, 13)
+
+
+#: ``players -> (decks, cards dealt)`` where a preset's line states it (ace-low's "3 decks
+#: and 15 cards for 5-6").
+PRESET_DEALS = {"ace-low": _ace_low_deal}
 
 
 def _option(name: str, value: str) -> str:

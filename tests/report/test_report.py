@@ -57,7 +57,7 @@ def test_report_opens_on_the_designers_page_then_the_appendix(built):
         'id="changes"') < html.index('id="rulesets"') < html.index(
         'id="appendix"') < html.index('id="methods"') < html.index(
         'id="tables"') < html.index('id="figures"') < html.index('id="reproduce"')
-    for text in ("Machiavelli rule sets compared: the synthetic study", "Expert play",
+    for text in ("Machiavelli rule sets compared: the synthetic study", "Greedy play (experts",
                  "Hand length in turns: median (middle half)", "Stock runs out",
                  "Is a seat favoured?", "How much skill decides",
                  "classic with the ace low only", "Scorecard by line-up",
