@@ -181,7 +181,7 @@ def test_a_stored_log_of_another_game_is_an_error_naming_the_cell(tmp_path):
 
 def test_the_report_renders_and_its_links_open_their_turn_in_headless_chromium(built, tmp_path):
     from test_report import render_images
-    from test_view import walk
+    from tests.view.test_view import walk
 
     _, index, _ = built
     images = render_images(index, tmp_path)
