@@ -29,7 +29,10 @@ class Metric:
     ``gap`` (a difference of win shares, printed in pp even as a value), ``rel_base`` (the
     smallest base, in its unit, a relative change is worded or printed on; 0: never) and
     ``in100`` (a share of hands in a designer's words, counted in 100 hands; set for the
-    metrics a rule change is worded on in the report's first layer, with ``rel_base``).
+    metrics a rule change is worded on in the report's first layer, with ``rel_base``) and
+    ``hand_value`` (the column of :func:`fastmach.analysis.hands.hand_metrics` whose mean
+    per hand it is, estimated by the deal-clustered ratio; "" where its estimate is its own:
+    hands per match, the seat spread).
     """
 
     name: str
@@ -48,6 +51,7 @@ class Metric:
     gap: bool = False
     rel_base: float = 0.0
     in100: str = ""
+    hand_value: str = ""
 
     @property
     def worded(self) -> bool:
@@ -83,7 +87,7 @@ METRICS: dict[str, Metric] = {m.name: m for m in (
     Metric("turns_per_hand", "turns per hand", "turns", "longer", "shorter",
            "turns per hand (total turns / total hands)",
            rise="makes hands longer", fall="makes hands shorter", curve=True, plain="hand length",
-           rel_base=5.0),
+           rel_base=5.0, hand_value="turns"),
     Metric("hands_per_game", "hands per match", "hands", "more", "fewer",
            "hands per match", digits=2, rise="adds hands to a match",
            fall="takes hands from a match", per="match", plain="match length", rel_base=1.5),
@@ -91,24 +95,26 @@ METRICS: dict[str, Metric] = {m.name: m for m in (
            "share of hands in which the stock ran out", binary=True,
            rise="makes the stock run out more often",
            fall="makes the stock run out less often", curve=True,
-           plain="how often the stock runs out", in100="hands in 100 where the stock runs out"),
+           plain="how often the stock runs out", in100="hands in 100 where the stock runs out",
+           hand_value="stock_out"),
     Metric("blocked", "blocked hands", "share", "more", "fewer",
            "share of hands that ended blocked (nobody could or did add a card for a round; "
            "stock-out endings are stock_out_per_hand's)", binary=True,
            rise="makes more hands end blocked", fall="makes fewer hands end blocked",
-           curve=True, plain="blocked hands", in100="blocked hands in 100"),
+           curve=True, plain="blocked hands", in100="blocked hands in 100",
+           hand_value="blocked"),
     Metric("first_seat_edge", "first-seat edge", "share", "larger", "smaller",
            "first player's win share per hand minus the fair share",
            rise="widens the first player's edge", fall="narrows the first player's edge",
            curve=True, plain="the first player's edge", gap=True,
-           in100="wins in 100 hands for the first player"),
+           in100="wins in 100 hands for the first player", hand_value="first_seat_edge"),
     Metric("seat_spread", "seat spread", "share", "wider", "narrower",
            "largest minus smallest seat win share per hand", plain="the gap between seats",
            gap=True),
     Metric("skill_gap", "skill gap", "share", "larger", "smaller",
            "expert minus beginner win share per seat and hand",
            rise="makes skill matter more", fall="makes skill matter less", per="seat",
-           plain="how much skill decides", gap=True),
+           plain="how much skill decides", gap=True, hand_value="skill_gap"),
 )}
 
 #: Metrics a rule change is worded on in the report's first layer, in table order.

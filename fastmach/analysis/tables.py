@@ -24,7 +24,8 @@ from fastmach.analysis.hands import (ID_COLUMNS as _ID, SKILL_PAIR, check_hands,
                                      strategy_share)
 from fastmach.analysis.inference import (Estimate, combine, holm, newcombe_paired,
                                          ratio_estimate, share_interval)
-from fastmach.analysis.metrics import BINARY_METRICS, EFFECT_METRICS_HANDS, SCORECARD_METRICS
+from fastmach.analysis.metrics import (BINARY_METRICS, EFFECT_METRICS_HANDS, METRICS,
+                                       SCORECARD_METRICS)
 from fastmach.analysis.seats import (SEAT_RESAMPLES, deal_excess, detectable_edge, fair_variance,
                                      seat_estimates, seat_intervals, seat_test, spread_bounds)
 from fastmach.errors import FastmachError
@@ -38,11 +39,8 @@ def _metric_estimates(hands: pd.DataFrame) -> dict[str, Estimate]:
     deal = deal_key(hands).to_numpy()
     m = hand_metrics(hands)
     one = np.ones(len(hands))
-    est = {"turns_per_hand": ratio_estimate(m["turns"], one, deal),
-           "stock_out_per_hand": ratio_estimate(m["stock_out"], one, deal),
-           "blocked": ratio_estimate(m["blocked"], one, deal),
-           "first_seat_edge": ratio_estimate(m["first_seat_edge"], one, deal),
-           "skill_gap": ratio_estimate(m["skill_gap"], one, deal)}
+    est = {name: ratio_estimate(m[metric.hand_value], one, deal)   # (the catalogue's)
+           for name, metric in METRICS.items() if metric.hand_value}
     mcols = match_cols(hands)
     per_match = (hands[mcols].assign(_d=deal).groupby(mcols, sort=False)["_d"]
                  .agg(["size", "first"]))

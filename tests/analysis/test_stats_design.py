@@ -145,6 +145,31 @@ def test_blocked_counts_hands_that_ended_blocked_hand_computed():
     assert r["blocked_lo"] < 2 / 6 < r["blocked_hi"]
 
 
+
+def test_every_per_hand_metric_of_the_catalogue_is_its_hand_value_hand_computed():
+    """The catalogue names each metric's per-hand value (``hand_value``); the scorecard's
+    figure is its mean over the hands, computed by hand here (one hand per deal)."""
+    from fastmach.analysis.metrics import METRICS
+    hands = pd.DataFrame({
+        "cell": "c", "rules": "classic(match=single)", "players": 2,
+        "lineup": "expert,beginner", "replicate": [0, 1, 2, 3], "hand": 0,
+        "first_player": 0, "turns": [10, 20, 30, 44],
+        "end": ["emptied", "blocked", "stock-out", "emptied"],
+        "stock_exhausted": [False, True, True, False],
+        "strategy_0": ["expert", "beginner", "expert", "beginner"],
+        "strategy_1": ["beginner", "expert", "beginner", "expert"],
+        "win_share_0": [1.0, 0, 0.5, 1], "win_share_1": [0.0, 0, 0.5, 0]})
+    want = {"turns_per_hand": 26.0,          # (10 + 20 + 30 + 44) / 4
+            "stock_out_per_hand": 0.5,       # two of four hands
+            "blocked": 0.25,                 # one of four
+            "first_seat_edge": 0.25,         # seat 1's share minus the hand's total / 2
+            "skill_gap": 0.0}                # expert minus beginner: +1, 0, 0, -1
+    card = S.scorecard(hands, hands).iloc[0]
+    assert sorted(n for n, m in METRICS.items() if m.hand_value) == sorted(want)
+    for name, value in want.items():
+        assert card[name] == pytest.approx(value), name
+
+
 # ----------------------------------------------------------------- coverage by simulation
 
 def _clustered_sample(rng, deals, truth, sd_deal=4.0, sd_hand=6.0):
