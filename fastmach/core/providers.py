@@ -15,3 +15,9 @@ def provider(name: str) -> Any:
     """The object the package named for ``name`` (imported now); KeyError if none."""
     module, _, attribute = PROVIDERS[name].partition(":")
     return getattr(importlib.import_module(module), attribute)
+
+
+def html_of(name: str, obj: Any) -> str | None:
+    """``obj``'s notebook HTML by the renderer the package named ``name``; None (the text
+    repr) where none is named."""
+    return provider(name)(obj) if name in PROVIDERS else None

@@ -32,7 +32,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from fastmach.core import validate
-from fastmach.core.providers import PROVIDERS, provider
+from fastmach.core.providers import html_of, provider
 from fastmach.core._ids import ids_of_counts
 from fastmach.core.cards import JOKER, NCARD, card_points, card_str, check_copies, parse_cards
 from fastmach.errors import FastmachError
@@ -423,7 +423,7 @@ class State:
         """Jupyter: the table's melds and every hand as cards (by the viewer's
         ``state_html``, named in ``fastmach.core.providers`` by the package: the game does
         not import the viewer, a layer above it); None (the text) when unset."""
-        return provider("state_html")(self) if "state_html" in PROVIDERS else None
+        return html_of("state_html", self)
 
     # -------------------------------------------------------------- legality
     def _play_exists(self) -> bool:

@@ -66,14 +66,9 @@ class Solution:
         """Jupyter: the table's cards before, the melds after, placed cards marked (by the
         viewer's ``solution_html``, named in ``fastmach.core.providers`` by the package:
         the solver does not import the viewer, a layer above it); None (plain repr) when unset."""
-        return render_html(self)
+        from fastmach.core.providers import html_of
 
-
-def render_html(obj) -> str | None:
-    """``obj``'s notebook HTML by the renderer the package names (``solution_html``)."""
-    from fastmach.core.providers import PROVIDERS, provider
-
-    return provider("solution_html")(obj) if "solution_html" in PROVIDERS else None
+        return html_of("solution_html", self)
 
 
 def _show(c: int, stands: int) -> str:
