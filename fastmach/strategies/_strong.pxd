@@ -18,6 +18,7 @@ cdef class Strong(Strategy):
     cdef readonly int keep_from      # a play outside holding keeps back ranks >= this too (0: off)
     cdef readonly int pass_on        # empty stock: pass while every opponent holds >= this (0: off)
     cdef readonly int place          # a play outside holding: 0 most cards, 1 one card, 2 most points
+    cdef readonly int hold_table     # hold only while the table holds >= this many cards (0: always)
     cdef Skill points                # the expert's skill scoring placed points (place = 2)
     cdef bint shapes                 # a play outside holding is not the maximum placement
     cdef Strategy xstrat             # the expert seat (its opening, its maximum placement)

@@ -240,6 +240,9 @@ STRONG = (
           "maximum placement, 1 (or one) the one card of the most points that a play of it "
           "alone places, 2 (or points) the placement of the most hand points",
           ("most", "one", "points")),
+    Param("hold_table", int, 0, 0, 500,
+          "hold only while the table holds at least this many cards (0: whatever it holds): "
+          "an empty table, where every other seat holds too, is played on"),
 )
 #: ``strong`` with every parameter at its default is the trained player of the rules in
 #: play where one is shipped (``fastmach.strategies.trained``); ``trained=false`` (or any

@@ -99,7 +99,9 @@ def policy_space(rules: Rules) -> PolicySpace:
         if rules.failed_penalty > 1:
             axes += [Axis("botch", (0, 1)), Axis("botch_below", (0, 5, 8, 12))]
         if rules.stock_empty == "ends-hand":
-            axes.append(Axis("last_round", (0, 1)))
+            # where the stock's end ends the hand, a table of holders places nothing until
+            # its last round: holding only on a table others have built is an axis there
+            axes += [Axis("last_round", (0, 1)), Axis("hold_table", (0, 3, 8))]
     axes += [Axis("keep", (0, 1, 2)), Axis("keep_from", (0, 4, 6, 8, 10)),
              Axis("place", (0, 1, 2))]
     if rules.may_pass_when_able and rules.stock_empty == "play-on":

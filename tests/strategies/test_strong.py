@@ -46,14 +46,25 @@ def _reference(st, rules: Rules, p: dict) -> tuple[str, int, str]:
     low = p["stock_low"]
     if p["last_round"] and rules.stock_empty == "ends-hand":
         low = max(low, rules.players)   # the last round is played
-    if may_hold and left > low and opp > p["rush"] and \
-            (p["hand_cap"] == 0 or n < p["hand_cap"]):
+    holds = may_hold and left > low and opp > p["rush"] and \
+        (p["hand_cap"] == 0 or n < p["hand_cap"])
+    if holds and sum(len(m) for m in st._melds) >= p["hold_table"]:
         if p["botch"] and left and rules.failed_penalty > 1 and \
                 (p["botch_below"] == 0 or opp < p["botch_below"]) and any(
                 solve(st._melds, [c], rules, trusted=True).placed
                 for c in sorted(set(hand)) if c != JOKER):
             return "fail", 0, "botched"   # a play of one card botched: the penalty drawn
         return "draw", 0, "held"
+    kind, placed, why = _reference_play(st, rules, p, hand, full)
+    return kind, placed, "thin" if holds else why   # thin: held but for the table
+
+
+def _reference_play(st, rules: Rules, p: dict, hand: list[int], full) -> tuple[str, int, str]:
+    """strong's decision where it does not hold: passing on, or its play keeping cards
+    back."""
+    left = len(st.stock)
+    seat = st.current_player
+    opp = min(int(h.sum()) for s, h in enumerate(st._hands) if s != seat)
     if p["pass_on"] and not left and rules.may_pass_when_able and opp >= p["pass_on"]:
         return "draw", 0, "passed"   # the empty stock: passes on (it does not go out)
     if not (p["keep"] or p["keep_from"] or p["place"]):
@@ -91,12 +102,15 @@ def _reference(st, rules: Rules, p: dict) -> tuple[str, int, str]:
     ("ace-low(match=single)", "strong(place=one)"),
     ("ace-low(match=single)", "strong(keep_from=4,place=one,rush=4)"),
     ("italian", "strong(keep_from=10,place=points)"),
+    ("ace-low(match=single)", "strong(keep_from=8,place=one,hold_table=12)"),
+    ("classic(match=single)", "strong(hold_table=20)"),
 ])
 def test_strong_holds_until_it_can_go_out_then_keeps_cards_back(rules, strategy):
     r, positions = game_positions(rules, [strategy, "expert", HOLDBACK, "expert"], 8, 5)
     eng = _engine(r, strategy)
     p = parse_strategy(strategy).params
-    why = {"nothing": 0, "out": 0, "held": 0, "botched": 0, "kept": 0, "passed": 0, "one": 0}
+    why = {"nothing": 0, "out": 0, "held": 0, "botched": 0, "kept": 0, "passed": 0, "one": 0,
+           "thin": 0}
     for st in positions[::2][:150]:
         kind, placed, taken, melds, _, rng = _decide(eng, st)
         net = int(placed.sum()) - taken if kind == "play" else 0
@@ -110,6 +124,8 @@ def test_strong_holds_until_it_can_go_out_then_keeps_cards_back(rules, strategy)
     assert why[held if r.may_draw_when_able else "kept"] > 0, why
     if r.failed_penalty <= 1 or not p["botch"]:
         assert why["botched"] == 0
+    # hold_table: a turn it would have held on a table of fewer cards was played
+    assert (why["thin"] > 0) == bool(p["hold_table"]), why
 
 
 def test_strong_plays_the_last_round_where_the_stock_ends_the_hand():
@@ -161,7 +177,7 @@ def test_strong_plays_are_legal_under_every_preset(rules, tmp_path):
     lineups = [["strong(trained=false)"] + ["expert"] * (r.players - 1),
                ["strong(trained=false)"] * r.players,
                ["strong(stock_low=15,rush=2,hand_cap=20,keep=jokers)", HOLDBACK] * 4,
-               ["strong(pass_on=3,keep_from=6,place=one)", "strong(place=points)"] * 4,
+               ["strong(pass_on=3,keep_from=6,place=one)", "strong(place=points,hold_table=6)"] * 4,
                ["strong"] * r.players]   # the trained player, where one is shipped
     games = 0
     for i, seats in enumerate(lineups):
@@ -182,6 +198,7 @@ def test_strong_plays_are_legal_under_every_preset(rules, tmp_path):
     ("ace-low(jokers=2,opening_points=36,match=single)", "strong(hand_cap=16)"),
     ("ace-low(match=single)", "strong(trained=false)"),
     ("classic(match=single)", "strong(pass_on=1,keep_from=6,place=one)"),
+    ("ace-low(match=single)", "strong(hold_table=8,keep_from=8,place=one)"),
     ("jokers", "strong"),                  # the trained player
 ])
 def test_strong_decisions_do_not_depend_on_cards_it_cannot_see(rules, strategy):

@@ -248,3 +248,17 @@ def test_the_search_plays_out_on_the_trained_player_where_one_is_shipped(policy)
     c = play_games(r2, seats, 4, range(4))
     d = play_games(r2, ["search(budget=2,policy=botching)"] + seats[1:], 4, range(4))
     assert c.drop(columns=["strategy_0"]).equals(d.drop(columns=["strategy_0"]))
+
+
+def test_holding_on_a_built_table_is_an_axis_where_the_stock_ends_the_hand():
+    axes = {r: {a.name for a in policy_space(Rules.parse(r)).axes}
+            for r in ("ace-low(match=single)", "classic(match=single)", "jokers", "italian")}
+    assert "hold_table" in axes["ace-low(match=single)"]
+    assert not any("hold_table" in axes[r] for r in ("classic(match=single)", "jokers", "italian"))
+    # and it changes games there: a holder that plays on a thin table plays other hands
+    seats = ["expert", "strong(keep_from=8,place=one,trained=false)"] * 2
+    thin = ["expert", "strong(keep_from=8,place=one,hold_table=8)"] * 2
+    cols = ["turns", "winner", "cards_left_1", "cards_left_3"]
+    a = play_games("ace-low(match=single)", seats, 5, range(30))[cols]
+    b = play_games("ace-low(match=single)", thin, 5, range(30))[cols]
+    assert not a.equals(b)
