@@ -20,7 +20,9 @@ of wall time; 4.5 on a busier machine), won 55.0%
 [45.2, 64.8] of 100 held-out classic matches against three experts (the expert in that
 seat 28.5% on the same deals), and 56.4% of 400 ``fastmach play --rotate`` games (each
 expert 14.5%); ``pg`` for 2 minutes only reached the expert's 28.5% (from a uniform start
-its gradient leads to playing more, not to holding).
+its gradient leads to playing more, not to holding). ``--self-play 3`` (the latest
+snapshot in one seat from generation 4 on) won 19.5% [12.2, 26.8]: the answer to a
+holding snapshot is to play early, which loses to experts (docs/env.md).
 
 Saved: ``--out`` (.npz, ``W`` over the whole vector and ``b``), a player for every command
 that seats a Python bot::
@@ -42,6 +44,8 @@ import numpy as np
 
 from fastmach.env import ACTIONS, N_ACTIONS, LinearPolicy, SingleAgentEnv, VectorEnv
 from fastmach.env.moves import DRAW, MAX_CARDS
+from fastmach.env.policy import PolicyBot
+from fastmach.rules import Rules
 
 PARTS = ("stock", "hand_sizes", "max_play", "legal")
 
@@ -142,12 +146,32 @@ def train(args) -> tuple[np.ndarray, np.ndarray, object, int, float]:
     return W, b, idx, steps, (time.perf_counter() - t0) / 60
 
 
+def linear(W: np.ndarray, b: np.ndarray, idx: np.ndarray, size: int) -> LinearPolicy:
+    """The policy of weights ``W`` over the features ``idx`` as one over the whole vector."""
+    full = np.zeros((N_ACTIONS, size))
+    full[:, idx] = W
+    return LinearPolicy(full, b)
+
+
+def opponents(rules: str, snapshots: list) -> list:
+    """The other seats: three experts, or, once self-play has snapshots, the latest
+    snapshot (a PolicyBot) in the first of them and experts in the rest (so the learner
+    keeps meeting the field it is measured against)."""
+    others = ["expert"] * (Rules.parse(rules).players - 1)
+    if snapshots:
+        others[0] = PolicyBot.of(snapshots[-1])
+    return others
+
+
 def train_cem(args) -> tuple[np.ndarray, np.ndarray, object, int, float]:
     """The cross-entropy method: each generation draws ``--candidates`` weight vectors
     from a Gaussian, plays each on the same ``--deals`` deals (common random numbers), and
-    moves the Gaussian to the best fifth."""
+    moves the Gaussian to the best fifth. With ``--self-play K`` every K generations the
+    mean joins the snapshots and the next generations play against the latest one."""
     C, K = args.candidates, args.deals
-    venv = VectorEnv(args.rules, num_envs=C * K, workers=args.workers, opponents="expert")
+    snapshots: list[LinearPolicy] = []
+    venv = VectorEnv(args.rules, num_envs=C * K, workers=args.workers,
+                     opponents=opponents(args.rules, snapshots))
     idx = feature_index(venv.layout)
     F = len(idx)
     shape = (N_ACTIONS, F + 1)   # (a weight per feature and a bias, per action)
@@ -182,7 +206,13 @@ def train_cem(args) -> tuple[np.ndarray, np.ndarray, object, int, float]:
         mean, std = elite.mean(axis=0), np.maximum(elite.std(axis=0), args.min_std)
         gen += 1
         print(f"generation {gen:>3}  {steps:>9,} steps  {time.perf_counter() - t0:6.0f} s  "
-              f"win share: best {fitness.max():.3f}, mean {fitness.mean():.3f}", flush=True)
+              f"win share: best {fitness.max():.3f}, mean {fitness.mean():.3f}"
+              f"{'  (against a snapshot)' if snapshots else ''}", flush=True)
+        if args.self_play and gen % args.self_play == 0:
+            snapshots.append(linear(mean[:, :F], mean[:, F], idx, venv.layout.size))
+            venv.close()
+            venv = VectorEnv(args.rules, num_envs=C * K, workers=args.workers,
+                             opponents=opponents(args.rules, snapshots))
     venv.close()
     return mean[:, :F], mean[:, F], idx, steps, (time.perf_counter() - t0) / 60
 
@@ -216,6 +246,10 @@ def main(argv=None) -> int:
     ap.add_argument("--candidates", type=int, default=12, help="cem: weight vectors a generation")
     ap.add_argument("--deals", type=int, default=16, help="cem: deals each candidate plays")
     ap.add_argument("--min-std", type=float, default=0.3, help="cem: the least spread")
+    ap.add_argument("--self-play", type=int, default=0, metavar="K",
+                    help="cem: every K generations the policy joins the snapshots, and the "
+                         "generations after it play against the latest in one seat (0: "
+                         "against experts only)")
     ap.add_argument("--actions", default="draw,max_cards",
                     help="the macro-actions the policy may choose (comma list; where "
                          "none of them is legal, any legal one)")
@@ -233,10 +267,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
 
     W, b, idx, steps, minutes = (train_cem if args.learner == "cem" else train)(args)
-    size = SingleAgentEnv(args.rules).layout.size
-    full = np.zeros((N_ACTIONS, size))
-    full[:, idx] = W
-    policy = LinearPolicy(full, b)
+    policy = linear(W, b, idx, SingleAgentEnv(args.rules).layout.size)
     policy.save(args.out)
     held_out = 10**9   # (deals no training episode saw)
     got = evaluate(policy, args.rules, args.eval, held_out)
