@@ -552,14 +552,15 @@ cdef bint _tie_lost(Impl* im, int64_t bound, skey sec, uint64_t k2, int v,
 
 
 include "_suit_moves.pxi"
+include "_joker_need.pxi"
 
 
 cdef int _suit_step(Impl* im, int v, int s) noexcept nogil:
     """Expand every state of the last layer by the choices for suit s at value v (the
     moves of its pattern in suit s, see _suit_moves.pxi)."""
     cdef int lo = im.layer_start[im.n_layers], hi = im.n_nodes
-    cdef int i, t, sh = 15 * s, j, gsum, gmax, low, m, A, JL, later, gnew, gmaxnew
-    cdef int acelow = (v == 1 and im.ace_high)
+    cdef int i, t, sh = 15 * s, j, gsum, gmax, low, m, A, JL, later, gnew, gmaxnew, need = 0
+    cdef int acelow = (v == 1 and im.ace_high), need_on = _JOKER_NEED != 0
     cdef uint64_t k1, k2, nk1, nk2, keep1 = ~(<uint64_t>0x7FFF << sh)
     cdef int64_t val, al, rest = im.rest[v][s], w14 = im.w[s][14], bound
     cdef skey sec, bsec, sw = im.sw[s][v]
@@ -590,12 +591,16 @@ cdef int _suit_step(Impl* im, int v, int s) noexcept nogil:
             return -4
         # aces still to come at 14 (those used low at value 1 are subtracted below)
         al = _aces_left(im, k2, v, s) if im.lb >= 0 else 0
+        if need_on:
+            need = _need_except(im, k1, k2, v, s)   # (_joker_need.pxi)
         for t in range(slot.off, slot.off + slot.n):
             mv = &mc.moves[t]
             gnew = gsum + mv.g
             gmaxnew = gmax if gmax > mv.g else mv.g
             if gnew > 0 and not _GP[im.limited][gnew][gmaxnew][later][JL - mv.nJ]:
                 continue
+            if need_on and _need_fails(need + _suit_need(im, s, mv.F, v + 1, k2), JL - mv.nJ):
+                continue   # (its open runs need more jokers than are left)
             val = im.nodes[i].val + mv.dval
             bound = val + rest + (JL - mv.nJ) * im.jwmax + al - (mv.u * w14 if acelow else 0)
             if im.lb >= 0 and (bound <= im.lb or im.capped) \
@@ -873,7 +878,7 @@ cdef int64_t _lead_extra_w(Impl* im, int v, int xl) noexcept nogil:
 
 cdef int _group_step(Impl* im, int v) noexcept nogil:
     cdef int lo = im.layer_start[im.n_layers], hi = im.n_nodes
-    cdef int i, j, gsum, gmax, jg
+    cdef int i, j, gsum, gmax, jg, need = 0
     cdef int64_t bound
     cdef uint64_t k2, nk2
     if im.jtot == 0 and _PLAIN_GROUPS:
@@ -886,9 +891,13 @@ cdef int _group_step(Impl* im, int v) noexcept nogil:
         j = <int>(k2 & 7)
         gsum = <int>((k2 >> 3) & 15)
         gmax = <int>((k2 >> 7) & 3)
+        if _JOKER_NEED:
+            need = _need_except(im, im.nodes[i].k1, k2, v, 4)   # (_joker_need.pxi)
         for jg in range(im.jtot - j + 1):
             if not _group_ok(gsum, gmax, jg, im.limited):
                 continue
+            if _JOKER_NEED and _need_fails(need, im.jtot - j - jg):
+                continue   # (its open runs need more jokers than are left)
             nk2 = (k2 & ~(<uint64_t>0x1FF)) | <uint64_t>(j + jg)
             bound = im.nodes[i].val + jg * im.jw[v] + im.rest[v][3] \
                 + (im.jtot - j - jg) * im.jwmax + _aces_left(im, k2, v, 3)
@@ -1257,7 +1266,8 @@ cdef class Solver:
         if not _MEMO:
             return self.solve_direct(table, hand, rules, card_w, joker_w, placed, wit)
         memo_key(&key, table, hand, rules, card_w, joker_w,
-                 _RELAX | ((_RELAX_BOUND + 1) << 1) | (_MOVE_LISTS << 3) | (_COPY_STEPS << 5))
+                 _RELAX | ((_RELAX_BOUND + 1) << 1) | (_MOVE_LISTS << 3) | (_COPY_STEPS << 5)
+                 | ((_JOKER_NEED + 1) << 8))
         e = memo_find(memo, &key)
         if e != NULL:
             return memo_answer(e, placed, wit)
@@ -1940,6 +1950,9 @@ cdef int _LOW_REJECT = 1
 cdef int _PLAIN_DROP = 1
 cdef int _PLAIN_PRUNE = 1
 cdef int _PLAIN_GROUPS = 1
+cdef int _JOKER_NEED = 0   # 1: the searches with jokers make no state whose open runs need
+                           # more jokers than are left (_joker_need.pxi; it may change the
+                           # melds of an answer, never its value or cards); -1: wrongly
 # the dominance pass's scope by layer size (_sweep; _copy_step relies on it): after a suit
 # step, none up to _SUIT_FROM states, that suit, every suit from _ALL_FROM; after a group
 # step, every suit from _GROUP_FROM (debug: _set_prune_from)

@@ -54,6 +54,15 @@ def _set_plain_rebuild(int mode):
     _PLAIN_REBUILD = mode
 
 
+def _set_joker_need(int mode):
+    """Debug: 1 makes the searches with jokers drop the states whose open runs need more
+    jokers than are left (_joker_need.pxi: the same values and cards placed, the melds of
+    some answers arranged otherwise), 0 (the default) keeps them, -1 drops those one joker
+    short too (deliberately wrong: the tests must catch it)."""
+    global _JOKER_NEED
+    _JOKER_NEED = mode
+
+
 def _set_low_reject(int mode):
     """Debug: 1 skips the aces-low search where a table ace, 2, queen or king has no place
     with aces low (_low_reject.pxi), 0 always searches, -1 rejects whenever the table holds

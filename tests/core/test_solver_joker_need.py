@@ -1,0 +1,182 @@
+"""The jokers a state's open runs still need (fastmach/core/_joker_need.pxi, the switch
+_solver._set_joker_need, off by default): with it on, the searches with jokers do not make
+a state whose runs of length 1 and 2 need more jokers than are left.
+
+Such a state reaches no partition, so the answer keeps its value and its placed cards
+(the canonical tie-break); only the melds of some answers may be arranged otherwise. The
+tests compare the answers with the switch on against the brute force (the value and the
+canonical placement) on random and adversarial jokers positions (many jokers, jokers with
+few cards, 13- and 14-card runs), against the integer-programming model on long tables,
+and against the switch off on the positions of jokers games; a planted wrong need (a
+state one joker short dropped as well) must be seen, and the switch must make fewer
+states where it claims to.
+"""
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from fastmach.core import _solver
+from fastmach.core.validate import check_partition
+from fastmach.rules import resolve_rules
+from fastmach.solver import weights
+from fastmach.tools.bench import game_positions
+from tests.positions import (JOKER, adv_full_suit, adv_jokers, check_fast, counts, fast,
+                             listing, rand_hand, rand_table, rand_weights, text)
+from tests.refs import brute, milp
+
+JOKER_RULES = [dict(decks=d, ace_high=ah, jokers_per_meld=lim)
+               for d in (2, 3) for ah in (True, False) for lim in (1, 0)]
+
+
+def _rid(r: dict) -> str:
+    return f"d{r['decks']}-{'high' if r['ace_high'] else 'low'}-{'j1' if r['jokers_per_meld'] else 'jinf'}"
+
+
+@pytest.fixture
+def need_on():
+    _solver._set_memo(0)
+    _solver._set_joker_need(1)
+    yield
+    _solver._set_joker_need(0)
+    _solver._set_memo(1)
+
+
+def _many_jokers(rng: random.Random, rules: dict) -> tuple[list[int], list[int]]:
+    """Up to four jokers between table and hand (three on the table when melds may hold
+    several), a small table."""
+    lim = rules["jokers_per_meld"]
+    table = rand_table(rng, rng.randint(3, 9), rules, max_jokers=3 if lim == 0 else 2,
+                       lengths=(3, 4, 5))
+    k = Counter(table)[JOKER]
+    hand = rand_hand(rng, table, rules["decks"], rng.randint(0, 3), jokers=4 - k)
+    return table, hand
+
+
+def _few_cards(rng: random.Random, rules: dict) -> tuple[list[int], list[int]]:
+    """Jokers with few real cards: one or two melds on the table, a hand of jokers and a
+    card or two."""
+    table = rand_table(rng, rng.randint(0, 4), rules, max_jokers=1, lengths=(3, 4))
+    k = Counter(table)[JOKER]
+    hand = rand_hand(rng, table, rules["decks"], rng.randint(1, 2), jokers=rng.randint(1, 3 - k))
+    return table, hand
+
+
+def _long_run(rng: random.Random, rules: dict) -> tuple[list[int], list[int]]:
+    """The 13- or 14-card run of one suit with a card of it a joker, extra aces and
+    kings around, a joker in the hand."""
+    table, hand = adv_full_suit(rng, rules)
+    table = list(table)
+    table[rng.randrange(13)] = JOKER
+    return sorted(table), sorted(hand + [JOKER])
+
+
+KINDS = {"many_jokers": _many_jokers, "few_cards": _few_cards, "jokers": adv_jokers,
+         "long_run": _long_run}
+
+
+def _brute_check(table, hand, rules, card_w=None) -> int:
+    """The answer with the switch on: brute force's value and canonical placement, a valid
+    partition."""
+    ref = brute.solve(table, hand, card_w=card_w, **rules)
+    can = brute.canonical(table, hand, card_w=card_w, **rules)
+    assert ref is not None and can is not None and can[0] == ref[0]
+    got = fast(table, hand, rules, card_w)
+    check_fast(table, hand, rules, got, card_w)
+    assert got[0] == ref[0], (rules, text(table), text(hand), card_w, text(got[1]))
+    assert sorted(got[1]) == can[1], (rules, text(table), text(hand), card_w, text(got[1]))
+    return got[0]
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+@pytest.mark.parametrize("rules", JOKER_RULES, ids=_rid)
+def test_need_on_matches_brute_on_joker_positions(need_on, kind, rules):
+    rng = random.Random(f"joker-need-{kind}-{_rid(rules)}")
+    make = KINDS[kind]
+    nonzero = with_jokers = 0
+    for trial in range(30):
+        table, hand = make(rng, rules)
+        with_jokers += JOKER in table or JOKER in hand
+        card_w = rand_weights(rng) if trial % 3 == 0 else None
+        nonzero += _brute_check(table, hand, rules, card_w) > 0
+    assert nonzero >= 5 and with_jokers >= 15
+
+
+@pytest.mark.parametrize("rules", [dict(decks=2, ace_high=True, jokers_per_meld=1),
+                                   dict(decks=2, ace_high=False, jokers_per_meld=0),
+                                   dict(decks=3, ace_high=True, jokers_per_meld=0)], ids=_rid)
+def test_need_on_matches_milp_on_long_tables(need_on, rules):
+    """40- to 70-card tables holding jokers, hands of 3 to 10 cards and jokers."""
+    rng = random.Random(f"joker-need-milp-{_rid(rules)}")
+    for trial in range(5):
+        table = rand_table(rng, rng.randint(40, 70), rules, max_jokers=2)
+        k = Counter(table)[JOKER]
+        hand = rand_hand(rng, table, rules["decks"], rng.randint(3, 10),
+                         jokers=rng.randint(0, 2 - min(k, 2)) + (k == 0))
+        card_w = rand_weights(rng) if trial % 2 else None
+        ref = milp.solve(table, hand, card_w=card_w, known_valid=True, **rules)
+        got = fast(table, hand, rules, card_w)
+        check_fast(table, hand, rules, got, card_w)
+        assert got[0] == ref[0], (rules, text(table), text(hand), card_w)
+
+
+def _game_positions(preset: str, games: int):
+    """The rules and the positions of `games` expert games of `preset` (played with the
+    switch off)."""
+    rules = resolve_rules(preset)
+    _solver._set_joker_need(0)
+    return rules, *game_positions(rules, games=games, seed=5)
+
+
+def _answers(rules, tables, hands, mode: int) -> tuple[list, int]:
+    """(value, placed) of every position under both objectives with the switch at `mode`,
+    and the states all their searches made."""
+    _solver._set_joker_need(mode)
+    out, states = [], 0
+    for objective in ("cards", "points"):
+        w, jw = weights(rules, objective)
+        for t, h in zip(tables, hands):
+            val, placed, melds, _ = _solver.solve_counts(
+                t, h, rules.decks, rules.ace_code, rules.jokers_per_meld, w, jw, True)
+            states += sum(s[0] for s in _solver._sweep_stats())
+            if val >= 0 and mode == 1:
+                check_partition(melds, listing(t) + listing(placed), decks=rules.decks,
+                                ace_high=rules.ace_high,
+                                jokers_per_meld=rules.jokers_per_meld)
+            out.append((int(val), None if placed is None else placed.tobytes()))
+    return out, states
+
+
+@pytest.mark.parametrize("preset", ["jokers", "jokers(jokers_per_meld=unlimited)",
+                                    "italian(jokers=4)"])
+def test_need_on_keeps_every_value_and_placed_card_of_game_positions(need_on, preset):
+    rules, tables, hands = _game_positions(preset, 12)
+    on, states_on = _answers(rules, tables, hands, 1)
+    off, states_off = _answers(rules, tables, hands, 0)
+    assert on == off
+    assert states_on < 0.8 * states_off   # (the states it drops are many)
+
+
+def test_a_wrong_need_is_caught(need_on):
+    """Dropping the states one joker short as well loses answers: some values change."""
+    rules, tables, hands = _game_positions("jokers", 6)
+    wrong, _ = _answers(rules, tables, hands, -1)
+    right, _ = _answers(rules, tables, hands, 0)
+    assert sum(a != b for a, b in zip(wrong, right)) >= 5
+
+
+def test_need_counts_runs_that_must_go_on(need_on):
+    """Two open runs of hearts of length 1 (5H 5H) with one 6H and no joker left cannot
+    both go on: the solver still finds the partition that needs no such state."""
+    rules = dict(decks=2, ace_high=False, jokers_per_meld=1)
+    table = counts([JOKER] + [13 + r for r in (3, 4, 5, 4, 5, 6)])   # JK 4H 5H 6H 5H 6H 7H
+    hand = counts([13 + 7])                                           # 8H
+    for mode in (0, 1):
+        _solver._set_joker_need(mode)
+        val, placed, melds, _ = _solver.solve_counts(
+            table, hand, rules["decks"], 0, 1, np.ones(53, np.int32), np.ones(16, np.int32), True)
+        assert val == 8 and listing(placed) == [20]
+        check_partition(melds, listing(table) + [20], **rules)
