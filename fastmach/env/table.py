@@ -7,6 +7,11 @@ the same deals as ``fastmach play --seed``); a reset without a seed deals the ne
 replicate of the same root, so a seeded sequence of episodes is reproducible. Before the
 first seed the root comes from the operating system.
 
+The other seats' turns (``turns=``): ``"compiled"`` (the default) plays them in C
+(fastmach.env._turns: the engine's strategies and game flow on the State's position,
+leaving the State exactly as its own steps would); ``"reference"`` steps the State turn
+by turn. A seat played by a Python bot is always stepped by the State.
+
 Rewards (``reward=``): ``"match"`` each seat's win share of the match when it ends (1 a
 sole winner, 1/k each of k tied winners under ``ties = "shared"``, 0 otherwise);
 ``"hand"`` each seat's win share of every hand when that hand ends (a single-hand match
@@ -26,12 +31,14 @@ from fastmach.game.deal import check_seed as _check_seed
 from fastmach.rules import Rules, rules_of
 from fastmach.strategies import Observation
 
+from ._turns import Turns
 from .encoding import Encoder, Layout
 from .moves import ACTIONS, N_ACTIONS, Moves
 
-__all__ = ["Table", "REWARDS", "rules_of"]
+__all__ = ["Table", "REWARDS", "TURNS", "rules_of"]
 
 REWARDS = ("match", "hand")
+TURNS = ("compiled", "reference")
 _NO_MOVES = np.zeros(N_ACTIONS, dtype=np.int8)
 
 
@@ -49,10 +56,16 @@ def _observation(st: State, seat: int) -> Observation:
 class Table:
     """A game in progress for the environments (seats are 0..P-1)."""
 
-    def __init__(self, rules: Rules, seats: Sequence, reward: str = "match"):
+    def __init__(self, rules: Rules, seats: Sequence, reward: str = "match",
+                 turns: str = "compiled"):
         if reward not in REWARDS:
             raise FastmachError(f"reward must be one of {', '.join(REWARDS)}, got {reward!r}")
+        if turns not in TURNS:
+            raise FastmachError(f"turns must be one of {', '.join(TURNS)}, got {turns!r}")
         self.game = Game(rules, seats)
+        self.turns = turns
+        t = Turns(self.game._engine) if turns == "compiled" else None
+        self._turns = t if t is not None and t.usable else None
         self._seats = list(seats)
         self.log: list[Action | None] = []   # this match's actions (None: a strategy's)
         self.rules = self.game.rules
@@ -92,11 +105,12 @@ class Table:
     def __getstate__(self) -> dict:
         """What rebuilds this game: the rules, seats and reward, the deal, the actions."""
         return {"rules": self.rules, "seats": self._seats, "reward": self.reward,
+                "turns": self.turns,
                 "root": self.root, "replicate": self.replicate,
                 "dealt": self.state is not None, "log": list(self.log)}
 
     def __setstate__(self, s: dict) -> None:
-        self.__init__(s["rules"], s["seats"], s["reward"])  # type: ignore[misc]
+        self.__init__(s["rules"], s["seats"], s["reward"], s["turns"])  # type: ignore[misc]
         self.root, self.replicate = s["root"], s["replicate"]
         if s["dealt"]:
             self.state = self.game.new_initial_state(self.root, self.replicate)
@@ -161,6 +175,31 @@ class Table:
         if st.is_terminal():
             return [float(x) for x in st.win_shares()]
         return [0.0] * self.rules.players
+
+    def play_others(self, seat: int, limit: int | None = None) -> float:
+        """Play the turns of the seats other than ``seat`` (their strategies) until its
+        turn, the end of the match or (``limit``) ``total_turns >= limit``; returns their
+        reward to ``seat``."""
+        st = self.live
+        if self._turns is None:
+            total = 0.0
+            while not st.is_terminal() and st.current_player != seat \
+                    and not (limit is not None and st.total_turns >= limit):
+                total += self.apply()[seat]
+            return total
+        hands = len(st.hand_results)
+        n = self._turns.play(st, seat, -1 if limit is None else limit)
+        if not n:
+            return 0.0
+        self.log.extend([None] * n)
+        self._moves = None
+        total = 0.0
+        if self.reward == "hand":
+            for h in st.hand_results[hands:]:
+                total += float(h.shares[seat])
+        elif st.is_terminal() and len(st.hand_results) > hands:
+            total += float(st.win_shares()[seat])
+        return total
 
     def render(self, seat: int | None = None) -> str:
         """The table as text: melds, stock, hand sizes, scores, the last turns, and the
