@@ -50,6 +50,8 @@ from fastmach.rules import Rules, is_integer
 from fastmach.solver import opening, solve
 from fastmach.strategies import Observation
 
+from ._probe import Probe
+
 __all__ = ["ACTIONS", "N_ACTIONS", "DRAW", "BOTCH", "Moves", "moves", "action_index",
            "game_for"]
 
@@ -65,6 +67,7 @@ _HOLDINGS: dict[int, np.ndarray | None] = {
     MAX_POINTS: None, KEEP_JOKERS: _NOT_JOKER, KEEP_FACES: ~_FACE,
     KEEP_BOTH: _NOT_JOKER & ~_FACE}
 _GAMES: dict[str, Game] = {}
+_PROBES: dict[str, Probe] = {}
 
 
 def _neighbours() -> np.ndarray:
@@ -85,7 +88,6 @@ def _neighbours() -> np.ndarray:
 _NEIGHBOURS = _neighbours()
 _NEIGHBOUR_SETS = [frozenset(np.flatnonzero(row).tolist()) for row in _NEIGHBOURS]
 _FACE_SET = frozenset(np.flatnonzero(_FACE).tolist())
-_EYE = np.eye(NCARD, dtype=np.int64)
 
 
 def game_for(rules: Rules) -> Game:
@@ -117,6 +119,11 @@ class Moves:
         self.closed = r.opening_points > 0 and not obs.opened
         self._mask: np.ndarray | None = None
         self._built: dict[int, Action | None] = {}
+        key = str(r)
+        p = _PROBES.get(key)
+        if p is None:
+            p = _PROBES[key] = Probe(r)
+        self._probe = p
 
     # ------------------------------------------------------------------ the mask
     @property
@@ -126,11 +133,21 @@ class Moves:
             self._mask = self._compute_mask()
         return self._mask
 
-    def _can(self, counts: np.ndarray, melds=None, stands=None, opened=None) -> bool:
+    def _can(self, counts: np.ndarray, bare: bool = False) -> bool:
+        """Whether a holding of ``counts`` can add a card to this table (``bare``: to an
+        empty table, an opened seat): the State's ability test (fastmach.env._probe), the
+        table read once for every question of this position."""
         o = self.obs
-        return bool(self.game.ability.can_play(
-            counts, o.table if melds is None else melds, o.stands if stands is None else stands,
-            o.opened if opened is None else opened))
+        p = self._probe
+        if bare:
+            return p.can_play(counts, True, True)
+        self._load(p)
+        return p.can_play(counts, o.opened)
+
+    def _load(self, p: Probe) -> None:
+        key = (self.obs.table, self.obs.stands)
+        if p.key != key:
+            p.load(self.obs.table, self.obs.stands, key)
 
     def _compute_mask(self) -> np.ndarray:
         o, r = self.obs, self.rules
@@ -161,7 +178,7 @@ class Moves:
         if self.closed:
             m[OWN_MELDS] = 1   # (the opening from the whole hand: hand-only melds)
             return np.array(m, dtype=np.int8)
-        m[OWN_MELDS] = self._can(counts, (), (), True)
+        m[OWN_MELDS] = self._can(counts, bare=True)
         if swaps:
             m[ONE_CARD] = self.build(ONE_CARD) is not None
         elif o.table:
@@ -176,7 +193,8 @@ class Moves:
         """Whether card c alone can join the table (remembered in ``probes``)."""
         x = self.probes.get(c)
         if x is None:
-            x = self.probes[c] = self._can(_EYE[c], opened=True)
+            self._load(self._probe)
+            x = self.probes[c] = self._probe.joins(c)
         return x
 
     def _sub(self, k: int) -> bool:

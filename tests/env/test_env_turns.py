@@ -9,6 +9,7 @@ import pytest
 
 import fastmach.env as fe
 from fastmach import Game
+from fastmach.env._probe import Probe
 from fastmach.env._turns import Turns
 from fastmach.env.moves import N_ACTIONS
 from fastmach.errors import FastmachError
@@ -136,3 +137,29 @@ def test_a_python_bot_seat_is_played_by_the_state_and_a_bad_turns_is_named():
     assert obs["action_mask"].any()
     with pytest.raises(FastmachError, match="turns must be one of compiled, reference"):
         fe.SingleAgentEnv("classic", turns="fast")
+
+
+@pytest.mark.parametrize("rules", ["classic", "jokers(joker_swap=hand)", "ace-low(jokers=2)",
+                                   "italian"])
+def test_the_masks_probe_answers_as_the_states_ability_test(rules):
+    """fastmach.env._probe (the table read once) against fastmach.game._ability (read at
+    every question) on the positions of real games: every seat's hand, opened or not, on
+    the table and on an empty one, and every card alone."""
+    game = Game(rules)
+    probe = Probe(game.rules)
+    eye = np.eye(53, dtype=np.int64)
+    asked = 0
+    for rep in range(2):
+        st = game.new_initial_state(11, rep)
+        while not st.is_terminal() and asked < 3000:
+            probe.load(st._melds, st._stands)
+            for s in range(game.players):
+                for opened in (False, True):
+                    assert probe.can_play(st._hands[s], opened) == game.ability.can_play(
+                        st._hands[s], st._melds, st._stands, opened)
+                    assert probe.can_play(st._hands[s], opened, True) == \
+                        game.ability.can_play(st._hands[s], (), (), opened)
+            for c in range(53):
+                assert probe.joins(c) == game.ability.can_play(eye[c], st._melds, st._stands, True)
+            asked += 4 * game.players + 53
+            st.step()
