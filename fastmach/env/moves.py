@@ -160,8 +160,15 @@ class Moves:
         # what a smaller holding can play, a larger one can: keep_both's holding is inside
         # the others, so it is asked first
         # the expert's play answers "can the seat play" (the observation shows its size)
-        can = bool(hand) and self.build(MAX_CARDS) is not None
-        both = can and not swaps and (jokers or faces) and self._sub(KEEP_BOTH)
+        best = self.build(MAX_CARDS) if hand else None
+        can = best is not None
+        # a play that places none of a holding's held-back cards is a play of that holding
+        # (the same table after it): the solver is asked only where the expert's is none
+        laid = frozenset(best.placed) if isinstance(best, Play) and not best.taken else None
+        no_joker = laid is not None and JOKER not in laid
+        no_face = laid is not None and _FACE_SET.isdisjoint(laid)
+        both = can and not swaps and (jokers or faces) and (
+            (no_joker and no_face) or self._sub(KEEP_BOTH))
         m[DRAW] = self._draw_legal(can)
         if not can:   # no play at all: only the draw (or pass)
             return np.array(m, dtype=np.int8)
@@ -173,8 +180,10 @@ class Moves:
             m[MAX_POINTS] = 1
             # (a holding the hand equals is the hand)
             m[KEEP_BOTH] = both if (jokers or faces) else can
-            m[KEEP_JOKERS] = both or not jokers or (self._sub(KEEP_JOKERS) if faces else both)
-            m[KEEP_FACES] = both or not faces or (self._sub(KEEP_FACES) if jokers else both)
+            m[KEEP_JOKERS] = both or not jokers or (
+                (no_joker or self._sub(KEEP_JOKERS)) if faces else both)
+            m[KEEP_FACES] = both or not faces or (
+                (no_face or self._sub(KEEP_FACES)) if jokers else both)
         if self.closed:
             m[OWN_MELDS] = 1   # (the opening from the whole hand: hand-only melds)
             return np.array(m, dtype=np.int8)
