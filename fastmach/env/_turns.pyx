@@ -102,9 +102,40 @@ cdef class Turns:
             opened[s] = st.opened[s] != 0
             failed[s] = st.failed_last[s] != 0
 
-    def play(self, state, int learner, long long limit=-1):
+    cdef void given(self, tuple first) except *:
+        """self.dec from a checked action of the seat to play: ``(A_DRAW,)`` or
+        ``(A_PLAY, placed card ids, jokers taken, melds after, their stands)``."""
+        cdef Decision* d = &self.dec
+        cdef Py_ssize_t m, k, n, i = 0
+        cdef int c
+        memset(d.placed, 0, NCARD)
+        d.kind = first[0]
+        d.n_placed = 0
+        d.taken = 0
+        d.touched = 0
+        wit_clear(&d.wit)
+        if d.kind != A_PLAY:
+            return
+        for c in first[1]:
+            d.placed[c] += 1
+            d.n_placed += 1
+        d.taken = first[2]
+        melds, stands = first[3], first[4]
+        for m in range(len(melds)):
+            meld, read = melds[m], stands[m]
+            n = len(meld)
+            for k in range(n):
+                d.wit.cards[i] = <uint8_t>meld[k]
+                d.wit.stands[i] = <uint8_t>read[k]
+                i += 1
+            d.wit.start[m + 1] = i
+        d.wit.n_melds = <int>len(melds)
+
+    def play(self, state, int learner, long long limit=-1, tuple first=None):
         """Play the State's turns until seat ``learner``'s turn, the end of the match or
-        (``limit`` >= 0) ``state.total_turns >= limit``; returns the turns played."""
+        (``limit`` >= 0) ``state.total_turns >= limit``; returns the turns played.
+        ``first``: the current seat's own action instead (checked by the caller, see
+        ``given``), and that turn alone is played."""
         cdef HState* st = &self.st
         cdef Decision* d = &self.dec
         cdef const ERules* R = self.R
@@ -138,8 +169,11 @@ cdef class Turns:
             exhausted = state.hand_exhausted_turn
             end = -1
             while True:
-                strategy = <Strategy>self.strategies[cur]
-                strategy.decide(st, cur, &rng, d)
+                if first is not None:
+                    self.given(first)
+                else:
+                    strategy = <Strategy>self.strategies[cur]
+                    strategy.decide(st, cur, &rng, d)
                 if self.ctx.rc:
                     self._finish(state, cur, total, rng, &f, melds, stands, plays, failed,
                                  drawn_n, max_table, hand_max, exhausted)
@@ -221,13 +255,15 @@ cdef class Turns:
                 if end >= 0:
                     break
                 cur = (cur + 1) % P
-                if cur == learner or (limit >= 0 and total >= limit):
+                if first is not None or cur == learner or (limit >= 0 and total >= limit):
                     break
-            self._finish(state, cur if end < 0 else cur, total, rng, &f, melds, stands,
+            self._finish(state, cur, total, rng, &f, melds, stands,
                          plays, failed, drawn_n, max_table, hand_max, exhausted)
             if end >= 0:
                 state.current_player = cur
                 state._end_hand(_ENDS[end], cur)
+            if first is not None:
+                return played
 
     cdef void _finish(self, state, int cur, long long total, uint64_t rng, Flow* f,
                       melds, stands, int plays, int failed, int drawn_n, int max_table,

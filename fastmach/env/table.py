@@ -26,7 +26,7 @@ import numpy as np
 from fastmach.core.cards import card_str
 from fastmach.errors import FastmachError
 from fastmach.game import Game, State
-from fastmach.game.actions import Action
+from fastmach.game.actions import Action, Draw, Play
 from fastmach.game.deal import check_seed as _check_seed
 from fastmach.rules import Rules, rules_of
 from fastmach.strategies import Observation
@@ -162,7 +162,10 @@ class Table:
         returns every seat's reward from this turn."""
         st = self.live
         hands = len(st.hand_results)
-        if action is None:
+        fast = None if action is None or self._turns is None else self._given(st, action)
+        if fast is not None:
+            self._turns.play(st, -1, -1, fast)   # type: ignore[union-attr]
+        elif action is None:
             st.step()
         else:
             st.apply_action(action)
@@ -175,6 +178,25 @@ class Table:
         if st.is_terminal():
             return [float(x) for x in st.win_shares()]
         return [0.0] * self.rules.players
+
+    def _given(self, st: State, action: Action) -> tuple | None:
+        """``action`` as the compiled turns take it (fastmach.env._turns), where it is a
+        draw from a stock that holds a card under ``may_draw_when_able`` or a play the
+        State's compiled check accepts (its records then as the State's own); None for
+        anything else (the State applies it, checks and all)."""
+        if st.is_terminal():
+            return None
+        t = type(action)
+        if t is Draw:
+            return (1,) if st._stock_pos < len(st._stock) and self.rules.may_draw_when_able \
+                else None
+        if t is not Play or action.stands is None or self.rules.ace_code == 2:  # type: ignore[union-attr]
+            return None
+        seat = st.current_player
+        if not self.game.play_check.accepts(st._hands[seat], st._melds, st._stands,
+                                            st.opened[seat], action):
+            return None
+        return (0, action.placed, len(action.taken), action.melds, action.stands)  # type: ignore[union-attr]
 
     def play_others(self, seat: int, limit: int | None = None) -> float:
         """Play the turns of the seats other than ``seat`` (their strategies) until its
