@@ -10,6 +10,7 @@ from libc.string cimport memset
 from fastmach.core._solver cimport Solver, NCARD
 from fastmach.game._turn cimport ERules, HState, seat_can_play, wit_clear
 from fastmach.game._position cimport load_table
+from fastmach.strategies._reject cimport none_can_join
 
 from fastmach.core import _batch
 from fastmach.solver import opening_weights
@@ -67,6 +68,13 @@ cdef class Probe:
             st.hands[0][c] = <uint8_t>hand[c]
             st.hand_n[0] += <int>hand[c]
         st.opened[0] = opened
+        # (no hand card lies in any meld of the table's and the hand's cards: no play,
+        # known without the solver; fastmach.strategies._reject)
+        cdef const uint8_t* table = &st.table[0]
+        if self.R.opening and not opened:
+            table = &self.bare.table[0]
+        if none_can_join(table, st.hands[0], st.hands[0], self.R.srules.ace_high):
+            return 0
         k = seat_can_play(self.solver, &self.R, st, 0)
         if k < -1:
             raise RuntimeError(f"can_play: the exact solver stopped (code {k})")
@@ -87,6 +95,8 @@ cdef class Probe:
         st.hands[0][card] = 1
         st.hand_n[0] = 1
         st.opened[0] = 1
+        if none_can_join(st.table, st.hands[0], st.hands[0], self.R.srules.ace_high):
+            return False
         k = seat_can_play(self.solver, &self.R, st, 0)
         if k < -1:
             raise RuntimeError(f"can_play: the exact solver stopped (code {k})")

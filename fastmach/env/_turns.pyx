@@ -15,10 +15,11 @@ from libc.string cimport memset
 from fastmach.core._fields cimport new_record, put
 from fastmach.core._solver cimport NCARD, JOKER
 from fastmach.game._turn cimport (ERules, HState, Decision, Flow, A_PLAY, A_DRAW, A_PASS,
-                                  A_FAIL, MAX_DECK, T_ASK, wit_clear, apply_turn,
+                                  A_FAIL, MAX_DECK, MAX_PLAYERS, T_ASK, wit_clear, apply_turn,
                                   blocked_end, seat_can_play, any_seat_can_play)
 from fastmach.game._position cimport load_table
 from fastmach.strategies._base cimport Context, Strategy
+from fastmach.strategies._reject cimport NoPlay, no_play_known, no_play_seen
 
 from fastmach.engine._engine import solver_stopped
 from fastmach.game.history import PublicTurn
@@ -40,11 +41,15 @@ cdef class Turns:
     cdef Decision dec
     cdef int players
     cdef readonly bint usable     # every seat is a compiled strategy (no Python bot)
+    cdef NoPlay seen[MAX_PLAYERS]  # each seat's last position known without a play
+    cdef uint8_t empty[NCARD]
 
     def __init__(self, engine):
         self.strategies = list(engine.seats)
         self.players = len(self.strategies)
-        self.usable = bool(engine.gil_free) and self.players > 0
+        self.usable = bool(engine.gil_free) and 0 < self.players <= MAX_PLAYERS
+        memset(self.seen, 0, sizeof(self.seen))
+        memset(self.empty, 0, NCARD)
         if self.usable:
             self.ctx = (<Strategy?>self.strategies[0]).ctx
             self.R = &self.ctx.R
@@ -76,6 +81,23 @@ cdef class Turns:
         st.turn = state.turn
         st.hand_no = state.hand_index
         st.deal_key = state.deal_key
+
+    cdef int can_play(self, int seat) noexcept nogil:
+        """seat_can_play, without the solver where the quick reject knows there is no play
+        (the engine's own shortcut, fastmach.strategies._reject: the same answer)."""
+        cdef const ERules* R = self.R
+        cdef HState* st = &self.st
+        cdef const uint8_t* table = &st.table[0]
+        cdef NoPlay* m = &self.seen[seat]
+        cdef int k
+        if R.opening and not st.opened[seat]:
+            table = &self.empty[0]
+        if no_play_known(m, table, st.hands[seat], R.srules.ace_high):
+            return 0
+        k = seat_can_play(self.ctx.solver, R, st, seat)
+        if k == 0:
+            no_play_seen(m, table, st.hands[seat])
+        return k
 
     cdef tuple table(self):
         """The table's melds and what each card stands for, as tuples of tuples."""
@@ -184,7 +206,7 @@ cdef class Turns:
                 if d.kind == A_DRAW and stock_before == st.stock_len and not R.ends_hand:
                     d.kind = A_PASS   # (the State's Pass on an empty play-on stock)
                 if d.kind == A_DRAW or d.kind == A_PASS:   # a turn without a play while able?
-                    able = seat_can_play(self.ctx.solver, R, st, cur)
+                    able = self.can_play(cur)
                     if able < -1:
                         self._finish(state, cur, total, rng, &f, melds, stands, plays, failed,
                                      drawn_n, max_table, hand_max, exhausted)

@@ -100,16 +100,26 @@ def game_for(rules: Rules) -> Game:
     return g
 
 
+def probe_for(rules: Rules) -> Probe:
+    """The mask's solver questions under ``rules`` (cached; fastmach.env._probe)."""
+    key = str(rules)
+    p = _PROBES.get(key)
+    if p is None:
+        p = _PROBES[key] = Probe(rules)
+    return p
+
+
 class Moves:
     """The macro-actions of the seat to play in ``obs`` (its own Observation): ``mask``
     the 0/1 action mask (computed on first use), ``action(k)`` the exact action behind
     macro-action k (built on first use). ``game``: a Game under the same rules (its
     ability test and expert engine; default ``game_for(obs.rules)``). ``probes``: a dict
     of which single cards can join this very table (filled here; a caller that sees the
-    same table again passes the same dict)."""
+    same table again passes the same dict). ``probe``: the solver questions' table reader
+(default ``probe_for(obs.rules)``)."""
 
     def __init__(self, obs: Observation, game: Game | None = None,
-                 probes: dict[int, bool] | None = None):
+                 probes: dict[int, bool] | None = None, probe: Probe | None = None):
         self.probes: dict[int, bool] = {} if probes is None else probes
         self.obs = obs
         self.rules = r = obs.rules
@@ -119,11 +129,7 @@ class Moves:
         self.closed = r.opening_points > 0 and not obs.opened
         self._mask: np.ndarray | None = None
         self._built: dict[int, Action | None] = {}
-        key = str(r)
-        p = _PROBES.get(key)
-        if p is None:
-            p = _PROBES[key] = Probe(r)
-        self._probe = p
+        self._probe = probe_for(r) if probe is None else probe
 
     # ------------------------------------------------------------------ the mask
     @property

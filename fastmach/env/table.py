@@ -33,7 +33,7 @@ from fastmach.strategies import Observation
 
 from ._turns import Turns
 from .encoding import Encoder, Layout
-from .moves import ACTIONS, N_ACTIONS, Moves
+from .moves import ACTIONS, N_ACTIONS, Moves, probe_for
 
 __all__ = ["Table", "REWARDS", "TURNS", "rules_of"]
 
@@ -77,6 +77,7 @@ class Table:
         self.state: State | None = None
         self._moves: Moves | None = None
         self._probes: tuple[object, dict[int, bool]] = (None, {})
+        self._probe = probe_for(self.rules)
 
     def reset(self, seed: int | None = None) -> State:
         if seed is not None:
@@ -133,7 +134,7 @@ class Table:
             obs = _observation(st, st.current_player)
             if self._probes[0] != (obs.table, obs.stands):   # (single cards joining it: kept)
                 self._probes = ((obs.table, obs.stands), {})
-            self._moves = Moves(obs, self.game, self._probes[1])
+            self._moves = Moves(obs, self.game, self._probes[1], self._probe)
         return self._moves
 
     def mask(self, seat: int) -> np.ndarray:
