@@ -116,16 +116,19 @@ class Moves:
     ability test and expert engine; default ``game_for(obs.rules)``). ``probes``: a dict
     of which single cards can join this very table (filled here; a caller that sees the
     same table again passes the same dict). ``probe``: the solver questions' table reader
-(default ``probe_for(obs.rules)``)."""
+(default ``probe_for(obs.rules)``); ``counts``: the hand's 53 card counts (an int64
+row; default counted from ``obs.hand``)."""
 
     def __init__(self, obs: Observation, game: Game | None = None,
-                 probes: dict[int, bool] | None = None, probe: Probe | None = None):
+                 probes: dict[int, bool] | None = None, probe: Probe | None = None,
+                 counts: np.ndarray | None = None):
         self.probes: dict[int, bool] = {} if probes is None else probes
         self.obs = obs
         self.rules = r = obs.rules
         self.game = game_for(r) if game is None else game
-        self.counts = np.bincount(np.asarray(obs.hand, dtype=np.int64),
-                                  minlength=NCARD).astype(np.int64)
+        self.counts = (np.bincount(np.asarray(obs.hand, dtype=np.int64),
+                                   minlength=NCARD).astype(np.int64)
+                       if counts is None else counts)
         self.closed = r.opening_points > 0 and not obs.opened
         self._mask: np.ndarray | None = None
         self._built: dict[int, Action | None] = {}

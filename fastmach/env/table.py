@@ -40,17 +40,20 @@ __all__ = ["Table", "REWARDS", "TURNS", "rules_of"]
 REWARDS = ("match", "hand")
 TURNS = ("compiled", "reference")
 _NO_MOVES = np.zeros(N_ACTIONS, dtype=np.int8)
+_new = object.__new__
 
 
 def _observation(st: State, seat: int) -> Observation:
     """``st.observation(seat)`` sharing the game's frozen Rules rather than copying them
     (the environment's own use; tests compare the two)."""
-    return Observation(
+    obs = _new(Observation)   # (every field given, of its type: the frozen __init__ skipped)
+    obs.__dict__.update(
         seat=seat, hand=tuple(st.hand_of(seat)), table=tuple(map(tuple, st._melds)),
         stands=tuple(map(tuple, st._stands)), stock=st._left(), hand_sizes=st._sizes(),
         scores=tuple(st.scores), opened=st.opened[seat], rules=st.rules,
         hand_index=st.hand_index, turn=st.turn + 1, opened_seats=tuple(st.opened),
         history=tuple(st._public))
+    return obs
 
 
 class Table:
@@ -134,7 +137,8 @@ class Table:
             obs = _observation(st, st.current_player)
             if self._probes[0] != (obs.table, obs.stands):   # (single cards joining it: kept)
                 self._probes = ((obs.table, obs.stands), {})
-            self._moves = Moves(obs, self.game, self._probes[1], self._probe)
+            self._moves = Moves(obs, self.game, self._probes[1], self._probe,
+                                st._hands[st.current_player].copy())
         return self._moves
 
     def mask(self, seat: int) -> np.ndarray:
