@@ -153,11 +153,13 @@ cdef class Turns:
             d.wit.start[m + 1] = i
         d.wit.n_melds = <int>len(melds)
 
-    def play(self, state, int learner, long long limit=-1, tuple first=None):
+    def play(self, state, int learner, long long limit=-1, tuple first=None,
+             bint more=False):
         """Play the State's turns until seat ``learner``'s turn, the end of the match or
         (``limit`` >= 0) ``state.total_turns >= limit``; returns the turns played.
         ``first``: the current seat's own action instead (checked by the caller, see
-        ``given``), and that turn alone is played."""
+        ``given``): that turn alone is played, or with ``more`` the others' after it
+        unless it ended the hand (the limit is not asked before it)."""
         cdef HState* st = &self.st
         cdef Decision* d = &self.dec
         cdef const ERules* R = self.R
@@ -167,11 +169,12 @@ cdef class Turns:
         cdef uint64_t rng
         cdef Flow f
         cdef Strategy strategy
+        cdef bint own = first is not None
         if not self.usable:
             raise ValueError("Turns: a seat is not a compiled strategy")
         while True:
-            if state._terminal or state.current_player == learner or \
-                    (limit >= 0 and state.total_turns >= limit):
+            if state._terminal or (not own and (state.current_player == learner or (
+                    limit >= 0 and state.total_turns >= limit))):
                 return played
             self.load(state)
             cur = state.current_player
@@ -277,15 +280,20 @@ cdef class Turns:
                 if end >= 0:
                     break
                 cur = (cur + 1) % P
-                if first is not None or cur == learner or (limit >= 0 and total >= limit):
+                if first is not None:
+                    first = None   # (the given turn is played)
+                    if not more:
+                        break
+                if cur == learner or (limit >= 0 and total >= limit):
                     break
             self._finish(state, cur, total, rng, &f, melds, stands,
                          plays, failed, drawn_n, max_table, hand_max, exhausted)
             if end >= 0:
                 state.current_player = cur
                 state._end_hand(_ENDS[end], cur)
-            if first is not None:
+            if own and (not more or played == 1):
                 return played
+            own = False
 
     cdef void _finish(self, state, int cur, long long total, uint64_t rng, Flow* f,
                       melds, stands, int plays, int failed, int drawn_n, int max_table,

@@ -203,8 +203,7 @@ class SingleAgentEnv(gym.Env):
                               UserWarning, stacklevel=3)
         exact = moves.action(action)
         self._actions.append(int(action))
-        reward = self.table.apply(exact)[self.seat]
-        reward += self._others()
+        reward = self.table.act(self.seat, exact, self.max_turns)
         terminated = st.is_terminal()
         truncated = self._cut = not terminated and self._truncated(st)
         return reward, terminated, bool(truncated), illegal

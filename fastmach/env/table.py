@@ -176,13 +176,7 @@ class Table:
             st.apply_action(action)
         self.log.append(action)
         self._moves = None
-        if len(st.hand_results) == hands:
-            return [0.0] * self.rules.players
-        if self.reward == "hand":
-            return [float(x) for x in st.hand_results[-1].shares]
-        if st.is_terminal():
-            return [float(x) for x in st.win_shares()]
-        return [0.0] * self.rules.players
+        return self._reward(st, hands)
 
     def _given(self, st: State, action: Action) -> tuple | None:
         """``action`` as the compiled turns take it (fastmach.env._turns), where it is a
@@ -203,6 +197,47 @@ class Table:
             return None
         return (0, action.placed, len(action.taken), action.melds, action.stands)  # type: ignore[union-attr]
 
+    def act(self, seat: int, action: Action, limit: int | None = None) -> float:
+        """Apply ``seat``'s ``action`` (it is to play), then play the other seats as
+        ``play_others`` does; returns the reward to ``seat`` of both, summed as
+        ``apply(action)[seat] + play_others(seat, limit)``."""
+        st = self.live
+        fast = None if self._turns is None else self._given(st, action)
+        if fast is None:
+            reward = self.apply(action)[seat]
+            return reward + self.play_others(seat, limit)
+        hands = len(st.hand_results)
+        n = self._turns.play(st, seat, -1 if limit is None else limit, fast, True)
+        self.log.append(action)
+        self.log.extend([None] * (n - 1))
+        self._moves = None
+        if len(st.hand_results) > hands and n == 1:   # its own turn ended the hand
+            reward = self._reward(st, hands)[seat]
+            return reward + self.play_others(seat, limit)
+        return 0.0 + self._others_reward(st, hands, seat)
+
+    def _reward(self, st: State, hands: int) -> list[float]:
+        """Every seat's reward from the one turn just played (``hands``: the hands over
+        before it)."""
+        if len(st.hand_results) == hands:
+            return [0.0] * self.rules.players
+        if self.reward == "hand":
+            return [float(x) for x in st.hand_results[-1].shares]
+        if st.is_terminal():
+            return [float(x) for x in st.win_shares()]
+        return [0.0] * self.rules.players
+
+    def _others_reward(self, st: State, hands: int, seat: int) -> float:
+        """The reward to ``seat`` of the turns played since ``hands`` hands were over,
+        summed turn by turn from 0.0 (a hand's end gives one)."""
+        total = 0.0
+        if self.reward == "hand":
+            for h in st.hand_results[hands:]:
+                total += float(h.shares[seat])
+        elif st.is_terminal() and len(st.hand_results) > hands:
+            total += float(st.win_shares()[seat])
+        return total
+
     def play_others(self, seat: int, limit: int | None = None) -> float:
         """Play the turns of the seats other than ``seat`` (their strategies) until its
         turn, the end of the match or (``limit``) ``total_turns >= limit``; returns their
@@ -220,13 +255,7 @@ class Table:
             return 0.0
         self.log.extend([None] * n)
         self._moves = None
-        total = 0.0
-        if self.reward == "hand":
-            for h in st.hand_results[hands:]:
-                total += float(h.shares[seat])
-        elif st.is_terminal() and len(st.hand_results) > hands:
-            total += float(st.win_shares()[seat])
-        return total
+        return self._others_reward(st, hands, seat)
 
     def render(self, seat: int | None = None) -> str:
         """The table as text: melds, stock, hand sizes, scores, the last turns, and the
