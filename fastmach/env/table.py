@@ -207,7 +207,8 @@ class Table:
             reward = self.apply(action)[seat]
             return reward + self.play_others(seat, limit)
         hands = len(st.hand_results)
-        n = self._turns.play(st, seat, -1 if limit is None else limit, fast, True)
+        n = self._turns.play(st, seat, -1 if limit is None else limit, fast,  # type: ignore[union-attr]
+                             True)
         self.log.append(action)
         self.log.extend([None] * (n - 1))
         self._moves = None
