@@ -117,11 +117,12 @@ class Moves:
     of which single cards can join this very table (filled here; a caller that sees the
     same table again passes the same dict). ``probe``: the solver questions' table reader
 (default ``probe_for(obs.rules)``); ``counts``: the hand's 53 card counts (an int64
-row; default counted from ``obs.hand``)."""
+row; default counted from ``obs.hand``); ``failed_last``: each seat's last turn of this hand
+was a fail (default read from ``obs.history``)."""
 
     def __init__(self, obs: Observation, game: Game | None = None,
                  probes: dict[int, bool] | None = None, probe: Probe | None = None,
-                 counts: np.ndarray | None = None):
+                 counts: np.ndarray | None = None, failed_last: list[bool] | None = None):
         self.probes: dict[int, bool] = {} if probes is None else probes
         self.obs = obs
         self.rules = r = obs.rules
@@ -129,6 +130,7 @@ row; default counted from ``obs.hand``)."""
         self.counts = (np.bincount(np.asarray(obs.hand, dtype=np.int64),
                                    minlength=NCARD).astype(np.int64)
                        if counts is None else counts)
+        self.failed_last = _failed_last(obs) if failed_last is None else failed_last
         self.closed = r.opening_points > 0 and not obs.opened
         self._mask: np.ndarray | None = None
         self._built: dict[int, Action | None] = {}
@@ -269,7 +271,7 @@ row; default counted from ``obs.hand``)."""
         if k == DRAW:
             return self._draw() if self._draw_legal(self._can(self.counts)) else None
         if k == MAX_CARDS:
-            return _expert(self.game, o, self.counts)
+            return _expert(self.game, o, self.counts, self.failed_last)
         if k == BOTCH:
             return Fail() if self._can(self.counts) else None
         if k == ONE_CARD:
@@ -334,14 +336,15 @@ def _failed_last(obs: Observation) -> list[bool]:
     return [bool(x) for x in out]
 
 
-def _expert(game: Game, o: Observation, counts: np.ndarray) -> Play | None:
+def _expert(game: Game, o: Observation, counts: np.ndarray,
+            failed_last: list[bool]) -> Play | None:
     """The expert's play, decided from this seat's hand alone (other hands zeroed)."""
     P = o.rules.players
     hands = np.zeros((P, NCARD), dtype=np.int64)
     hands[o.seat] = counts
     kind, placed, taken, m, st, _ = game.expert_engine().decide_position(
         o.seat, hands, o.table, o.stands, list(o.opened_seats) or [o.opened] * P, o.stock, 0,
-        _failed_last(o), turn=o.turn - 1, hand_no=o.hand_index, scores=list(o.scores))
+        failed_last, turn=o.turn - 1, hand_no=o.hand_index, scores=list(o.scores))
     if kind != "play":
         return None
     return Play(m, np.repeat(np.arange(NCARD), placed).tolist(), (JOKER,) * taken, stands=st)

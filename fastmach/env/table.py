@@ -138,7 +138,7 @@ class Table:
             if self._probes[0] != (obs.table, obs.stands):   # (single cards joining it: kept)
                 self._probes = ((obs.table, obs.stands), {})
             self._moves = Moves(obs, self.game, self._probes[1], self._probe,
-                                st._hands[st.current_player].copy())
+                                st._hands[st.current_player].copy(), list(st.failed_last))
         return self._moves
 
     def mask(self, seat: int) -> np.ndarray:

@@ -163,3 +163,22 @@ def test_the_masks_probe_answers_as_the_states_ability_test(rules):
                 assert probe.joins(c) == game.ability.can_play(eye[c], st._melds, st._stands, True)
             asked += 4 * game.players + 53
             st.step()
+
+
+@pytest.mark.parametrize("rules", ["classic", "jokers", "italian", "ace-low"])
+def test_the_tables_moves_are_those_built_from_the_seats_observation_alone(rules):
+    """The Table hands its moves the State's counts and fail flags; a bot's moves read them
+    from the Observation (fastmach.env.moves): the same mask and the same plays."""
+    env = fe.SingleAgentEnv(rules, opponents="expert")
+    rng = np.random.default_rng(9)
+    env.reset(seed=9)
+    for _ in range(120):
+        st = env.game_state
+        mine, alone = env.table.moves, fe.moves(st.observation(st.current_player))
+        assert np.array_equal(mine.mask, alone.mask)
+        assert mine.failed_last == alone.failed_last
+        for k in np.flatnonzero(mine.mask):
+            assert mine.action(int(k)) == alone.action(int(k))
+        _, _, te, tr, _ = env.step(int(rng.choice(np.flatnonzero(mine.mask))))
+        if te or tr:
+            env.reset()
