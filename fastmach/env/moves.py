@@ -135,6 +135,7 @@ was a fail (default read from ``obs.history``)."""
         self._mask: np.ndarray | None = None
         self._built: dict[int, Action | None] = {}
         self._probe = probe_for(r) if probe is None else probe
+        self._key = (obs.table, obs.stands)   # (the probe's key for this table)
 
     # ------------------------------------------------------------------ the mask
     @property
@@ -156,9 +157,8 @@ was a fail (default read from ``obs.history``)."""
         return p.can_play(counts, o.opened)
 
     def _load(self, p: Probe) -> None:
-        key = (self.obs.table, self.obs.stands)
-        if p.key != key:
-            p.load(self.obs.table, self.obs.stands, key)
+        if p.key is not self._key:   # (this table is not the one the probe holds)
+            p.load(self.obs.table, self.obs.stands, self._key)
 
     def _compute_mask(self) -> np.ndarray:
         o, r = self.obs, self.rules
