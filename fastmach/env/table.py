@@ -114,7 +114,8 @@ class Table:
                 "dealt": self.state is not None, "log": list(self.log)}
 
     def __setstate__(self, s: dict) -> None:
-        self.__init__(s["rules"], s["seats"], s["reward"], s["turns"])  # type: ignore[misc]
+        self.__init__(s["rules"], s["seats"], s["reward"],  # type: ignore[misc]
+                      s.get("turns", "compiled"))
         self.root, self.replicate = s["root"], s["replicate"]
         if s["dealt"]:
             self.state = self.game.new_initial_state(self.root, self.replicate)
