@@ -42,6 +42,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from fastmach.core._ids import ids_of_counts
 from fastmach.core.cards import JOKER, NCARD, card_points
 from fastmach.errors import FastmachError
 from fastmach.game import Game
@@ -347,7 +348,7 @@ def _expert(game: Game, o: Observation, counts: np.ndarray,
         failed_last, turn=o.turn - 1, hand_no=o.hand_index, scores=list(o.scores))
     if kind != "play":
         return None
-    return Play(m, np.repeat(np.arange(NCARD), placed).tolist(), (JOKER,) * taken, stands=st)
+    return Play(m, ids_of_counts(placed), (JOKER,) * taken, stands=st)
 
 
 def _solved(sub, melds, r, objective: str) -> Play | None:
