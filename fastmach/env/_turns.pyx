@@ -10,10 +10,10 @@
 # own step: fastmach.env.table decides). tests/env/test_env_turns.py compares the States
 # this leaves with those of State.step, turn by turn, on random seeds and every preset.
 from libc.stdint cimport uint8_t, int64_t, uint64_t
-from libc.string cimport memset
+from libc.string cimport memset, memcpy
 
 from fastmach.core._fields cimport new_record, put
-from fastmach.core._solver cimport NCARD, JOKER
+from fastmach.core._solver cimport NCARD, JOKER, wit_split_wraps
 from fastmach.game._turn cimport (ERules, HState, Decision, Flow, A_PLAY, A_DRAW, A_PASS,
                                   A_FAIL, MAX_DECK, MAX_PLAYERS, T_ASK, wit_clear, apply_turn,
                                   blocked_end, seat_can_play, any_seat_can_play)
@@ -43,12 +43,16 @@ cdef class Turns:
     cdef readonly bint usable     # every seat is a compiled strategy (no Python bot)
     cdef NoPlay seen[MAX_PLAYERS]  # each seat's last position known without a play
     cdef uint8_t empty[NCARD]
+    cdef HState scratch
+    cdef object synced            # the State self.st holds now (None: none) ...
+    cdef long long synced_turns   # ... at this many turns of the match
 
     def __init__(self, engine):
         self.strategies = list(engine.seats)
         self.players = len(self.strategies)
         self.usable = bool(engine.gil_free) and 0 < self.players <= MAX_PLAYERS
         memset(self.seen, 0, sizeof(self.seen))
+        self.synced = None
         memset(self.empty, 0, NCARD)
         if self.usable:
             self.ctx = (<Strategy?>self.strategies[0]).ctx
@@ -290,16 +294,64 @@ cdef class Turns:
                          plays, failed, drawn_n, max_table, hand_max, exhausted)
             if end >= 0:
                 state.current_player = cur
+                self.synced = None
                 state._end_hand(_ENDS[end], cur)
             if own and (not more or played == 1):
                 return played
             own = False
+
+    def expert(self, state, engine):
+        """The play ``engine``'s strategy (an expert) finds for the seat to play in
+        ``state`` from that seat's hand alone (the other hands empty, no stock card seen,
+        random state 0): ``(placed card ids, jokers taken, melds, stands)``, None for no
+        play, or NotImplemented where this object does not hold the State's position (it
+        last wrote another State, or the State moved since). fastmach.env.moves._expert
+        asks the same of ``decide_position``."""
+        cdef HState* st = &self.scratch
+        cdef Decision* d = &self.dec
+        cdef int P = self.players, seat, s, m, i
+        cdef uint64_t rng = 0
+        cdef Strategy strategy
+        cdef Context ctx
+        if state is not self.synced or state.total_turns != self.synced_turns \
+                or state._terminal:
+            return NotImplemented
+        seat = state.current_player
+        strategy = <Strategy?>engine.seats[seat]
+        ctx = strategy.ctx
+        memcpy(st, &self.st, sizeof(HState))
+        for s in range(P):
+            if s != seat:
+                memset(st.hands[s], 0, NCARD)
+                st.hand_n[s] = 0
+        st.stock_len = self.st.stock_len - self.st.stock_pos
+        st.stock_pos = 0
+        memset(st.stock, 0, MAX_DECK)
+        st.deal_key = 0
+        strategy.decide(st, seat, &rng, d)
+        if ctx.rc:
+            rc, err = ctx.take_error()
+            raise solver_stopped(rc, f"deciding seat {seat}'s turn")
+        if d.kind != A_PLAY:
+            return None
+        if ctx.R.srules.ace_high == 2:
+            wit_split_wraps(&d.wit)
+        placed = []
+        for i in range(NCARD):
+            for m in range(d.placed[i]):
+                placed.append(i)
+        melds, stands = [], []
+        for m in range(d.wit.n_melds):
+            melds.append([d.wit.cards[i] for i in range(d.wit.start[m], d.wit.start[m + 1])])
+            stands.append([d.wit.stands[i] for i in range(d.wit.start[m], d.wit.start[m + 1])])
+        return placed, d.taken, melds, stands
 
     cdef void _finish(self, state, int cur, long long total, uint64_t rng, Flow* f,
                       melds, stands, int plays, int failed, int drawn_n, int max_table,
                       int hand_max, int exhausted) except *:
         """Write the position and the counters back into the State."""
         self.store(state)
+        self.synced, self.synced_turns = state, total
         state.current_player = cur
         state.total_turns = total
         state.rng_state = rng

@@ -38,7 +38,7 @@ from what it is shown (fastmach.env.policy).
 from __future__ import annotations
 
 from itertools import chain
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -119,11 +119,13 @@ class Moves:
     same table again passes the same dict). ``probe``: the solver questions' table reader
 (default ``probe_for(obs.rules)``); ``counts``: the hand's 53 card counts (an int64
 row; default counted from ``obs.hand``); ``failed_last``: each seat's last turn of this hand
-was a fail (default read from ``obs.history``)."""
+was a fail (default read from ``obs.history``); ``expert``: a function giving the expert's
+play as ``fastmach.env._turns.Turns.expert`` does (NotImplemented: ask the engine)."""
 
     def __init__(self, obs: Observation, game: Game | None = None,
                  probes: dict[int, bool] | None = None, probe: Probe | None = None,
-                 counts: np.ndarray | None = None, failed_last: list[bool] | None = None):
+                 counts: np.ndarray | None = None, failed_last: list[bool] | None = None,
+                 expert: Callable[[], Any] | None = None):
         self.probes: dict[int, bool] = {} if probes is None else probes
         self.obs = obs
         self.rules = r = obs.rules
@@ -132,6 +134,7 @@ was a fail (default read from ``obs.history``)."""
                                    minlength=NCARD).astype(np.int64)
                        if counts is None else counts)
         self.failed_last = _failed_last(obs) if failed_last is None else failed_last
+        self._expert_play = expert
         self.closed = r.opening_points > 0 and not obs.opened
         self._mask: np.ndarray | None = None
         self._built: dict[int, Action | None] = {}
@@ -272,6 +275,13 @@ was a fail (default read from ``obs.history``)."""
         if k == DRAW:
             return self._draw() if self._draw_legal(self._can(self.counts)) else None
         if k == MAX_CARDS:
+            if self._expert_play is not None:
+                found = self._expert_play()
+                if found is None:
+                    return None
+                if found is not NotImplemented:
+                    placed, taken, melds, stands = found
+                    return Play(melds, placed, (JOKER,) * taken, stands=stands)
             return _expert(self.game, o, self.counts, self.failed_last)
         if k == BOTCH:
             return Fail() if self._can(self.counts) else None

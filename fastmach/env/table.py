@@ -139,7 +139,8 @@ class Table:
             if self._probes[0] != (obs.table, obs.stands):   # (single cards joining it: kept)
                 self._probes = ((obs.table, obs.stands), {})
             self._moves = Moves(obs, self.game, self._probes[1], self._probe,
-                                st._hands[st.current_player].copy(), list(st.failed_last))
+                                st._hands[st.current_player].copy(), list(st.failed_last),
+                                self._expert_play)
         return self._moves
 
     def mask(self, seat: int) -> np.ndarray:
@@ -178,6 +179,13 @@ class Table:
         self.log.append(action)
         self._moves = None
         return self._reward(st, hands)
+
+    def _expert_play(self):
+        """The expert's play for the seat to play, from the compiled turns' position
+        (NotImplemented where they do not hold it: the moves then ask the engine)."""
+        if self._turns is None:
+            return NotImplemented
+        return self._turns.expert(self.state, self.game.expert_engine())
 
     def _given(self, st: State, action: Action) -> tuple | None:
         """``action`` as the compiled turns take it (fastmach.env._turns), where it is a

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import fastmach.env as fe
-from fastmach import Game
+from fastmach import Game, Play
 from fastmach.env._probe import Probe
 from fastmach.env._turns import Turns
 from fastmach.env.moves import N_ACTIONS
@@ -182,3 +182,28 @@ def test_the_tables_moves_are_those_built_from_the_seats_observation_alone(rules
         _, _, te, tr, _ = env.step(int(rng.choice(np.flatnonzero(mine.mask))))
         if te or tr:
             env.reset()
+
+
+def test_the_compiled_expert_play_is_the_engines_and_only_on_the_position_it_holds():
+    env = fe.SingleAgentEnv("jokers", opponents="expert")
+    rng = np.random.default_rng(3)
+    env.reset(seed=3)
+    table, used = env.table, 0
+    for _ in range(150):
+        st = table.state
+        found = table._turns.expert(st, table.game.expert_engine())
+        if found is not NotImplemented:
+            used += 1
+            alone = fe.moves(st.observation(st.current_player)).build(1)
+            if found is None:
+                assert alone is None
+            else:
+                assert alone == Play(found[2], found[0], (52,) * found[1])
+        _, _, te, tr, _ = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
+        if te or tr:
+            env.reset()
+    assert used > 100
+    st = table.state.clone()   # (another State, or the same one moved on: not held)
+    assert table._turns.expert(st, table.game.expert_engine()) is NotImplemented
+    table.state.step()
+    assert table._turns.expert(table.state, table.game.expert_engine()) is NotImplemented
