@@ -45,7 +45,9 @@ cdef class Turns:
     cdef uint8_t empty[NCARD]
     cdef HState scratch
     cdef object synced            # the State self.st holds now (None: none) ...
-    cdef long long synced_turns   # ... at this many turns of the match
+    cdef long long synced_turns   # ... at this many turns of the match, its hands and
+    cdef object synced_hands      # table the objects written (set_position replaces them)
+    cdef object synced_melds
 
     def __init__(self, engine):
         self.strategies = list(engine.seats)
@@ -305,7 +307,7 @@ cdef class Turns:
         ``state`` from that seat's hand alone (the other hands empty, no stock card seen,
         random state 0): ``(placed card ids, jokers taken, melds, stands)``, None for no
         play, or NotImplemented where this object does not hold the State's position (it
-        last wrote another State, or the State moved since). fastmach.env.moves._expert
+        last wrote another State, or the State moved or was set since). fastmach.env.moves._expert
         asks the same of ``decide_position``."""
         cdef HState* st = &self.scratch
         cdef Decision* d = &self.dec
@@ -314,7 +316,8 @@ cdef class Turns:
         cdef Strategy strategy
         cdef Context ctx
         if state is not self.synced or state.total_turns != self.synced_turns \
-                or state._terminal:
+                or state._hands is not self.synced_hands \
+                or state._melds is not self.synced_melds or state._terminal:
             return NotImplemented
         seat = state.current_player
         strategy = <Strategy?>engine.seats[seat]
@@ -351,7 +354,6 @@ cdef class Turns:
                       int hand_max, int exhausted) except *:
         """Write the position and the counters back into the State."""
         self.store(state)
-        self.synced, self.synced_turns = state, total
         state.current_player = cur
         state.total_turns = total
         state.rng_state = rng
@@ -375,3 +377,5 @@ cdef class Turns:
             stats["max_table"] = max_table
         if hand_max > hand_stats["max_table"]:
             hand_stats["max_table"] = hand_max
+        self.synced, self.synced_turns = state, total
+        self.synced_hands, self.synced_melds = state._hands, state._melds

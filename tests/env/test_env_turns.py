@@ -205,5 +205,10 @@ def test_the_compiled_expert_play_is_the_engines_and_only_on_the_position_it_hol
     assert used > 100
     st = table.state.clone()   # (another State, or the same one moved on: not held)
     assert table._turns.expert(st, table.game.expert_engine()) is NotImplemented
+    st = table.state
+    assert table._turns.expert(st, table.game.expert_engine()) is not NotImplemented
+    st.set_position(st.hands, st.table, st.stock, current_player=st.current_player,
+                    opened=st.opened, stands=st.table_stands)
+    assert table._turns.expert(st, table.game.expert_engine()) is NotImplemented
     table.state.step()
     assert table._turns.expert(table.state, table.game.expert_engine()) is NotImplemented
