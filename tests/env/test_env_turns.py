@@ -212,3 +212,32 @@ def test_the_compiled_expert_play_is_the_engines_and_only_on_the_position_it_hol
     assert table._turns.expert(st, table.game.expert_engine()) is NotImplemented
     table.state.step()
     assert table._turns.expert(table.state, table.game.expert_engine()) is NotImplemented
+
+
+@pytest.mark.parametrize("rules", ["classic", "jokers", "italian", "ace-low"])
+def test_the_aec_environment_gives_the_reference_games(rules):
+    """Every seat an agent: its draws and plays applied in C or by the State, the same
+    observations of every agent, rewards and States."""
+    envs = [fe.raw_env(rules, reward="hand", turns=t) for t in ("compiled", "reference")]
+    rng = np.random.default_rng(17)
+    for e in envs:
+        e.reset(seed=17)
+    for i in range(300):
+        a, b = envs
+        if not a.agents:
+            for e in envs:
+                e.reset()
+        assert a.agent_selection == b.agent_selection
+        for agent in a.agents:
+            oa, ob = a.observe(agent), b.observe(agent)
+            assert np.array_equal(oa["observation"], ob["observation"])
+            assert np.array_equal(oa["action_mask"], ob["action_mask"])
+        assert a.rewards == b.rewards and a.terminations == b.terminations
+        _same(a.game_state, b.game_state, f"{rules} step {i}")
+        agent = a.agent_selection
+        if a.terminations[agent] or a.truncations[agent]:
+            act = None
+        else:
+            act = int(rng.choice(np.flatnonzero(a.observe(agent)["action_mask"])))
+        for e in envs:
+            e.step(act)
