@@ -4,11 +4,15 @@
 # engine's one game flow applies the decision (apply_turn, blocked_end), and the State is
 # written back with the very records its own step would have appended (TurnRecord,
 # PublicTurn), counters and random state. The end of a hand is the State's own
-# (State._end_hand: scores, the hand's result, the next deal), called from here.
+# (State._end_hand: scores, the hand's result, the next deal), called from here. The
+# learner's own draw or play (checked by the caller) is applied the same way, and the
+# expert's play for its mask is decided on the position the turns left (Turns.expert).
 #
-# Only compiled strategies play here (a Python bot's seat, or a strict Game, is the State's
-# own step: fastmach.env.table decides). tests/env/test_env_turns.py compares the States
-# this leaves with those of State.step, turn by turn, on random seeds and every preset.
+# Only compiled strategies play here (a seat played by a Python bot is the State's own
+# step: fastmach.env.table decides). A strategy's failed play is recorded as the State
+# records it (its botched attempt is not kept in the records). tests/env/test_env_turns.py
+# compares the States this leaves with those of State.step, turn by turn, on random seeds
+# and every preset.
 from libc.stdint cimport uint8_t, int64_t, uint64_t
 from libc.string cimport memset, memcpy
 
