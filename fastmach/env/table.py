@@ -33,7 +33,8 @@ from fastmach.strategies import Observation
 
 from ._turns import Turns
 from .encoding import Encoder, Layout
-from .moves import ACTIONS, N_ACTIONS, Moves, probe_for
+from ._probe import Probe
+from .moves import ACTIONS, N_ACTIONS, Moves
 
 __all__ = ["Table", "REWARDS", "TURNS", "rules_of"]
 
@@ -80,7 +81,7 @@ class Table:
         self.state: State | None = None
         self._moves: Moves | None = None
         self._probes: tuple[object, dict[int, bool]] = (None, {})
-        self._probe = probe_for(self.rules)
+        self._probe = Probe(self.rules)   # (its own: games stepped in turn keep their tables)
 
     def reset(self, seed: int | None = None) -> State:
         if seed is not None:
