@@ -6,7 +6,8 @@ a Gymnasium single-agent environment (``SingleAgentEnv``), a vectorised one
 Needs the ``rl`` extra (``pip install "fastmach[rl]"``: pettingzoo, gymnasium); ``import
 fastmach`` does not. The action space is ``Discrete(N_ACTIONS)`` macro-actions, each an
 exact action (fastmach.env.moves); the observation a float32 vector in [0, 1] with an
-action mask (fastmach.env.encoding); seeds and rewards: fastmach.env.table.
+action mask (fastmach.env.encoding); seeds and rewards: fastmach.env.table. The other
+seats' turns are played in C (fastmach.env._turns; ``turns="reference"``: by the State).
 
 Importing this package registers Gymnasium ids (``gym.make`` and ``gym.make_vec``):
 ``fastmach/Classic-v0``, ``fastmach/Jokers-v0``, ``fastmach/AceLow-v0``,

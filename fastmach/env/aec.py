@@ -30,14 +30,16 @@ class raw_env(AECEnv):
 
     def __init__(self, rules: Rules | str = "classic", players: int | None = None,
                  reward: str = "match", max_turns: int | None = None,
-                 render_mode: str | None = None):
+                 render_mode: str | None = None, turns: str = "compiled"):
+        """``turns``: ``"compiled"`` applies each agent's draw or checked play in C
+        (fastmach.env.table), ``"reference"`` through the State's own steps."""
         super().__init__()
         r = rules_of(rules, players)
         if render_mode not in (None, "human", "ansi"):   # metadata["render_modes"]
             raise FastmachError(f"render_mode must be None, 'human' or 'ansi', got {render_mode!r}")
         if max_turns is not None and (not is_integer(max_turns) or max_turns < 1):
             raise FastmachError(f"max_turns must be a positive integer or None, got {max_turns!r}")
-        self.table = Table(r, ["expert"] * r.players, reward)
+        self.table = Table(r, ["expert"] * r.players, reward, turns)
         self.rules = self.table.rules
         self.max_turns = None if max_turns is None else int(max_turns)
         self.render_mode = render_mode

@@ -38,10 +38,11 @@ from what it is shown (fastmach.env.policy).
 from __future__ import annotations
 
 from itertools import chain
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from fastmach.core._ids import ids_of_counts
 from fastmach.core.cards import JOKER, NCARD, card_points
 from fastmach.errors import FastmachError
 from fastmach.game import Game
@@ -49,6 +50,8 @@ from fastmach.game.actions import Action, Draw, Fail, Pass, Play, check_action
 from fastmach.rules import Rules, is_integer
 from fastmach.solver import opening, solve
 from fastmach.strategies import Observation
+
+from ._probe import Probe
 
 __all__ = ["ACTIONS", "N_ACTIONS", "DRAW", "BOTCH", "Moves", "moves", "action_index",
            "game_for"]
@@ -65,6 +68,7 @@ _HOLDINGS: dict[int, np.ndarray | None] = {
     MAX_POINTS: None, KEEP_JOKERS: _NOT_JOKER, KEEP_FACES: ~_FACE,
     KEEP_BOTH: _NOT_JOKER & ~_FACE}
 _GAMES: dict[str, Game] = {}
+_PROBES: dict[str, Probe] = {}
 
 
 def _neighbours() -> np.ndarray:
@@ -85,7 +89,6 @@ def _neighbours() -> np.ndarray:
 _NEIGHBOURS = _neighbours()
 _NEIGHBOUR_SETS = [frozenset(np.flatnonzero(row).tolist()) for row in _NEIGHBOURS]
 _FACE_SET = frozenset(np.flatnonzero(_FACE).tolist())
-_EYE = np.eye(NCARD, dtype=np.int64)
 
 
 def game_for(rules: Rules) -> Game:
@@ -98,25 +101,45 @@ def game_for(rules: Rules) -> Game:
     return g
 
 
+def probe_for(rules: Rules) -> Probe:
+    """The mask's solver questions under ``rules`` (cached; fastmach.env._probe)."""
+    key = str(rules)
+    p = _PROBES.get(key)
+    if p is None:
+        p = _PROBES[key] = Probe(rules)
+    return p
+
+
 class Moves:
     """The macro-actions of the seat to play in ``obs`` (its own Observation): ``mask``
     the 0/1 action mask (computed on first use), ``action(k)`` the exact action behind
     macro-action k (built on first use). ``game``: a Game under the same rules (its
     ability test and expert engine; default ``game_for(obs.rules)``). ``probes``: a dict
     of which single cards can join this very table (filled here; a caller that sees the
-    same table again passes the same dict)."""
+    same table again passes the same dict). ``probe``: the solver questions' table reader
+(default ``probe_for(obs.rules)``); ``counts``: the hand's 53 card counts (an int64
+row; default counted from ``obs.hand``); ``failed_last``: each seat's last turn of this hand
+was a fail (default read from ``obs.history``); ``expert``: a function giving the expert's
+play as ``fastmach.env._turns.Turns.expert`` does (NotImplemented: ask the engine)."""
 
     def __init__(self, obs: Observation, game: Game | None = None,
-                 probes: dict[int, bool] | None = None):
+                 probes: dict[int, bool] | None = None, probe: Probe | None = None,
+                 counts: np.ndarray | None = None, failed_last: list[bool] | None = None,
+                 expert: Callable[[], Any] | None = None):
         self.probes: dict[int, bool] = {} if probes is None else probes
         self.obs = obs
         self.rules = r = obs.rules
         self.game = game_for(r) if game is None else game
-        self.counts = np.bincount(np.asarray(obs.hand, dtype=np.int64),
-                                  minlength=NCARD).astype(np.int64)
+        self.counts = (np.bincount(np.asarray(obs.hand, dtype=np.int64),
+                                   minlength=NCARD).astype(np.int64)
+                       if counts is None else counts)
+        self.failed_last = _failed_last(obs) if failed_last is None else failed_last
+        self._expert_play = expert
         self.closed = r.opening_points > 0 and not obs.opened
         self._mask: np.ndarray | None = None
         self._built: dict[int, Action | None] = {}
+        self._probe = probe_for(r) if probe is None else probe
+        self._key = (obs.table, obs.stands)   # (the probe's key for this table)
 
     # ------------------------------------------------------------------ the mask
     @property
@@ -126,11 +149,20 @@ class Moves:
             self._mask = self._compute_mask()
         return self._mask
 
-    def _can(self, counts: np.ndarray, melds=None, stands=None, opened=None) -> bool:
+    def _can(self, counts: np.ndarray, bare: bool = False) -> bool:
+        """Whether a holding of ``counts`` can add a card to this table (``bare``: to an
+        empty table, an opened seat): the State's ability test (fastmach.env._probe), the
+        table read once for every question of this position."""
         o = self.obs
-        return bool(self.game.ability.can_play(
-            counts, o.table if melds is None else melds, o.stands if stands is None else stands,
-            o.opened if opened is None else opened))
+        p = self._probe
+        if bare:
+            return p.can_play(counts, True, True)
+        self._load(p)
+        return p.can_play(counts, o.opened)
+
+    def _load(self, p: Probe) -> None:
+        if p.key is not self._key:   # (this table is not the one the probe holds)
+            p.load(self.obs.table, self.obs.stands, self._key)
 
     def _compute_mask(self) -> np.ndarray:
         o, r = self.obs, self.rules
@@ -143,8 +175,15 @@ class Moves:
         # what a smaller holding can play, a larger one can: keep_both's holding is inside
         # the others, so it is asked first
         # the expert's play answers "can the seat play" (the observation shows its size)
-        can = bool(hand) and self.build(MAX_CARDS) is not None
-        both = can and not swaps and (jokers or faces) and self._sub(KEEP_BOTH)
+        best = self.build(MAX_CARDS) if hand else None
+        can = best is not None
+        # a play that places none of a holding's held-back cards is a play of that holding
+        # (the same table after it): the solver is asked only where the expert's is none
+        laid = frozenset(best.placed) if isinstance(best, Play) and not best.taken else None
+        no_joker = laid is not None and JOKER not in laid
+        no_face = laid is not None and _FACE_SET.isdisjoint(laid)
+        both = can and not swaps and (jokers or faces) and (
+            (no_joker and no_face) or self._sub(KEEP_BOTH))
         m[DRAW] = self._draw_legal(can)
         if not can:   # no play at all: only the draw (or pass)
             return np.array(m, dtype=np.int8)
@@ -156,12 +195,14 @@ class Moves:
             m[MAX_POINTS] = 1
             # (a holding the hand equals is the hand)
             m[KEEP_BOTH] = both if (jokers or faces) else can
-            m[KEEP_JOKERS] = both or not jokers or (self._sub(KEEP_JOKERS) if faces else both)
-            m[KEEP_FACES] = both or not faces or (self._sub(KEEP_FACES) if jokers else both)
+            m[KEEP_JOKERS] = both or not jokers or (
+                (no_joker or self._sub(KEEP_JOKERS)) if faces else both)
+            m[KEEP_FACES] = both or not faces or (
+                (no_face or self._sub(KEEP_FACES)) if jokers else both)
         if self.closed:
             m[OWN_MELDS] = 1   # (the opening from the whole hand: hand-only melds)
             return np.array(m, dtype=np.int8)
-        m[OWN_MELDS] = self._can(counts, (), (), True)
+        m[OWN_MELDS] = self._can(counts, bare=True)
         if swaps:
             m[ONE_CARD] = self.build(ONE_CARD) is not None
         elif o.table:
@@ -176,7 +217,8 @@ class Moves:
         """Whether card c alone can join the table (remembered in ``probes``)."""
         x = self.probes.get(c)
         if x is None:
-            x = self.probes[c] = self._can(_EYE[c], opened=True)
+            self._load(self._probe)
+            x = self.probes[c] = self._probe.joins(c)
         return x
 
     def _sub(self, k: int) -> bool:
@@ -233,7 +275,14 @@ class Moves:
         if k == DRAW:
             return self._draw() if self._draw_legal(self._can(self.counts)) else None
         if k == MAX_CARDS:
-            return _expert(self.game, o, self.counts)
+            if self._expert_play is not None:
+                found = self._expert_play()
+                if found is None:
+                    return None
+                if found is not NotImplemented:
+                    placed, taken, melds, stands = found
+                    return Play(melds, placed, (JOKER,) * taken, stands=stands)
+            return _expert(self.game, o, self.counts, self.failed_last)
         if k == BOTCH:
             return Fail() if self._can(self.counts) else None
         if k == ONE_CARD:
@@ -298,17 +347,18 @@ def _failed_last(obs: Observation) -> list[bool]:
     return [bool(x) for x in out]
 
 
-def _expert(game: Game, o: Observation, counts: np.ndarray) -> Play | None:
+def _expert(game: Game, o: Observation, counts: np.ndarray,
+            failed_last: list[bool]) -> Play | None:
     """The expert's play, decided from this seat's hand alone (other hands zeroed)."""
     P = o.rules.players
     hands = np.zeros((P, NCARD), dtype=np.int64)
     hands[o.seat] = counts
     kind, placed, taken, m, st, _ = game.expert_engine().decide_position(
         o.seat, hands, o.table, o.stands, list(o.opened_seats) or [o.opened] * P, o.stock, 0,
-        _failed_last(o), turn=o.turn - 1, hand_no=o.hand_index, scores=list(o.scores))
+        failed_last, turn=o.turn - 1, hand_no=o.hand_index, scores=list(o.scores))
     if kind != "play":
         return None
-    return Play(m, np.repeat(np.arange(NCARD), placed).tolist(), (JOKER,) * taken, stands=st)
+    return Play(m, ids_of_counts(placed), (JOKER,) * taken, stands=st)
 
 
 def _solved(sub, melds, r, objective: str) -> Play | None:

@@ -40,7 +40,7 @@ from fastmach.game.deal import check_seed
 from fastmach.rules import Rules, is_integer
 
 from .moves import DRAW, N_ACTIONS
-from .table import Table, rules_of
+from .table import TURNS, Table, rules_of
 
 __all__ = ["SingleAgentEnv", "ILLEGAL", "OBSERVATIONS"]
 
@@ -61,10 +61,10 @@ class SingleAgentEnv(gym.Env):
                  opponents: str | object | Sequence = "beginner", seat: int | str = 0,
                  reward: str = "match", max_turns: int | None = None,
                  illegal: str = "draw", observation: str = "dict",
-                 render_mode: str | None = None):
+                 render_mode: str | None = None, turns: str = "compiled"):
         self._args = dict(rules=rules, players=players, opponents=opponents, seat=seat,
                           reward=reward, max_turns=max_turns, illegal=illegal,
-                          observation=observation, render_mode=render_mode)
+                          observation=observation, render_mode=render_mode, turns=turns)
         r = rules_of(rules, players)
         P = r.players
         if seat != "random" and (not is_integer(seat) or not 0 <= seat < P):  # type: ignore[operator]
@@ -81,7 +81,10 @@ class SingleAgentEnv(gym.Env):
             raise FastmachError(f"render_mode must be None, 'human' or 'ansi', got {render_mode!r}")
         if max_turns is not None and (not is_integer(max_turns) or max_turns < 1):
             raise FastmachError(f"max_turns must be a positive integer or None, got {max_turns!r}")
+        if turns not in TURNS:
+            raise FastmachError(f"turns must be one of {', '.join(TURNS)}, got {turns!r}")
         self._others_list = others
+        self.turns = turns
         self._tables: dict[int, Table] = {}
         self.seat_choice = seat
         self.seat = 0 if seat == "random" else int(seat)  # type: ignore[arg-type]
@@ -109,7 +112,8 @@ class SingleAgentEnv(gym.Env):
         if t is None:
             o = self._others_list
             seats = o[:seat] + ["expert"] + o[seat:]   # the learner's seat: a placeholder
-            t = self._tables[seat] = Table(rules or self.rules, seats, reward or self.reward_kind)
+            t = self._tables[seat] = Table(rules or self.rules, seats, reward or self.reward_kind,
+                                           self.turns)
         old = getattr(self, "table", None)
         if old is not None and old is not t:
             t.root, t.replicate = old.root, old.replicate
@@ -170,11 +174,7 @@ class SingleAgentEnv(gym.Env):
     def _others(self, limited: bool = True) -> float:
         """Play the other seats until the learner's turn, the end, or (``limited``: in a
         step) ``max_turns``; their reward to it."""
-        st, total = self.table.live, 0.0
-        while not st.is_terminal() and st.current_player != self.seat \
-                and not (limited and self._truncated(st)):
-            total += self.table.apply()[self.seat]
-        return total
+        return self.table.play_others(self.seat, self.max_turns if limited else None)
 
     def _truncated(self, st) -> bool:
         return self.max_turns is not None and st.total_turns >= self.max_turns
@@ -203,8 +203,7 @@ class SingleAgentEnv(gym.Env):
                               UserWarning, stacklevel=3)
         exact = moves.action(action)
         self._actions.append(int(action))
-        reward = self.table.apply(exact)[self.seat]
-        reward += self._others()
+        reward = self.table.act(self.seat, exact, self.max_turns)
         terminated = st.is_terminal()
         truncated = self._cut = not terminated and self._truncated(st)
         return reward, terminated, bool(truncated), illegal

@@ -2,7 +2,9 @@
 learner playing uniformly random legal macro-actions against three experts.
 
 Figures: the single-agent environment (steps per second of wall time and per CPU second
-of this process), and the vectorised environment with 1 and 2 worker processes (wall
+of this process), the same with the other seats' turns stepped by the reference State
+(``turns="reference"``: the ratio of the two is what the compiled turns gain), and the
+vectorised environment with 1 and 2 worker processes (wall
 time: the figure an on-policy learner sees). Needs the ``rl`` extra.
 """
 from __future__ import annotations
@@ -26,18 +28,20 @@ def bench_env(rules: str = "classic", seconds: float = 5.0, num_envs: int = 16,
 
     rng = np.random.default_rng(seed)
     rows = []
-    env = SingleAgentEnv(rules, opponents="expert", observation="vector")
-    env.reset(seed=seed)
-    steps, t0, c0 = 0, time.perf_counter(), time.process_time()
-    while time.perf_counter() - t0 < seconds:
-        a = int(_random_legal(env.action_masks()[None], rng)[0])
-        _, _, term, trunc, _ = env.step(a)
-        steps += 1
-        if term or trunc:
-            env.reset()
-    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
-    rows.append({"env": "single-agent", "workers": 1, "steps": steps, "seconds": wall,
-                 "steps_per_s": steps / wall, "cpu_steps_per_s": steps / cpu})
+    for turns in ("compiled", "reference"):
+        env = SingleAgentEnv(rules, opponents="expert", observation="vector", turns=turns)
+        env.reset(seed=seed)
+        steps, t0, c0 = 0, time.perf_counter(), time.process_time()
+        while time.perf_counter() - t0 < seconds:
+            a = int(_random_legal(env.action_masks()[None], rng)[0])
+            _, _, term, trunc, _ = env.step(a)
+            steps += 1
+            if term or trunc:
+                env.reset()
+        wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+        rows.append({"env": "single-agent" if turns == "compiled" else "single (reference)",
+                     "workers": 1, "steps": steps, "seconds": wall,
+                     "steps_per_s": steps / wall, "cpu_steps_per_s": steps / cpu})
     for workers in (1, 2):
         venv = VectorEnv(rules, num_envs=num_envs, workers=workers, opponents="expert")
         try:

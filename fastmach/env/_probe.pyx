@@ -1,0 +1,103 @@
+# The action mask's solver questions (fastmach.env.moves) on one table: whether a holding
+# can add a card, whether one card alone joins the table. The question is the reference
+# State's (fastmach.game._ability: the engine's seat_can_play, fastmach/game/_turn.pxd, asked
+# of the Python solve's solver under the same rules record); the table is read into the C
+# state once per position rather than once per question. tests/env/test_env_turns.py
+# compares the answers with fastmach.game._ability's on positions of real games.
+from libc.stdint cimport uint8_t, int64_t
+from libc.string cimport memset
+
+from fastmach.core._solver cimport Solver, NCARD
+from fastmach.game._turn cimport ERules, HState, seat_can_play, wit_clear
+from fastmach.game._position cimport load_table
+from fastmach.strategies._reject cimport none_can_join
+
+from fastmach.core import _batch
+from fastmach.solver import opening_weights
+from fastmach.solver import POINT_SCALE
+
+
+cdef class Probe:
+    """The ability test under one set of rules, on the table last given to ``load``."""
+
+    cdef ERules R
+    cdef HState st      # the loaded table
+    cdef HState bare    # an empty table
+    cdef Solver solver
+    cdef readonly object key   # what was loaded (the caller's key for its table)
+
+    def __init__(self, rules):
+        ow, ojw = opening_weights()
+        memset(&self.R, 0, sizeof(ERules))
+        self.R.players = 1
+        self.R.swap_hand = rules.joker_swap == "hand"
+        self.R.opening = rules.opening_points
+        self.R.open_scale = POINT_SCALE
+        self.R.srules.decks = rules.decks
+        self.R.srules.ace_high = rules.ace_code
+        self.R.srules.jokers_per_meld = rules.jokers_per_meld
+        for c in range(NCARD):
+            self.R.ones[c] = 1
+            self.R.open_w[c] = ow[c]
+        for c in range(16):
+            self.R.ones_j[c] = 1
+            self.R.open_jw[c] = ojw[c]
+        self.solver = _batch.python_solver()
+        memset(&self.bare, 0, sizeof(HState))
+        wit_clear(&self.bare.wit)
+        memset(&self.st, 0, sizeof(HState))
+        wit_clear(&self.st.wit)
+        self.key = None
+
+    def load(self, melds, stands, key=None):
+        """Read the table (its melds and what each card stands for) for the questions
+        that follow; ``key`` is kept as ``self.key``."""
+        memset(self.st.table, 0, NCARD)
+        self.key = None
+        load_table(&self.st, melds, stands)
+        self.key = key
+
+    cdef int ask(self, HState* st, const int64_t[::1] hand, bint opened) except -2:
+        cdef int c, k
+        if hand.shape[0] != NCARD:
+            raise ValueError("can_play: a hand holds 53 card counts")
+        st.hand_n[0] = 0
+        for c in range(NCARD):
+            if hand[c] < 0 or hand[c] > 255:
+                raise ValueError("can_play: a card count out of 0..255")
+            st.hands[0][c] = <uint8_t>hand[c]
+            st.hand_n[0] += <int>hand[c]
+        st.opened[0] = opened
+        # (no hand card lies in any meld of the table's and the hand's cards: no play,
+        # known without the solver; fastmach.strategies._reject)
+        cdef const uint8_t* table = &st.table[0]
+        if self.R.opening and not opened:
+            table = &self.bare.table[0]
+        if none_can_join(table, st.hands[0], st.hands[0], self.R.srules.ace_high):
+            return 0
+        k = seat_can_play(self.solver, &self.R, st, 0)
+        if k < -1:
+            raise RuntimeError(f"can_play: the exact solver stopped (code {k})")
+        return k == 1
+
+    def can_play(self, const int64_t[::1] hand, bint opened, bint bare=False) -> bool:
+        """Whether a seat holding ``hand`` (53 card counts) can add a card to the loaded
+        table (``bare``: to an empty table)."""
+        return self.ask(&self.bare if bare else &self.st, hand, opened) == 1
+
+    def joins(self, int card) -> bool:
+        """Whether ``card`` alone can join the loaded table (an opened seat)."""
+        cdef HState* st = &self.st
+        cdef int k
+        if not 0 <= card < NCARD:
+            raise ValueError(f"joins: a card id out of 0..52 ({card})")
+        memset(st.hands[0], 0, NCARD)
+        st.hands[0][card] = 1
+        st.hand_n[0] = 1
+        st.opened[0] = 1
+        if none_can_join(st.table, st.hands[0], st.hands[0], self.R.srules.ace_high):
+            return False
+        k = seat_can_play(self.solver, &self.R, st, 0)
+        if k < -1:
+            raise RuntimeError(f"can_play: the exact solver stopped (code {k})")
+        return k == 1
