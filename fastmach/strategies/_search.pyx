@@ -99,6 +99,7 @@
 #   31.2%, with opponents=expert or observed 100% of those hands. The sampled search's
 #   gap is then likely its deals (uniform: an expert opponent is dealt a hand it could
 #   play from, where the real one that drew could not), not yet tested.
+from cpython.ref cimport PyObject
 from libc.stdint cimport uint8_t, int32_t, int64_t, uint64_t
 from libc.string cimport memset, memcpy, memcmp
 from libc.math cimport sqrt
@@ -109,9 +110,42 @@ from fastmach.game._turn cimport (ERules, HState, Decision, A_PLAY, A_DRAW, MAX_
                                   wit_copy, wit_append)
 from fastmach.strategies._base cimport Context, may_meld, open_from_hand
 from fastmach.strategies._hidden cimport deal_hidden
-from fastmach.strategies._playout cimport play_out
+from fastmach.strategies._playout cimport play_out, play_out_seats
+from fastmach.strategies._mixed cimport Mixed
 from fastmach.strategies._tactics cimport Opening, Skilled
 from fastmach.strategies._strong cimport Strong
+
+cdef int _RACE = 2              # the race: 2 after b/4 and b/2 rounds, 1 after b/2, 0 none (flat rounds)
+
+
+def _set_race(int on):
+    """Debug: 0 plays every candidate in every round (the flat rounds before racing), the
+    reference the tests compare the racing with; returns the setting before."""
+    global _RACE
+    before, _RACE = _RACE, on
+    return before
+
+
+cdef int _HORIZON = 0           # debug: the playouts' horizon in turns (0: to the hand's end)
+
+
+def _set_horizon(int turns):
+    """Debug: cut every playout after this many turns (0: none), scored as it stands."""
+    global _HORIZON
+    _HORIZON = turns
+
+
+cdef int _SEATS = 1              # debug: 0 plays out by play_out (one policy, the expert's seats)
+
+
+def _set_seats(int on):
+    """Debug: 0 plays the playouts by play_out (the policy, the expert for the seats of
+    as_expert), the path before the per-seat models: the tests' reference for a policy
+    that is no mixture; returns the setting before."""
+    global _SEATS
+    before, _SEATS = _SEATS, on
+    return before
+
 
 cdef double VAR_FLOOR = 0.05    # the least variance of a paired win-share difference
 # z of a one-sided test at family level 5% over m = 1..10 candidates (Bonferroni: the
@@ -130,26 +164,34 @@ cdef enum:
 
 
 
-cdef int departure(const double* win, const double* sq, int n, int b) noexcept nogil:
+cdef int departure(const double* win, const double* sq, int n, int b,
+                   const int* alive) noexcept nogil:
     """The candidate that replaces the policy's play (candidate 0) after b >= 2 rounds of
     paired playouts, or 0: win[k] and sq[k] are the sums of the paired win-share
-    differences of candidate k from candidate 0 and of their squares. The candidate of
+    differences of candidate k from candidate 0 and of their squares, over the
+    candidates still in the race (alive[k]: played out in all b rounds). The candidate of
     the highest mean difference (ties to the earlier), where that mean exceeds z
     standard errors sqrt(v / b): z the one-sided 5% Bonferroni quantile over the n - 1
-    candidates (DEPART_Z), v the sample variance pooled (averaged) over them and at least
-    VAR_FLOOR (two rounds give no variance to trust)."""
-    cdef int k, best = 0
+    candidates (DEPART_Z; those dropped by the race counted too), v the sample variance
+    pooled (averaged) over the candidates in the race and at least VAR_FLOOR (two rounds
+    give no variance to trust)."""
+    cdef int k, best = 0, m = 0
     cdef double mean, var, v = 0.0, top = 0.0, z
     if n < 2 or b < 2:
         return 0
     for k in range(1, n):
+        if not alive[k]:
+            continue
+        m += 1
         mean = win[k] / b
         var = (sq[k] / b - mean * mean) * b / (b - 1)
         v += var if var > 0.0 else 0.0
         if best == 0 or mean > top:
             best = k
             top = mean
-    v /= n - 1
+    if m == 0:
+        return 0
+    v /= m
     if v < VAR_FLOOR:
         v = VAR_FLOOR
     z = DEPART_Z[n - 2] if n - 1 <= 10 else DEPART_Z[9]
@@ -222,6 +264,7 @@ cdef class Search(Strategy):
             raise ValueError(f"search: unknown deal model {deals}")
         self.deals = deals
         self.tries = self.misses = 0
+        self.n_playouts = self.n_turns = 0
         for s in range(MAX_PLAYERS):
             self.drew[s] = 0
             self.drawn[s] = -1
@@ -230,6 +273,8 @@ cdef class Search(Strategy):
         if not OPP_POLICY <= opponents <= OPP_OBSERVED:
             raise ValueError(f"search: unknown opponent model {opponents}")
         self.policy = policy
+        self.mixed = isinstance(policy, Mixed)
+        self.mix = policy if self.mixed else None
         self.expert = expert
         self.xstrat = xstrat if xstrat is not None else policy
         self.opponents = opponents
@@ -244,18 +289,25 @@ cdef class Search(Strategy):
 
         Candidates (``candidates``): the policy's play, the maximum placement and its
         holding variants, a draw. With one candidate it is played at once (no PRNG draw).
-        Otherwise ``budget`` rounds: each samples one deal of the cards the seat cannot
-        see (``sample``: none under clairvoyant) and plays every candidate out from it
-        with the same PRNG (common random numbers). Value: the share of the hand's win
-        (1 alone, 1/k of a k-way tie) minus 0.001 per card left in the seat's hand.
+        Otherwise up to ``budget`` rounds: each draws the seats' playout models
+        (``models``), samples one deal of the cards the seat cannot see (``sample``:
+        none under clairvoyant) and plays every candidate still in the race out from it
+        with the same PRNG (common random numbers). The race (futility): after b // 4
+        and b // 2 rounds (where that is 2 or more) a candidate whose paired win-share
+        differences from the policy's play sum to 0 or less leaves it, and the rounds
+        stop where none is left (it could rarely have cleared the test below; leaving
+        can only lower the chance of departing). Value: the share of the hand's win (1
+        alone, 1/k of a k-way tie) minus 0.001 per card left in the seat's hand.
         Budget 1 plays the policy's play without playouts (one sampled deal decides
         nothing; the skill trace's base). Otherwise the candidate of the highest mean
         paired win-share difference from the policy's play replaces it where that mean
         clears a one-sided 5% test Bonferroni-adjusted over the candidates, on the
-        variance pooled over them (``departure``). Clairvoyant (no sampling error): the
-        highest mean value. The PRNG is the game's: one draw per round (and the history
-        deals' draws within it), so games stay reproducible."""
-        cdef int n, i, k, best = 0, b = self.budget
+        variance pooled over those in the race (``departure``). Clairvoyant (no
+        sampling error, no race): the highest mean value. The PRNG is the game's: one
+        draw per round (and the models' and history deals' draws within it), so games
+        stay reproducible."""
+        cdef int n, i, k, best = 0, b = self.budget, racing, checkpoint
+        cdef int alive[MAX_CANDS]
         cdef uint64_t prng, p0
         cdef double v0, w0, x, w
         self.observe(st, seat)
@@ -267,14 +319,33 @@ cdef class Search(Strategy):
                 self.value[k] = 0.0
                 self.win[k] = 0.0
                 self.sq[k] = 0.0
+                alive[k] = 1
+            racing = n - 1   # the candidates still in the race
+            checkpoint = b // 2 if _RACE and not self.clairvoyant else 0
+            early = b // 4 if _RACE == 2 and not self.clairvoyant else 0
             self.rec_cands = n
             self.rec_rounds = b if b < MAX_REC else MAX_REC
             for i in range(b):
+                if (i == checkpoint or i == early) and i >= 2:   # futility: one no better so far is out
+                    for k in range(1, n):
+                        if alive[k] and self.win[k] <= 0.0:
+                            alive[k] = 0
+                            racing -= 1
+                if racing == 0:
+                    self.rec_rounds = i if i < MAX_REC else MAX_REC
+                    break
                 prng = next_u64(rng)
+                self.models(st, seat, &prng)
                 self.sample(st, seat, &prng)
                 p0 = prng
                 v0 = w0 = 0.0
                 for k in range(n):
+                    if not alive[k]:
+                        if i < MAX_REC:
+                            self.rec_win[i][k] = -1.0
+                            self.rec_cards[i][k] = -1
+                            self.rec_points[i][k] = -1
+                        continue
                     prng = p0
                     w = self.playout(seat, &self.cand[k], &prng)
                     if self.ctx.rc:
@@ -294,7 +365,7 @@ cdef class Search(Strategy):
                     self.value[k] += x
                     self.win[k] += w
             if not self.clairvoyant:
-                best = departure(self.win, self.sq, n, b)
+                best = departure(self.win, self.sq, n, b, alive)
             else:   # the true deal: no sampling error
                 for k in range(1, n):
                     if self.value[k] > (self.value[best] if best else 0.0):
@@ -448,6 +519,38 @@ cdef class Search(Strategy):
             n += 1
         return n
 
+    cdef void models(self, HState* st, int seat, uint64_t* prng) noexcept nogil:
+        """self.seat_pol: each seat's strategy in this round's playouts: the expert for the
+        opponents of self.as_expert, else the policy; where the policy is a mixture
+        (the trained player), the seat plays its own member of the hand (its own coin)
+        and each other seat a member drawn at random by the weights from prng (one draw
+        a seat): the opponents' coins are theirs, not read from the deal key (the
+        clairvoyant, which sees everything, reads them)."""
+        cdef int s, i
+        cdef uint64_t u
+        for s in range(self.R.players):
+            self.member_of[s] = -1
+            if self.as_expert >> s & 1:
+                self.seat_pol[s] = <PyObject*>self.xstrat
+                self.member_of[s] = -2
+            elif not self.mixed:
+                self.seat_pol[s] = <PyObject*>self.policy
+            elif s == seat or self.clairvoyant:   # its own coin; the clairvoyant sees all
+                self.member_of[s] = self.mix.pick(st, s)
+                self.seat_pol[s] = self.mix.member[self.member_of[s]]
+            else:
+                u = next_u64(prng)
+                for i in range(self.mix.n):
+                    if u < self.mix.cut[i] or i == self.mix.n - 1:
+                        break
+                self.member_of[s] = i
+                self.seat_pol[s] = self.mix.member[i]
+
+    def last_models(self):
+        """Each seat's strategy in the last round of playouts: the member index where the
+        policy is a mixture, -1 the policy, -2 the expert."""
+        return [self.member_of[s] for s in range(self.R.players)]
+
     cdef void sample(self, HState* st, int seat, uint64_t* prng) noexcept nogil:
         """self.deal: the position with the cards the seat cannot see (the other hands,
         the stock) dealt at random from what is not in its hand or on the table, every
@@ -531,10 +634,7 @@ cdef class Search(Strategy):
             ck.stock[ck.stock_len] = c   # the order is no model's input
             ck.stock_len += 1
         p = prng[0]
-        if self.as_expert >> s & 1:
-            self.xstrat.decide(ck, s, &p, &self.cdec)
-        else:
-            self.policy.decide(ck, s, &p, &self.cdec)
+        (<Strategy>self.seat_pol[s]).decide(ck, s, &p, &self.cdec)
         if self.ctx.rc:
             return False
         return self.cdec.kind != A_PLAY
@@ -549,12 +649,18 @@ cdef class Search(Strategy):
         cdef int points[MAX_PLAYERS]
         cdef int won[MAX_PLAYERS]
         memcpy(ps, &self.deal, sizeof(HState))
-        play_out(self.ctx, self.R, self.policy, ps, seat, cand, &self.pdec, prng, points, won,
-                 self.xstrat, self.as_expert)
+        self.n_playouts += 1
+        if _SEATS:
+            play_out_seats(self.ctx, self.R, self.seat_pol, ps, seat, cand, &self.pdec, prng,
+                           points, won, _HORIZON)
+        else:
+            play_out(self.ctx, self.R, self.policy, ps, seat, cand, &self.pdec, prng, points,
+                     won, self.xstrat, self.as_expert)
         if self.ctx.rc:
             return 0.0
         for s in range(self.R.players):
             nw += won[s]
+        self.n_turns += ps.turn - self.deal.turn
         self.cards_left = ps.hand_n[seat]
         self.points_left = points[seat]
         return won[seat] / <double>nw if nw else 0.0
