@@ -293,7 +293,9 @@ cdef class Search(Strategy):
         (``models``), samples one deal of the cards the seat cannot see (``sample``:
         none under clairvoyant) and plays every candidate still in the race out from it
         with the same PRNG (common random numbers). The race (futility): after b // 4
-        and b // 2 rounds (where that is 2 or more) a candidate whose paired win-share
+        and b // 2 rounds (where that is 2 or more; after the first of 2 rounds, where a
+        departure asks a win over the policy's play in both but for 6 or more
+        candidates with no variance) a candidate whose paired win-share
         differences from the policy's play sum to 0 or less leaves it, and the rounds
         stop where none is left (it could rarely have cleared the test below; leaving
         can only lower the chance of departing). Value: the share of the hand's win (1
@@ -326,7 +328,7 @@ cdef class Search(Strategy):
             self.rec_cands = n
             self.rec_rounds = b if b < MAX_REC else MAX_REC
             for i in range(b):
-                if (i == checkpoint or i == early) and i >= 2:   # futility: one no better so far is out
+                if (i == checkpoint or i == early) and (i >= 2 or b == 2 and i == 1):   # futility
                     for k in range(1, n):
                         if alive[k] and self.win[k] <= 0.0:
                             alive[k] = 0
