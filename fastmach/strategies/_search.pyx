@@ -35,9 +35,11 @@
 # Strength (classic(match=single), 4 players, seats rotated, win share of hands, edge
 # paired by deal against the trained strong in the same seat, 95% intervals by deal):
 # - against three experts search(budget=8) 87.5% [84.3, 90.7], edge +3.0 [+0.8, +5.2]
-#   (100 deals, seed 2026; the flat rounds the same; budget 4 +2.0 [+0.2, +3.8], 16 +2.8
-#   [+0.3, +5.2]); on the hand-tuned botching policy before: +4.2 [+1.7, +6.8] over the
-#   hand-tuned strong.
+#   (100 deals, seed 2026; the flat rounds the same; budget 2 +1.0 [-1.4, +3.4], 4 +2.0
+#   [+0.2, +3.8], 16 +2.8 [+0.3, +5.2]), but on 100 fresh deals (seed 7777) budget 8
+#   +0.0 [-1.7, +1.7] (88.5% both, 12 of 400 games changed): not confirmed. On the
+#   hand-tuned botching policy before: +4.2 [+1.7, +6.8] over the hand-tuned strong
+#   (+3.0 [+0.2, +5.8] on the fresh deals).
 # - against three trained strong players no edge: it hardly departs (search(budget=8):
 #   3.6% both, +0.0 [-0.0, +0.1], 1 of 2,400 games changed, 600 deals of seed 8181;
 #   budget 16: +0.0 [-0.3, +0.3], 4 of 1,200, 300 deals). Four trained players end 84%
