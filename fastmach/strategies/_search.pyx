@@ -42,7 +42,9 @@
 #   (+3.0 [+0.2, +5.8] on the fresh deals).
 # - against three trained strong players no edge: it hardly departs (search(budget=8):
 #   3.6% both, +0.0 [-0.0, +0.1], 1 of 2,400 games changed, 600 deals of seed 8181;
-#   budget 16: +0.0 [-0.3, +0.3], 4 of 1,200, 300 deals). Four trained players end 84%
+#   budget 16: +0.0 [-0.3, +0.3], 4 of 1,200, 300 deals; on the hand-tuned botching
+#   policy, whose playouts misread the trained opponents, -0.8 [-2.2, +0.7], 11 of 400
+#   games changed, 100 deals). Four trained players end 84%
 #   of these hands at the stock's end with nobody out and a seat wins about 4%, so a
 #   candidate's paired playout differences are almost all 0 and no gain clears the test.
 #   Even the clairvoyant on the trained policy gains only +3.0 [+0.6, +5.4] (7.2% against
