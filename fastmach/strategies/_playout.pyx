@@ -1,5 +1,6 @@
 # A position played to the hand's end: the playout step of every player that weighs its
 # candidates by playing them out (lookahead, search).
+from cpython.ref cimport PyObject
 from libc.stdint cimport uint64_t
 from libc.string cimport memset
 
@@ -28,6 +29,38 @@ cdef int play_out(Context ctx, const ERules* R, Strategy policy, HState* ps, int
                 other.decide(ps, cur, prng, dec)
             else:
                 policy.decide(ps, cur, prng, dec)
+            if ctx.rc:
+                return -1
+            end = apply_turn(R, ps, cur, dec, &f)
+        if end == T_ASK:   # a full round added no card: blocked only if nobody can play
+            f.playable = any_seat_can_play(ctx.solver, R, ps)
+            if f.playable < -1:
+                ctx.rc = f.playable
+                return -1
+            end = blocked_end(R, &f)
+        if end >= 0:
+            break
+        cur = (cur + 1) % R.players
+    return hand_end(R, ps, end, cur, points, won)
+
+
+cdef int play_out_seats(Context ctx, const ERules* R, PyObject** seats, HState* ps, int seat,
+                        const Decision* first, Decision* dec, uint64_t* prng, int* points,
+                        int* won, int horizon) noexcept nogil:
+    """play_out with a strategy per seat: `first` for `seat`, then seats[s] (a compiled
+    Strategy, kept alive by the caller) for every seat s in turn; at most `horizon` turns
+    where it is positive (a hand not ended by then is scored as it stands, as a hand
+    longer than PLAYOUT_TURNS is)."""
+    cdef int cur = seat, end = -1
+    cdef int limit = horizon if 0 < horizon < PLAYOUT_TURNS else PLAYOUT_TURNS
+    cdef Flow f
+    memset(&f, 0, sizeof(Flow))
+    f.playable = -1
+    while f.turns < limit:
+        if f.turns == 0:
+            end = apply_turn(R, ps, cur, first, &f)
+        else:
+            (<Strategy>seats[cur]).decide(ps, cur, prng, dec)
             if ctx.rc:
                 return -1
             end = apply_turn(R, ps, cur, dec, &f)

@@ -1,7 +1,9 @@
+from cpython.ref cimport PyObject
 from libc.stdint cimport uint8_t, int32_t, uint64_t
 from fastmach.core._solver cimport NCARD, Witness
 from fastmach.game._turn cimport HState, Decision, MAX_DECK, MAX_PLAYERS
 from fastmach.strategies._base cimport Strategy, Skill
+from fastmach.strategies._mixed cimport Mixed
 
 cdef enum:
     OPP_POLICY = 0      # every opponent played by the policy in the playouts
@@ -36,6 +38,10 @@ cdef class Search(Strategy):
     cdef Strategy xstrat             # the expert, for the opponents played as experts
     cdef readonly int opponents      # the opponent model: OPP_POLICY, OPP_EXPERT, OPP_OBSERVED
     cdef int as_expert               # bit mask: the seats the playouts play as xstrat
+    cdef Mixed mix                   # the policy where it is a mixture (else None)
+    cdef bint mixed                  # ... whether it is
+    cdef PyObject* seat_pol[MAX_PLAYERS]   # a round's playout strategy of every seat
+    cdef int member_of[MAX_PLAYERS]  # ... its member of the mixture (-1 the policy, -2 the expert)
     cdef int placed[MAX_PLAYERS]     # seen placing cards (not going out) while the stock lasted
     cdef int seen_n[MAX_PLAYERS]     # the hand sizes at the seat's previous decision
     cdef int seen_turn, seen_hand, seen_seat   # ... its turn, hand and seat (-1: none)
@@ -44,6 +50,7 @@ cdef class Search(Strategy):
     cdef int drew[MAX_PLAYERS]       # drew one card on its last turn (the stock lasting)
     cdef int drawn[MAX_PLAYERS]      # the last deal: the card taken as its draw (-1: none)
     cdef readonly long long tries, misses   # hands dealt to drawers, and deals left inconsistent
+    cdef readonly long long n_playouts, n_turns   # playouts run and the turns they played
     cdef HState chk                  # a drawer's position before its draw (the check)
     cdef Decision cdec               # its model's decision there
     cdef HState deal                 # the position of one round of playouts
@@ -68,6 +75,7 @@ cdef class Search(Strategy):
     cdef int candidates(self, HState* st, int seat, uint64_t* rng) noexcept nogil
     cdef void restricted(self, HState* st, int seat, const uint8_t* hand, const int32_t* w,
                          const int32_t* jw, Decision* d) noexcept nogil
+    cdef void models(self, HState* st, int seat, uint64_t* prng) noexcept nogil
     cdef void sample(self, HState* st, int seat, uint64_t* prng) noexcept nogil
     cdef void redeal_drawers(self, int seat, uint64_t* prng) noexcept nogil
     cdef bint draws_there(self, int s, uint64_t* prng) noexcept nogil

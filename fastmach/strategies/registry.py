@@ -188,10 +188,11 @@ _POLICY_DOC = ("every seat's play in the playouts, and the search's base play: 0
                "expert), 1 (or holding: jokers and J/Q/K kept until the play empties the "
                "hand), 2 (or strong: the strong player's defaults but botch=false), 3 (or "
                "auto: strong where the rules let a player draw when able, else expert), "
-               "4 (or botching: the strong player with its defaults, the botch included), "
-               "5 (or trained: the trained player of the rules in play, botching where none "
-               "is shipped)")
-POLICY = Param("policy", int, POLICIES.index("botching"), 0, len(POLICIES) - 1,
+               "4 (or botching: the hand-tuned strong player with its defaults, the botch "
+               "included), 5 (or trained, the search's default: the trained player of the "
+               "rules in play, the opponents' members drawn by its weights; botching where "
+               "none is shipped)")
+POLICY = Param("policy", int, POLICIES.index("trained"), 0, len(POLICIES) - 1,
                _POLICY_DOC, POLICIES)
 CLAIRVOYANT_POLICY = Param("policy", int, POLICIES.index("auto"), 0, len(POLICIES) - 1,
                            _POLICY_DOC, POLICIES)
@@ -354,12 +355,13 @@ REGISTRY: dict[str, StrategyKind] = {
         "search", Search, (BUDGET, POLICY, OPPONENTS_PARAM, DEALS_PARAM),
         "the best of its candidates by playouts of `budget` sampled deals of the hidden "
         "cards (the same deals for every candidate; win share, then fewer cards left): the "
-        "policy's play (by default the strong player's, its botch included), the maximum "
+        "policy's play (by default the trained strong player's), the maximum "
         "placement and its holding variants (keeping the jokers, J/Q/K, both, the pieces of future melds, "
         "pieces and jokers, 10-K and jokers, 8-K and jokers; the most points), a draw; it "
         "leaves the policy's play for the best mean candidate where a one-sided 5% test, "
         "Bonferroni-adjusted over the candidates (the variance pooled over them), says it "
-        "is better; the opponents seen placing cards early are played as experts, and an "
+        "is better (a candidate no better than it after half the rounds leaves the race); "
+        "the opponents seen placing cards early are played as experts, and an "
         "opponent seen drawing is dealt a hand its model would draw from (opponents, "
         "deals); budget 1 is the policy itself",
         build=lambda ctx, p, expert, rules: build_search(

@@ -338,7 +338,8 @@ def test_search_never_places_more_than_the_maximum_and_empties_when_it_can():
 
 # the seat that plays as a policy plays: the search's default policy is the default strong
 # player (it botches where that pays), its strong policy never botches on purpose
-POLICY_SEAT = {"botching": "strong", "strong": "strong(botch=false)", "expert": "expert"}
+POLICY_SEAT = {"botching": "strong(trained=false)", "strong": "strong(botch=false)", "expert": "expert",
+               "trained": "strong"}
 
 
 @pytest.mark.parametrize("policy", ["botching", "strong", "expert"])
@@ -361,27 +362,63 @@ def test_search_leaves_the_policys_play_only_on_evidence(policy):
     assert departed > 0
 
 
-def _adjusted_departure(w: np.ndarray) -> int:
+def _adjusted_departure(w: np.ndarray, alive: np.ndarray | None = None) -> int:
     """Test-local reference of the departure rule on one decision's playouts (rounds x
-    candidates of win shares, candidate 0 the policy's play): the highest mean paired
-    difference from candidate 0, where it exceeds z standard errors of the sample
-    variance averaged over the candidates (at least 0.05), z the normal's 1 - 0.05 / m
-    quantile for m = candidates - 1 (one-sided, Bonferroni), m capped at 10."""
+    candidates of win shares, candidate 0 the policy's play): among the candidates in
+    the race (``alive``, every one by default) the highest mean paired difference from
+    candidate 0, where it exceeds z standard errors of the sample variance averaged over
+    those candidates (at least 0.05), z the normal's 1 - 0.05 / m quantile for m =
+    candidates - 1 (one-sided, Bonferroni; the dropped counted), m capped at 10."""
     from scipy.stats import norm
     b, n = w.shape
-    d = w[:, 1:] - w[:, [0]]
+    alive = np.ones(n, bool) if alive is None else alive
+    ks = [k for k in range(1, n) if alive[k]]
+    if not ks:
+        return 0
+    d = w[:, ks] - w[:, [0]]
     m = d.mean(axis=0)
     v = max(float(np.mean(np.clip(d.var(axis=0, ddof=1), 0, None))), 0.05)
     z = round(float(norm.ppf(1 - 0.05 / min(n - 1, 10))), 3)   # the rule's table
     k = int(np.argmax(m))
-    return k + 1 if m[k] > z * math.sqrt(v / b) + 1e-12 else 0
+    return ks[k] if m[k] > z * math.sqrt(v / b) + 1e-12 else 0
 
 
-def test_search_departs_by_the_adjusted_rule_on_its_own_playouts():
-    # every weighed decision: the candidate played is the reference rule's on the
-    # playouts it recorded, and the policy's play (the same cards) exactly when that is 0
+def _raced(w: np.ndarray) -> tuple[np.ndarray, int]:
+    """Test-local reference of the race on the flat rounds' playouts: the candidates still
+    in it at the end, and the rounds played. After b // 4 and after b // 2 rounds (where
+    that is 2 or more; after the first of 2 rounds) a candidate whose paired win
+    differences from the policy's play sum to 0 or less over the rounds so far leaves it
+    (the policy's play stays); the race stops where none is left."""
+    b, n = w.shape
+    alive = np.ones(n, bool)
+    for i in sorted({b // 4, b // 2}):
+        if i < 2 and not (b == 2 and i == 1):
+            continue
+        d = (w[:i, 1:] - w[:i, [0]]).sum(axis=0)
+        alive[1:] &= d > 1e-12
+        if not alive[1:].any():
+            return alive, i
+    return alive, b
+
+
+@pytest.fixture
+def flat_rounds():
+    """Switches the search's race off (every candidate played out in every round, the
+    reference) for the test; on again after it."""
+    from fastmach.strategies import _search
+    default = _search._set_race(0)
+    _search._set_race(default)
+    yield lambda on: _search._set_race(default if on else 0)
+    _search._set_race(default)
+
+
+def test_search_departs_by_the_adjusted_rule_on_its_own_playouts(flat_rounds):
+    # every weighed decision, flat rounds: the candidate played is the reference rule's
+    # on the playouts it recorded, and the policy's play (the same cards) exactly when
+    # that is 0
+    flat_rounds(False)
     r, positions = game_positions("classic(match=single)", ("strong", "expert"), 3, 8)
-    eng = make_engine(r, ["search(budget=16)"] * r.players)[2]
+    eng = make_engine(r, ["search(budget=16,policy=botching)"] * r.players)[2]
     base = make_engine(r, [POLICY_SEAT["botching"]] * r.players)[2]
     weighed = departed = 0
     for st in positions[:50]:
@@ -397,6 +434,113 @@ def test_search_departs_by_the_adjusted_rule_on_its_own_playouts():
         assert (a[:3] == b[:3]) == (chosen == 0)
         departed += chosen > 0
     assert weighed >= 10 and 0 < departed < weighed
+
+
+@pytest.mark.parametrize("policy, budget", [("botching", 8), ("trained", 8), ("trained", 2)])
+def test_the_race_plays_out_what_the_flat_rounds_play_and_departs_by_the_reference(
+        policy, budget, flat_rounds):
+    # the same positions decided by two engines in turn, one on flat rounds, one racing:
+    # every playout the race runs is the flat rounds' (the same deals and PRNG), it drops
+    # exactly the candidates the reference race drops, stops when none is left, and
+    # departs by the reference rule over the candidates left
+    r, positions = game_positions("classic(match=single)", ("strong", "expert"), 3, 8)
+    name = f"search(budget={budget},policy={policy})"
+    flat = make_engine(r, [name] * r.players)[2]
+    race = make_engine(r, [name] * r.players)[2]
+    weighed = dropped = stopped = 0
+    for st in positions[:60]:
+        flat_rounds(False)
+        a = _decide(flat, st, st._hands, list(st.stock))
+        flat_rounds(True)
+        b = _decide(race, st, st._hands, list(st.stock))
+        if a[5] == st.rng_state:
+            assert b == a   # nothing weighed: the same play, no PRNG draw
+            continue
+        weighed += 1
+        w, *_ = flat.seats[st.current_player].last_playouts()
+        v, *_, chosen = race.seats[st.current_player].last_playouts()
+        alive, rounds = _raced(w)
+        played = v >= 0
+        assert len(v) == rounds and (v[played] == w[:rounds][played]).all()
+        assert played[0].all()
+        if not alive[1:].any():   # nothing left in the race: it stops there
+            assert rounds < budget and chosen == 0
+            stopped += 1
+        else:
+            assert (played[-1] == alive).all()   # the candidates left play to the end
+            assert chosen == _adjusted_departure(w, alive)
+        dropped += int((~alive).sum())
+        if chosen == 0:   # the policy's play, as the flat rounds' where they do not depart
+            assert b[:3] == race_policy(r, policy, st)
+    assert weighed >= 10 and dropped > 0 and stopped > 0
+
+
+@pytest.mark.parametrize("name", ["search(budget=4,policy=botching)",
+                                  "search(budget=4,policy=strong,opponents=expert)",
+                                  "search(budget=4,policy=expert,deals=uniform)"])
+def test_per_seat_playouts_play_what_the_one_policy_playouts_play(name, flat_rounds):
+    # a policy that is no mixture: the playouts by a strategy per seat (the policy, the
+    # expert for the opponents the model plays as experts) are the reference path's
+    # (fastmach.strategies._playout.play_out) on the flat rounds: the same playouts, the
+    # same decisions, the same PRNG
+    from fastmach.strategies import _search
+    flat_rounds(False)
+    r, positions = game_positions("classic(match=single)", ("strong", "expert"), 3, 9)
+    new = make_engine(r, [name] * r.players)[2]
+    old = make_engine(r, [name] * r.players)[2]
+    weighed = 0
+    try:
+        for st in positions[:40]:
+            a = _decide(new, st, st._hands, list(st.stock))
+            _search._set_seats(0)
+            b = _decide(old, st, st._hands, list(st.stock))
+            _search._set_seats(1)
+            assert a == b, str(st)
+            if a[5] != st.rng_state:
+                weighed += 1
+                wa = new.seats[st.current_player].last_playouts()
+                wb = old.seats[st.current_player].last_playouts()
+                assert all((x == y).all() for x, y in zip(wa[:3], wb[:3])) and wa[3] == wb[3]
+    finally:
+        _search._set_seats(1)
+    assert weighed >= 5
+
+
+def race_policy(r, policy: str, st):
+    """The play of the search's policy at st (candidate 0)."""
+    eng = make_engine(r, [POLICY_SEAT[policy]] * r.players)[2]
+    return _decide(eng, st, st._hands, list(st.stock))[:3]
+
+
+def test_the_trained_policys_playouts_draw_the_opponents_members_by_the_weights():
+    # the search's own member is the one its hand's deal key gives (its own coin); each
+    # opponent's is drawn at random by the mixture's weights from the game's PRNG in every
+    # round (the opponents' coins are not read from the deal key)
+    from fastmach.strategies.trained import policy_for
+    r, positions = game_positions("classic(match=single)", ("strong", "expert"), 3, 8)
+    weights = policy_for(str(r), 4).weights
+    eng = make_engine(r, ["search(budget=2,policy=trained)"] * r.players)[2]
+    ref = make_engine(r, ["strong"] * r.players)[2].seats[0]
+    seen: list[int] = []
+    other = 0
+    rng = 1 << 40   # a PRNG state per deal key: the rounds' draws differ
+    for key in range(40):
+        for st in positions[:20]:
+            seat = st.current_player
+            out = eng.decide_position(seat, st._hands, st._melds, st._stands, st.opened,
+                                      len(st.stock), rng + key, stock=st.stock,
+                                      deal_key=key)
+            if out[5] == rng + key:
+                continue
+            models = eng.seats[seat].last_models()
+            assert models[seat] == ref.member_of(key, seat)
+            seen += [m for s, m in enumerate(models) if s != seat and m != -2]
+            other += sum(m != ref.member_of(key, s) for s, m in enumerate(models)
+                         if s != seat and m != -2)
+            break
+    share = np.mean(np.array(seen) == 1)
+    assert len(seen) >= 60 and abs(share - weights[1] / sum(weights)) < 0.15
+    assert other > 0   # not the members the deal key gives the opponents
 
 
 def _last_round_position(strategy: str):
@@ -427,9 +571,14 @@ def test_search_places_what_the_policy_keeps_back_where_that_clearly_wins(budget
     assert kind == "play" and set(kings) <= set(placed) and rng != 7
 
 
-def test_search_with_budget_one_plays_the_policy_on_a_clear_position():
-    expect = _last_round_position("strong(trained=false)")
-    kind, placed, kings, rng = _last_round_position("search(budget=1)")
+@pytest.mark.parametrize("search, policy", [("search(budget=1)", "strong"),
+                                            ("search(budget=1,policy=botching)",
+                                             "strong(trained=false)")])
+def test_search_with_budget_one_plays_the_policy_on_a_clear_position(search, policy):
+    # the default policy is the trained player of the rules (strong), botching the
+    # hand-tuned strong player
+    expect = _last_round_position(policy)
+    kind, placed, kings, rng = _last_round_position(search)
     assert (kind, placed) == expect[:2] and rng == 7   # no playout, no PRNG draw
 
 
@@ -519,10 +668,11 @@ def test_parameters_of_the_search_parse_with_their_words():
     s = parse_strategy("search(budget=16,policy=holding)")
     assert s.params == {"budget": 16, "policy": 1, "opponents": 2, "deals": 1}
     assert str(s) == "search(budget=16,policy=1)"
-    # the search plays on the default strong player (its botch included), the
-    # clairvoyant on auto (strong without its botch where the rules let a player draw
-    # when able, the expert where they do not)
-    assert str(parse_strategy("search(policy=botching)")) == "search"
+    # the search plays on the trained strong player, the clairvoyant on auto (strong
+    # without its botch where the rules let a player draw when able, the expert where
+    # they do not)
+    assert str(parse_strategy("search(policy=trained)")) == "search"
+    assert str(parse_strategy("search(policy=botching)")) == "search(policy=4)"
     assert str(parse_strategy("search(policy=strong)")) == "search(policy=2)"
     assert str(parse_strategy("search(policy=expert)")) == "search(policy=0)"
     assert str(parse_strategy("clairvoyant(policy=auto)")) == "clairvoyant"
