@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import gzip
+import io
 import os
 import re
 import shutil
@@ -337,9 +338,27 @@ def open_text(path: str | Path, mode: str = "r") -> IO[str]:
             gz = f.read(2) == b"\x1f\x8b"
     else:
         gz = str(path).endswith(".gz")
-    if gz:
-        return gzip.open(path, mode + "t", encoding="utf-8", compresslevel=6)  # type: ignore[return-value]
+    if gz and mode == "r":
+        return gzip.open(path, "rt", encoding="utf-8")
+    if gz:   # (no name and no time in the header: the same content gives the same bytes)
+        raw = open(path, mode + "b")
+        return io.TextIOWrapper(_OwningGzip(raw), encoding="utf-8")
     return open(path, mode, encoding="utf-8")
+
+
+class _OwningGzip(gzip.GzipFile):
+    """A gzip stream writing into ``raw`` with an empty name and time 0 in its header,
+    closing ``raw`` when closed."""
+
+    def __init__(self, raw: IO[bytes]):
+        super().__init__(filename="", mode="wb", fileobj=raw, compresslevel=6, mtime=0)
+        self._raw = raw
+
+    def close(self) -> None:
+        try:
+            super().close()
+        finally:
+            self._raw.close()
 
 
 #: the longest line (bytes) :func:`read_lines` takes: a log's longest lines (a header, a

@@ -335,3 +335,18 @@ def test_a_killed_reports_directory_is_removed_by_the_rerun(tmp_path):
     f.write_text("x")
     assert clear_stale(tmp_path / "b.csv") == [] and f.exists()
     assert clear_stale(tmp_path / "a.csv") == [f] and not f.exists()
+
+
+def test_a_gzip_text_file_is_the_same_bytes_whatever_its_name_and_time(tmp_path):
+    import time
+    paths = [tmp_path / "a.jsonl.gz", tmp_path / ".tmp123-b.jsonl.gz"]
+    for i, p in enumerate(paths):
+        if i:
+            time.sleep(1.1)   # (another second in gzip's header time, were it written)
+        with open_text(p, "w") as f:
+            f.write('{"turn": 1}\n')
+        with open_text(p, "a") as f:
+            f.write('{"turn": 2}\n')
+    assert paths[0].read_bytes() == paths[1].read_bytes()
+    with open_text(paths[1]) as f:
+        assert f.read() == '{"turn": 1}\n{"turn": 2}\n'
