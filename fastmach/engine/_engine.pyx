@@ -23,11 +23,11 @@ from fastmach.core._solver cimport NCARD, JOKER, wit_split_wraps
 from fastmach.game._turn cimport (ERules, HState, Decision, Flow, A_PLAY, A_DRAW, A_PASS, A_FAIL,
                                   E_EMPTIED, MAX_PLAYERS, MAX_DECK, MAX_TURNS, RC_PYTHON, T_ASK,
                                   wit_clear, flow_start, apply_turn, blocked_end, hand_end,
-                                  next_uniform, seat_can_play, any_seat_can_play, BLOCK_ROUNDS,
+                                  next_uniform, any_seat_can_play, BLOCK_ROUNDS,
                                   play_fault)
 from fastmach.game._position cimport load_table
 from fastmach.strategies._base cimport Context, Strategy
-from fastmach.strategies._reject cimport NoPlay, no_play_known, no_play_seen
+from fastmach.strategies._reject cimport NoPlay, seat_can_play_remembered
 from fastmach.strategies._tactics import dissolved   # noqa: F401 (tests)
 from fastmach.strategies._base import hand_may_meld   # noqa: F401 (tests)
 from fastmach.game._seeding import seed_deal
@@ -334,16 +334,8 @@ cdef class Engine:
         """seat_can_play, without the solver where the quick reject knows there is no play
         (fastmach.strategies._reject: the table, or the empty table of an opening, and the
         seat's hand; the same answer)."""
-        cdef const ERules* R = self.R
-        cdef const uint8_t* table = empty if R.opening and not st.opened[seat] else st.table
-        cdef NoPlay* m = &self.counted[seat]
-        cdef int k
-        if no_play_known(m, table, st.hands[seat], R.srules.ace_high):
-            return 0
-        k = seat_can_play(self.ctx.solver, R, st, seat)
-        if k == 0:
-            no_play_seen(m, table, st.hands[seat])
-        return k
+        return seat_can_play_remembered(self.ctx.solver, self.R, st, seat,
+                                        &self.counted[seat], empty)
 
     # ------------------------------------------------------------ recording (--log)
     cdef void record_deal(self, int dealer, int first) except *:

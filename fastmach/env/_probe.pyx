@@ -10,11 +10,10 @@ from libc.string cimport memset
 from fastmach.core._solver cimport Solver, NCARD
 from fastmach.game._turn cimport ERules, HState, seat_can_play, wit_clear
 from fastmach.game._position cimport load_table
+from fastmach.game._ability cimport ability_rules
 from fastmach.strategies._reject cimport none_can_join
 
 from fastmach.core import _batch
-from fastmach.solver import opening_weights
-from fastmach.solver import POINT_SCALE
 
 
 cdef class Probe:
@@ -27,21 +26,7 @@ cdef class Probe:
     cdef readonly object key   # what was loaded (the caller's key for its table)
 
     def __init__(self, rules):
-        ow, ojw = opening_weights()
-        memset(&self.R, 0, sizeof(ERules))
-        self.R.players = 1
-        self.R.swap_hand = rules.joker_swap == "hand"
-        self.R.opening = rules.opening_points
-        self.R.open_scale = POINT_SCALE
-        self.R.srules.decks = rules.decks
-        self.R.srules.ace_high = rules.ace_code
-        self.R.srules.jokers_per_meld = rules.jokers_per_meld
-        for c in range(NCARD):
-            self.R.ones[c] = 1
-            self.R.open_w[c] = ow[c]
-        for c in range(16):
-            self.R.ones_j[c] = 1
-            self.R.open_jw[c] = ojw[c]
+        ability_rules(&self.R, rules)   # (the reference State's ability test's record)
         self.solver = _batch.python_solver()
         memset(&self.bare, 0, sizeof(HState))
         wit_clear(&self.bare.wit)

@@ -20,10 +20,10 @@ from fastmach.core._fields cimport new_record, put
 from fastmach.core._solver cimport NCARD, JOKER, wit_split_wraps
 from fastmach.game._turn cimport (ERules, HState, Decision, Flow, A_PLAY, A_DRAW, A_PASS,
                                   A_FAIL, MAX_DECK, MAX_PLAYERS, T_ASK, wit_clear, apply_turn,
-                                  blocked_end, seat_can_play, any_seat_can_play)
+                                  blocked_end, any_seat_can_play)
 from fastmach.game._position cimport load_table
 from fastmach.strategies._base cimport Context, Strategy
-from fastmach.strategies._reject cimport NoPlay, no_play_known, no_play_seen
+from fastmach.strategies._reject cimport NoPlay, seat_can_play_remembered
 
 from fastmach.engine._engine import solver_stopped
 from fastmach.game.history import PublicTurn
@@ -95,19 +95,8 @@ cdef class Turns:
     cdef int can_play(self, int seat) noexcept nogil:
         """seat_can_play, without the solver where the quick reject knows there is no play
         (the engine's own shortcut, fastmach.strategies._reject: the same answer)."""
-        cdef const ERules* R = self.R
-        cdef HState* st = &self.st
-        cdef const uint8_t* table = &st.table[0]
-        cdef NoPlay* m = &self.seen[seat]
-        cdef int k
-        if R.opening and not st.opened[seat]:
-            table = &self.empty[0]
-        if no_play_known(m, table, st.hands[seat], R.srules.ace_high):
-            return 0
-        k = seat_can_play(self.ctx.solver, R, st, seat)
-        if k == 0:
-            no_play_seen(m, table, st.hands[seat])
-        return k
+        return seat_can_play_remembered(self.ctx.solver, self.R, &self.st, seat,
+                                        &self.seen[seat], &self.empty[0])
 
     cdef tuple table(self):
         """The table's melds and what each card stands for, as tuples of tuples."""

@@ -16,6 +16,28 @@ from fastmach.solver import opening_weights
 from fastmach.solver import POINT_SCALE
 
 
+cdef int ability_rules(ERules* R, object rules) except -1:
+    """R becomes the rules record of the ability test under ``rules``: one seat, the
+    opening rule and its weights, the joker rules, every card of weight one."""
+    cdef int c
+    ow, ojw = opening_weights()
+    memset(R, 0, sizeof(ERules))
+    R.players = 1
+    R.swap_hand = rules.joker_swap == "hand"
+    R.opening = rules.opening_points
+    R.open_scale = POINT_SCALE
+    R.srules.decks = rules.decks
+    R.srules.ace_high = rules.ace_code
+    R.srules.jokers_per_meld = rules.jokers_per_meld
+    for c in range(NCARD):
+        R.ones[c] = 1
+        R.open_w[c] = ow[c]
+    for c in range(16):
+        R.ones_j[c] = 1
+        R.open_jw[c] = ojw[c]
+    return 0
+
+
 cdef class Ability:
     """Whether a seat can add a card, under one set of rules (made once per game)."""
 
@@ -24,21 +46,7 @@ cdef class Ability:
     cdef Solver solver
 
     def __init__(self, rules):
-        ow, ojw = opening_weights()
-        memset(&self.R, 0, sizeof(ERules))
-        self.R.players = 1
-        self.R.swap_hand = rules.joker_swap == "hand"
-        self.R.opening = rules.opening_points
-        self.R.open_scale = POINT_SCALE
-        self.R.srules.decks = rules.decks
-        self.R.srules.ace_high = rules.ace_code
-        self.R.srules.jokers_per_meld = rules.jokers_per_meld
-        for c in range(NCARD):
-            self.R.ones[c] = 1
-            self.R.open_w[c] = ow[c]
-        for c in range(16):
-            self.R.ones_j[c] = 1
-            self.R.open_jw[c] = ojw[c]
+        ability_rules(&self.R, rules)
         self.solver = _batch.python_solver()
 
     def can_play(self, const int64_t[::1] hand, melds, stands, bint opened) -> bool:

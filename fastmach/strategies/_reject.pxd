@@ -14,7 +14,8 @@
 from libc.stdint cimport uint8_t, uint32_t
 from libc.string cimport memcmp, memcpy
 
-from fastmach.core._solver cimport NCARD, JOKER
+from fastmach.core._solver cimport NCARD, JOKER, Solver
+from fastmach.game._turn cimport ERules, HState, seat_can_play
 from fastmach.strategies._base cimport meld_cards
 
 
@@ -62,6 +63,22 @@ cdef inline void no_play_seen(NoPlay* m, const uint8_t* table, const uint8_t* ha
     m.seen = 1
     memcpy(m.table, table, NCARD)
     memcpy(m.hand, hand, NCARD)
+
+
+cdef inline int seat_can_play_remembered(Solver solver, const ERules* R, const HState* st,
+                                         int seat, NoPlay* m,
+                                         const uint8_t* empty) noexcept nogil:
+    """seat_can_play (fastmach/game/_turn.pxd) asked only where m does not already know
+    the position has no play (the table, or `empty` before the seat's opening, and its
+    hand); a position found without a play is remembered in m. 1, 0, or a solver error."""
+    cdef const uint8_t* table = empty if R.opening and not st.opened[seat] else st.table
+    cdef int k
+    if no_play_known(m, table, st.hands[seat], R.srules.ace_high):
+        return 0
+    k = seat_can_play(solver, R, st, seat)
+    if k == 0:
+        no_play_seen(m, table, st.hands[seat])
+    return k
 
 
 cdef enum:
