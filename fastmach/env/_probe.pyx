@@ -10,7 +10,7 @@ from libc.string cimport memset
 from fastmach.core._solver cimport Solver, NCARD
 from fastmach.game._turn cimport ERules, HState, seat_can_play, wit_clear
 from fastmach.game._position cimport load_table
-from fastmach.game._ability cimport ability_rules
+from fastmach.game._ability cimport ability_rules, load_hand
 from fastmach.strategies._reject cimport none_can_join
 
 from fastmach.core import _batch
@@ -43,15 +43,8 @@ cdef class Probe:
         self.key = key
 
     cdef int ask(self, HState* st, const int64_t[::1] hand, bint opened) except -2:
-        cdef int c, k
-        if hand.shape[0] != NCARD:
-            raise ValueError("can_play: a hand holds 53 card counts")
-        st.hand_n[0] = 0
-        for c in range(NCARD):
-            if hand[c] < 0 or hand[c] > 255:
-                raise ValueError("can_play: a card count out of 0..255")
-            st.hands[0][c] = <uint8_t>hand[c]
-            st.hand_n[0] += <int>hand[c]
+        cdef int k
+        load_hand(st, hand)
         st.opened[0] = opened
         # (no hand card lies in any meld of the table's and the hand's cards: no play,
         # known without the solver; fastmach.strategies._reject)

@@ -38,6 +38,21 @@ cdef int ability_rules(ERules* R, object rules) except -1:
     return 0
 
 
+cdef int load_hand(HState* st, const int64_t[::1] hand) except -1:
+    """Seat 0's hand of st becomes ``hand`` (53 card counts, each 0..255); ValueError
+    naming what is wrong otherwise."""
+    cdef int c
+    if hand.shape[0] != NCARD:
+        raise ValueError("can_play: a hand holds 53 card counts")
+    st.hand_n[0] = 0
+    for c in range(NCARD):
+        if hand[c] < 0 or hand[c] > 255:
+            raise ValueError("can_play: a card count out of 0..255")
+        st.hands[0][c] = <uint8_t>hand[c]
+        st.hand_n[0] += <int>hand[c]
+    return 0
+
+
 cdef class Ability:
     """Whether a seat can add a card, under one set of rules (made once per game)."""
 
@@ -54,16 +69,9 @@ cdef class Ability:
         table's melds and what each card stands for (card ids); ``opened``: the seat has
         opened. Raises RuntimeError when the solver stops (past its state limit)."""
         cdef HState* st = &self.st
-        cdef int c, k
-        if hand.shape[0] != NCARD:
-            raise ValueError("can_play: a hand holds 53 card counts")
+        cdef int k
+        load_hand(st, hand)
         memset(st.table, 0, NCARD)
-        st.hand_n[0] = 0
-        for c in range(NCARD):
-            if hand[c] < 0 or hand[c] > 255:
-                raise ValueError("can_play: a card count out of 0..255")
-            st.hands[0][c] = <uint8_t>hand[c]
-            st.hand_n[0] += <int>hand[c]
         load_table(st, melds, stands)
         st.opened[0] = opened
         k = seat_can_play(self.solver, &self.R, st, 0)
