@@ -97,3 +97,19 @@ def test_a_draw_skips_the_python_check_only_where_drawing_is_free():
     st.set_position([[0, 1, 2], [3], [4], [5]], stock=())
     with pytest.raises(FastmachError, match="stock is empty"):
         st.apply_action(Draw())
+
+
+def test_can_play_refuses_a_hand_that_is_not_53_card_counts_of_0_to_255():
+    from fastmach.env._probe import Probe
+
+    rules = resolve_rules("classic")
+    ability, probe = Ability(rules), Probe(rules)
+    probe.load((), ())
+    short, negative = np.zeros(52, dtype=np.int64), np.zeros(53, dtype=np.int64)
+    negative[5] = -1
+    for ask in (lambda h: ability.can_play(h, (), (), True), lambda h: probe.can_play(h, True)):
+        with pytest.raises(ValueError, match="53 card counts"):
+            ask(short)
+        with pytest.raises(ValueError, match="out of 0..255"):
+            ask(negative)
+        assert ask(np.zeros(53, dtype=np.int64)) is False
