@@ -1631,30 +1631,27 @@ cdef int _key_plan(Impl* im, const uint8_t* table, const uint8_t* hand,
                 prod *= <u128>(table[c] + hand[c] + 1)
     else:
         prod = 0
-    if prod < lim:
+    cdef bint whole = prod < lim
+    if whole:   # every digit, the jokers' the least significant
         im.keyw[JOKER] = 1
         w = <skey>(table[JOKER] + hand[JOKER] + 1)
-        for p in range(JOKER - 1, start - 1, -1):
-            c = _kcard(p)
+        end = JOKER
+    else:       # the digits from start that fit, the jokers' left out
+        prod = 1
+        while end < JOKER:
+            c = _kcard(end)
             if hand[c] > 0:
-                im.keyw[c] = w
-                w *= <skey>(table[c] + hand[c] + 1)
-        return NCARD
-    prod = 1
-    while end < JOKER:
-        c = _kcard(end)
-        if hand[c] > 0:
-            if prod * <u128>(table[c] + hand[c] + 1) >= lim:
-                break
-            prod *= <u128>(table[c] + hand[c] + 1)
-        end += 1
-    w = 1
+                if prod * <u128>(table[c] + hand[c] + 1) >= lim:
+                    break
+                prod *= <u128>(table[c] + hand[c] + 1)
+            end += 1
+        w = 1
     for p in range(end - 1, start - 1, -1):
         c = _kcard(p)
         if hand[c] > 0:
             im.keyw[c] = w
             w *= <skey>(table[c] + hand[c] + 1)
-    return end
+    return NCARD if whole else end
 
 
 cdef bint _sec_settled(Impl* im) noexcept nogil:
