@@ -18,6 +18,13 @@ replicates of its own root): the same seed gives the same episodes whatever ``wo
 
 ``workers``: 1 steps every game in this process; k > 1 splits the games among k worker
 processes (each steps its share, the arrays come back through pipes), for k cores.
+
+``engine``: ``"compiled"`` (the default) holds each game in C for its whole episode
+(fastmach.env.fast, fastmach.env._vector_step: the turns, the learner's mask and its
+observation row in C; Python only at the ends of hands and for the plays other than the
+expert's); ``"reference"`` steps SingleAgentEnv games one after another (the tests'
+reference: the same seed gives the same arrays). A set-up the compiled games do not take
+(a Python bot among the other seats) is stepped by the reference path.
 """
 from __future__ import annotations
 
@@ -31,10 +38,13 @@ from gymnasium import spaces
 from fastmach.errors import FastmachError
 from fastmach.rules import is_integer
 
+from .fast import CompiledGames, supports
 from .moves import N_ACTIONS
 from .single import SingleAgentEnv
 
-__all__ = ["VectorEnv", "make_vector"]
+__all__ = ["VectorEnv", "make_vector", "ENGINES"]
+
+ENGINES = ("compiled", "reference")
 
 
 class _Games:
@@ -78,9 +88,14 @@ class _Games:
                 self.final[ended].copy(), self.masks.copy())
 
 
-def _worker(conn, count: int, kwargs: dict) -> None:  # pragma: no cover - a subprocess
+def _games(count: int, kwargs: dict, engine: str) -> "_Games | CompiledGames":
+    return CompiledGames(count, kwargs) if engine == "compiled" else _Games(count, kwargs)
+
+
+def _worker(conn, count: int, kwargs: dict,
+            engine: str) -> None:  # pragma: no cover - a subprocess
     try:
-        games = _Games(count, kwargs)
+        games = _games(count, kwargs, engine)
         while True:
             cmd, arg = conn.recv()
             if cmd == "close":
@@ -100,17 +115,20 @@ class VectorEnv(gym.vector.VectorEnv):
     metadata = {"autoreset_mode": gym.vector.AutoresetMode.SAME_STEP, "render_modes": []}
 
     def __init__(self, rules: Any = "classic", num_envs: int = 8, workers: int = 1,
-                 **kwargs):
+                 engine: str = "compiled", **kwargs):
         if not is_integer(num_envs) or num_envs < 1:
             raise FastmachError(f"num_envs must be a positive integer, got {num_envs!r}")
         if not is_integer(workers) or not 1 <= workers <= num_envs:
             raise FastmachError(f"workers must be 1..num_envs ({num_envs}), got {workers!r}")
+        if engine not in ENGINES:
+            raise FastmachError(f"engine must be one of {', '.join(ENGINES)}, got {engine!r}")
         kwargs.pop("observation", None)
         kwargs.pop("render_mode", None)
         self.num_envs, self.workers = int(num_envs), int(workers)
         self._kwargs = {"rules": rules, **kwargs}
         probe = SingleAgentEnv(**self._kwargs, observation="vector")
         self.rules, self.layout = probe.rules, probe.layout
+        self.engine = engine if supports(probe) else "reference"
         self.single_observation_space = probe.observation_space
         self.single_action_space = probe.action_space
         self.observation_space = spaces.Box(0.0, 1.0, (self.num_envs, probe.layout.size),
@@ -118,16 +136,17 @@ class VectorEnv(gym.vector.VectorEnv):
         self.action_space = spaces.MultiDiscrete([N_ACTIONS] * self.num_envs)
         shares = [len(a) for a in np.array_split(np.arange(self.num_envs), self.workers)]
         self._shares = shares
-        self._local: _Games | None = None
+        self._local: _Games | CompiledGames | None = None
         self._conns: list = []
         self._procs: list = []
         if self.workers == 1:
-            self._local = _Games(self.num_envs, self._kwargs)
+            self._local = _games(self.num_envs, self._kwargs, self.engine)
         else:
             ctx: Any = mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
             for count in shares:
                 a, b = ctx.Pipe()
-                p = ctx.Process(target=_worker, args=(b, count, self._kwargs), daemon=True)
+                p = ctx.Process(target=_worker, args=(b, count, self._kwargs, self.engine),
+                                daemon=True)
                 p.start()
                 self._conns.append(a)
                 self._procs.append(p)
