@@ -23,6 +23,7 @@ from fastmach.game._turn cimport (ERules, HState, Decision, Flow, A_PLAY, A_DRAW
 from fastmach.game._ability cimport ability_rules
 from fastmach.strategies._base cimport Context, Strategy
 from fastmach.strategies._reject cimport none_can_join
+from fastmach.core._meldcheck cimport meld_ok
 
 from fastmach.core import _batch
 from fastmach.engine._engine import solver_stopped
@@ -110,6 +111,8 @@ cdef class Games:
     cdef uint8_t face[NCARD]
     cdef uint8_t neighbours[NCARD][NCARD]
     cdef int limit
+    cdef bint m_ace_high, m_both_ends   # the meld check's rules (fastmach.core._meldcheck)
+    cdef int m_jokers
     cdef readonly bint warn_illegal
     cdef readonly long long illegal_count
     cdef int raise_illegal
@@ -152,6 +155,9 @@ cdef class Games:
             for t in range(NCARD):
                 self.neighbours[c][t] = neighbours[c, t] != 0
         self.limit = -1 if max_turns is None else <int>max_turns
+        self.m_ace_high = rules.ace_high
+        self.m_both_ends = rules.ace_both_ends
+        self.m_jokers = rules.jokers_per_meld
         self.raise_illegal = raise_illegal
         self.illegal_count = 0
 
@@ -366,15 +372,43 @@ cdef class Games:
             any_ |= h[c]
         if not any_:
             return 0
+        if g.st.opened[g.seat]:   # (an opened seat holding a card that joins alone can play)
+            for c in range(NCARD):
+                if h[c] and g.joins[c] < 0 and self.lays_off(g, c):
+                    g.joins[c] = 1
+                if h[c] and g.joins[c] == 1:
+                    return 1
         return self.holding_can(g, h, g.st.opened[g.seat], 0)
 
+    cdef int lays_off(self, G* g, int card) noexcept:
+        """Whether ``card`` added to one table meld makes a valid meld (the meld check):
+        then it joins the table (a sufficient test, without the solver)."""
+        cdef HState* st = &g.st
+        cdef int buf[MAXL + 1]
+        cdef int m, k, a, n
+        for m in range(st.wit.n_melds):
+            a = st.wit.start[m]
+            n = st.wit.start[m + 1] - a
+            if n >= MAXL:
+                continue
+            for k in range(n):
+                buf[k] = st.wit.cards[a + k]
+            buf[n] = card
+            if meld_ok(buf, n + 1, self.m_ace_high, self.m_jokers, self.m_both_ends):
+                return 1
+        return 0
+
     cdef int joins_table(self, G* g, int card) except -2:
-        """Whether ``card`` alone joins the table (Probe.joins), remembered per table."""
+        """Whether ``card`` alone joins the table (Probe.joins), remembered per table
+        (a card that lays off onto a meld joins without the solver's question)."""
         cdef uint8_t h[NCARD]
         if g.joins[card] < 0:
-            memset(h, 0, NCARD)
-            h[card] = 1
-            g.joins[card] = self.holding_can(g, h, 1, 0)
+            if self.lays_off(g, card):
+                g.joins[card] = 1
+            else:
+                memset(h, 0, NCARD)
+                h[card] = 1
+                g.joins[card] = self.holding_can(g, h, 1, 0)
         return g.joins[card]
 
     cdef int expert(self, int i, G* g) except -1:

@@ -67,6 +67,7 @@ class CompiledGames:
         self.ledgers: list[Any] = [None] * count
         self.np_randoms: list[Any] = [None] * count
         self._moves: list[Any] = [None] * count
+        self._probe = probe_for(r)
         size = lay.size
         self.obs = np.zeros((count, size), dtype=np.float32)
         self.final = np.zeros((count, size), dtype=np.float32)
@@ -171,7 +172,7 @@ class CompiledGames:
                 hand_sizes=sizes, scores=scores, opened=opened[seat], rules=self.rules,
                 hand_index=hand_index, turn=turn, opened_seats=opened, history=())
             t = self._table(seat)
-            moves = Moves(obs, t.game, {}, probe_for(self.rules),
+            moves = Moves(obs, t.game, {}, self._probe,
                           np.array(counts, dtype=np.int64), failed,
                           lambda: g.expert_play(i))
             m = self._moves[i] = (key, moves)
