@@ -12,7 +12,7 @@
 #
 # tests/env/test_env_vector.py compares observations, masks, rewards and ends with the
 # reference path (SingleAgentEnv games stepped in Python) over many steps and rule sets.
-from libc.stdint cimport uint8_t, int8_t, int64_t, uint64_t
+from libc.stdint cimport uint8_t, int8_t, int32_t, int64_t, uint64_t
 from libc.string cimport memset, memcpy
 from libc.stdlib cimport calloc, free
 
@@ -112,6 +112,10 @@ cdef class Games:
     cdef uint8_t neighbours[NCARD][NCARD]
     cdef int limit
     cdef bint m_ace_high, m_both_ends   # the meld check's rules (fastmach.core._meldcheck)
+    cdef int32_t w_cards[NCARD]         # the Python solve's weights (fastmach.solver.exact
+    cdef int32_t jw_cards[16]           # .weights): objective cards ...
+    cdef int32_t w_points[NCARD]        # ... and points
+    cdef int32_t jw_points[16]
     cdef int m_jokers
     cdef readonly bint warn_illegal
     cdef readonly long long illegal_count
@@ -128,8 +132,16 @@ cdef class Games:
 
     def __init__(self, int n, engine, rules, owner, const int64_t[::1] off,
                  const double[::1] scale, int recent_rows, int max_melds,
-                 const int64_t[:, ::1] neighbours, max_turns, bint raise_illegal):
+                 const int64_t[:, ::1] neighbours, max_turns, bint raise_illegal,
+                 const int32_t[::1] w_cards, const int32_t[::1] jw_cards,
+                 const int32_t[::1] w_points, const int32_t[::1] jw_points):
         cdef int c, t
+        for c in range(NCARD):
+            self.w_cards[c] = w_cards[c]
+            self.w_points[c] = w_points[c]
+        for c in range(16):
+            self.jw_cards[c] = jw_cards[c]
+            self.jw_points[c] = jw_points[c]
         cdef Strategy s0 = <Strategy?>engine.seats[0]
         self.ctx = s0.ctx
         self.R = s0.ctx.R
@@ -647,7 +659,7 @@ cdef class Games:
             memset(d.placed, 0, NCARD)
         elif action == MAX_CARDS:
             memcpy(&d, &g.best, sizeof(Decision))
-        else:
+        elif not ((MAX_POINTS <= action <= KEEP_BOTH) and self.solved(g, action, &d)):
             self.given(&d, self.owner.build(i, action))
         end = self.turn(i, g, &d)
         if end >= 0:
@@ -655,6 +667,41 @@ cdef class Games:
         r += self.others(i, g, True)
         reward[0] = r
         return illegal
+
+    cdef int solved(self, G* g, long action, Decision* d) except -1:
+        """The play of a holding action of an opened seat as fastmach.env.moves._solved
+        builds it (the Python solve: its solver, rules record and weights, on the table's
+        counts) into d: 1, or 0 where the Python builder is to answer (a closed seat's
+        opening, nothing placed, a solver error)."""
+        cdef HState* st = &g.st
+        cdef const uint8_t* hand = st.hands[g.seat]
+        cdef uint8_t h[NCARD]
+        cdef int c
+        cdef int64_t total
+        if self.opening and not st.opened[g.seat]:
+            return 0
+        for c in range(NCARD):
+            h[c] = hand[c]
+            if (action == KEEP_JOKERS or action == KEEP_BOTH) and c == JOKER:
+                h[c] = 0
+            if (action == KEEP_FACES or action == KEEP_BOTH) and self.face[c]:
+                h[c] = 0
+        memset(d.placed, 0, NCARD)
+        if action == MAX_POINTS:
+            total = self.asolver.solve(st.table, h, &self.AR.srules, self.w_points,
+                                       self.jw_points, d.placed, &d.wit)
+        else:
+            total = self.asolver.solve(st.table, h, &self.AR.srules, self.w_cards,
+                                       self.jw_cards, d.placed, &d.wit)
+        if total < 0:
+            return 0
+        d.kind = A_PLAY
+        d.n_placed = 0
+        d.taken = 0
+        d.touched = 0
+        for c in range(NCARD):
+            d.n_placed += d.placed[c]
+        return d.n_placed > 0
 
     cdef void given(self, Decision* d, tuple first) except *:
         """d from a play built in Python: (placed ids, jokers taken, melds, stands)."""

@@ -21,6 +21,7 @@ from fastmach.errors import FastmachError
 from fastmach.game.actions import Play
 from fastmach.game.deal import check_seed
 from fastmach.rules import is_integer
+from fastmach.solver.exact import weights
 from fastmach.strategies import Observation
 
 from . import _vector_step  # type: ignore[attr-defined]
@@ -58,7 +59,7 @@ class CompiledGames:
         self.games = _vector_step.Games(
             count, probe.table.game._engine, r, self, enc._off, enc._scale,
             lay.recent_rows, lay.max_melds, _NEIGHBOURS, probe.max_turns,
-            probe.illegal == "raise")
+            probe.illegal == "raise", *weights(r, "cards"), *weights(r, "points"))
         self._warned = False
         self.roots = [int(np.random.SeedSequence().entropy) % 2**63  # type: ignore[arg-type]
                       for _ in range(count)]
