@@ -7,8 +7,8 @@
 # State, Observation or Moves is built in a step, except where the mask or a play needs
 # the Python builders (a play other than the expert's, joker swaps under joker_swap =
 # "hand"): fastmach.env.moves builds it from a light Observation of the C position. The
-# end of a hand (scores, the next deal) is the State's own, on a State kept only as the
-# match's ledger (a callback, once a hand).
+# end of a hand (scores, the next deal) is the reference State's, on the match's ledger
+# (fastmach.env.fast: a callback, once a hand).
 #
 # tests/env/test_env_vector.py compares observations, masks, rewards and ends with the
 # reference path (SingleAgentEnv games stepped in Python) over many steps and rule sets.
@@ -175,7 +175,7 @@ cdef class Games:
 
     # ------------------------------------------------------------------ loading
     def load(self, int i, state, int seat, seats, expert):
-        """Game i's position from the ledger State (a fresh hand: its deal), the learner at
+        """Game i's position from the match's ledger (a fresh hand: its deal), the learner at
         ``seat``; ``seats``: the Strategy of every seat, ``expert``: the learner's."""
         cdef G* g = &self.g[i]
         cdef HState* st = &g.st
@@ -207,8 +207,8 @@ cdef class Games:
         memset(g.joins, -1, NCARD)
 
     def store(self, int i, state):
-        """Game i's hands, turn, seat to play and PRNG into the ledger State (before its
-        ``_end_hand``)."""
+        """Game i's hands, turn, seat to play and PRNG into the match's ledger (before its
+        end of hand)."""
         cdef G* g = &self.g[i]
         cdef int s, c
         cdef int64_t[:, ::1] hv = state._hands
@@ -220,7 +220,6 @@ cdef class Games:
         state.current_player = g.cur
         state.total_turns = g.total
         state.rng_state = g.rng
-        state.opened = [g.st.opened[s] != 0 for s in range(self.players)]
 
     def scores_from(self, int i, state):
         """After a match's last hand: its scores and hand index (what the final

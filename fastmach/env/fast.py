@@ -3,7 +3,7 @@
 The position of each game lives in the compiled module (fastmach.env._vector_step): the
 other seats' turns, the learner's action, its mask and its observation row are all C,
 written into the caller's arrays. This module is its Python side: the deals and the ends
-of hands (on a reference State kept as the match's ledger, touched once a hand), the plays
+of hands (a match's ledger as the reference State keeps it, touched once a hand), the plays
 other than the expert's (fastmach.env.moves' builders, on a light Observation of the C
 position), seeds and seats as SingleAgentEnv has them. ``supports`` says which set-ups it
 takes (every other seat a compiled strategy); the vector environment steps the others
@@ -19,7 +19,9 @@ from gymnasium.utils import seeding
 
 from fastmach.errors import FastmachError
 from fastmach.game.actions import Play
-from fastmach.game.deal import check_seed
+from fastmach.game import flow
+from fastmach.game._rows import deal
+from fastmach.game.deal import check_seed, game_start
 from fastmach.rules import is_integer
 from fastmach.solver.exact import weights
 from fastmach.strategies import Observation
@@ -32,6 +34,60 @@ from .table import Table
 __all__ = ["CompiledGames", "supports"]
 
 _new = object.__new__
+
+
+class _Match:
+    """A match's ledger between hands, as the reference State keeps it (its deals, scores
+    and end: State.__init__, _deal, _end_hand, win_shares), with the attributes the
+    compiled games read and write (``_hands``, ``_stock``, ``turn``, ...)."""
+
+    def __init__(self, game, root: int, replicate: int):
+        r = self.rules = game.rules
+        self.game = game
+        P = r.players
+        self._rng, perm, self.first_dealer, self.rng_state, self.first_cut = game_start(
+            r, root, replicate)
+        self.scores = [0] * P
+        self.hand_index = 0
+        self.total_turns = 0
+        self._terminal = False
+        self.shares: tuple = ()
+        self._deal(perm)
+
+    def _deal(self, perm: np.ndarray) -> None:
+        r = self.rules
+        P, n = r.players, r.hand_size
+        dealer = (self.first_dealer + self.hand_index) % P
+        self.deal_key = self.rng_state
+        cards = perm.tolist()
+        self._hands, _ = deal(cards, P, n, (dealer + 1) % P)
+        self._stock = cards[P * n:]
+        self._stock_pos = 0
+        self.turn = 0
+        self.current_player = ((self.first_cut + self.hand_index) % P
+                               if self.first_cut is not None else (dealer + 1) % P)
+
+    def end_hand(self, end: str) -> None:
+        """The hand ended on the current player's turn: scores, the next deal or the
+        match's end."""
+        r = self.rules
+        pts = (self._hands * self.game.hand_points).sum(axis=1).tolist()
+        outcome = flow.hand_outcome(r, end, self.current_player, pts)
+        self.shares = outcome.shares
+        for s, x in enumerate(outcome.scored):
+            self.scores[s] += x
+        self.hand_index += 1
+        kind, value = r.match_kind, r.match_value
+        if (kind == "single" or (kind == "rotations" and self.hand_index >= value * r.players)
+                or (kind == "threshold" and max(self.scores) >= r.match_end_total)):
+            self._terminal = True
+        else:
+            self._deal(self._rng.permutation(self.game.deck))
+
+    def win_shares(self) -> list[float]:
+        if self.rules.match_kind == "single":
+            return list(self.shares)
+        return flow.lowest_shares(self.scores, self.rules.ties == "shared")
 
 
 def supports(env: SingleAgentEnv) -> bool:
@@ -104,7 +160,7 @@ class CompiledGames:
         expert = t.game.expert_engine().seats[self.seats[i]]
         skipped = 0
         while True:
-            st = self.ledgers[i] = t.game.new_initial_state(self.roots[i], self.replicates[i])
+            st = self.ledgers[i] = _Match(t.game, self.roots[i], self.replicates[i])
             self.games.load(i, st, self.seats[i], engine_seats, expert)
             self.games.play_others(i, False)
             if not self.games.terminal(i):
@@ -144,15 +200,15 @@ class CompiledGames:
         st = self.ledgers[i]
         g = self.games
         g.store(i, st)
-        st._end_hand(end, st.current_player)
+        st.end_hand(end)
         seat = self.seats[i]
         if self.reward_kind == "hand":
-            reward = float(st.hand_results[-1].shares[seat])
-        elif st.is_terminal():
+            reward = float(st.shares[seat])
+        elif st._terminal:
             reward = float(st.win_shares()[seat])
         else:
             reward = 0.0
-        if st.is_terminal():
+        if st._terminal:
             g.scores_from(i, st)
         else:
             t = self._table(seat)
