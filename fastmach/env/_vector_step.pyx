@@ -116,6 +116,7 @@ cdef class Games:
     cdef int32_t jw_cards[16]           # .weights): objective cards ...
     cdef int32_t w_points[NCARD]        # ... and points
     cdef int32_t jw_points[16]
+    cdef int by_points[NCARD]           # card ids by hand points, most first (then by id)
     cdef int m_jokers
     cdef readonly bint warn_illegal
     cdef readonly long long illegal_count
@@ -134,8 +135,11 @@ cdef class Games:
                  const double[::1] scale, int recent_rows, int max_melds,
                  const int64_t[:, ::1] neighbours, max_turns, bint raise_illegal,
                  const int32_t[::1] w_cards, const int32_t[::1] jw_cards,
-                 const int32_t[::1] w_points, const int32_t[::1] jw_points):
+                 const int32_t[::1] w_points, const int32_t[::1] jw_points,
+                 const int64_t[::1] by_points):
         cdef int c, t
+        for c in range(NCARD):
+            self.by_points[c] = by_points[c]
         for c in range(NCARD):
             self.w_cards[c] = w_cards[c]
             self.w_points[c] = w_points[c]
@@ -658,7 +662,8 @@ cdef class Games:
             memset(d.placed, 0, NCARD)
         elif action == MAX_CARDS:
             memcpy(&d, &g.best, sizeof(Decision))
-        elif not ((MAX_POINTS <= action <= KEEP_BOTH) and self.solved(g, action, &d)):
+        elif not (((MAX_POINTS <= action <= KEEP_BOTH) and self.solved(g, action, &d))
+                  or (action == ONE_CARD and self.one_card(g, &d))):
             self.given(&d, self.owner.build(i, action))
         end = self.turn(i, g, &d)
         if end >= 0:
@@ -701,6 +706,37 @@ cdef class Games:
         for c in range(NCARD):
             d.n_placed += d.placed[c]
         return d.n_placed > 0
+
+    cdef int one_card(self, G* g, Decision* d) except -1:
+        """The one_card play as fastmach.env.moves._one_card builds it (the hand's cards by
+        points, the first the Python solve places alone) into d: 1, or 0 where the Python
+        builder is to answer (a solver error, no such card)."""
+        cdef HState* st = &g.st
+        cdef const uint8_t* hand = st.hands[g.seat]
+        cdef uint8_t h[NCARD]
+        cdef int k, c
+        cdef int64_t total
+        if (self.opening and not st.opened[g.seat]) or not st.wit.n_melds:
+            return 0
+        memset(h, 0, NCARD)
+        for k in range(NCARD):
+            c = self.by_points[k]
+            if not hand[c]:
+                continue
+            h[c] = 1
+            memset(d.placed, 0, NCARD)
+            total = self.asolver.solve(st.table, h, &self.AR.srules, self.w_cards,
+                                       self.jw_cards, d.placed, &d.wit)
+            h[c] = 0
+            if total < 0:
+                return 0
+            if d.placed[c]:
+                d.kind = A_PLAY
+                d.n_placed = 1
+                d.taken = 0
+                d.touched = 0
+                return 1
+        return 0
 
     cdef void given(self, Decision* d, tuple first) except *:
         """d from a play built in Python: (placed ids, jokers taken, melds, stands)."""

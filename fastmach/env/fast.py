@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 from gymnasium.utils import seeding
 
+from fastmach.core.cards import NCARD, card_points
 from fastmach.errors import FastmachError
 from fastmach.game.actions import Play
 from fastmach.game import flow
@@ -112,10 +113,12 @@ class CompiledGames:
         self._tables: dict[int, Table] = {}
         self.count = count
         enc = probe.table.encoder
+        pts = card_points(r.hand_points)
         self.games = _vector_step.Games(
             count, probe.table.game._engine, r, self, enc._off, enc._scale,
             lay.recent_rows, lay.max_melds, _NEIGHBOURS, probe.max_turns,
-            probe.illegal == "raise", *weights(r, "cards"), *weights(r, "points"))
+            probe.illegal == "raise", *weights(r, "cards"), *weights(r, "points"),
+            np.array(sorted(range(NCARD), key=lambda c: (-int(pts[c]), c)), dtype=np.int64))
         self._warned = False
         self.roots = [int(np.random.SeedSequence().entropy) % 2**63  # type: ignore[arg-type]
                       for _ in range(count)]
