@@ -16,9 +16,9 @@ from libc.stdint cimport uint8_t, int8_t, int32_t, int64_t, uint64_t
 from libc.string cimport memset, memcpy
 from libc.stdlib cimport calloc, free
 
-from fastmach.core._solver cimport Solver, NCARD, JOKER
+from fastmach.core._solver cimport Solver, Witness, NCARD, JOKER
 from fastmach.game._turn cimport (ERules, HState, Decision, Flow, A_PLAY, A_DRAW, A_PASS, A_FAIL,
-                                  MAX_PLAYERS, T_ASK, wit_clear, apply_turn, blocked_end,
+                                  MAX_PLAYERS, T_ASK, wit_clear, wit_copy, wit_append, apply_turn, blocked_end,
                                   any_seat_can_play, seat_can_play)
 from fastmach.game._ability cimport ability_rules
 from fastmach.strategies._base cimport Context, Strategy
@@ -117,6 +117,11 @@ cdef class Games:
     cdef int32_t w_points[NCARD]        # ... and points
     cdef int32_t jw_points[16]
     cdef int by_points[NCARD]           # card ids by hand points, most first (then by id)
+    cdef int32_t w_open[NCARD]          # the opening's weights (exact.opening_weights) ...
+    cdef int32_t jw_open[16]
+    cdef int point_scale                # ... and scale
+    cdef int open_points                # the rules' opening points
+    cdef HState bare                    # an empty table
     cdef int m_jokers
     cdef readonly bint warn_illegal
     cdef readonly long long illegal_count
@@ -136,8 +141,16 @@ cdef class Games:
                  const int64_t[:, ::1] neighbours, max_turns, bint raise_illegal,
                  const int32_t[::1] w_cards, const int32_t[::1] jw_cards,
                  const int32_t[::1] w_points, const int32_t[::1] jw_points,
-                 const int64_t[::1] by_points):
+                 const int64_t[::1] by_points, const int32_t[::1] w_open,
+                 const int32_t[::1] jw_open, int point_scale):
         cdef int c, t
+        for c in range(NCARD):
+            self.w_open[c] = w_open[c]
+        for c in range(16):
+            self.jw_open[c] = jw_open[c]
+        self.point_scale = point_scale
+        self.open_points = rules.opening_points
+        memset(&self.bare, 0, sizeof(HState))
         for c in range(NCARD):
             self.by_points[c] = by_points[c]
         for c in range(NCARD):
@@ -663,7 +676,8 @@ cdef class Games:
         elif action == MAX_CARDS:
             memcpy(&d, &g.best, sizeof(Decision))
         elif not (((MAX_POINTS <= action <= KEEP_BOTH) and self.solved(g, action, &d))
-                  or (action == ONE_CARD and self.one_card(g, &d))):
+                  or (action == ONE_CARD and self.one_card(g, &d))
+                  or (action == OWN_MELDS and self.own_melds(g, &d))):
             self.given(&d, self.owner.build(i, action))
         end = self.turn(i, g, &d)
         if end >= 0:
@@ -673,23 +687,23 @@ cdef class Games:
         return illegal
 
     cdef int solved(self, G* g, long action, Decision* d) except -1:
-        """The play of a holding action of an opened seat as fastmach.env.moves._solved
-        builds it (the Python solve: its solver, rules record and weights, on the table's
-        counts) into d: 1, or 0 where the Python builder is to answer (a closed seat's
-        opening, nothing placed, a solver error)."""
+        """The play of a holding action as fastmach.env.moves._solved builds it (the
+        Python solve: its solver, rules record and weights, on the table's counts; a
+        closed seat's opening: melds_of) into d: 1, or 0 where the Python builder is to
+        answer (nothing placed, a solver error)."""
         cdef HState* st = &g.st
         cdef const uint8_t* hand = st.hands[g.seat]
         cdef uint8_t h[NCARD]
         cdef int c
         cdef int64_t total
-        if self.opening and not st.opened[g.seat]:
-            return 0
         for c in range(NCARD):
             h[c] = hand[c]
             if (action == KEEP_JOKERS or action == KEEP_BOTH) and c == JOKER:
                 h[c] = 0
             if (action == KEEP_FACES or action == KEEP_BOTH) and self.face[c]:
                 h[c] = 0
+        if self.opening and not st.opened[g.seat]:
+            return self.melds_of(g, h, self.open_points, d)
         memset(d.placed, 0, NCARD)
         if action == MAX_POINTS:
             total = self.asolver.solve(st.table, h, &self.AR.srules, self.w_points,
@@ -706,6 +720,36 @@ cdef class Games:
         for c in range(NCARD):
             d.n_placed += d.placed[c]
         return d.n_placed > 0
+
+    cdef int own_melds(self, G* g, Decision* d) except -1:
+        """The own_melds play (fastmach.env.moves._opening from the whole hand: the
+        opening, or any melds of an opened seat) into d: 1, or 0 (the Python builder)."""
+        cdef bint closed = self.opening and not g.st.opened[g.seat]
+        return self.melds_of(g, g.st.hands[g.seat], self.open_points if closed else 1, d)
+
+    cdef int melds_of(self, G* g, const uint8_t* h, int threshold, Decision* d) except -1:
+        """New melds of the holding ``h`` alone worth ``threshold`` opening points,
+        appended to the table (fastmach.env.moves._opening: the Python solve's opening)
+        into d: 1, or 0 where the Python builder is to answer."""
+        cdef Witness tmp
+        cdef int64_t total
+        cdef int c
+        memset(d.placed, 0, NCARD)
+        total = self.asolver.solve(self.bare.table, h, &self.AR.srules, self.w_open,
+                                   self.jw_open, d.placed, &tmp)
+        if total < 0:
+            return 0
+        d.n_placed = 0
+        for c in range(NCARD):
+            d.n_placed += d.placed[c]
+        if d.n_placed == 0 or total // self.point_scale < threshold:
+            return 0
+        d.kind = A_PLAY
+        d.taken = 0
+        d.touched = 0
+        wit_copy(&d.wit, &g.st.wit)
+        wit_append(&d.wit, &tmp)
+        return 1
 
     cdef int one_card(self, G* g, Decision* d) except -1:
         """The one_card play as fastmach.env.moves._one_card builds it (the hand's cards by

@@ -24,7 +24,7 @@ from fastmach.game import flow
 from fastmach.game._rows import deal
 from fastmach.game.deal import check_seed, game_start
 from fastmach.rules import is_integer
-from fastmach.solver.exact import weights
+from fastmach.solver.exact import POINT_SCALE, opening_weights, weights
 from fastmach.strategies import Observation
 
 from . import _vector_step  # type: ignore[attr-defined]
@@ -118,7 +118,8 @@ class CompiledGames:
             count, probe.table.game._engine, r, self, enc._off, enc._scale,
             lay.recent_rows, lay.max_melds, _NEIGHBOURS, probe.max_turns,
             probe.illegal == "raise", *weights(r, "cards"), *weights(r, "points"),
-            np.array(sorted(range(NCARD), key=lambda c: (-int(pts[c]), c)), dtype=np.int64))
+            np.array(sorted(range(NCARD), key=lambda c: (-int(pts[c]), c)), dtype=np.int64),
+            *opening_weights(), POINT_SCALE)
         self._warned = False
         self.roots = [int(np.random.SeedSequence().entropy) % 2**63  # type: ignore[arg-type]
                       for _ in range(count)]
