@@ -134,6 +134,10 @@ class CompiledGames:
         self.final = np.zeros((count, size), dtype=np.float32)
         self.masks = np.zeros((count, N_ACTIONS), dtype=np.uint8)
 
+    def share(self, obs: np.ndarray, final: np.ndarray, masks: np.ndarray) -> None:
+        """Write the rows into these arrays (a worker's share of the shared buffers)."""
+        self.obs, self.final, self.masks = obs, final, masks
+
     # ------------------------------------------------------------------ seats, deals
     def _table(self, seat: int) -> Table:
         t = self._tables.get(seat)

@@ -58,6 +58,10 @@ class _Games:
         self.final = np.zeros((count, size), dtype=np.float32)
         self.masks = np.zeros((count, N_ACTIONS), dtype=bool)
 
+    def share(self, obs: np.ndarray, final: np.ndarray, masks: np.ndarray) -> None:
+        """Write the rows into these arrays (a worker's share of the shared buffers)."""
+        self.obs, self.final, self.masks = obs, final, masks.view(bool)
+
     def reset(self, seeds: list[int | None], options: dict | None):
         for i, e in enumerate(self.envs):
             e.reset(seed=seeds[i], options=options)
@@ -92,16 +96,32 @@ def _games(count: int, kwargs: dict, engine: str) -> "_Games | CompiledGames":
     return CompiledGames(count, kwargs) if engine == "compiled" else _Games(count, kwargs)
 
 
-def _worker(conn, count: int, kwargs: dict,
-            engine: str) -> None:  # pragma: no cover - a subprocess
+def _views(raws: tuple, rows: int, size: int) -> tuple:
+    """The NumPy views of the shared buffers: observations, final observations (rows x
+    size float32), masks (rows x N_ACTIONS uint8)."""
+    obs, final, masks = raws
+    return (np.frombuffer(obs, dtype=np.float32).reshape(rows, size),
+            np.frombuffer(final, dtype=np.float32).reshape(rows, size),
+            np.frombuffer(masks, dtype=np.uint8).reshape(rows, N_ACTIONS))
+
+
+def _worker(conn, count: int, kwargs: dict, engine: str, raws: tuple, rows: int,
+            size: int, start: int) -> None:  # pragma: no cover - a subprocess
     try:
         games = _games(count, kwargs, engine)
+        obs, final, masks = _views(raws, rows, size)
+        end = start + count
+        games.share(obs[start:end], final[start:end], masks[start:end])
         while True:
             cmd, arg = conn.recv()
             if cmd == "close":
                 conn.close()
                 return
-            conn.send(("ok", games.step(arg) if cmd == "step" else games.reset(*arg)))
+            if cmd == "step":   # (the rows are in the shared buffers: the small arrays sent)
+                conn.send(("ok", games.step(arg)[1:6]))
+            else:
+                games.reset(*arg)
+                conn.send(("ok", None))
     except (EOFError, KeyboardInterrupt):
         return
     except Exception as err:   # (sent to the parent, which raises it)
@@ -141,12 +161,19 @@ class VectorEnv(gym.vector.VectorEnv):
         self._procs: list = []
         if self.workers == 1:
             self._local = _games(self.num_envs, self._kwargs, self.engine)
-        else:
+        else:   # (the workers write their rows into buffers shared with this process)
             ctx: Any = mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
+            n, size = self.num_envs, probe.layout.size
+            raws = (ctx.RawArray("b", n * size * 4), ctx.RawArray("b", n * size * 4),
+                    ctx.RawArray("b", n * N_ACTIONS))
+            self._shared = _views(raws, n, size)
+            at = 0
             for count in shares:
                 a, b = ctx.Pipe()
-                p = ctx.Process(target=_worker, args=(b, count, self._kwargs, self.engine),
+                p = ctx.Process(target=_worker, args=(b, count, self._kwargs, self.engine,
+                                                      raws, n, size, at),
                                 daemon=True)
+                at += count
                 p.start()
                 self._conns.append(a)
                 self._procs.append(p)
@@ -167,9 +194,8 @@ class VectorEnv(gym.vector.VectorEnv):
             for c, n in zip(self._conns, self._shares):
                 c.send(("reset", (seeds[at:at + n], options)))
                 at += n
-            parts = self._gather()
-            obs = np.concatenate([p[0] for p in parts])
-            masks = np.concatenate([p[1] for p in parts])
+            self._gather()
+            obs, masks = self._shared[0].copy(), self._shared[2].astype(bool)
         self._masks = masks
         return obs, {"action_mask": masks.copy()}
 
@@ -178,20 +204,21 @@ class VectorEnv(gym.vector.VectorEnv):
         if actions.shape != (self.num_envs,):
             raise FastmachError(f"step: {actions.shape} actions for {self.num_envs} games")
         if self._local is not None:
-            parts = [self._local.step(actions)]
+            obs, rewards, term, trunc, illegal, ended, rows, masks = self._local.step(actions)
+            final = np.zeros_like(obs)
+            final[ended] = rows
         else:
             at = 0
             for c, n in zip(self._conns, self._shares):
                 c.send(("step", actions[at:at + n]))
                 at += n
             parts = self._gather()
-        if len(parts) == 1:
-            obs, rewards, term, trunc, illegal, ended, rows, masks = parts[0]
-        else:
-            obs, rewards, term, trunc, illegal, ended, rows, masks = (
-                np.concatenate([p[k] for p in parts]) for k in range(8))
-        final = np.zeros_like(obs)
-        final[ended] = rows
+            rewards, term, trunc, illegal, ended = (
+                np.concatenate([p[k] for p in parts]) for k in range(5))
+            shared_obs, shared_final, shared_masks = self._shared
+            obs, masks = shared_obs.copy(), shared_masks.astype(bool)
+            final = np.zeros_like(obs)
+            final[ended] = shared_final[ended]
         self._masks = masks
         infos = {"action_mask": masks.copy(), "illegal": illegal, "final_obs": final,
                  "_final_obs": ended}
