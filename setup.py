@@ -22,7 +22,8 @@ MODULES = (
      "game/_seeding", "game/_playcheck", "game/_rows", "game/_ability"]
     + sorted(f"strategies/{os.path.basename(p)[:-4]}"
              for p in glob.glob("fastmach/strategies/_*.pyx"))
-    + ["engine/_engine", "env/_encode", "env/_probe", "env/_turns"]
+    + ["engine/_engine", "env/_encode", "env/_probe", "env/_turns",
+       "env/_vector_step"]
 )
 
 directives = {

@@ -18,6 +18,13 @@ replicates of its own root): the same seed gives the same episodes whatever ``wo
 
 ``workers``: 1 steps every game in this process; k > 1 splits the games among k worker
 processes (each steps its share, the arrays come back through pipes), for k cores.
+
+``engine``: ``"compiled"`` (the default) holds each game in C for its whole episode
+(fastmach.env.fast, fastmach.env._vector_step: the turns, the learner's mask and its
+observation row in C; Python only at the ends of hands and for the plays other than the
+expert's); ``"reference"`` steps SingleAgentEnv games one after another (the tests'
+reference: the same seed gives the same arrays). A set-up the compiled games do not take
+(a Python bot among the other seats) is stepped by the reference path.
 """
 from __future__ import annotations
 
@@ -31,10 +38,13 @@ from gymnasium import spaces
 from fastmach.errors import FastmachError
 from fastmach.rules import is_integer
 
+from .fast import CompiledGames, supports
 from .moves import N_ACTIONS
 from .single import SingleAgentEnv
 
-__all__ = ["VectorEnv", "make_vector"]
+__all__ = ["VectorEnv", "make_vector", "ENGINES"]
+
+ENGINES = ("compiled", "reference")
 
 
 class _Games:
@@ -47,6 +57,10 @@ class _Games:
         self.obs = np.zeros((count, size), dtype=np.float32)
         self.final = np.zeros((count, size), dtype=np.float32)
         self.masks = np.zeros((count, N_ACTIONS), dtype=bool)
+
+    def share(self, obs: np.ndarray, final: np.ndarray, masks: np.ndarray) -> None:
+        """Write the rows into these arrays (a worker's share of the shared buffers)."""
+        self.obs, self.final, self.masks = obs, final, masks.view(bool)
 
     def reset(self, seeds: list[int | None], options: dict | None):
         for i, e in enumerate(self.envs):
@@ -78,15 +92,36 @@ class _Games:
                 self.final[ended].copy(), self.masks.copy())
 
 
-def _worker(conn, count: int, kwargs: dict) -> None:  # pragma: no cover - a subprocess
+def _games(count: int, kwargs: dict, engine: str) -> "_Games | CompiledGames":
+    return CompiledGames(count, kwargs) if engine == "compiled" else _Games(count, kwargs)
+
+
+def _views(raws: tuple, rows: int, size: int) -> tuple:
+    """The NumPy views of the shared buffers: observations, final observations (rows x
+    size float32), masks (rows x N_ACTIONS uint8)."""
+    obs, final, masks = raws
+    return (np.frombuffer(obs, dtype=np.float32).reshape(rows, size),
+            np.frombuffer(final, dtype=np.float32).reshape(rows, size),
+            np.frombuffer(masks, dtype=np.uint8).reshape(rows, N_ACTIONS))
+
+
+def _worker(conn, count: int, kwargs: dict, engine: str, raws: tuple, rows: int,
+            size: int, start: int) -> None:  # pragma: no cover - a subprocess
     try:
-        games = _Games(count, kwargs)
+        games = _games(count, kwargs, engine)
+        obs, final, masks = _views(raws, rows, size)
+        end = start + count
+        games.share(obs[start:end], final[start:end], masks[start:end])
         while True:
             cmd, arg = conn.recv()
             if cmd == "close":
                 conn.close()
                 return
-            conn.send(("ok", games.step(arg) if cmd == "step" else games.reset(*arg)))
+            if cmd == "step":   # (the rows are in the shared buffers: the small arrays sent)
+                conn.send(("ok", games.step(arg)[1:6]))
+            else:
+                games.reset(*arg)
+                conn.send(("ok", None))
     except (EOFError, KeyboardInterrupt):
         return
     except Exception as err:   # (sent to the parent, which raises it)
@@ -100,17 +135,20 @@ class VectorEnv(gym.vector.VectorEnv):
     metadata = {"autoreset_mode": gym.vector.AutoresetMode.SAME_STEP, "render_modes": []}
 
     def __init__(self, rules: Any = "classic", num_envs: int = 8, workers: int = 1,
-                 **kwargs):
+                 engine: str = "compiled", **kwargs):
         if not is_integer(num_envs) or num_envs < 1:
             raise FastmachError(f"num_envs must be a positive integer, got {num_envs!r}")
         if not is_integer(workers) or not 1 <= workers <= num_envs:
             raise FastmachError(f"workers must be 1..num_envs ({num_envs}), got {workers!r}")
+        if engine not in ENGINES:
+            raise FastmachError(f"engine must be one of {', '.join(ENGINES)}, got {engine!r}")
         kwargs.pop("observation", None)
         kwargs.pop("render_mode", None)
         self.num_envs, self.workers = int(num_envs), int(workers)
         self._kwargs = {"rules": rules, **kwargs}
         probe = SingleAgentEnv(**self._kwargs, observation="vector")
         self.rules, self.layout = probe.rules, probe.layout
+        self.engine = engine if supports(probe) else "reference"
         self.single_observation_space = probe.observation_space
         self.single_action_space = probe.action_space
         self.observation_space = spaces.Box(0.0, 1.0, (self.num_envs, probe.layout.size),
@@ -118,16 +156,24 @@ class VectorEnv(gym.vector.VectorEnv):
         self.action_space = spaces.MultiDiscrete([N_ACTIONS] * self.num_envs)
         shares = [len(a) for a in np.array_split(np.arange(self.num_envs), self.workers)]
         self._shares = shares
-        self._local: _Games | None = None
+        self._local: _Games | CompiledGames | None = None
         self._conns: list = []
         self._procs: list = []
         if self.workers == 1:
-            self._local = _Games(self.num_envs, self._kwargs)
-        else:
+            self._local = _games(self.num_envs, self._kwargs, self.engine)
+        else:   # (the workers write their rows into buffers shared with this process)
             ctx: Any = mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
+            n, size = self.num_envs, probe.layout.size
+            raws = (ctx.RawArray("b", n * size * 4), ctx.RawArray("b", n * size * 4),
+                    ctx.RawArray("b", n * N_ACTIONS))
+            self._shared = _views(raws, n, size)
+            at = 0
             for count in shares:
                 a, b = ctx.Pipe()
-                p = ctx.Process(target=_worker, args=(b, count, self._kwargs), daemon=True)
+                p = ctx.Process(target=_worker, args=(b, count, self._kwargs, self.engine,
+                                                      raws, n, size, at),
+                                daemon=True)
+                at += count
                 p.start()
                 self._conns.append(a)
                 self._procs.append(p)
@@ -148,9 +194,8 @@ class VectorEnv(gym.vector.VectorEnv):
             for c, n in zip(self._conns, self._shares):
                 c.send(("reset", (seeds[at:at + n], options)))
                 at += n
-            parts = self._gather()
-            obs = np.concatenate([p[0] for p in parts])
-            masks = np.concatenate([p[1] for p in parts])
+            self._gather()
+            obs, masks = self._shared[0].copy(), self._shared[2].astype(bool)
         self._masks = masks
         return obs, {"action_mask": masks.copy()}
 
@@ -159,20 +204,21 @@ class VectorEnv(gym.vector.VectorEnv):
         if actions.shape != (self.num_envs,):
             raise FastmachError(f"step: {actions.shape} actions for {self.num_envs} games")
         if self._local is not None:
-            parts = [self._local.step(actions)]
+            obs, rewards, term, trunc, illegal, ended, rows, masks = self._local.step(actions)
+            final = np.zeros_like(obs)
+            final[ended] = rows
         else:
             at = 0
             for c, n in zip(self._conns, self._shares):
                 c.send(("step", actions[at:at + n]))
                 at += n
             parts = self._gather()
-        if len(parts) == 1:
-            obs, rewards, term, trunc, illegal, ended, rows, masks = parts[0]
-        else:
-            obs, rewards, term, trunc, illegal, ended, rows, masks = (
-                np.concatenate([p[k] for p in parts]) for k in range(8))
-        final = np.zeros_like(obs)
-        final[ended] = rows
+            rewards, term, trunc, illegal, ended = (
+                np.concatenate([p[k] for p in parts]) for k in range(5))
+            shared_obs, shared_final, shared_masks = self._shared
+            obs, masks = shared_obs.copy(), shared_masks.astype(bool)
+            final = np.zeros_like(obs)
+            final[ended] = shared_final[ended]
         self._masks = masks
         infos = {"action_mask": masks.copy(), "illegal": illegal, "final_obs": final,
                  "_final_obs": ended}

@@ -9,6 +9,7 @@ time: the figure an on-policy learner sees). Needs the ``rl`` extra.
 """
 from __future__ import annotations
 
+import os
 import time
 
 import numpy as np
@@ -19,6 +20,21 @@ __all__ = ["bench_env", "format_env"]
 def _random_legal(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """One uniformly random legal action per row of boolean ``masks``."""
     return np.argmax(rng.random(masks.shape) * masks, axis=1)
+
+
+def _cpu_of(pids: list[int]) -> float:
+    """CPU seconds (user + system) of the live processes ``pids`` (Linux /proc; NaN
+    elsewhere)."""
+    total = 0.0
+    try:
+        tick = os.sysconf("SC_CLK_TCK")
+        for pid in pids:
+            with open(f"/proc/{pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / tick
+    except (OSError, ValueError, IndexError):
+        return float("nan")
+    return total
 
 
 def bench_env(rules: str = "classic", seconds: float = 5.0, num_envs: int = 16,
@@ -42,20 +58,25 @@ def bench_env(rules: str = "classic", seconds: float = 5.0, num_envs: int = 16,
         rows.append({"env": "single-agent" if turns == "compiled" else "single (reference)",
                      "workers": 1, "steps": steps, "seconds": wall,
                      "steps_per_s": steps / wall, "cpu_steps_per_s": steps / cpu})
-    for workers in (1, 2):
-        venv = VectorEnv(rules, num_envs=num_envs, workers=workers, opponents="expert")
+    for engine, workers in (("compiled", 1), ("compiled", 2), ("reference", 1)):
+        venv = VectorEnv(rules, num_envs=num_envs, workers=workers, opponents="expert",
+                         engine=engine)
         try:
             venv.reset(seed=seed)
+            pids = [p.pid for p in venv._procs]
             steps, t0, c0 = 0, time.perf_counter(), time.process_time()
+            w0 = _cpu_of(pids)
             while time.perf_counter() - t0 < seconds:
                 venv.step(_random_legal(venv.action_masks(), rng))
                 steps += num_envs
-            wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+            wall = time.perf_counter() - t0
+            cpu = time.process_time() - c0 + (_cpu_of(pids) - w0 if pids else 0.0)
         finally:
             venv.close()
-        rows.append({"env": f"vector ({num_envs} games)", "workers": workers, "steps": steps,
+        name = f"vector ({num_envs} games)" if engine == "compiled" else "vector (reference)"
+        rows.append({"env": name, "workers": workers, "steps": steps,
                      "seconds": wall, "steps_per_s": steps / wall,
-                     "cpu_steps_per_s": steps / cpu if workers == 1 else float("nan")})
+                     "cpu_steps_per_s": steps / cpu if cpu > 0 else float("nan")})
     return rows
 
 
