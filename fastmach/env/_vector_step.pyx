@@ -1,14 +1,16 @@
 # N single-agent games held in C for their whole episodes (fastmach.env.fast: the Python
-# glue; fastmach.env.vector's engine="compiled"). Each game's position is the engine's C
+# side; fastmach.env.vector's engine="compiled"). Each game's position is the engine's C
 # state (HState, fastmach/game/_turn.pxd): the other seats' compiled strategies decide and
 # the engine's one game flow applies their turns (as fastmach.env._turns does, without the
 # State's records), the learner's action is applied the same way, and the learner's action
-# mask and observation row are written straight into the caller's NumPy arrays. No Python
-# State, Observation or Moves is built in a step, except where the mask or a play needs
-# the Python builders (a play other than the expert's, joker swaps under joker_swap =
-# "hand"): fastmach.env.moves builds it from a light Observation of the C position. The
-# end of a hand (scores, the next deal) is the reference State's, on the match's ledger
-# (fastmach.env.fast: a callback, once a hand).
+# mask and observation row are written straight into the caller's NumPy arrays. The
+# learner's plays are built here as fastmach.env.moves builds them (the expert's decision;
+# the Python solve's solver, rules record and weights for the others). No Python State,
+# Observation or Moves is built in a step, except for the mask under joker swaps
+# (joker_swap = "hand" with a joker on the table: the Python builders on a light
+# Observation of the C position) and where a C builder finds no play (the Python builder
+# then answers, or names the fault). The end of a hand (scores, the next deal) is the
+# reference State's, on the match's ledger (fastmach.env.fast: a callback, once a hand).
 #
 # tests/env/test_env_vector.py compares observations, masks, rewards and ends with the
 # reference path (SingleAgentEnv games stepped in Python) over many steps and rule sets.
@@ -525,19 +527,40 @@ cdef class Games:
         if swaps:
             m[ONE_CARD] = self.owner.built(i, (ONE_CARD,))[0]
         elif st.wit.n_melds:
-            present_joker = st.table[JOKER] > 0
-            for c in range(NCARD):
-                if not hand[c]:
+            m[ONE_CARD] = self.one_joins(g, hand)
+        return 0
+
+    cdef int one_joins(self, G* g, const uint8_t* hand) except -2:
+        """Whether some hand card alone joins the table (the mask's one_card; the cards
+        with no neighbour on a table without jokers cannot). The cheap answers first: the
+        expert's play of one card, a card known to join or laid off onto a meld; then the
+        solver's question, card by card."""
+        cdef HState* st = &g.st
+        cdef int c, t, n = 0
+        cdef int cand[NCARD]
+        cdef bint present_joker = st.table[JOKER] > 0
+        if g.can and g.best.n_placed == 1 and g.best.taken == 0:
+            return 1   # (the expert's play is one card joining the table)
+        for c in range(NCARD):
+            if not hand[c]:
+                continue
+            if not present_joker:
+                for t in range(NCARD):
+                    if st.table[t] and self.neighbours[c][t]:
+                        break
+                else:
                     continue
-                if not present_joker:
-                    for t in range(NCARD):
-                        if st.table[t] and self.neighbours[c][t]:
-                            break
-                    else:
-                        continue
-                if self.joins_table(g, c):
-                    m[ONE_CARD] = 1
-                    break
+            if g.joins[c] == 1:
+                return 1
+            if g.joins[c] < 0:
+                if self.lays_off(g, c):
+                    g.joins[c] = 1
+                    return 1
+                cand[n] = c
+                n += 1
+        for t in range(n):
+            if self.joins_table(g, cand[t]):
+                return 1
         return 0
 
     # ------------------------------------------------------------------ the row

@@ -1,13 +1,13 @@
 """N single-agent games held in C for their whole episodes (``VectorEnv(engine="compiled")``).
 
 The position of each game lives in the compiled module (fastmach.env._vector_step): the
-other seats' turns, the learner's action, its mask and its observation row are all C,
-written into the caller's arrays. This module is its Python side: the deals and the ends
-of hands (a match's ledger as the reference State keeps it, touched once a hand), the plays
-other than the expert's (fastmach.env.moves' builders, on a light Observation of the C
-position), seeds and seats as SingleAgentEnv has them. ``supports`` says which set-ups it
-takes (every other seat a compiled strategy); the vector environment steps the others
-with the reference path.
+other seats' turns, the learner's action and plays, its mask and its observation row are
+all C, written into the caller's arrays. This module is its Python side: the deals and the
+ends of hands (a match's ledger as the reference State keeps it, touched once a hand), the
+Python builders where the C side asks them (the mask under joker swaps; a fault), seeds
+and seats as SingleAgentEnv has them. ``supports`` says which set-ups it takes (every
+other seat a compiled strategy); the vector environment steps the others with the
+reference path.
 """
 from __future__ import annotations
 
