@@ -159,8 +159,9 @@ def test_default_study_parses_with_the_strong_lineup_and_its_skill_runs():
     lineups = {lu for r in runs for lu in r.lineup}
     assert ("strong", "expert", "expert", "expert") in lineups
     assert ("clairvoyant", "expert", "expert", "expert") in lineups
-    # the trace's tables of search players cost hours: a study of its own, not the default
-    assert not any("search" in name for lu in lineups for name in lu)
+    # the trace's first step: one search with budget 2 against three with budget 1
+    assert ("search(budget=2)", "search(budget=1)", "search(budget=1)", "search(budget=1)") in lineups
+    assert not any("budget=4" in name for lu in lineups for name in lu)
 
 
 def test_skill_table_changes_leave_the_grid_identity_alone(tmp_path):
