@@ -124,6 +124,76 @@ def _set_seats(int on):
     return before
 
 
+cdef double _DEPART_SCALE = 1.0  # debug: the departure test's z multiplied by this
+
+
+def _set_depart_scale(double scale):
+    """Debug: the departure test's z (DEPART_Z) multiplied by `scale` (1: the 5% test;
+    0: the best mean paired difference above 0 departs); returns the setting before."""
+    global _DEPART_SCALE
+    before, _DEPART_SCALE = _DEPART_SCALE, scale
+    return before
+
+
+cdef long long _DEPARTS[N_SRC]   # debug: departures by the chosen candidate's source
+cdef long long _WEIGHED = 0     # ... and the decisions weighed (more than one candidate)
+cdef int _SOURCES = 0x7ff       # debug: the candidate sources offered (bit SRC_*)
+
+
+def _departures(bint reset=False):
+    """Debug: (decisions weighed, departures by source: a list over SRC_*), summed over
+    every Search of the process since the last reset."""
+    global _WEIGHED
+    out = (_WEIGHED, [_DEPARTS[k] for k in range(N_SRC)])
+    if reset:
+        _WEIGHED = 0
+        for k in range(N_SRC):
+            _DEPARTS[k] = 0
+    return out
+
+
+def _set_sources(int mask):
+    """Debug: offer only the candidates of the sources in bit mask `mask` (bit SRC_*; the
+    policy's play always); returns the setting before."""
+    global _SOURCES
+    before, _SOURCES = _SOURCES, mask
+    return before
+
+
+cdef long long _TRIES = 0, _MISSES = 0, _DRAWERS = 0   # debug: history deals' counts
+
+
+def _history_counts(bint reset=False):
+    """Debug: (drawers dealt, hands tried, drawers left inconsistent) over every Search
+    of the process since the last reset."""
+    global _TRIES, _MISSES, _DRAWERS
+    out = (_DRAWERS, _TRIES, _MISSES)
+    if reset:
+        _TRIES = _MISSES = _DRAWERS = 0
+    return out
+
+
+cdef int _HISTORY_TRIES = HISTORY_TRIES   # debug: hands tried per drawer
+
+
+def _set_history_tries(int tries):
+    """Debug: the hands tried per drawer by the history deals; returns the setting before."""
+    global _HISTORY_TRIES
+    before, _HISTORY_TRIES = _HISTORY_TRIES, tries
+    return before
+
+
+cdef int _PEEK = 0               # debug: 1 reads the opponents' true hands (not fair)
+
+
+def _set_peek(int on):
+    """Debug (not fair): 1 deals the playouts the opponents' true hands and only the
+    stock's order at random, to measure what knowing the hands is worth."""
+    global _PEEK
+    before, _PEEK = _PEEK, on
+    return before
+
+
 cdef double VAR_FLOOR = 0.05    # the least variance of a paired win-share difference
 # z of a one-sided test at family level 5% over m = 1..10 candidates (Bonferroni: the
 # normal's 1 - 0.05 / m quantile); more candidates use the last
@@ -171,7 +241,7 @@ cdef int departure(const double* win, const double* sq, int n, int b,
     v /= m
     if v < VAR_FLOOR:
         v = VAR_FLOOR
-    z = DEPART_Z[n - 2] if n - 1 <= 10 else DEPART_Z[9]
+    z = (DEPART_Z[n - 2] if n - 1 <= 10 else DEPART_Z[9]) * _DEPART_SCALE
     return best if top > z * sqrt(v / b) else 0
 
 
@@ -285,6 +355,7 @@ cdef class Search(Strategy):
         sampling error, no race): the highest mean value. The PRNG is the game's: one
         draw per round (and the models' and history deals' draws within it), so games
         stay reproducible."""
+        global _WEIGHED
         cdef int n, i, k, best = 0, b = self.budget, racing, checkpoint
         cdef int alive[MAX_CANDS]
         cdef uint64_t prng, p0
@@ -350,6 +421,9 @@ cdef class Search(Strategy):
                     if self.value[k] > (self.value[best] if best else 0.0):
                         best = k
             self.rec_best = best
+            _WEIGHED += 1
+            if best:
+                _DEPARTS[self.src[best]] += 1
         memcpy(d, &self.cand[best], sizeof(Decision))
 
     cdef void observe(self, HState* st, int seat) noexcept nogil:
@@ -452,8 +526,11 @@ cdef class Search(Strategy):
         if full.n_placed - full.taken >= st.hand_n[seat]:
             memcpy(&self.cand[0], full, sizeof(Decision))   # empties the hand: nothing beats it
             return 1
-        if not (self.cand[0].kind == A_PLAY and same_play(&self.cand[0], full)):
+        self.src[0] = SRC_POLICY
+        if _SOURCES >> SRC_MAX & 1 and not (
+                self.cand[0].kind == A_PLAY and same_play(&self.cand[0], full)):
             memcpy(&self.cand[1], full, sizeof(Decision))
+            self.src[1] = SRC_MAX
             n = 2
         for x in range(NCARD):
             left[x] = hand[x] - full.placed[x]
@@ -461,6 +538,8 @@ cdef class Search(Strategy):
         for k in range(N_VARIANTS):
             v = variants[k]
             if v == 0 and not opened:
+                continue
+            if not _SOURCES >> (SRC_POINTS if v == 0 else SRC_VARIANT + k) & 1:
                 continue
             memcpy(self.hk, hand, NCARD)
             held = 0
@@ -491,10 +570,12 @@ cdef class Search(Strategy):
                     dup = 1
                     break
             if not dup:
+                self.src[n] = SRC_POINTS if v == 0 else SRC_VARIANT + k
                 n += 1
         hold_ok = may_decline(R, st)
-        if hold_ok and self.cand[0].kind != A_DRAW:
+        if hold_ok and self.cand[0].kind != A_DRAW and _SOURCES >> SRC_DRAW & 1:
             set_draw(&self.cand[n])
+            self.src[n] = SRC_DRAW
             n += 1
         return n
 
@@ -535,8 +616,17 @@ cdef class Search(Strategy):
         the stock) dealt at random from what is not in its hand or on the table, every
         hand size and the stock size kept; under clairvoyant the true position."""
         cdef HState* ds = &self.deal
+        cdef int j, k
+        cdef uint8_t x
         memcpy(ds, st, sizeof(HState))
         if self.clairvoyant:
+            return
+        if _PEEK:   # debug: the opponents' true hands, the stock's order shuffled
+            for j in range(ds.stock_len - 1, ds.stock_pos, -1):
+                k = ds.stock_pos + <int>(next_uniform(prng) * (j - ds.stock_pos + 1))
+                x = ds.stock[j]
+                ds.stock[j] = ds.stock[k]
+                ds.stock[k] = x
             return
         deal_hidden(self.R, ds, seat, self.unknown, prng)
         if self.deals == DEALS_HISTORY:
@@ -552,6 +642,7 @@ cdef class Search(Strategy):
         HISTORY_TRIES times; a hand never found consistent keeps the last deal (counted
         in self.misses; self.tries counts the hands dealt). self.drawn: the card taken as
         each opponent's draw (-1: none)."""
+        global _TRIES, _MISSES, _DRAWERS
         cdef HState* ds = &self.deal
         cdef int s, t, c, j, k, nu, hn, left
         cdef uint8_t x
@@ -560,8 +651,9 @@ cdef class Search(Strategy):
             if not self.drew[s] or ds.hand_n[s] < 2:
                 continue
             hn = ds.hand_n[s]
+            _DRAWERS += 1
             left = ds.stock_len - ds.stock_pos
-            for t in range(HISTORY_TRIES):
+            for t in range(_HISTORY_TRIES):
                 if t > 0:   # deal its hand again from its cards and the stock's
                     nu = 0
                     for c in range(NCARD):
@@ -582,12 +674,14 @@ cdef class Search(Strategy):
                     for j in range(left):
                         ds.stock[ds.stock_pos + j] = self.unknown[hn + j]
                 self.tries += 1
+                _TRIES += 1
                 if self.draws_there(s, prng):
                     break
                 if self.ctx.rc:
                     return
-                if t == HISTORY_TRIES - 1:
+                if t == _HISTORY_TRIES - 1:
                     self.misses += 1
+                    _MISSES += 1
 
     cdef bint draws_there(self, int s, uint64_t* prng) noexcept nogil:
         """Whether opponent s's model draws from its hand in self.deal less one card of it
