@@ -54,6 +54,25 @@
 # - under jokers (4 players) against three trained players: +3.3 [+0.2, +6.4] on 30
 #   deals of seed 4242 (4 of 120 games changed), +0.0 on 30 fresh deals of seed 9191 (0
 #   of 120 changed): not confirmed; 12 and 9 minutes for the 120 games.
+# - the other presets against three trained players (seed 101, fastmach.tools.edge on two
+#   rotated play runs; the switches below by _set_*): no edge whose interval excludes 0.
+#   italian: +0.2 [-0.3, +0.7] (400 deals, 48 of 1,600 games changed; 1% of weighed
+#   decisions depart), budget 32 +0.2 [-0.5, +0.9]; the test's z halved +0.4 [-0.7,
+#   +1.6], z 0 (the best mean above 0 departs) +0.6 [-0.7, +1.8] and on 2,000 deals of
+#   seed 202 +0.5 [-0.1, +1.1] (2,034 of 8,000 games changed); history deals trying 48 or
+#   200 hands a drawer (31% of drawers left inconsistent at 12, 15% and 5%) +0.2 both.
+#   ace-low(match=single): -0.2 [-1.7, +1.2] (400 deals, 560 of 1,600 games changed: it
+#   departs at 2.4% of weighed decisions, half of them to the maximum placement, and
+#   gains nothing by it); opponents=policy -0.2 [-2.3, +1.9] (200 deals); a drawer's
+#   member of the mixture drawn again with every hand tried (the pair the drawing
+#   tells) +0.1 [-1.9, +2.2] against -0.8 [-2.8, +1.3] on the same 200 deals: left out.
+#   The room is there, and it is information: the clairvoyant on the trained policy
+#   (clairvoyant(policy=trained,opponents=policy)) wins 59.5% of italian hands (+34.5
+#   [+30.6, +38.4], 100 deals) and 85.0% under ace-low single (+60.0 [+54.8, +65.2], 50
+#   deals); the search told the opponents' true hands (_set_peek: the stock's order still
+#   sampled) +4.0 [+2.4, +5.6] under italian (200 deals). What the search lacks is where
+#   the hidden cards are, not candidates or playouts: its deals are uniform but for the
+#   one-turn check of an opponent that drew.
 # - the deal key: a mixture draws each seat's member from the hand's deal key; read in
 #   the playouts it tells the search its opponents' coins. The search draws them (its
 #   own member is its own coin); with the key read it changed 2% of the games against
