@@ -66,9 +66,9 @@
 #   gains nothing by it); opponents=policy -0.2 [-2.3, +1.9] (200 deals); a drawer's
 #   member of the mixture drawn again with every hand tried (the pair the drawing
 #   tells) +0.1 [-1.9, +2.2] against -0.8 [-2.8, +1.3] on the same 200 deals: left out.
-#   jokers(jokers=0) (the trained player that of italian(may_draw_when_able=true)): +0.6
-#   [-0.8, +2.1] (200 deals, 129 of 800 games changed, 0.8% of decisions depart; 28
-#   minutes for the 800 games on the loaded machine).
+#   jokers(jokers=0) (the parameters of italian(may_draw_when_able=true): the same games
+#   on 10 deals): +0.6 [-0.8, +2.1] (200 deals, 129 of 800 games changed, 0.8% of
+#   decisions depart; 28 minutes for the 800 games on the loaded machine).
 #   The room is there, and it is information: the clairvoyant on the trained policy
 #   (clairvoyant(policy=trained,opponents=policy)) wins 59.5% of italian hands (+34.5
 #   [+30.6, +38.4], 100 deals) and 85.0% under ace-low single (+60.0 [+54.8, +65.2], 50
