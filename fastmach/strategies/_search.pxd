@@ -18,6 +18,14 @@ cdef enum:
     HISTORY_TRIES = 12  # deals of one opponent's hand tried before the last one is kept
 
 cdef enum:
+    SRC_POLICY = 0      # the candidates' sources: the policy's play
+    SRC_MAX = 1         # ... the maximum placement
+    SRC_VARIANT = 2     # ... a holding variant (2 + its index, 0..6)
+    SRC_POINTS = 9      # ... the most points
+    SRC_DRAW = 10       # ... a draw
+    N_SRC = 11
+
+cdef enum:
     MAX_CANDS = 11      # the policy's play, the maximum placement, 8 variants, a draw
     MAX_REC = 64        # rounds of playouts kept for last_playouts
 
@@ -58,6 +66,7 @@ cdef class Search(Strategy):
     cdef Decision pdec               # its decisions
     cdef Decision full               # the maximum placement
     cdef Decision cand[MAX_CANDS]
+    cdef int src[MAX_CANDS]          # each candidate's source (SRC_*)
     cdef double value[MAX_CANDS]     # sums of the playout values (k > 0: minus the policy's)
     cdef double win[MAX_CANDS]       # sums of the win shares (k > 0: minus the policy's)
     cdef double sq[MAX_CANDS]        # sums of the squared paired win differences

@@ -373,7 +373,8 @@ REGISTRY: dict[str, StrategyKind] = {
                                 CLAIRVOYANT_POLICY, OPPONENTS_PARAM),
         "a measuring stick, not a fair player: the search over the true position (every "
         "hand and the stock order, no sampling)",
-        build=lambda ctx, p, expert, rules: build_search(ctx, p, expert, clairvoyant=True),
+        build=lambda ctx, p, expert, rules: build_search(
+            ctx, p, expert, clairvoyant=True, trained=_trained_seat(ctx, expert, rules)),
         fair=False,
     ),
     "strong": StrategyKind(

@@ -703,3 +703,77 @@ def test_bench_reports_search_and_clairvoyant_decisions_per_second():
     # the same positions are weighed whatever the budget (candidates do not depend on it)
     assert rows[1]["weighed"] == rows[2]["weighed"]
     assert "decisions/s" in format_search(rows)
+
+
+# ----------------------------------------------------------------- measuring switches
+@pytest.fixture
+def search_switches():
+    from fastmach.strategies import _search
+    before = (_search._set_sources(0x7ff), _search._set_depart_scale(1.0),
+              _search._set_peek(0), _search._set_history_tries(12))
+    _search._departures(reset=True)
+    _search._history_counts(reset=True)
+    yield _search
+    _search._set_sources(before[0])
+    _search._set_depart_scale(before[1])
+    _search._set_peek(before[2])
+    _search._set_history_tries(before[3])
+
+
+def test_the_search_offered_only_the_policys_play_plays_the_trained_players_games(
+        search_switches):
+    # the policy's play alone (no other source): nothing is weighed and the search's games
+    # are those of the trained strong in its seat; every source offered: it weighs, and
+    # its departures are counted by the source of the play chosen
+    rules = "italian"
+    strong = play_games(rules, ["strong"] * 4, 5, range(6))
+    search_switches._set_sources(0)
+    alone = play_games(rules, ["search(budget=4)"] + ["strong"] * 3, 5, range(6))
+    assert search_switches._departures()[0] == 0
+    pd.testing.assert_frame_equal(alone.drop(columns=["strategy_0"]),
+                                  strong.drop(columns=["strategy_0"]))
+    search_switches._set_sources(0x7ff)
+    search_switches._set_depart_scale(1e9)   # no mean clears the test: never departs
+    held = play_games(rules, ["search(budget=4)"] + ["strong"] * 3, 5, range(6))
+    weighed, departs = search_switches._departures(reset=True)
+    assert weighed > 0 and sum(departs) == 0 and departs[0] == 0
+    pd.testing.assert_frame_equal(held.drop(columns=["strategy_0"]),
+                                  strong.drop(columns=["strategy_0"]))
+    search_switches._set_depart_scale(0.0)   # the best mean above 0 departs
+    play_games(rules, ["search(budget=4)"] + ["strong"] * 3, 5, range(6))
+    weighed, departs = search_switches._departures()
+    assert weighed > 0 and sum(departs) > 0 and departs[0] == 0
+
+
+def test_peeking_deals_the_opponents_true_hands_and_a_shuffled_stock(search_switches):
+    # the unfair measuring switch: the sampled deal keeps every hand, the stock's cards
+    # dealt again in another order
+    r, positions = _hidden_positions("jokers", 3, 4)
+    eng = make_engine(r, ["search(budget=2,deals=uniform)"] * r.players)[2]
+    search_switches._set_peek(1)
+    seen = moved = 0
+    for st in positions:
+        if _decide(eng, st, st._hands, list(st.stock))[5] == st.rng_state:
+            continue   # nothing weighed: no deal sampled
+        hands = eng.seats[st.current_player].last_deal()[0]
+        assert [h.tolist() for h in hands] == [np.asarray(h).tolist() for h in st._hands]
+        seen += 1
+        if seen >= 3:
+            break
+    assert seen >= 3
+    search_switches._set_peek(0)
+    for st in positions:
+        if _decide(eng, st, st._hands, list(st.stock))[5] == st.rng_state:
+            continue
+        hands = eng.seats[st.current_player].last_deal()[0]
+        moved += [h.tolist() for h in hands] != [np.asarray(h).tolist() for h in st._hands]
+    assert moved > 0
+
+
+def test_the_clairvoyant_on_the_trained_policy_plays_the_trained_mixture():
+    from fastmach.strategies._mixed import Mixed
+    r = Rules.parse("classic(match=single)")
+    eng = make_engine(r, ["clairvoyant(policy=trained)", "clairvoyant", "search", "expert"])[2]
+    assert isinstance(eng.seats[0].policy, Mixed) and eng.seats[0].policy.n == 2
+    assert not isinstance(eng.seats[1].policy, Mixed)   # auto: strong(botch=false) here
+    assert isinstance(eng.seats[2].policy, Mixed)
