@@ -540,16 +540,21 @@ cdef bint _tie_lost(Impl* im, int64_t bound, skey sec, uint64_t k2, int v,
     (im.tie: the aces-high search after the aces-low one) and when every card still to
     come (secrest, the aces left at 14, every joker) cannot lift its key above
     im.tie_sec, the aces-low answer's."""
-    cdef int t, first
-    cdef u128 left
     if bound < im.lb or not im.tie:
         return True
-    left = im.secrest[v][s] + <u128>im.jtot * im.keyw[JOKER]   # (the jokers: last digit)
+    return <u128>sec + _tie_left(im, k2, v, s) <= <u128>im.tie_sec
+
+
+cdef inline u128 _tie_left(Impl* im, uint64_t k2, int v, int s) noexcept nogil:
+    """The most tie-break key the cards after (v, s) can add to a state of this k2
+    (_tie_lost): secrest, the aces left at 14, every joker."""
+    cdef int t, first
+    cdef u128 left = im.secrest[v][s] + <u128>im.jtot * im.keyw[JOKER]   # (jokers: last)
     if im.ace_high:
         first = (s + 1) if v == 14 else 0
         for t in range(first, 4):
             left += <u128>(im.avail[t][1] - <int>((k2 >> (9 + 2 * t)) & 3)) * im.sw[t][1]
-    return <u128>sec + left <= <u128>im.tie_sec
+    return left
 
 
 include "_suit_moves.pxi"
@@ -631,8 +636,12 @@ cdef int _suit_step_plain(Impl* im, int v, int s) noexcept nogil:
     cdef int acelow = (v == 1 and im.ace_high), bounded = im.lb >= 0
     cdef uint64_t k1, k2, F, keep1, base2, dbase, nk2, gp
     cdef int64_t val, base, wv = im.w[s][v], al, w14 = im.w[s][14], rest = im.rest[v][s]
-    cdef int64_t lb = im.lb
+    cdef int64_t lb = im.lb, bound
     cdef skey sec, bsec, sw = im.sw[s][v]
+    # _tie_lost by parts: the key the cards to come can add is the same for every move of
+    # a state (its k2), so it is made once, at the first move that asks it
+    cdef int tie = im.tie, have_left
+    cdef u128 left = 0, tie_sec = <u128>im.tie_sec
     cdef int sh2 = 4 * (D_P2 if im.merged else D_X2), sh3 = 4 * (D_P3 if im.merged else D_X3)
     cdef int shlow = 9 + 2 * s
     cdef PMove mv
@@ -668,6 +677,7 @@ cdef int _suit_step_plain(Impl* im, int v, int s) noexcept nogil:
         gsum = <int>((k2 >> 3) & 15)
         gmax = <int>((k2 >> 7) & 3)
         al = _aces_left(im, k2, v, s) if bounded else 0
+        have_left = 0
         k1 &= keep1
         base2 = k2 & ~(<uint64_t>0x1FF)
         dbase = ((F & 3) << (4 * D_X1)) | (((F >> 2) & 3) << sh2)
@@ -676,10 +686,16 @@ cdef int _suit_step_plain(Impl* im, int v, int s) noexcept nogil:
             t += 1
             u = mv & 3
             val = base + u * wv
-            if bounded and val + rest + al - (u * w14 if acelow else 0) <= lb \
-                    and _tie_lost(im, val + rest + al - (u * w14 if acelow else 0),
-                                  bsec + <skey>u * sw, k2, v, s):
-                continue
+            if bounded:
+                bound = val + rest + al - (u * w14 if acelow else 0)
+                if bound <= lb:   # (_tie_lost(im, bound, bsec + u * sw, k2, v, s))
+                    if bound < lb or not tie:
+                        continue
+                    if not have_left:
+                        left = _tie_left(im, k2, v, s)
+                        have_left = 1
+                    if <u128>(bsec + <skey>u * sw) + left <= tie_sec:
+                        continue
             g = (mv >> 2) & 3
             gnew = gsum + g
             gmaxnew = gmax if gmax > g else g
