@@ -157,6 +157,7 @@ cdef struct Impl:
                     # the deepening stops after its first sweep (D = 0)
     uint64_t low_decs[MAX_LAYERS + 1]   # the aces-low answer's path (_solve_exact)
     int64_t aces_low2[2][16]   # _aces_left of suits 0-1 and 2-3 by their aces used low
+    u128 seclow2[2][16]        # ... and their part of _tie_left (_set_secrest)
     uint64_t pats[4][512]      # _prune_dominated: the suit patterns its layer holds (all 0
                                # between passes)
     uint64_t* kbits            # ... and a bit for each key it holds, by hash (all 0 between
@@ -552,6 +553,8 @@ cdef inline u128 _tie_left(Impl* im, uint64_t k2, int v, int s) noexcept nogil:
     cdef u128 left = im.secrest[v][s] + <u128>im.jtot * im.keyw[JOKER]   # (jokers: last)
     if im.ace_high:
         first = (s + 1) if v == 14 else 0
+        if first == 0:   # every suit: two lookups by the aces used low (_set_secrest)
+            return left + im.seclow2[0][(k2 >> 9) & 15] + im.seclow2[1][(k2 >> 13) & 15]
         for t in range(first, 4):
             left += <u128>(im.avail[t][1] - <int>((k2 >> (9 + 2 * t)) & 3)) * im.sw[t][1]
     return left
@@ -1837,13 +1840,22 @@ cdef void _set_rest(Impl* im) noexcept nogil:
 cdef void _set_secrest(Impl* im) noexcept nogil:
     """secrest[v][s]: the most tie-break key the cards after suit s of value v can add
     (aces at 14 and jokers aside, see _tie_lost); used only while im.tie."""
-    cdef int v, s
+    cdef int v, s, p, low
     cdef u128 sacc = 0
     for v in range(im.V, 0, -1):
         for s in range(3, -1, -1):
             im.secrest[v][s] = sacc
             if v != 14:
                 sacc += <u128>im.avail[s][v] * <u128>im.sw[s][v]
+    # _tie_left's aces at 14 over every suit, by suit pair (0-1, 2-3) and the aces each
+    # used low (the same terms, summed alike modulo 2^128)
+    for p in range(2):
+        for low in range(16):
+            im.seclow2[p][low] = 0
+            if im.ace_high:
+                for s in range(2):
+                    im.seclow2[p][low] += <u128>(im.avail[2 * p + s][1]
+                                                 - ((low >> (2 * s)) & 3)) * im.sw[2 * p + s][1]
 
 
 cdef int64_t _finish(int64_t val, const uint8_t* table, uint8_t* placed,
