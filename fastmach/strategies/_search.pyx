@@ -62,8 +62,9 @@
 #   (seed 7373) 35.8%, +10.8 [+5.8, +15.7] (fastmach play --rules classic --strategies
 #   'search(budget=8),strong,strong,strong' --games 100 --seed 7373 --rotate, paired with
 #   'strong,strong,strong,strong' by fastmach.tools.edge; 6.7 minutes for the 400 matches
-#   on the loaded machine). The clairvoyant on the trained policy wins 97.0% there (+72.0
-#   [+69.8, +74.2], 50 deals).
+#   on the loaded machine); on those fresh deals budget 2 +4.7 [+0.7, +8.7], 4 +11.5
+#   [+7.2, +15.8] (1.8 and 3.2 minutes). The clairvoyant on the trained policy wins
+#   97.0% there (+72.0 [+69.8, +74.2], 50 deals).
 # - the other presets against three trained players (seed 101, fastmach.tools.edge on two
 #   rotated play runs; the switches below by _set_*): no edge whose interval excludes 0.
 #   italian: +0.2 [-0.3, +0.7] (400 deals, 48 of 1,600 games changed; 1% of weighed
