@@ -21,7 +21,7 @@ from fastmach.core._solver cimport NCARD, JOKER, wit_split_wraps
 from fastmach.game._turn cimport (ERules, HState, Decision, Flow, A_PLAY, A_DRAW, A_PASS,
                                   A_FAIL, MAX_DECK, MAX_PLAYERS, T_ASK, wit_clear, apply_turn,
                                   blocked_end, any_seat_can_play)
-from fastmach.game._position cimport load_table
+from fastmach.game._position cimport load_table, load_play
 from fastmach.strategies._base cimport Context, Strategy
 from fastmach.strategies._reject cimport NoPlay, seat_can_play_remembered
 
@@ -127,30 +127,15 @@ cdef class Turns:
         """self.dec from a checked action of the seat to play: ``(A_DRAW,)`` or
         ``(A_PLAY, placed card ids, jokers taken, melds after, their stands)``."""
         cdef Decision* d = &self.dec
-        cdef Py_ssize_t m, k, n, i = 0
-        cdef int c
+        if first[0] == A_PLAY:
+            load_play(d, first[1], first[2], first[3], first[4])
+            return
         memset(d.placed, 0, NCARD)
         d.kind = first[0]
         d.n_placed = 0
         d.taken = 0
         d.touched = 0
         wit_clear(&d.wit)
-        if d.kind != A_PLAY:
-            return
-        for c in first[1]:
-            d.placed[c] += 1
-            d.n_placed += 1
-        d.taken = first[2]
-        melds, stands = first[3], first[4]
-        for m in range(len(melds)):
-            meld, read = melds[m], stands[m]
-            n = len(meld)
-            for k in range(n):
-                d.wit.cards[i] = <uint8_t>meld[k]
-                d.wit.stands[i] = <uint8_t>read[k]
-                i += 1
-            d.wit.start[m + 1] = i
-        d.wit.n_melds = <int>len(melds)
 
     def play(self, state, int learner, long long limit=-1, tuple first=None,
              bint more=False):

@@ -23,6 +23,7 @@ from fastmach.game._turn cimport (ERules, HState, Decision, Flow, A_PLAY, A_DRAW
                                   MAX_PLAYERS, T_ASK, wit_clear, wit_copy, wit_append, apply_turn, blocked_end,
                                   any_seat_can_play, seat_can_play)
 from fastmach.game._ability cimport ability_rules
+from fastmach.game._position cimport load_play
 from fastmach.strategies._base cimport Context, Strategy
 from fastmach.strategies._reject cimport none_can_join
 from fastmach.core._meldcheck cimport meld_ok
@@ -807,27 +808,7 @@ cdef class Games:
 
     cdef void given(self, Decision* d, tuple first) except *:
         """d from a play built in Python: (placed ids, jokers taken, melds, stands)."""
-        cdef Py_ssize_t m, k, n, i = 0
-        cdef int c
-        memset(d.placed, 0, NCARD)
-        d.kind = A_PLAY
-        d.n_placed = 0
-        d.touched = 0
-        wit_clear(&d.wit)
-        for c in first[0]:
-            d.placed[c] += 1
-            d.n_placed += 1
-        d.taken = first[1]
-        melds, stands = first[2], first[3]
-        for m in range(len(melds)):
-            meld, read = melds[m], stands[m]
-            n = len(meld)
-            for k in range(n):
-                d.wit.cards[i] = <uint8_t>meld[k]
-                d.wit.stands[i] = <uint8_t>read[k]
-                i += 1
-            d.wit.start[m + 1] = i
-        d.wit.n_melds = <int>len(melds)
+        load_play(d, first[0], first[1], first[2], first[3])
 
     def step(self, const int64_t[::1] actions, float[:, ::1] obs, uint8_t[:, ::1] masks,
              double[::1] rewards, uint8_t[::1] term, uint8_t[::1] trunc,

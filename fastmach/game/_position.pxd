@@ -1,10 +1,12 @@
 # A position's table loaded from Python data into the C state (HState, fastmach/game/_turn.pxd):
 # the one loader of the engine's decide_position, the bots' answer check (answer_of) and the
-# reference State's compiled helpers.
+# reference State's compiled helpers; and a play built in Python loaded into a Decision (the
+# learning environments' compiled turns and games).
 from libc.stdint cimport uint8_t
+from libc.string cimport memset
 
 from fastmach.core._solver cimport NCARD, MAX_MELDS, MAX_TABLE
-from fastmach.game._turn cimport HState
+from fastmach.game._turn cimport HState, Decision, A_PLAY, wit_clear
 
 
 cdef inline int load_table(HState* st, object melds, object stands) except -1:
@@ -36,4 +38,36 @@ cdef inline int load_table(HState* st, object melds, object stands) except -1:
         st.wit.start[m + 1] = i
     st.wit.n_melds = <int>nm
     st.table_n = <int>i
+    return 0
+
+
+cdef inline int load_play(Decision* d, object placed, int taken, object melds,
+                          object stands) except -1:
+    """d becomes the play of the hand cards ``placed`` (card ids) taking ``taken`` jokers
+    from the table, its table after the play ``melds`` read as ``stands`` (card ids per
+    meld, the same shape). More melds or cards than a witness holds is a ValueError."""
+    cdef Py_ssize_t m, k, n, nm = len(melds), i = 0
+    cdef long c
+    memset(d.placed, 0, NCARD)
+    d.kind = A_PLAY
+    d.n_placed = 0
+    d.touched = 0
+    wit_clear(&d.wit)
+    for c in placed:
+        d.placed[c] += 1
+        d.n_placed += 1
+    d.taken = taken
+    if nm > MAX_MELDS:
+        raise ValueError(f"a play of {nm} melds")
+    for m in range(nm):
+        meld, read = melds[m], stands[m]
+        n = len(meld)
+        if i + n > MAX_TABLE:
+            raise ValueError("a play of more table cards than a witness holds")
+        for k in range(n):
+            d.wit.cards[i] = <uint8_t>meld[k]
+            d.wit.stands[i] = <uint8_t>read[k]
+            i += 1
+        d.wit.start[m + 1] = i
+    d.wit.n_melds = <int>nm
     return 0
