@@ -1908,8 +1908,13 @@ cdef int _sweep(Impl* im) noexcept nogil:
             # mostly appears), every suit once the layer is large
             n = im.n_nodes - im.layer_start[im.n_layers]
             if _FIXED_SCOPE and im.jtot > 0:
+                # with jokers: that suit, whatever the layer's size. Which states the pass
+                # drops then depends on no state that reaches no partition (none dominates
+                # one that does), so the jokers' need test (_joker_need.pxi), which drops
+                # only such states, leaves every state on a path to a final state, its
+                # order, value, key and parent: the same answer, melds included
                 if n > 1:
-                    _prune_dominated(im, s)   # (with jokers: that suit, whatever the size)
+                    _prune_dominated(im, s)
             elif n > _SUIT_FROM:
                 _prune_dominated(im, s if n < _ALL_FROM else -1)
         c = _copy_step(im, v, 4)
@@ -1976,13 +1981,16 @@ cdef int _PLAIN_PRUNE = 1
 cdef int _PLAIN_GROUPS = 1
 cdef int _ARRANGE = 0      # 0: the melds as the search's path rebuilds them (debug: the
                            # canonical arrangement's cost, _set_arrange)
-cdef int _JOKER_NEED = 0   # 1: the searches with jokers make no state whose open runs need
-                           # more jokers than are left (_joker_need.pxi; it may change the
-                           # melds of an answer, never its value or cards); -1: wrongly
+cdef int _JOKER_NEED = 1   # 1: the searches with jokers make no state whose open runs need
+                           # more jokers than are left (_joker_need.pxi; every answer stays,
+                           # melds included, with _FIXED_SCOPE); 0 off; -1: wrongly
 # the dominance pass's scope by layer size (_sweep; _copy_step relies on it): after a suit
 # step, none up to _SUIT_FROM states, that suit, every suit from _ALL_FROM; after a group
 # step, every suit from _GROUP_FROM (debug: _set_prune_from)
-cdef int _FIXED_SCOPE = 0
+cdef int _FIXED_SCOPE = 1   # 1: with jokers the dominance pass runs after every suit step on
+                            # that suit whatever the layer's size, never after a group step
+                            # (_sweep), so that a pruning of states reaching no partition
+                            # leaves the melds; 0 by size as without jokers (debug)
 cdef int _SUIT_FROM = 32
 cdef int _ALL_FROM = 4096
 cdef int _GROUP_FROM = GROUP_PRUNE_FROM

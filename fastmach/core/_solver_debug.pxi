@@ -55,10 +55,10 @@ def _set_plain_rebuild(int mode):
 
 
 def _set_joker_need(int mode):
-    """Debug: 1 makes the searches with jokers drop the states whose open runs need more
-    jokers than are left (_joker_need.pxi: the same values and cards placed, the melds of
-    some answers arranged otherwise), 0 (the default) keeps them, -1 drops those one joker
-    short too (deliberately wrong: the tests must catch it)."""
+    """Debug: 1 (the default) makes the searches with jokers drop the states whose open
+    runs need more jokers than are left (_joker_need.pxi: the same answers, melds included,
+    with the fixed scope of the dominance pass, _set_fixed_scope), 0 keeps them, -1 drops
+    those one joker short too (deliberately wrong: the tests must catch it)."""
     global _JOKER_NEED
     _JOKER_NEED = mode
 
