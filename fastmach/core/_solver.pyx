@@ -882,6 +882,7 @@ cdef int64_t _lead_extra_w(Impl* im, int v, int xl) noexcept nogil:
 cdef int _group_step(Impl* im, int v) noexcept nogil:
     cdef int lo = im.layer_start[im.n_layers], hi = im.n_nodes
     cdef int i, j, gsum, gmax, jg, need = 0
+    cdef int need_on = _JOKER_NEED != 0 and im.jtot > 0   # (the searches with jokers only)
     cdef int64_t bound
     cdef uint64_t k2, nk2
     if im.jtot == 0 and _PLAIN_GROUPS:
@@ -894,12 +895,12 @@ cdef int _group_step(Impl* im, int v) noexcept nogil:
         j = <int>(k2 & 7)
         gsum = <int>((k2 >> 3) & 15)
         gmax = <int>((k2 >> 7) & 3)
-        if _JOKER_NEED:
+        if need_on:
             need = _need_except(im, im.nodes[i].k1, k2, v, 4)   # (_joker_need.pxi)
         for jg in range(im.jtot - j + 1):
             if not _group_ok(gsum, gmax, jg, im.limited):
                 continue
-            if _JOKER_NEED and _need_fails(need, im.jtot - j - jg):
+            if need_on and _need_fails(need, im.jtot - j - jg):
                 continue   # (its open runs need more jokers than are left)
             nk2 = (k2 & ~(<uint64_t>0x1FF)) | <uint64_t>(j + jg)
             bound = im.nodes[i].val + jg * im.jw[v] + im.rest[v][3] \

@@ -15,10 +15,10 @@ standing for the missing suits in the order S H D C. A joker weighs ``joker_w`` 
 value it stands for (a run's position; a group's rank, aces at 14 when aces may be high).
 
 Independent of the solver on purpose: the candidate melds come from blind enumeration
-(every window of positions with every set of joker positions (those whose card is
-none left among them), every set of suits with every
-number of jokers), are kept when the cards are left and ``fastmach.core.validate`` accepts
-them, and are sorted by ``meld_key``; the search is a memoised depth-first search.
+(every window of positions with every set of joker positions that holds each position
+whose card is not left, every set of suits with every number of jokers), are kept when
+the cards are left and ``fastmach.core.validate`` accepts them, and are sorted by
+``meld_key``; the search is a memoised depth-first search.
 """
 from __future__ import annotations
 
