@@ -1,5 +1,5 @@
 # The jokers a state still needs (included by fastmach/core/_solver.pyx, used by
-# _suit_step and _group_step when the switch _JOKER_NEED is on; off by default).
+# _suit_step and _group_step when the switch _JOKER_NEED is on, as it is by default).
 #
 # An open run of length 1 or 2 must go on: a run of length 1 takes a card (real or a joker)
 # at each of the next two positions of its suit, one of length 2 at the next. Each real
@@ -11,16 +11,14 @@
 # all than its jokers left (JL) has no completion, and the search need not make it. That
 # holds whatever the state's runs hold (one joker per meld forbids more, never less).
 #
-# What it does to the answers: a dropped state reaches no final state, and a state that
-# does is made as before, from the same parents, with the same value and key; so every
-# value and every placed card stays (the canonical tie-break). The melds of some answers
-# change: the dominance pass runs by layer size (_sweep: none up to _SUIT_FROM states), and
-# in the smaller layers it may no longer drop a state that ties with another, whose path
-# then gives the melds (5.8% of the answers on positions of jokers games: same cards, other
-# melds). The pinned digests of solver answers and of games hold the melds, so the switch
-# stays off until they are rebuilt. On, `fastmach bench solver`'s jokers medians are
-# 1.18-1.36x faster and its slowest position 2x (docs/solver.md, "Jokers: where the states
-# go"). Tests: tests/core/test_solver_joker_need.py.
+# What it does to the answers: none. A dropped state reaches no final state, and a state
+# that does is made as before, from the same parents, with the same value and key; the
+# dominance pass of the searches with jokers runs in every layer on the suit just stepped
+# (_sweep, _FIXED_SCOPE), and no state that reaches no partition dominates one that does,
+# so it drops the same states on those paths: every answer stays, melds included. (With
+# the pass scoped by the layer's size, as without jokers, the melds of 5.8% of the answers
+# on positions of jokers games changed: the smaller layers then skipped it.) See
+# docs/solver.md, "Jokers: where the states go". Tests: tests/core/test_solver_joker_need.py.
 
 cdef enum:
     NEED_NONE = 64   # a state no jokers can complete (more than any position holds)

@@ -21,7 +21,8 @@
 # key), and the aces-high search keeps the states that can reach the aces-low value with a
 # key that can pass the aces-low answer's (_tie_lost); so the direction, the relaxation and
 # every exact pruning return the same value and placed cards.
-# (The arrangement of the same cards into melds is not covered: it follows the search.)
+# The melds those cards are arranged in follow a rule on the cards alone, not the search's
+# path (the canonical arrangement, _arrange.pxi), applied by Solver.solve_direct.
 #
 # Exact shortcuts around that sweep (Solver.solve):
 #  - hand cards that no meld can hold are dropped first (_drop_useless);
@@ -168,6 +169,7 @@ cdef struct Impl:
                                # between passes)
     uint16_t plist[4][PLIST_CAP]   # ... the distinct patterns held, as first seen
     int n_plist[4]             # (-1: more than PLIST_CAP, not listed)
+    void* arr                  # the canonical arrangement's work space (_arrange.pxi)
 
 
 cdef inline uint64_t _hash(uint64_t a, uint64_t b) noexcept nogil:
@@ -828,7 +830,8 @@ cdef int _copy_step(Impl* im, int v, int s) noexcept nogil:
     cdef uint64_t k2
     cdef int64_t val, rest, bound
     cdef Node* nd
-    if not _COPY_STEPS or hi - lo >= (_ALL_FROM if s < 4 else _GROUP_FROM):
+    if not _COPY_STEPS or (hi - lo >= (_ALL_FROM if s < 4 else _GROUP_FROM)
+                           and not (_FIXED_SCOPE and im.jtot > 0)):
         return 0
     if s < 4:
         if _avail_at(im, v, s) > 0:
@@ -899,6 +902,7 @@ cdef int64_t _lead_extra_w(Impl* im, int v, int xl) noexcept nogil:
 cdef int _group_step(Impl* im, int v) noexcept nogil:
     cdef int lo = im.layer_start[im.n_layers], hi = im.n_nodes
     cdef int i, j, gsum, gmax, jg, need = 0
+    cdef int need_on = _JOKER_NEED != 0 and im.jtot > 0   # (the searches with jokers only)
     cdef int64_t bound
     cdef uint64_t k2, nk2
     if im.jtot == 0 and _PLAIN_GROUPS:
@@ -911,12 +915,12 @@ cdef int _group_step(Impl* im, int v) noexcept nogil:
         j = <int>(k2 & 7)
         gsum = <int>((k2 >> 3) & 15)
         gmax = <int>((k2 >> 7) & 3)
-        if _JOKER_NEED:
+        if need_on:
             need = _need_except(im, im.nodes[i].k1, k2, v, 4)   # (_joker_need.pxi)
         for jg in range(im.jtot - j + 1):
             if not _group_ok(gsum, gmax, jg, im.limited):
                 continue
-            if _JOKER_NEED and _need_fails(need, im.jtot - j - jg):
+            if need_on and _need_fails(need, im.jtot - j - jg):
                 continue   # (its open runs need more jokers than are left)
             nk2 = (k2 & ~(<uint64_t>0x1FF)) | <uint64_t>(j + jg)
             bound = im.nodes[i].val + jg * im.jw[v] + im.rest[v][3] \
@@ -1227,6 +1231,7 @@ include "_plain_rebuild.pxi"
 include "_low_reject.pxi"
 include "_plain_drop.pxi"
 include "_plain_groups.pxi"
+include "_arrange.pxi"
 
 
 # ---------------------------------------------------------------------------------------
@@ -1259,6 +1264,9 @@ cdef class Solver:
             raise MemoryError()
         im.kwords = KBITS
         im.kalloc = KBITS
+        im.arr = arrange_new()
+        if im.arr == NULL:
+            raise MemoryError()
         self._memo = malloc(sizeof(SolveMemo))
         if self._memo == NULL:
             raise MemoryError()
@@ -1268,6 +1276,7 @@ cdef class Solver:
         cdef Impl* im = <Impl*> self._impl
         if im != NULL:
             moves_free(<MoveCache*> im.moves)
+            arrange_free(<Arrange*> im.arr)
             free(im.kbits)
             free(im.nodes)
             free(im.slots)
@@ -1286,7 +1295,7 @@ cdef class Solver:
             return self.solve_direct(table, hand, rules, card_w, joker_w, placed, wit)
         memo_key(&key, table, hand, rules, card_w, joker_w,
                  _RELAX | ((_RELAX_BOUND + 1) << 1) | (_MOVE_LISTS << 3) | (_COPY_STEPS << 5)
-                 | ((_JOKER_NEED + 1) << 8))
+                 | ((_JOKER_NEED + 1) << 8) | (_ARRANGE << 10) | (_FIXED_SCOPE << 11))
         e = memo_find(memo, &key)
         if e != NULL:
             return memo_answer(e, placed, wit)
@@ -1354,8 +1363,15 @@ cdef class Solver:
             if val >= 0 and placed != NULL:
                 for c in range(NCARD):
                     placed[c] = <uint8_t>(t2[c] + pl[c] - table[c])
-        if val >= 0 and wit != NULL and rules.ace_high == 2:
-            wit_split_wraps(wit)
+        if val >= 0 and wit != NULL:
+            if _ARRANGE:
+                # the melds by the canonical arrangement of their cards (_arrange.pxi;
+                # with an ace low or high, never both, it makes no 14-card run)
+                c = arrange_witness(<Arrange*> im.arr, im, wit, val, rules, card_w, joker_w, 1)
+                if c < 0:
+                    return -4 if c == -4 else -3
+            elif rules.ace_high == 2:
+                wit_split_wraps(wit)
         return val
 
     cdef int64_t _solve_dir(self, const uint8_t* table, const uint8_t* hand,
@@ -1689,13 +1705,21 @@ cdef bint _sec_settled(Impl* im) noexcept nogil:
 
 
 cdef bint _high_run_possible(Impl* im) noexcept nogil:
-    """Could some suit hold a run ending with a high ace (its Q, K, A, jokers filling)?"""
-    cdef int s, miss
+    """Could some suit hold a run ending with a high ace (its Q, K, A, jokers filling)?
+    A joker standing for the high ace counts only where jokers weigh by the value they
+    stand for (not all alike): else it adds nothing a joker elsewhere in the run does not."""
+    cdef int s, v, miss, ace, jvar = 0
+    if im.jtot > 0:
+        for v in range(2, 15):
+            if im.jw[v] != im.jw[1]:
+                jvar = 1
     for s in range(4):
-        if im.avail[s][1] == 0:
+        ace = im.avail[s][1] > 0
+        if not ace and not jvar:
             continue
-        miss = (1 if im.avail[s][12] == 0 else 0) + (1 if im.avail[s][13] == 0 else 0)
-        if miss == 0 or (miss <= im.jtot and (not im.limited or miss == 1)):
+        miss = (1 if im.avail[s][12] == 0 else 0) + (1 if im.avail[s][13] == 0 else 0) \
+            + (0 if ace else 1)
+        if miss == 0 or (miss <= im.jtot and miss < 3 and (not im.limited or miss == 1)):
             return True
     return False
 
@@ -1913,7 +1937,15 @@ cdef int _sweep(Impl* im) noexcept nogil:
             # dominance after a suit step: within that suit only (where new dominance
             # mostly appears), every suit once the layer is large
             n = im.n_nodes - im.layer_start[im.n_layers]
-            if n > _SUIT_FROM:
+            if _FIXED_SCOPE and im.jtot > 0:
+                # with jokers: that suit, whatever the layer's size. Which states the pass
+                # drops then depends on no state that reaches no partition (none dominates
+                # one that does), so the jokers' need test (_joker_need.pxi), which drops
+                # only such states, leaves every state on a path to a final state, its
+                # order, value, key and parent: the same answer, melds included
+                if n > 1:
+                    _prune_dominated(im, s)
+            elif n > _SUIT_FROM:
                 _prune_dominated(im, s if n < _ALL_FROM else -1)
         c = _copy_step(im, v, 4)
         if c < 0:
@@ -1923,7 +1955,8 @@ cdef int _sweep(Impl* im) noexcept nogil:
         if _group_step(im, v) < 0:
             return -4
         # (a smaller layer is compared in no suit, "suit 4": nothing to do)
-        if im.n_nodes - im.layer_start[im.n_layers] >= _GROUP_FROM:
+        if im.n_nodes - im.layer_start[im.n_layers] >= _GROUP_FROM \
+                and not (_FIXED_SCOPE and im.jtot > 0):
             _prune_dominated(im, -1)
     im.layer_start[im.n_layers + 1] = im.n_nodes
     # runs still open must have length >= 3: a1, a2, b1, b2 all zero
@@ -1976,12 +2009,18 @@ cdef int _LOW_REJECT = 1
 cdef int _PLAIN_DROP = 1
 cdef int _PLAIN_PRUNE = 1
 cdef int _PLAIN_GROUPS = 1
-cdef int _JOKER_NEED = 0   # 1: the searches with jokers make no state whose open runs need
-                           # more jokers than are left (_joker_need.pxi; it may change the
-                           # melds of an answer, never its value or cards); -1: wrongly
+cdef int _ARRANGE = 0      # 0: the melds as the search's path rebuilds them (debug: the
+                           # canonical arrangement's cost, _set_arrange)
+cdef int _JOKER_NEED = 1   # 1: the searches with jokers make no state whose open runs need
+                           # more jokers than are left (_joker_need.pxi; every answer stays,
+                           # melds included, with _FIXED_SCOPE); 0 off; -1: wrongly
 # the dominance pass's scope by layer size (_sweep; _copy_step relies on it): after a suit
 # step, none up to _SUIT_FROM states, that suit, every suit from _ALL_FROM; after a group
 # step, every suit from _GROUP_FROM (debug: _set_prune_from)
+cdef int _FIXED_SCOPE = 1   # 1: with jokers the dominance pass runs after every suit step on
+                            # that suit whatever the layer's size, never after a group step
+                            # (_sweep), so that a pruning of states reaching no partition
+                            # leaves the melds; 0 by size as without jokers (debug)
 cdef int _SUIT_FROM = 32
 cdef int _ALL_FROM = 4096
 cdef int _GROUP_FROM = GROUP_PRUNE_FROM

@@ -55,10 +55,10 @@ def _set_plain_rebuild(int mode):
 
 
 def _set_joker_need(int mode):
-    """Debug: 1 makes the searches with jokers drop the states whose open runs need more
-    jokers than are left (_joker_need.pxi: the same values and cards placed, the melds of
-    some answers arranged otherwise), 0 (the default) keeps them, -1 drops those one joker
-    short too (deliberately wrong: the tests must catch it)."""
+    """Debug: 1 (the default) makes the searches with jokers drop the states whose open
+    runs need more jokers than are left (_joker_need.pxi: the same answers, melds included,
+    with the fixed scope of the dominance pass, _set_fixed_scope), 0 keeps them, -1 drops
+    those one joker short too (deliberately wrong: the tests must catch it)."""
     global _JOKER_NEED
     _JOKER_NEED = mode
 
@@ -245,3 +245,74 @@ def _one_sweep(cnp.ndarray[cnp.uint8_t, ndim=1] table not None,
     im.lb = lb
     best = _sweep(im)
     return (im.nodes[best].val if best >= 0 else best), im.n_nodes
+
+
+def _set_arrange(int on):
+    """Debug: 0 returns the melds as the search's path rebuilds them, not the canonical
+    arrangement of their cards (_arrange.pxi): to measure its cost and to compare."""
+    global _ARRANGE
+    _ARRANGE = on
+
+
+def _arrange_counts(cnp.ndarray[cnp.uint8_t, ndim=1] used not None, int ace_high,
+                    int jokers_per_meld, cnp.ndarray[cnp.int32_t, ndim=1] card_w not None,
+                    cnp.ndarray[cnp.int32_t, ndim=1] joker_w not None, long val,
+                    Solver solver=None):
+    """Debug: the canonical arrangement (_arrange.pxi) of the cards `used` (53 counts)
+    whose weight is `val` (their cards' card_w and their jokers' joker_w by the value each
+    stands for): (melds, stands, (nodes, repairs, exact tests)), or None when they have
+    none (the exact test finds no partition of that weight)."""
+    cdef Witness wit
+    cdef SolverRules rules
+    cdef int i, m, n = 0, r
+    if solver is None:
+        solver = _default_solver
+    cdef Arrange* a = <Arrange*> (<Impl*> solver._impl).arr
+    if used.shape[0] != NCARD or card_w.shape[0] != NCARD or joker_w.shape[0] < 16:
+        raise ValueError("used and card_w must have length 53, joker_w 16")
+    if int(used.sum()) > MAX_TABLE:
+        raise ValueError(f"more than {MAX_TABLE} cards")
+    rules.decks = 3
+    rules.ace_high = ace_high
+    rules.jokers_per_meld = jokers_per_meld
+    wit.n_melds = 1
+    wit.start[0] = 0
+    for i in range(NCARD):
+        for m in range(used[i]):
+            wit.cards[n] = <uint8_t>i
+            wit.stands[n] = <uint8_t>i
+            n += 1
+    wit.start[1] = n
+    with nogil:
+        r = arrange_witness(a, solver._impl, &wit, val, &rules, <int32_t*> card_w.data,
+                            <int32_t*> joker_w.data, 0)
+    if r == -1:
+        raise MemoryError()
+    if r < 0:
+        return None
+    melds = []
+    stands = []
+    for m in range(wit.n_melds):
+        melds.append([wit.cards[i] for i in range(wit.start[m], wit.start[m + 1])])
+        stands.append([wit.stands[i] for i in range(wit.start[m], wit.start[m + 1])])
+    return melds, stands, (a.nodes, a.repairs, a.oracles)
+
+
+
+def _arr_stats(Solver solver=None):
+    """Debug: (nodes, repairs, exact tests) of the last canonical arrangement."""
+    if solver is None:
+        solver = _default_solver
+    cdef Arrange* a = <Arrange*> (<Impl*> solver._impl).arr
+    return a.nodes, a.repairs, a.oracles
+
+
+
+def _set_fixed_scope(int on):
+    """Debug: 1 (the default) runs the dominance pass of the searches with jokers after
+    every suit step on that suit, whatever the layer's size, and none after the group
+    steps, so that a pruning that drops only states reaching no partition (the jokers a
+    state needs, _joker_need.pxi) leaves every answer as it was, melds included; 0 by the
+    layer's size as without jokers (_set_prune_from)."""
+    global _FIXED_SCOPE
+    _FIXED_SCOPE = on

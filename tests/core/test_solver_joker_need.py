@@ -1,5 +1,5 @@
 """The jokers a state's open runs still need (fastmach/core/_joker_need.pxi, the switch
-_solver._set_joker_need, off by default): with it on, the searches with jokers do not make
+_solver._set_joker_need, on by default): with it on, the searches with jokers do not make
 a state whose runs of length 1 and 2 need more jokers than are left.
 
 Such a state reaches no partition, so the answer keeps its value and its placed cards
@@ -41,7 +41,8 @@ def need_on():
     _solver._set_memo(0)
     _solver._set_joker_need(1)
     yield
-    _solver._set_joker_need(0)
+    _solver._set_joker_need(1)
+    _solver._set_fixed_scope(1)
     _solver._set_memo(1)
 
 
@@ -132,32 +133,46 @@ def _game_positions(preset: str, games: int):
 
 
 def _answers(rules, tables, hands, mode: int) -> tuple[list, int]:
-    """(value, placed) of every position under both objectives with the switch at `mode`,
-    and the states all their searches made."""
+    """(value, placed, melds, stands) of every position under both objectives with the
+    switch at `mode`, and the states all their searches made."""
     _solver._set_joker_need(mode)
     out, states = [], 0
     for objective in ("cards", "points"):
         w, jw = weights(rules, objective)
         for t, h in zip(tables, hands):
-            val, placed, melds, _ = _solver.solve_counts(
+            val, placed, melds, stands = _solver.solve_counts(
                 t, h, rules.decks, rules.ace_code, rules.jokers_per_meld, w, jw, True)
             states += sum(s[0] for s in _solver._sweep_stats())
             if val >= 0 and mode == 1:
                 check_partition(melds, listing(t) + listing(placed), decks=rules.decks,
                                 ace_high=rules.ace_high,
                                 jokers_per_meld=rules.jokers_per_meld)
-            out.append((int(val), None if placed is None else placed.tobytes()))
+            out.append((int(val), None if placed is None else placed.tobytes(), melds,
+                        stands))
     return out, states
 
 
 @pytest.mark.parametrize("preset", ["jokers", "jokers(jokers_per_meld=unlimited)",
                                     "italian(jokers=4)"])
-def test_need_on_keeps_every_value_and_placed_card_of_game_positions(need_on, preset):
+def test_need_on_keeps_every_answer_of_game_positions(need_on, preset):
+    """The whole answer, melds and stands included (the dominance pass's fixed scope)."""
     rules, tables, hands = _game_positions(preset, 12)
     on, states_on = _answers(rules, tables, hands, 1)
     off, states_off = _answers(rules, tables, hands, 0)
     assert on == off
     assert states_on < 0.8 * states_off   # (the states it drops are many)
+
+
+def test_with_the_scope_by_size_the_need_changes_some_melds(need_on):
+    """Scoped by the layer's size, the dominance pass skips the smaller layers the need
+    test makes: some answers come back arranged otherwise (the same values and cards), so
+    the fixed scope is what keeps them."""
+    _solver._set_fixed_scope(0)
+    rules, tables, hands = _game_positions("jokers", 12)
+    on, _ = _answers(rules, tables, hands, 1)
+    off, _ = _answers(rules, tables, hands, 0)
+    assert [a[:2] for a in on] == [b[:2] for b in off]
+    assert sum(a != b for a, b in zip(on, off)) >= 10
 
 
 def test_a_wrong_need_is_caught(need_on):

@@ -26,8 +26,10 @@ DEFAULT = (4096, 4096, 32)
 @pytest.fixture
 def scopes():
     _solver._set_memo(0)
+    _solver._set_fixed_scope(0)   # (else the searches with jokers keep their fixed scope)
     yield
     _solver._set_prune_from(*DEFAULT)
+    _solver._set_fixed_scope(1)
     _solver._set_memo(1)
 
 
