@@ -21,7 +21,7 @@ from fastmach.core._solver cimport NCARD, JOKER, wit_split_wraps
 from fastmach.game._turn cimport (ERules, HState, Decision, Flow, A_PLAY, A_DRAW, A_PASS,
                                   A_FAIL, MAX_DECK, MAX_PLAYERS, T_ASK, wit_clear, apply_turn,
                                   blocked_end, any_seat_can_play)
-from fastmach.game._position cimport load_table, load_play
+from fastmach.game._position cimport load_table, load_play, play_tuple
 from fastmach.strategies._base cimport Context, Strategy
 from fastmach.strategies._reject cimport NoPlay, seat_can_play_remembered
 
@@ -317,15 +317,7 @@ cdef class Turns:
             return None
         if ctx.R.srules.ace_high == 2:
             wit_split_wraps(&d.wit)
-        placed = []
-        for i in range(NCARD):
-            for m in range(d.placed[i]):
-                placed.append(i)
-        melds, stands = [], []
-        for m in range(d.wit.n_melds):
-            melds.append([d.wit.cards[i] for i in range(d.wit.start[m], d.wit.start[m + 1])])
-            stands.append([d.wit.stands[i] for i in range(d.wit.start[m], d.wit.start[m + 1])])
-        return placed, d.taken, melds, stands
+        return play_tuple(d)
 
     cdef void _finish(self, state, int cur, long long total, uint64_t rng, Flow* f,
                       melds, stands, int plays, int failed, int drawn_n, int max_table,

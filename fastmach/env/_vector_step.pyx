@@ -23,7 +23,7 @@ from fastmach.game._turn cimport (ERules, HState, Decision, Flow, A_PLAY, A_DRAW
                                   MAX_PLAYERS, T_ASK, wit_clear, wit_copy, wit_append, apply_turn, blocked_end,
                                   any_seat_can_play, seat_can_play)
 from fastmach.game._ability cimport ability_rules
-from fastmach.game._position cimport load_play
+from fastmach.game._position cimport load_play, play_tuple
 from fastmach.strategies._base cimport Context, Strategy
 from fastmach.strategies._reject cimport none_can_join
 from fastmach.core._meldcheck cimport meld_ok
@@ -275,20 +275,10 @@ cdef class Games:
         """The learner's max_cards play as Turns.expert gives it (placed, taken, melds,
         stands), None without one (the mask computed first)."""
         cdef G* g = &self.g[i]
-        cdef Decision* d = &g.best
-        cdef int c, k, m
         self.mask_of(i)
         if not g.can:
             return None
-        placed = []
-        for c in range(NCARD):
-            for k in range(d.placed[c]):
-                placed.append(c)
-        melds, stands = [], []
-        for m in range(d.wit.n_melds):
-            melds.append([d.wit.cards[k] for k in range(d.wit.start[m], d.wit.start[m + 1])])
-            stands.append([d.wit.stands[k] for k in range(d.wit.start[m], d.wit.start[m + 1])])
-        return placed, d.taken, melds, stands
+        return play_tuple(&g.best)
 
     def terminal(self, int i):
         return bool(self.g[i].terminal)

@@ -23,13 +23,12 @@ from fastmach.game.actions import Play
 from fastmach.game import flow
 from fastmach.game._rows import deal
 from fastmach.game.deal import check_seed, game_start
-from fastmach.rules import is_integer
 from fastmach.solver.exact import POINT_SCALE, opening_weights, weights
 from fastmach.strategies import Observation
 
 from . import _vector_step  # type: ignore[attr-defined]
 from .moves import ACTIONS, N_ACTIONS, Moves, _NEIGHBOURS, probe_for
-from .single import MAX_SKIPPED, SingleAgentEnv
+from .single import MAX_SKIPPED, SingleAgentEnv, seat_at_reset
 from .table import Table
 
 __all__ = ["CompiledGames", "supports"]
@@ -148,17 +147,11 @@ class CompiledGames:
         return t
 
     def _seat_for(self, i: int, options: dict | None) -> int:
-        P = self.rules.players
-        if options and "seat" in options:
-            k = options["seat"]
-            if not is_integer(k) or not 0 <= k < P:
-                raise FastmachError(f"reset options: seat must be 0..{P - 1}, got {k!r}")
-            return int(k)
-        if self.seat_choice == "random":
+        def rng() -> np.random.Generator:
             if self.np_randoms[i] is None:
                 self.np_randoms[i], _ = seeding.np_random()
-            return int(self.np_randoms[i].integers(P))
-        return self.seats[i]
+            return self.np_randoms[i]
+        return seat_at_reset(self.rules.players, options, self.seat_choice, self.seats[i], rng)
 
     def _deal(self, i: int) -> None:
         """Deal game i's current replicate and play to the learner's first turn (the next

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import copy
 import warnings
-from typing import Sequence
+from typing import Callable, Sequence
 
 import gymnasium as gym
 import numpy as np
@@ -49,6 +49,21 @@ __all__ = ["SingleAgentEnv", "ILLEGAL", "OBSERVATIONS"]
 MAX_SKIPPED = 1000
 ILLEGAL = ("draw", "raise")
 OBSERVATIONS = ("dict", "vector")
+
+
+def seat_at_reset(players: int, options: dict | None, choice: int | str, seat: int,
+                  rng: Callable[[], np.random.Generator]) -> int:
+    """The learner's seat for an episode: ``options["seat"]`` where given (0..players-1,
+    else FastmachError), a draw from ``rng()`` where the env's seat is ``"random"``, else
+    ``seat``."""
+    if options and "seat" in options:
+        k = options["seat"]
+        if not is_integer(k) or not 0 <= k < players:
+            raise FastmachError(f"reset options: seat must be 0..{players - 1}, got {k!r}")
+        return int(k)
+    if choice == "random":
+        return int(rng().integers(players))
+    return seat
 
 
 class SingleAgentEnv(gym.Env):
@@ -153,15 +168,8 @@ class SingleAgentEnv(gym.Env):
                      "skipped": skipped, "seat": self.seat}
 
     def _seat_for(self, options: dict | None) -> int:
-        P = self.rules.players
-        if options and "seat" in options:
-            k = options["seat"]
-            if not is_integer(k) or not 0 <= k < P:
-                raise FastmachError(f"reset options: seat must be 0..{P - 1}, got {k!r}")
-            return int(k)
-        if self.seat_choice == "random":
-            return int(self.np_random.integers(P))
-        return self.seat
+        return seat_at_reset(self.rules.players, options, self.seat_choice, self.seat,
+                             lambda: self.np_random)
 
     def _observe(self, out: np.ndarray | None = None):
         obs = self.table.observe(self.seat, out)

@@ -71,3 +71,18 @@ cdef inline int load_play(Decision* d, object placed, int taken, object melds,
         d.wit.start[m + 1] = i
     d.wit.n_melds = <int>nm
     return 0
+
+
+cdef inline tuple play_tuple(const Decision* d):
+    """A play as Python data: (placed card ids, jokers taken, melds after, their stands),
+    the inverse of load_play."""
+    cdef int c, k, m
+    placed = []
+    for c in range(NCARD):
+        for k in range(d.placed[c]):
+            placed.append(c)
+    melds, stands = [], []
+    for m in range(d.wit.n_melds):
+        melds.append([d.wit.cards[k] for k in range(d.wit.start[m], d.wit.start[m + 1])])
+        stands.append([d.wit.stands[k] for k in range(d.wit.start[m], d.wit.start[m + 1])])
+    return placed, d.taken, melds, stands
