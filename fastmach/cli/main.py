@@ -16,14 +16,14 @@ from fastmach.cli.rules import add_rules
 from fastmach.cli.solve import add_bench, add_solve
 from fastmach.cli.start import _interrupted_while_starting
 from fastmach.cli.studies import add_compare, add_rate, add_report, add_sweep, add_tune
-from fastmach.cli.training import add_exploit, add_train
+from fastmach.cli.training import add_edge, add_exploit, add_train
 from fastmach.core import __version__
 from fastmach.errors import BotError, FastmachError
 from fastmach.study.plan import SweepError
 
 #: the subcommands in the order of ``fastmach --help``
 SUBCOMMANDS = (add_solve, add_bench, add_play, add_replay, add_strategies, add_sweep,
-               add_compare, add_rate, add_tune, add_train, add_exploit, add_report, add_view,
+               add_compare, add_rate, add_tune, add_train, add_exploit, add_edge, add_report, add_view,
                add_rules)
 
 

@@ -1,4 +1,4 @@
-"""Trained players: ``fastmach train`` and ``fastmach exploit``."""
+"""Trained players: ``fastmach train``, ``fastmach exploit`` and ``fastmach edge``."""
 from __future__ import annotations
 
 import argparse
@@ -88,4 +88,26 @@ def exploit_command(args: argparse.Namespace) -> int:
     players = resolve_rules(args.rules).players if args.players is None else args.players
     print(f"exploitability of {args.strategy} under {args.rules} at {players} players")
     print(format_gain(g, players))
+    return 0
+
+
+def add_edge(sub) -> None:
+    p = sub.add_parser(
+        "edge", help="one player's edge over another in the same seat, paired by deal",
+        description="Two `fastmach play --rotate` runs on one seed, the focal player in a "
+                    "seat of the first, the baseline in the second: the focal seat's win "
+                    "share minus the same seat's in the baseline's game of that deal, with "
+                    "a 95% interval by deal and the games that changed.")
+    p.add_argument("focal", metavar="FOCAL", help="the focal run's parquet file")
+    p.add_argument("base", metavar="BASE", help="the baseline run's parquet file (same seed)")
+    p.add_argument("--focal", dest="name", default=None, metavar="NAME",
+                   help="the focal strategy (a prefix of its text; default: seat 0's)")
+    p.set_defaults(func=edge_command)
+
+
+def edge_command(args: argparse.Namespace) -> int:
+    """``fastmach edge``: unreadable or unpaired runs exit 2."""
+    from fastmach.tools.edge import read_edge
+
+    print(read_edge(args.focal, args.base, args.name))
     return 0

@@ -8,22 +8,20 @@ run (a deal and a rotation), the focal seat's win share minus the win share of t
 seat in the baseline's game of that deal and rotation; averaged over the rotations of a
 deal, the deal is the unit of the 95% interval (normal, on the deals' sample variance).
 
-``python -m fastmach.tools.edge FOCAL.parquet BASE.parquet [--focal NAME]``
+``fastmach edge FOCAL.parquet BASE.parquet [--focal NAME]``
 """
 from __future__ import annotations
 
-import argparse
 import math
-import sys
+from pathlib import Path
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 import pandas as pd
 
 from fastmach.errors import FastmachError
 
-__all__ = ["Edge", "paired_edge", "main"]
+__all__ = ["Edge", "paired_edge", "read_edge"]
 
 
 @dataclass(frozen=True)
@@ -90,22 +88,14 @@ def paired_edge(focal: pd.DataFrame, base: pd.DataFrame, name: str | None = None
                 float(d.mean()) - half, float(d.mean()) + half, n, len(focal), changed)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m fastmach.tools.edge",
-                                description=__doc__.split("\n\n")[0] if __doc__ else None)
-    p.add_argument("focal", help="the focal run's parquet (fastmach play --rotate)")
-    p.add_argument("base", help="the baseline run's parquet, the same seed")
-    p.add_argument("--focal", dest="name", default=None,
-                   help="the focal strategy (a prefix of its text; default: seat 0's)")
-    a = p.parse_args(argv)
-    try:
-        e = paired_edge(pd.read_parquet(a.focal), pd.read_parquet(a.base), a.name)
-    except (FastmachError, OSError) as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
-    print(e)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+def read_edge(focal: str, base: str, name: str | None = None) -> Edge:
+    """paired_edge of two play runs' parquet files; FastmachError naming an unreadable one."""
+    frames = []
+    for path in (focal, base):
+        if not Path(path).is_file():
+            raise FastmachError(f"edge: no such file: {path}")
+        try:
+            frames.append(pd.read_parquet(path))
+        except (OSError, ValueError) as e:
+            raise FastmachError(f"edge: cannot read {path}: {e}") from None
+    return paired_edge(frames[0], frames[1], name)

@@ -10,7 +10,8 @@ import pytest
 
 from fastmach.engine import run_play
 from fastmach.errors import FastmachError
-from fastmach.tools.edge import main, paired_edge
+from fastmach.cli.main import main
+from fastmach.tools.edge import paired_edge
 
 RULES = "classic(match=single)"
 
@@ -64,8 +65,8 @@ def test_wrong_pairings_are_named(runs, tmp_path, capsys):
     a, b = tmp_path / "a.parquet", tmp_path / "b.parquet"
     focal.to_parquet(a)
     base[base["replicate"] < 3].to_parquet(b)
-    assert main([str(a), str(b), "--focal", "expert"]) == 2
+    assert main(["edge", str(a), str(b), "--focal", "expert"]) == 2
     assert "no game of deal" in capsys.readouterr().err
     base.to_parquet(b)
-    assert main([str(a), str(b), "--focal", "expert"]) == 0
+    assert main(["edge", str(a), str(b), "--focal", "expert"]) == 0
     assert "edge" in capsys.readouterr().out
