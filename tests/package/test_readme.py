@@ -48,5 +48,5 @@ def test_the_first_block_installs_into_a_venv_then_runs_the_study_and_the_tests(
                                   "--out results/balance && fastmach report results/balance")
     assert commands[2] == "bash .ci/run"
     # each step says how long it takes: the compile, the study, the report, the tests
-    assert re.search(r"about 3 minutes.*study \(2 to 5\s+#?\s*minutes\).*about 40 s.*a few minutes",
+    assert re.search(r"about 2 minutes.*study \(2 to 5\s+#?\s*minutes\).*about 40 s.*a few minutes",
                      first, re.S)
