@@ -13,8 +13,8 @@ deal, the deal is the unit of the 95% interval (normal, on the deals' sample var
 from __future__ import annotations
 
 import math
-from pathlib import Path
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
