@@ -31,7 +31,7 @@ from .moves import ACTIONS, N_ACTIONS, Moves, _NEIGHBOURS, probe_for
 from .single import MAX_SKIPPED, SingleAgentEnv, seat_at_reset
 from .table import Table
 
-__all__ = ["CompiledGames", "supports"]
+__all__ = ["CompiledGames", "refusal", "supports"]
 
 _new = object.__new__
 
@@ -88,6 +88,17 @@ class _Match:
         if self.rules.match_kind == "single":
             return list(self.shares)
         return flow.lowest_shares(self.scores, self.rules.ties == "shared")
+
+
+def refusal(i: int, action: int, legal: list[int]) -> FastmachError:
+    """The error refusing game i's masked ``action`` (illegal="raise"), naming the legal
+    ones."""
+    names = ", ".join(f"{j} {ACTIONS[j]}" for j in legal)
+    if 0 <= action < N_ACTIONS:
+        return FastmachError(f"game {i}: action {action} ({ACTIONS[action]}) is masked "
+                             f"now; legal: {names}")
+    return FastmachError(f"game {i}: action must be an integer 0..{N_ACTIONS - 1}, got "
+                         f"{action!r}")
 
 
 def supports(env: SingleAgentEnv) -> bool:
@@ -249,15 +260,19 @@ class CompiledGames:
         return [m.build(k) is not None for k in kinds]
 
     def refuse(self, i: int, action: int, legal: list[int]) -> None:
-        names = ", ".join(f"{j} {ACTIONS[j]}" for j in legal)
-        if 0 <= action < N_ACTIONS:
-            raise FastmachError(f"game {i}: action {action} ({ACTIONS[action]}) is masked "
-                                f"now; legal: {names}")
-        raise FastmachError(f"game {i}: action must be an integer 0..{N_ACTIONS - 1}, got "
-                            f"{action!r}")
+        raise refusal(i, action, legal)
 
     # ------------------------------------------------------------------ the step
     def step(self, actions: np.ndarray):
+        """Step every game: (obs, rewards, terminations, truncations, illegal, ended,
+        the ended games' final rows, masks), the arrays copied out of the rows."""
+        rewards, term, trunc, illegal, ended = self.advance(actions)
+        return (self.obs.copy(), rewards, term, trunc, illegal, ended,
+                self.final[ended].copy(), self.masks.astype(bool))
+
+    def advance(self, actions: np.ndarray):
+        """Step every game, its rows written in place: (rewards, terminations,
+        truncations, illegal, ended)."""
         n = self.count
         acts = np.ascontiguousarray(np.asarray(actions).astype(np.int64))   # (int(a) each)
         rewards = np.zeros(n)
@@ -273,9 +288,7 @@ class CompiledGames:
             warnings.warn("VectorEnv: a masked action was played as the draw (or the first "
                           "legal action); infos['illegal'] marks each one", UserWarning,
                           stacklevel=3)
-        return (self.obs.copy(), rewards, term.view(bool), trunc.view(bool),
-                illegal.view(bool), ended_b, self.final[ended_b].copy(),
-                self.masks.astype(bool))
+        return rewards, term.view(bool), trunc.view(bool), illegal.view(bool), ended_b
 
     @property
     def illegal_count(self) -> int:

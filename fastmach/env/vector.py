@@ -16,8 +16,10 @@ is dealt again at once, its row of ``obs`` is the new episode's first observatio
 Seeds: ``reset(seed=s)`` seeds game i with ``s + i`` (then each game deals the next
 replicates of its own root): the same seed gives the same episodes whatever ``workers``.
 
-``workers``: 1 steps every game in this process; k > 1 splits the games among k worker
-processes (each steps its share, the arrays come back through pipes), for k cores.
+``workers``: 1 steps every game in this process; k > 1 splits the games among k
+processes, for k cores: this one steps the first share while k - 1 worker processes step
+the others (their rows written into buffers shared with this process; rewards and flags
+come back through pipes).
 
 ``engine``: ``"compiled"`` (the default) holds each game in C for its whole episode
 (fastmach.env.fast, fastmach.env._vector_step: the turns, the learner's mask and its
@@ -38,7 +40,7 @@ from gymnasium import spaces
 from fastmach.errors import FastmachError
 from fastmach.rules import is_integer
 
-from .fast import CompiledGames, supports
+from .fast import CompiledGames, refusal, supports
 from .moves import N_ACTIONS
 from .single import SingleAgentEnv
 
@@ -74,6 +76,13 @@ class _Games:
         self.masks[i] = e.table.moves.mask if not e.table.live.is_terminal() else False
 
     def step(self, actions: np.ndarray):
+        rewards, term, trunc, illegal, ended = self.advance(actions)
+        return (self.obs.copy(), rewards, term, trunc, illegal, ended,
+                self.final[ended].copy(), self.masks.copy())
+
+    def advance(self, actions: np.ndarray):
+        """Step every game, its rows written in place: (rewards, terminations,
+        truncations, illegal, ended)."""
         n = len(self.envs)
         rewards = np.zeros(n)
         term = np.zeros(n, dtype=bool)
@@ -88,8 +97,7 @@ class _Games:
                 e.table.observe(e.seat, self.final[i])
                 e.reset()
             self._row(i)
-        return (self.obs.copy(), rewards, term, trunc, illegal, ended,
-                self.final[ended].copy(), self.masks.copy())
+        return rewards, term, trunc, illegal, ended
 
 
 def _games(count: int, kwargs: dict, engine: str) -> "_Games | CompiledGames":
@@ -118,7 +126,7 @@ def _worker(conn, count: int, kwargs: dict, engine: str, raws: tuple, rows: int,
                 conn.close()
                 return
             if cmd == "step":   # (the rows are in the shared buffers: the small arrays sent)
-                conn.send(("ok", games.step(arg)[1:6]))
+                conn.send(("ok", games.advance(arg)))
             else:
                 games.reset(*arg)
                 conn.send(("ok", None))
@@ -156,19 +164,19 @@ class VectorEnv(gym.vector.VectorEnv):
         self.action_space = spaces.MultiDiscrete([N_ACTIONS] * self.num_envs)
         shares = [len(a) for a in np.array_split(np.arange(self.num_envs), self.workers)]
         self._shares = shares
-        self._local: _Games | CompiledGames | None = None
         self._conns: list = []
         self._procs: list = []
-        if self.workers == 1:
-            self._local = _games(self.num_envs, self._kwargs, self.engine)
-        else:   # (the workers write their rows into buffers shared with this process)
+        # this process steps the first share (between sending the others their actions
+        # and reading their answers); k - 1 worker processes step the rest, writing their
+        # rows into buffers shared with this process
+        if self.workers > 1:
             ctx: Any = mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
             n, size = self.num_envs, probe.layout.size
             raws = (ctx.RawArray("b", n * size * 4), ctx.RawArray("b", n * size * 4),
                     ctx.RawArray("b", n * N_ACTIONS))
             self._shared = _views(raws, n, size)
-            at = 0
-            for count in shares:
+            at = shares[0]
+            for count in shares[1:]:
                 a, b = ctx.Pipe()
                 p = ctx.Process(target=_worker, args=(b, count, self._kwargs, self.engine,
                                                       raws, n, size, at),
@@ -177,6 +185,10 @@ class VectorEnv(gym.vector.VectorEnv):
                 p.start()
                 self._conns.append(a)
                 self._procs.append(p)
+        self._local = _games(shares[0], self._kwargs, self.engine)
+        if self.workers > 1:
+            obs, final, masks = self._shared
+            self._local.share(obs[:shares[0]], final[:shares[0]], masks[:shares[0]])
         self._masks = np.zeros((self.num_envs, N_ACTIONS), dtype=bool)
         self.closed = False
 
@@ -187,13 +199,14 @@ class VectorEnv(gym.vector.VectorEnv):
                 raise FastmachError(f"reset: {len(seeds)} seeds for {self.num_envs} games")
         else:
             seeds = [int(seed) + i for i in range(self.num_envs)]
-        if self._local is not None:
+        if not self._conns:
             obs, masks = self._local.reset(seeds, options)
         else:
-            at = 0
-            for c, n in zip(self._conns, self._shares):
+            at = self._shares[0]
+            for c, n in zip(self._conns, self._shares[1:]):
                 c.send(("reset", (seeds[at:at + n], options)))
                 at += n
+            self._local.reset(seeds[:self._shares[0]], options)
             self._gather()
             obs, masks = self._shared[0].copy(), self._shared[2].astype(bool)
         self._masks = masks
@@ -203,16 +216,26 @@ class VectorEnv(gym.vector.VectorEnv):
         actions = np.asarray(actions)
         if actions.shape != (self.num_envs,):
             raise FastmachError(f"step: {actions.shape} actions for {self.num_envs} games")
-        if self._local is not None:
+        if self._kwargs.get("illegal") == "raise" and actions.dtype.kind in "iu":
+            # refused before any game moves, whatever the workers
+            for i, a in enumerate(actions.tolist()):
+                if not (0 <= a < N_ACTIONS and self._masks[i, a]):
+                    raise refusal(i, a, np.flatnonzero(self._masks[i]).tolist())
+        if not self._conns:
             obs, rewards, term, trunc, illegal, ended, rows, masks = self._local.step(actions)
             final = np.zeros_like(obs)
             final[ended] = rows
         else:
-            at = 0
-            for c, n in zip(self._conns, self._shares):
+            at = self._shares[0]
+            for c, n in zip(self._conns, self._shares[1:]):
                 c.send(("step", actions[at:at + n]))
                 at += n
-            parts = self._gather()
+            try:
+                mine = self._local.advance(actions[:self._shares[0]])
+            except BaseException:
+                self._gather(drain=True)   # (the workers' answers read: the pipes stay in step)
+                raise
+            parts = [mine] + self._gather()
             rewards, term, trunc, illegal, ended = (
                 np.concatenate([p[k] for p in parts]) for k in range(5))
             shared_obs, shared_final, shared_masks = self._shared
@@ -224,13 +247,17 @@ class VectorEnv(gym.vector.VectorEnv):
                  "_final_obs": ended}
         return obs, rewards, term, trunc, infos
 
-    def _gather(self) -> list:
-        out = []
+    def _gather(self, drain: bool = False) -> list:
+        """Every worker's answer (all read before a failure is raised); ``drain``: read
+        and dropped."""
+        out, failed = [], None
         for c in self._conns:
             kind, value = c.recv()
-            if kind == "error":
-                raise FastmachError(f"a vector environment worker failed: {value}")
+            if kind == "error" and failed is None:
+                failed = value
             out.append(value)
+        if failed is not None and not drain:
+            raise FastmachError(f"a vector environment worker failed: {failed}")
         return out
 
     def action_masks(self) -> np.ndarray:

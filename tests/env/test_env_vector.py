@@ -125,6 +125,41 @@ def test_the_compiled_games_refuse_a_masked_action_naming_the_legal_ones():
         fe.VectorEnv("classic", num_envs=2, engine="fast")
 
 
+@pytest.mark.parametrize("workers", [1, 2])
+@pytest.mark.parametrize("engine", ["compiled", "reference"])
+def test_a_refused_step_moves_no_game_whatever_the_workers(workers, engine):
+    """A masked action in the last game (a worker's share where workers=2) is refused
+    before any game moves: the next legal steps give the arrays of games never refused."""
+    def env():
+        v = fe.VectorEnv("classic", num_envs=4, workers=workers, opponents="expert",
+                         illegal="raise", engine=engine)
+        v.reset(seed=5)
+        return v
+    a, b = env(), env()
+    try:
+        rng = np.random.default_rng(1)
+        for _ in range(3):
+            m = a.action_masks()
+            acts = np.argmax(rng.random(m.shape) * m, axis=1)
+            a.step(acts)
+            b.step(acts)
+        m = a.action_masks()
+        bad = np.argmax(m, axis=1)
+        bad[3] = 9
+        with pytest.raises(FastmachError, match=r"game 3: action must be an integer 0..8"):
+            a.step(bad)
+        for _ in range(5):
+            m = a.action_masks()
+            assert (m == b.action_masks()).all()
+            acts = np.argmax(rng.random(m.shape) * m, axis=1)
+            oa, ra, ta, _, _ = a.step(acts)
+            ob, rb, tb, _, _ = b.step(acts)
+            assert np.array_equal(oa, ob) and np.array_equal(ra, rb) and np.array_equal(ta, tb)
+    finally:
+        a.close()
+        b.close()
+
+
 def test_a_masked_action_is_played_as_the_draw_flagged_and_warned_once():
     v = fe.VectorEnv("classic", num_envs=2, opponents="expert")
     v.reset(seed=0)
