@@ -1,5 +1,5 @@
 from libc.stdint cimport uint8_t, uint64_t
-from fastmach.core._solver cimport NCARD
+from fastmach.core._solver cimport NCARD, Witness
 from fastmach.game._turn cimport HState, Decision
 from fastmach.strategies._base cimport Strategy, Skill
 
@@ -28,6 +28,7 @@ cdef class Strong(Strategy):
     cdef uint8_t pool[NCARD]         # hand + table (going out)
     cdef uint8_t none[NCARD]         # an empty hand
     cdef uint8_t one[NCARD]          # the cards a one-card play chooses from (place = 1)
+    cdef Witness exact               # place_all's partition (asked first with jokers)
     cdef bint play_kept(self, HState* st, const uint8_t* hand, Decision* d) noexcept nogil
     cdef bint play_one(self, HState* st, Decision* d) noexcept nogil
     cdef bint card_alone(self, HState* st, int c) noexcept nogil

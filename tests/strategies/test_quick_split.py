@@ -168,3 +168,32 @@ def test_strong_goes_out_first_with_the_same_games(quick_reference, rules, lineu
     pd.testing.assert_frame_equal(rows[0][0], rows[1][0])   # game rows
     pd.testing.assert_frame_equal(rows[0][1], rows[1][1])   # hand rows
     assert stats["asked"] > 0 and stats["out"] > 0
+
+
+@pytest.fixture
+def exact_first_reference():
+    yield
+    _strong._set_exact_first(1)
+
+
+@pytest.mark.parametrize("rules,lineup", [
+    ("jokers(match=single)", ["strong"] * 4),
+    ("jokers", ["strong", "expert", "strong", "expert"]),
+    ("italian(jokers=2)", ["strong", "strong", "expert"]),
+])
+def test_with_jokers_the_solver_asked_first_gives_the_same_plays_and_melds(
+        exact_first_reference, rules, lineup, tmp_path):
+    """With jokers, whether the hand goes out is asked of place_all before the quick split
+    (which meets few partitions there); every play and every meld of every turn (the game
+    logs, byte for byte) is that of the quick split asked first (_set_exact_first(0))."""
+    r = Rules.parse(rules).replace(players=len(lineup))
+    logs = {}
+    for on in (0, 1):
+        _strong._set_exact_first(on)
+        _strong._quick_stats(reset=True)
+        logs[on] = tmp_path / f"log{on}.jsonl"
+        play_games(r, lineup, 43, range(12), log=logs[on], check=True)
+        stats = _strong._quick_stats()
+        assert stats["out"] > 0
+    assert stats["quick"] > 0   # (hands the quick split took out after the solver's yes)
+    assert logs[0].read_bytes() == logs[1].read_bytes()
