@@ -97,6 +97,7 @@ from fastmach.strategies._quick_split cimport quick_split
 
 cdef int _QUICK = 1
 cdef int _EXACT_FIRST = 1
+cdef int _ALONE = 1
 cdef enum:
     QUICK_BUDGET = 200   # melds the quick split may try before the solver decides
 
@@ -119,6 +120,14 @@ def _set_exact_first(int on):
     tests/strategies/test_quick_split.py)."""
     global _EXACT_FIRST
     _EXACT_FIRST = on
+
+
+def _set_alone(int on):
+    """Debug: 0 weighs a one-card play as before (every hand card solved in card order,
+    the joker reject not asked): the reference, which must give the same games
+    (tests/strategies/test_strong_alone.py)."""
+    global _ALONE
+    _ALONE = on
 
 
 def _set_quick(int on):
@@ -271,8 +280,28 @@ cdef class Strong(Strategy):
         """d becomes a play of one card of self.kept alone (no joker): the card of the
         most hand points that such a play places (ties: the lower card id); False (d as
         it was) where none places or the solver failed."""
-        cdef int c, best = -1
+        cdef int c, best = -1, i, j, n = 0
+        cdef int order[JOKER]
         memcpy(self.one, self.kept, NCARD)
+        if _ALONE:
+            # the hand's cards by hand points, most first (ties: the lower id): the first
+            # that a play of it alone places is the card chosen
+            for c in range(JOKER):
+                if not self.one[c]:
+                    continue
+                j = n
+                while j > 0 and self.R.hpts[order[j - 1]] < self.R.hpts[c]:
+                    order[j] = order[j - 1]
+                    j -= 1
+                order[j] = c
+                n += 1
+            for i in range(n):
+                if self.card_alone(st, order[i]):
+                    memcpy(d, &self.alt, sizeof(Decision))
+                    return True
+                if self.ctx.rc:
+                    return False
+            return False
         for c in range(JOKER):
             if not self.one[c] or best >= 0 and self.R.hpts[c] <= self.R.hpts[best]:
                 continue
@@ -285,14 +314,22 @@ cdef class Strong(Strategy):
 
     cdef bint card_alone(self, HState* st, int c) noexcept nogil:
         """Whether a play of card c alone places it (self.alt: that play). Without a joker
-        on the table a card outside every meld of table and card is skipped unsolved. A
-        solver failure sets ctx.rc (False)."""
+        on the table a card outside every meld of table and card is skipped unsolved; with
+        jokers there (one per meld) a card whose union with the table
+        joker_split_impossible rejects (a play of it alone must split table and card into
+        melds; not where a hand card may take a table joker back, which places it without
+        that). A solver failure sets ctx.rc (False)."""
         cdef uint32_t ps[4]
         if st.table[JOKER] == 0:
             memcpy(self.pool, st.table, NCARD)
             self.pool[c] += 1
             meld_cards(self.pool, self.R.srules.ace_high, ps)
             if not (ps[c // 13] >> (c % 13 + 1)) & 1:
+                return False
+        elif _ALONE and self.R.srules.jokers_per_meld == 1 and not self.R.swap_hand:
+            memcpy(self.pool, st.table, NCARD)
+            self.pool[c] += 1
+            if joker_split_impossible(self.pool, self.R.srules.ace_high):
                 return False
         memset(self.kept, 0, NCARD)
         self.kept[c] = 1
