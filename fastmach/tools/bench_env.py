@@ -4,8 +4,8 @@ learner playing uniformly random legal macro-actions against three experts.
 Figures: the single-agent environment (steps per second of wall time and per CPU second
 of this process), the same with the other seats' turns stepped by the reference State
 (``turns="reference"``: the ratio of the two is what the compiled turns gain), and the
-vectorised environment with 1 and 2 worker processes (wall
-time: the figure an on-policy learner sees). Needs the ``rl`` extra.
+vectorised environment with 1 and 2 processes (``num_envs`` games, and four times as many
+on 2: wall time, the figure an on-policy learner sees). Needs the ``rl`` extra.
 """
 from __future__ import annotations
 
@@ -58,8 +58,9 @@ def bench_env(rules: str = "classic", seconds: float = 5.0, num_envs: int = 16,
         rows.append({"env": "single-agent" if turns == "compiled" else "single (reference)",
                      "workers": 1, "steps": steps, "seconds": wall,
                      "steps_per_s": steps / wall, "cpu_steps_per_s": steps / cpu})
-    for engine, workers in (("compiled", 1), ("compiled", 2), ("reference", 1)):
-        venv = VectorEnv(rules, num_envs=num_envs, workers=workers, opponents="expert",
+    for engine, workers, games in (("compiled", 1, num_envs), ("compiled", 2, num_envs),
+                                   ("compiled", 2, 4 * num_envs), ("reference", 1, num_envs)):
+        venv = VectorEnv(rules, num_envs=games, workers=workers, opponents="expert",
                          engine=engine)
         try:
             venv.reset(seed=seed)
@@ -68,12 +69,12 @@ def bench_env(rules: str = "classic", seconds: float = 5.0, num_envs: int = 16,
             w0 = _cpu_of(pids)
             while time.perf_counter() - t0 < seconds:
                 venv.step(_random_legal(venv.action_masks(), rng))
-                steps += num_envs
+                steps += games
             wall = time.perf_counter() - t0
             cpu = time.process_time() - c0 + (_cpu_of(pids) - w0 if pids else 0.0)
         finally:
             venv.close()
-        name = f"vector ({num_envs} games)" if engine == "compiled" else "vector (reference)"
+        name = f"vector ({games} games)" if engine == "compiled" else "vector (reference)"
         rows.append({"env": name, "workers": workers, "steps": steps,
                      "seconds": wall, "steps_per_s": steps / wall,
                      "cpu_steps_per_s": steps / cpu if cpu > 0 else float("nan")})

@@ -166,11 +166,12 @@ def test_bench_env_measures_the_single_and_the_vectorised_environment():
     rows = bench_env(seconds=0.3, num_envs=2)
     assert [(r["env"], r["workers"]) for r in rows] == [
         ("single-agent", 1), ("single (reference)", 1), ("vector (2 games)", 1),
-        ("vector (2 games)", 2), ("vector (reference)", 1)]
+        ("vector (2 games)", 2), ("vector (8 games)", 2), ("vector (reference)", 1)]
     assert all(r["steps"] > 0 and r["steps_per_s"] > 0 for r in rows)
+    assert all(r["steps"] % g == 0 for r, g in zip(rows[2:], (2, 2, 8, 2)))
     text = format_env(rows)
     assert text.splitlines()[0].startswith("learning environment, classic")
-    assert len(text.splitlines()) == 7
+    assert len(text.splitlines()) == 8
 
 
 @pytest.mark.parametrize("make", [fe.raw_env, fe.env])
