@@ -564,6 +564,7 @@ cdef inline u128 _tie_left(Impl* im, uint64_t k2, int v, int s) noexcept nogil:
 
 include "_suit_moves.pxi"
 include "_joker_need.pxi"
+include "_group_supply.pxi"
 
 
 cdef int _suit_step(Impl* im, int v, int s) noexcept nogil:
@@ -572,6 +573,10 @@ cdef int _suit_step(Impl* im, int v, int s) noexcept nogil:
     cdef int lo = im.layer_start[im.n_layers], hi = im.n_nodes
     cdef int i, t, sh = 15 * s, j, gsum, gmax, low, m, A, JL, later, gnew, gmaxnew, need = 0
     cdef int acelow = (v == 1 and im.ace_high), need_on = _JOKER_NEED != 0
+    cdef int nn
+    cdef Supply sup
+    cdef int supply_on = need_on and _GROUP_SUPPLY != 0, have_sup = 0
+    cdef int must_later = _must_later(im, v, s)
     cdef uint64_t k1, k2, nk1, nk2, keep1 = ~(<uint64_t>0x7FFF << sh)
     cdef int64_t val, al, rest = im.rest[v][s], w14 = im.w[s][14], bound
     cdef skey sec, bsec, sw = im.sw[s][v]
@@ -604,14 +609,23 @@ cdef int _suit_step(Impl* im, int v, int s) noexcept nogil:
         al = _aces_left(im, k2, v, s) if im.lb >= 0 else 0
         if need_on:
             need = _need_except(im, k1, k2, v, s)   # (_joker_need.pxi)
+            have_sup = 0
         for t in range(slot.off, slot.off + slot.n):
             mv = &mc.moves[t]
             gnew = gsum + mv.g
             gmaxnew = gmax if gmax > mv.g else mv.g
             if gnew > 0 and not _GP[im.limited][gnew][gmaxnew][later][JL - mv.nJ]:
                 continue
-            if need_on and _need_fails(need + _suit_need(im, s, mv.F, v + 1, k2), JL - mv.nJ):
-                continue   # (its open runs need more jokers than are left)
+            if need_on:
+                nn = need + _suit_need(im, s, mv.F, v + 1, k2)
+                if _need_fails(nn, JL - mv.nJ):
+                    continue   # (its open runs need more jokers than are left)
+                if supply_on and (gnew > 0 or must_later):
+                    if not have_sup:   # (once a state, when a move asks: _group_supply.pxi)
+                        _supply(im, k1, k2, v, s + 1, &sup)
+                        have_sup = 1
+                    if _starved(im, &sup, gnew, gmaxnew, JL - mv.nJ - nn):
+                        continue   # (the suits to come cannot make its groups)
             val = im.nodes[i].val + mv.dval
             bound = val + rest + (JL - mv.nJ) * im.jwmax + al - (mv.u * w14 if acelow else 0)
             if im.lb >= 0 and (bound <= im.lb or im.capped) \
@@ -1295,7 +1309,8 @@ cdef class Solver:
             return self.solve_direct(table, hand, rules, card_w, joker_w, placed, wit)
         memo_key(&key, table, hand, rules, card_w, joker_w,
                  _RELAX | ((_RELAX_BOUND + 1) << 1) | (_MOVE_LISTS << 3) | (_COPY_STEPS << 5)
-                 | ((_JOKER_NEED + 1) << 8) | (_ARRANGE << 10) | (_FIXED_SCOPE << 11))
+                 | ((_JOKER_NEED + 1) << 8) | (_ARRANGE << 10) | (_FIXED_SCOPE << 11)
+                 | ((_GROUP_SUPPLY + 1) << 12))
         e = memo_find(memo, &key)
         if e != NULL:
             return memo_answer(e, placed, wit)
@@ -2011,6 +2026,9 @@ cdef int _PLAIN_PRUNE = 1
 cdef int _PLAIN_GROUPS = 1
 cdef int _ARRANGE = 0      # 0: the melds as the search's path rebuilds them (debug: the
                            # canonical arrangement's cost, _set_arrange)
+cdef int _GROUP_SUPPLY = 1   # 1: with the need test, a suit step makes no state whose groups
+                             # the suits to come cannot complete once their runs take their
+                             # cards (_group_supply.pxi); 0 off; -1: wrongly
 cdef int _JOKER_NEED = 1   # 1: the searches with jokers make no state whose open runs need
                            # more jokers than are left (_joker_need.pxi; every answer stays,
                            # melds included, with _FIXED_SCOPE); 0 off; -1: wrongly

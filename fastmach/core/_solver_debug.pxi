@@ -316,3 +316,15 @@ def _set_fixed_scope(int on):
     layer's size as without jokers (_set_prune_from)."""
     global _FIXED_SCOPE
     _FIXED_SCOPE = on
+
+
+def _set_group_supply(int mode):
+    """Debug: 1 (the default) makes a suit step of the searches with jokers drop the
+    states whose groups the suits still to come at that value cannot make, their table
+    cards and their open runs counted (_group_supply.pxi; with the jokers' need test on:
+    the same answers, melds included), 0 keeps them (the groups checked against every card
+    to come, as without it), -1 drops those one joker short too (deliberately wrong: the
+    tests must catch it)."""
+    global _GROUP_SUPPLY
+    _GROUP_SUPPLY = mode
+
