@@ -111,3 +111,43 @@ cdef inline bint _starved(Impl* im, Supply* sp, int gsum, int gmax, int jl) noex
         if _GP[im.limited][gs][gm][more][jx if jx < 8 else 7]:
             return False
     return True
+
+
+# The table's aces with aces high. The aces a state did not use low (at value 1) are
+# placed at 14, and a table ace there must be used: on a run that ends with it (one with
+# a real queen and king of its suit, at most min(x(12), x(13)) of them, or one holding a
+# joker) or in a group of aces. Before value 12, with D the sum over the suits of
+# max(0, (table aces left) - min(x(12), x(13))), the groups of aces take at least D - X
+# of them when X jokers go on such runs, from the aces left (S, none freed by a joker), with
+# the jokers left: the same test (_starved). The jokers the open runs need lie at values
+# up to v + 2, so before value 11 they are other jokers than those at 12-14 and are not
+# counted; from 11 on every joker left is.
+
+cdef inline bint _aces_asked(Impl* im) noexcept nogil:
+    """With aces high, does the table hold an ace (a test of _ace_supply may drop states)?"""
+    cdef int t
+    if not im.ace_high:
+        return False
+    for t in range(4):
+        if im.must[t][1] > 0:
+            return True
+    return False
+
+
+cdef inline void _ace_supply(Impl* im, uint64_t k2, Supply* out) noexcept nogil:
+    """The Supply of the aces at 14 (see above) of a state with this k2 (its aces used low)."""
+    cdef int t, low, m, x, d
+    out.D = 0
+    out.dmax = 0
+    out.S = 0
+    out.R = 0
+    for t in range(4):
+        low = <int>((k2 >> (9 + 2 * t)) & 3)
+        m = im.must[t][1] - low
+        x = im.avail[t][12] if im.avail[t][12] < im.avail[t][13] else im.avail[t][13]
+        d = m - x
+        if d > 0:
+            out.D += d
+            if d > out.dmax:
+                out.dmax = d
+        out.S += im.avail[t][1] - low

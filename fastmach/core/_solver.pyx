@@ -577,6 +577,8 @@ cdef int _suit_step(Impl* im, int v, int s) noexcept nogil:
     cdef Supply sup
     cdef int supply_on = need_on and _GROUP_SUPPLY != 0, have_sup = 0
     cdef int must_later = _must_later(im, v, s)
+    cdef int aces_on = supply_on and _GROUP_SUPPLY != 2 and 2 <= v <= 11 and _aces_asked(im)
+    cdef Supply asup
     cdef uint64_t k1, k2, nk1, nk2, keep1 = ~(<uint64_t>0x7FFF << sh)
     cdef int64_t val, al, rest = im.rest[v][s], w14 = im.w[s][14], bound
     cdef skey sec, bsec, sw = im.sw[s][v]
@@ -588,6 +590,8 @@ cdef int _suit_step(Impl* im, int v, int s) noexcept nogil:
     if _MOVE_LISTS == 2:
         moves_reset(mc)   # (debug: the moves of every suit step anew)
     later = _later(im, v, s)
+    memset(&sup, 0, sizeof(Supply))
+    memset(&asup, 0, sizeof(Supply))
     for i in range(lo, hi):
         if im.nodes[i].val < 0:
             continue
@@ -610,6 +614,8 @@ cdef int _suit_step(Impl* im, int v, int s) noexcept nogil:
         if need_on:
             need = _need_except(im, k1, k2, v, s)   # (_joker_need.pxi)
             have_sup = 0
+            if aces_on:
+                _ace_supply(im, k2, &asup)   # (_group_supply.pxi)
         for t in range(slot.off, slot.off + slot.n):
             mv = &mc.moves[t]
             gnew = gsum + mv.g
@@ -626,6 +632,9 @@ cdef int _suit_step(Impl* im, int v, int s) noexcept nogil:
                         have_sup = 1
                     if _starved(im, &sup, gnew, gmaxnew, JL - mv.nJ - nn):
                         continue   # (the suits to come cannot make its groups)
+                if aces_on and asup.D > 0 \
+                        and _starved(im, &asup, 0, 0, JL - mv.nJ - (nn if v <= 9 else 0)):
+                    continue   # (the table's aces left for 14 cannot all be placed)
             val = im.nodes[i].val + mv.dval
             bound = val + rest + (JL - mv.nJ) * im.jwmax + al - (mv.u * w14 if acelow else 0)
             if im.lb >= 0 and (bound <= im.lb or im.capped) \
@@ -2027,8 +2036,9 @@ cdef int _PLAIN_GROUPS = 1
 cdef int _ARRANGE = 0      # 0: the melds as the search's path rebuilds them (debug: the
                            # canonical arrangement's cost, _set_arrange)
 cdef int _GROUP_SUPPLY = 1   # 1: with the need test, a suit step makes no state whose groups
-                             # the suits to come cannot complete once their runs take their
-                             # cards (_group_supply.pxi); 0 off; -1: wrongly
+                             # the suits to come at its value cannot make, nor (aces high)
+                             # one whose table aces left for 14 find no place
+                             # (_group_supply.pxi); 2 the first test only; 0 off; -1 wrongly
 cdef int _JOKER_NEED = 1   # 1: the searches with jokers make no state whose open runs need
                            # more jokers than are left (_joker_need.pxi; every answer stays,
                            # melds included, with _FIXED_SCOPE); 0 off; -1: wrongly

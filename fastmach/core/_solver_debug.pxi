@@ -322,9 +322,11 @@ def _set_group_supply(int mode):
     """Debug: 1 (the default) makes a suit step of the searches with jokers drop the
     states whose groups the suits still to come at that value cannot make, their table
     cards and their open runs counted (_group_supply.pxi; with the jokers' need test on:
-    the same answers, melds included), 0 keeps them (the groups checked against every card
-    to come, as without it), -1 drops those one joker short too (deliberately wrong: the
-    tests must catch it)."""
+    the same answers, melds included), and with aces high those whose table aces left for
+    14 find neither a run ending with them nor a group of aces; 2 the first test only, 0
+    neither (the groups checked against every card to come, as without them), -1 drops
+    the states one joker short too (deliberately wrong: the tests must catch it)."""
     global _GROUP_SUPPLY
     _GROUP_SUPPLY = mode
+
 

@@ -2,7 +2,9 @@
 the switch _solver._set_group_supply, on by default with the jokers' need test): a suit
 step of the searches with jokers makes no state whose cards set aside for groups, and the
 table cards of the suits to come that no open run or new run can take, cannot form groups
-from what those suits' runs leave and the jokers their runs do not need.
+from what those suits' runs leave and the jokers their runs do not need; nor, with aces
+high, one whose table aces left for 14 can find neither a run ending with them nor a
+group of aces.
 
 Such a state reaches no partition, so every answer stays whole, melds included (the
 dominance pass's fixed scope, as for the need test). The tests compare the answers with
@@ -24,7 +26,7 @@ from fastmach.core.validate import check_partition
 from fastmach.rules import resolve_rules
 from fastmach.solver import weights
 from fastmach.tools.bench import game_positions
-from tests.positions import (JOKER, adv_jokers, cards, check_fast, counts, fast, listing,
+from tests.positions import (JOKER, adv_aces, adv_jokers, cards, check_fast, counts, fast, listing,
                              rand_hand, rand_table, rand_weights, text)
 from tests.refs import brute, milp
 
@@ -76,7 +78,21 @@ def _table_then(rng: random.Random, rules: dict) -> tuple[list[int], list[int]]:
     return table, hand
 
 
-KINDS = {"groups_and_runs": _groups_and_runs, "table_then": _table_then, "jokers": adv_jokers}
+def _aces_and_jokers(rng: random.Random, rules: dict) -> tuple[list[int], list[int]]:
+    """Table aces in low runs, high runs and groups of aces, with a joker on the table or in
+    the hand, and queens, kings and aces in the hand (the aces left for 14)."""
+    table, hand = adv_aces(rng, rules)
+    if rng.random() < 0.5:
+        table = sorted(table + rand_table(rng, rng.randint(3, 6), rules, max_jokers=1,
+                                          lengths=(3, 4)))
+    table = [c for c in table if c == JOKER or Counter(table)[c] <= rules["decks"]]
+    jokers = Counter(table)[JOKER]
+    hand = [c for c in hand if Counter(table)[c] + Counter(hand)[c] <= rules["decks"]]
+    return table, sorted(hand + [JOKER] * rng.randint(1 if jokers == 0 else 0, 2))
+
+
+KINDS = {"groups_and_runs": _groups_and_runs, "table_then": _table_then, "jokers": adv_jokers,
+         "aces_and_jokers": _aces_and_jokers}
 
 
 def _brute_check(table, hand, rules, card_w=None) -> int:
@@ -148,13 +164,15 @@ def _answers(rules, tables, hands, mode: int) -> tuple[list, int]:
 @pytest.mark.parametrize("preset", ["jokers", "jokers(jokers_per_meld=unlimited)",
                                     "italian(jokers=4)"])
 def test_supply_on_keeps_every_answer_of_game_positions(supply_on, preset):
-    """The whole answer, melds and stands included, as with the switch off."""
+    """The whole answer, melds and stands included, as with the switch off (and with the
+    test of the value's groups alone)."""
     rules = resolve_rules(preset)
     tables, hands = game_positions(rules, games=12, seed=7)
     on, states_on = _answers(rules, tables, hands, 1)
+    groups, states_groups = _answers(rules, tables, hands, 2)
     off, states_off = _answers(rules, tables, hands, 0)
-    assert on == off
-    assert states_on < 0.95 * states_off   # (it drops states)
+    assert on == groups == off
+    assert states_on <= states_groups < 0.95 * states_off   # (it drops states)
 
 
 def test_a_wrong_supply_is_caught(supply_on):
@@ -177,6 +195,28 @@ def test_a_table_card_only_a_group_can_take(supply_on):
         got = fast(table, hand, rules)
         check_fast(table, hand, rules, got)
         assert got[0] == 2 and sorted(got[1]) == sorted(hand)   # (both hand cards placed)
+
+
+def test_table_aces_left_for_14(supply_on):
+    """With aces high, the table's ace of clubs (in a run J Q JK A beside 4H 5H 6H) and a
+    hand of queens, kings and an ace of diamonds (a position of a jokers game): the states
+    that keep an ace for 14 that no group of aces and no run Q K A can take are dropped,
+    and the answer is the same."""
+    rules = resolve_rules("jokers")
+    table = counts(cards("4H 5H 6H AC JC QC JK"))
+    hand = counts(cards("2S 9S JS 10H JH QH QH AD 3D 5D QD KD 5C"))
+    w, jw = weights(rules, "cards")
+    got, states = [], []
+    for mode in (0, 2, 1):   # (off, the groups of each value only, and the aces too)
+        _solver._set_group_supply(mode)
+        got.append(_solver.solve_counts(table, hand, rules.decks, rules.ace_code,
+                                        rules.jokers_per_meld, w, jw, True))
+        states.append(sum(s[0] for s in _solver._sweep_stats()))
+    assert repr(got[0]) == repr(got[1]) == repr(got[2])
+    val, placed, melds, _ = got[2]
+    check_partition(melds, listing(table) + listing(placed), decks=2, ace_high=True,
+                    jokers_per_meld=1)
+    assert states[2] < states[1] <= states[0], states
 
 
 def test_the_supply_drops_states(supply_on):
