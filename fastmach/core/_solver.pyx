@@ -154,6 +154,9 @@ cdef struct Impl:
     skey sw[4][16]  # the tie-break key of one card of suit s at value v (_sec_weights)
     skey keyw[NCARD]   # ... of one copy of each card, by its own id (_key_plan)
     int64_t ub      # no partition weighs more (-1: not known), see _solve_one
+    skey ub_sec     # ... and none of that weight has a higher tie-break key, when
+    int ub_keyed    # ub_keyed (_relax_key.pxi)
+    skey ans_sec    # the tie-break key of the answer of the last _solve_exact
     int all_only    # 1: only a partition placing everything is asked for (Solver.place_all):
                     # the deepening stops after its first sweep (D = 0)
     uint64_t low_decs[MAX_LAYERS + 1]   # the aces-low answer's path (_solve_exact)
@@ -565,6 +568,7 @@ cdef inline u128 _tie_left(Impl* im, uint64_t k2, int v, int s) noexcept nogil:
 include "_suit_moves.pxi"
 include "_joker_need.pxi"
 include "_group_supply.pxi"
+include "_relax_key.pxi"
 
 
 cdef int _suit_step(Impl* im, int v, int s) noexcept nogil:
@@ -1282,6 +1286,8 @@ cdef class Solver:
         if im.moves == NULL:
             raise MemoryError()
         im.ub = -1
+        im.ub_keyed = 0
+        im.ans_sec = 0
         im.kbits = <uint64_t*> calloc(KBITS, sizeof(uint64_t))
         if im.kbits == NULL:
             raise MemoryError()
@@ -1319,7 +1325,7 @@ cdef class Solver:
         memo_key(&key, table, hand, rules, card_w, joker_w,
                  _RELAX | ((_RELAX_BOUND + 1) << 1) | (_MOVE_LISTS << 3) | (_COPY_STEPS << 5)
                  | ((_JOKER_NEED + 1) << 8) | (_ARRANGE << 10) | (_FIXED_SCOPE << 11)
-                 | ((_GROUP_SUPPLY + 1) << 12))
+                 | ((_GROUP_SUPPLY + 1) << 12) | ((_RELAX_KEY + 1) << 15))
         e = memo_find(memo, &key)
         if e != NULL:
             return memo_answer(e, placed, wit)
@@ -1505,8 +1511,12 @@ cdef class Solver:
             # its value bounds the exact one: the searches that cannot reach it are skipped
             if _RELAX_BOUND:
                 (<Impl*> self._impl).ub = val - 1 if _RELAX_BOUND < 0 else val
+                # (and its key, when it is exact: _relax_key.pxi)
+                (<Impl*> self._impl).ub_sec = (<Impl*> self._impl).ans_sec
+                (<Impl*> self._impl).ub_keyed = _RELAX_KEY != 0 and _RELAX_BOUND > 0
             val = self._solve_exact(table, hand, rules, card_w, joker_w, placed, wit)
             (<Impl*> self._impl).ub = -1
+            (<Impl*> self._impl).ub_keyed = 0
             return val
         return self._solve_exact(table, hand, rules, card_w, joker_w, placed, wit)
 
@@ -1562,19 +1572,23 @@ cdef class Solver:
                 return -1
             if _rebuild(im, best, &self.scratch) < 0:
                 return -3
+            im.ans_sec = im.best_sec
             return _finish(im.nodes[best].val, table, placed, wit, &self.scratch)
         im.lb = -1
         if best >= 0:
             low_val = im.nodes[best].val
             low_sec = im.best_sec
             if not _high_run_possible(im) or (low_val >= _weight_bound(im)
-                                               and _sec_settled(im)):
+                                               and _sec_settled(im)) \
+                    or _high_needless(im, low_val, low_sec):
                 # no suit can hold ...-Q-K-A (aces high add nothing to aces low), or the
                 # aces-low partition already holds every card that could be placed (and
                 # every one weighs something: any partition of that value uses the same
-                # cards, the same tie-break key): the search with aces high cannot beat it
+                # cards, the same tie-break key), or it reaches the relaxation's answer
+                # (_relax_key.pxi): the search with aces high cannot beat it
                 if _rebuild(im, best, &self.scratch) < 0:
                     return -3
+                im.ans_sec = low_sec
                 return _finish(low_val, table, placed, wit, &self.scratch)
             # its melds are rebuilt only if the search with aces high does not beat it
             _path_decs(im, best, im.low_decs)
@@ -1604,11 +1618,13 @@ cdef class Solver:
                                                            and im.best_sec > low_sec)):
             if _rebuild(im, best, &self.scratch) < 0:
                 return -3
+            im.ans_sec = im.best_sec
             return _finish(im.nodes[best].val, table, placed, wit, &self.scratch)
         if low_val < 0:
             return -1
         if _rebuild_decs(im, im.low_decs, 13, &self.scratch) < 0:
             return -3
+        im.ans_sec = low_sec
         return _finish(low_val, table, placed, wit, &self.scratch)
 
 
@@ -2035,6 +2051,9 @@ cdef int _PLAIN_PRUNE = 1
 cdef int _PLAIN_GROUPS = 1
 cdef int _ARRANGE = 0      # 0: the melds as the search's path rebuilds them (debug: the
                            # canonical arrangement's cost, _set_arrange)
+cdef int _RELAX_KEY = 1   # 1: the search with aces high of a fallen-back relaxation's exact
+                           # search is not run when the aces-low answer reaches the
+                           # relaxation's value and key (_relax_key.pxi); 0 off; -1 wrongly
 cdef int _GROUP_SUPPLY = 1   # 1: with the need test, a suit step makes no state whose groups
                              # the suits to come at its value cannot make, nor (aces high)
                              # one whose table aces left for 14 find no place

@@ -330,3 +330,12 @@ def _set_group_supply(int mode):
     _GROUP_SUPPLY = mode
 
 
+
+def _set_relax_key(int mode):
+    """Debug: 1 (the default) skips the search with aces high of the exact search after a
+    relaxation that fell back when its aces-low answer reaches the relaxation's value and
+    tie-break key (_relax_key.pxi: the same answers, melds included), 0 runs it, -1 skips
+    it whenever the relaxation's answer is known (deliberately wrong: the tests must catch
+    it)."""
+    global _RELAX_KEY
+    _RELAX_KEY = mode
