@@ -46,6 +46,12 @@
 #    step where no suit has a card, copy the layer (_copy_step: the same states, in order);
 #  - with jokers, the choices of a suit step are walked once per suit pattern and
 #    replayed for every state that shows it (_suit_moves.pxi: the same states, in order);
+#  - with jokers, no state is made whose open runs need more jokers than are left
+#    (_joker_need.pxi), whose groups the suits still to come at its value cannot make, or
+#    whose table aces left for 14 find no place (_group_supply.pxi): such states reach no
+#    partition, and with the dominance pass after every suit step every answer stays;
+#  - after a relaxation that fell back, the exact search with aces high is not run when
+#    the aces-low answer reaches the relaxation's value and key (_relax_key.pxi);
 #  - a hard cap of MAX_STATES states: past it the solve reports -4, never a guess (a
 #    direction that hits it is retried the other way first).
 # Solver.place_all asks only whether every card can be placed (a player going out): the
