@@ -151,3 +151,23 @@ cdef inline void _ace_supply(Impl* im, uint64_t k2, Supply* out) noexcept nogil:
             if d > out.dmax:
                 out.dmax = d
         out.S += im.avail[t][1] - low
+
+
+cdef inline bint _unchanged_starved(Impl* im, uint64_t k1, uint64_t k2, int v, int s,
+                                    int gsum, int gmax, int JL, bint must_later,
+                                    bint aces_on) noexcept nogil:
+    """The tests above for a state that goes on unchanged through the suit step (v, s),
+    its only move (a copied step, _copy_step: no card of suit s at v, no open run of it),
+    as _suit_step applies them (must_later: _must_later(im, v, s); aces_on: the aces' test
+    asked at this step), so that the copy makes the states the full step makes."""
+    cdef Supply sp
+    cdef int nn = _need_except(im, k1, k2, v, s)   # (suit s needs nothing: no open run)
+    if gsum > 0 or must_later:
+        _supply(im, k1, k2, v, s + 1, &sp)
+        if _starved(im, &sp, gsum, gmax, JL - nn):
+            return True
+    if aces_on:
+        _ace_supply(im, k2, &sp)
+        if sp.D > 0 and _starved(im, &sp, 0, 0, JL - (nn if v <= 9 else 0)):
+            return True
+    return False

@@ -854,7 +854,8 @@ cdef int _copy_step(Impl* im, int v, int s) noexcept nogil:
     a card at v (or v = 1 with aces high: aces form groups at 14): nothing was set aside
     for groups, so no group and no joker joins one. The states made are exactly those of
     _suit_step_plain, _suit_step and _group_step, in the same order, with the same checks
-    (the groups still possible, the bound on the weight to come); every key is new, so the
+    (the groups still possible and to come, the aces left for 14, the bound on the
+    weight to come); every key is new, so the
     hash table is not needed, and the dominance pass that follows a layer of fewer than
     4,096 states looks at suit s only (where no state has a run) or at none (the group
     step): it would drop nothing and is not run. Larger layers take the usual steps."""
@@ -863,6 +864,10 @@ cdef int _copy_step(Impl* im, int v, int s) noexcept nogil:
     cdef uint64_t k2
     cdef int64_t val, rest, bound
     cdef Node* nd
+    # (the groups to come and the aces left for 14, as _suit_step tests them: _group_supply.pxi)
+    cdef bint sup_on = s < 4 and im.jtot > 0 and _JOKER_NEED != 0 and _GROUP_SUPPLY != 0
+    cdef bint must_later = sup_on and _must_later(im, v, s)
+    cdef bint aces_on = sup_on and _GROUP_SUPPLY != 2 and 2 <= v <= 11 and _aces_asked(im)
     if not _COPY_STEPS or (hi - lo >= (_ALL_FROM if s < 4 else _GROUP_FROM)
                            and not (_FIXED_SCOPE and im.jtot > 0)):
         return 0
@@ -896,6 +901,9 @@ cdef int _copy_step(Impl* im, int v, int s) noexcept nogil:
             gmax = <int>((k2 >> 7) & 3)
             if gsum > 0 and not (_GP[0][gsum][gmax][later][0] if im.jtot == 0
                                  else _GP[im.limited][gsum][gmax][later][JL]):
+                continue
+            if sup_on and _unchanged_starved(im, im.nodes[i].k1, k2, v, s, gsum, gmax, JL,
+                                             must_later, aces_on):
                 continue
             bound = val + rest + JL * im.jwmax + _aces_left(im, k2, v, s)
             if im.lb >= 0 and (bound <= im.lb or im.capped) \
