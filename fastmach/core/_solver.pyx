@@ -46,6 +46,12 @@
 #    step where no suit has a card, copy the layer (_copy_step: the same states, in order);
 #  - with jokers, the choices of a suit step are walked once per suit pattern and
 #    replayed for every state that shows it (_suit_moves.pxi: the same states, in order);
+#  - with jokers, no state is made whose open runs need more jokers than are left
+#    (_joker_need.pxi), whose groups the suits still to come at its value cannot make, or
+#    whose table aces left for 14 find no place (_group_supply.pxi): such states reach no
+#    partition, and with the dominance pass after every suit step every answer stays;
+#  - after a relaxation that fell back, the exact search with aces high is not run when
+#    the aces-low answer reaches the relaxation's value and key (_relax_key.pxi);
 #  - a hard cap of MAX_STATES states: past it the solve reports -4, never a guess (a
 #    direction that hits it is retried the other way first).
 # Solver.place_all asks only whether every card can be placed (a player going out): the
@@ -154,6 +160,9 @@ cdef struct Impl:
     skey sw[4][16]  # the tie-break key of one card of suit s at value v (_sec_weights)
     skey keyw[NCARD]   # ... of one copy of each card, by its own id (_key_plan)
     int64_t ub      # no partition weighs more (-1: not known), see _solve_one
+    skey ub_sec     # ... and none of that weight has a higher tie-break key, when
+    int ub_keyed    # ub_keyed (_relax_key.pxi)
+    skey ans_sec    # the tie-break key of the answer of the last _solve_exact
     int all_only    # 1: only a partition placing everything is asked for (Solver.place_all):
                     # the deepening stops after its first sweep (D = 0)
     uint64_t low_decs[MAX_LAYERS + 1]   # the aces-low answer's path (_solve_exact)
@@ -564,6 +573,8 @@ cdef inline u128 _tie_left(Impl* im, uint64_t k2, int v, int s) noexcept nogil:
 
 include "_suit_moves.pxi"
 include "_joker_need.pxi"
+include "_group_supply.pxi"
+include "_relax_key.pxi"
 
 
 cdef int _suit_step(Impl* im, int v, int s) noexcept nogil:
@@ -572,6 +583,12 @@ cdef int _suit_step(Impl* im, int v, int s) noexcept nogil:
     cdef int lo = im.layer_start[im.n_layers], hi = im.n_nodes
     cdef int i, t, sh = 15 * s, j, gsum, gmax, low, m, A, JL, later, gnew, gmaxnew, need = 0
     cdef int acelow = (v == 1 and im.ace_high), need_on = _JOKER_NEED != 0
+    cdef int nn
+    cdef Supply sup
+    cdef int supply_on = need_on and _GROUP_SUPPLY != 0, have_sup = 0
+    cdef int must_later = _must_later(im, v, s)
+    cdef int aces_on = supply_on and _GROUP_SUPPLY != 2 and 2 <= v <= 11 and _aces_asked(im)
+    cdef Supply asup
     cdef uint64_t k1, k2, nk1, nk2, keep1 = ~(<uint64_t>0x7FFF << sh)
     cdef int64_t val, al, rest = im.rest[v][s], w14 = im.w[s][14], bound
     cdef skey sec, bsec, sw = im.sw[s][v]
@@ -583,6 +600,8 @@ cdef int _suit_step(Impl* im, int v, int s) noexcept nogil:
     if _MOVE_LISTS == 2:
         moves_reset(mc)   # (debug: the moves of every suit step anew)
     later = _later(im, v, s)
+    memset(&sup, 0, sizeof(Supply))
+    memset(&asup, 0, sizeof(Supply))
     for i in range(lo, hi):
         if im.nodes[i].val < 0:
             continue
@@ -604,14 +623,28 @@ cdef int _suit_step(Impl* im, int v, int s) noexcept nogil:
         al = _aces_left(im, k2, v, s) if im.lb >= 0 else 0
         if need_on:
             need = _need_except(im, k1, k2, v, s)   # (_joker_need.pxi)
+            have_sup = 0
+            if aces_on:
+                _ace_supply(im, k2, &asup)   # (_group_supply.pxi)
         for t in range(slot.off, slot.off + slot.n):
             mv = &mc.moves[t]
             gnew = gsum + mv.g
             gmaxnew = gmax if gmax > mv.g else mv.g
             if gnew > 0 and not _GP[im.limited][gnew][gmaxnew][later][JL - mv.nJ]:
                 continue
-            if need_on and _need_fails(need + _suit_need(im, s, mv.F, v + 1, k2), JL - mv.nJ):
-                continue   # (its open runs need more jokers than are left)
+            if need_on:
+                nn = need + _suit_need(im, s, mv.F, v + 1, k2)
+                if _need_fails(nn, JL - mv.nJ):
+                    continue   # (its open runs need more jokers than are left)
+                if supply_on and (gnew > 0 or must_later):
+                    if not have_sup:   # (once a state, when a move asks: _group_supply.pxi)
+                        _supply(im, k1, k2, v, s + 1, &sup)
+                        have_sup = 1
+                    if _starved(im, &sup, gnew, gmaxnew, JL - mv.nJ - nn):
+                        continue   # (the suits to come cannot make its groups)
+                if aces_on and asup.D > 0 \
+                        and _starved(im, &asup, 0, 0, JL - mv.nJ - (nn if v <= 9 else 0)):
+                    continue   # (the table's aces left for 14 cannot all be placed)
             val = im.nodes[i].val + mv.dval
             bound = val + rest + (JL - mv.nJ) * im.jwmax + al - (mv.u * w14 if acelow else 0)
             if im.lb >= 0 and (bound <= im.lb or im.capped) \
@@ -821,7 +854,8 @@ cdef int _copy_step(Impl* im, int v, int s) noexcept nogil:
     a card at v (or v = 1 with aces high: aces form groups at 14): nothing was set aside
     for groups, so no group and no joker joins one. The states made are exactly those of
     _suit_step_plain, _suit_step and _group_step, in the same order, with the same checks
-    (the groups still possible, the bound on the weight to come); every key is new, so the
+    (the groups still possible and to come, the aces left for 14, the bound on the
+    weight to come); every key is new, so the
     hash table is not needed, and the dominance pass that follows a layer of fewer than
     4,096 states looks at suit s only (where no state has a run) or at none (the group
     step): it would drop nothing and is not run. Larger layers take the usual steps."""
@@ -830,6 +864,10 @@ cdef int _copy_step(Impl* im, int v, int s) noexcept nogil:
     cdef uint64_t k2
     cdef int64_t val, rest, bound
     cdef Node* nd
+    # (the groups to come and the aces left for 14, as _suit_step tests them: _group_supply.pxi)
+    cdef bint sup_on = s < 4 and im.jtot > 0 and _JOKER_NEED != 0 and _GROUP_SUPPLY != 0
+    cdef bint must_later = sup_on and _must_later(im, v, s)
+    cdef bint aces_on = sup_on and _GROUP_SUPPLY != 2 and 2 <= v <= 11 and _aces_asked(im)
     if not _COPY_STEPS or (hi - lo >= (_ALL_FROM if s < 4 else _GROUP_FROM)
                            and not (_FIXED_SCOPE and im.jtot > 0)):
         return 0
@@ -863,6 +901,9 @@ cdef int _copy_step(Impl* im, int v, int s) noexcept nogil:
             gmax = <int>((k2 >> 7) & 3)
             if gsum > 0 and not (_GP[0][gsum][gmax][later][0] if im.jtot == 0
                                  else _GP[im.limited][gsum][gmax][later][JL]):
+                continue
+            if sup_on and _unchanged_starved(im, im.nodes[i].k1, k2, v, s, gsum, gmax, JL,
+                                             must_later, aces_on):
                 continue
             bound = val + rest + JL * im.jwmax + _aces_left(im, k2, v, s)
             if im.lb >= 0 and (bound <= im.lb or im.capped) \
@@ -1259,6 +1300,8 @@ cdef class Solver:
         if im.moves == NULL:
             raise MemoryError()
         im.ub = -1
+        im.ub_keyed = 0
+        im.ans_sec = 0
         im.kbits = <uint64_t*> calloc(KBITS, sizeof(uint64_t))
         if im.kbits == NULL:
             raise MemoryError()
@@ -1295,7 +1338,8 @@ cdef class Solver:
             return self.solve_direct(table, hand, rules, card_w, joker_w, placed, wit)
         memo_key(&key, table, hand, rules, card_w, joker_w,
                  _RELAX | ((_RELAX_BOUND + 1) << 1) | (_MOVE_LISTS << 3) | (_COPY_STEPS << 5)
-                 | ((_JOKER_NEED + 1) << 8) | (_ARRANGE << 10) | (_FIXED_SCOPE << 11))
+                 | ((_JOKER_NEED + 1) << 8) | (_ARRANGE << 10) | (_FIXED_SCOPE << 11)
+                 | ((_GROUP_SUPPLY + 1) << 12) | ((_RELAX_KEY + 1) << 15))
         e = memo_find(memo, &key)
         if e != NULL:
             return memo_answer(e, placed, wit)
@@ -1481,8 +1525,12 @@ cdef class Solver:
             # its value bounds the exact one: the searches that cannot reach it are skipped
             if _RELAX_BOUND:
                 (<Impl*> self._impl).ub = val - 1 if _RELAX_BOUND < 0 else val
+                # (and its key, when it is exact: _relax_key.pxi)
+                (<Impl*> self._impl).ub_sec = (<Impl*> self._impl).ans_sec
+                (<Impl*> self._impl).ub_keyed = _RELAX_KEY != 0 and _RELAX_BOUND > 0
             val = self._solve_exact(table, hand, rules, card_w, joker_w, placed, wit)
             (<Impl*> self._impl).ub = -1
+            (<Impl*> self._impl).ub_keyed = 0
             return val
         return self._solve_exact(table, hand, rules, card_w, joker_w, placed, wit)
 
@@ -1538,19 +1586,23 @@ cdef class Solver:
                 return -1
             if _rebuild(im, best, &self.scratch) < 0:
                 return -3
+            im.ans_sec = im.best_sec
             return _finish(im.nodes[best].val, table, placed, wit, &self.scratch)
         im.lb = -1
         if best >= 0:
             low_val = im.nodes[best].val
             low_sec = im.best_sec
             if not _high_run_possible(im) or (low_val >= _weight_bound(im)
-                                               and _sec_settled(im)):
+                                               and _sec_settled(im)) \
+                    or _high_needless(im, low_val, low_sec):
                 # no suit can hold ...-Q-K-A (aces high add nothing to aces low), or the
                 # aces-low partition already holds every card that could be placed (and
                 # every one weighs something: any partition of that value uses the same
-                # cards, the same tie-break key): the search with aces high cannot beat it
+                # cards, the same tie-break key), or it reaches the relaxation's answer
+                # (_relax_key.pxi): the search with aces high cannot beat it
                 if _rebuild(im, best, &self.scratch) < 0:
                     return -3
+                im.ans_sec = low_sec
                 return _finish(low_val, table, placed, wit, &self.scratch)
             # its melds are rebuilt only if the search with aces high does not beat it
             _path_decs(im, best, im.low_decs)
@@ -1580,11 +1632,13 @@ cdef class Solver:
                                                            and im.best_sec > low_sec)):
             if _rebuild(im, best, &self.scratch) < 0:
                 return -3
+            im.ans_sec = im.best_sec
             return _finish(im.nodes[best].val, table, placed, wit, &self.scratch)
         if low_val < 0:
             return -1
         if _rebuild_decs(im, im.low_decs, 13, &self.scratch) < 0:
             return -3
+        im.ans_sec = low_sec
         return _finish(low_val, table, placed, wit, &self.scratch)
 
 
@@ -2011,6 +2065,13 @@ cdef int _PLAIN_PRUNE = 1
 cdef int _PLAIN_GROUPS = 1
 cdef int _ARRANGE = 0      # 0: the melds as the search's path rebuilds them (debug: the
                            # canonical arrangement's cost, _set_arrange)
+cdef int _RELAX_KEY = 1   # 1: the search with aces high of a fallen-back relaxation's exact
+                           # search is not run when the aces-low answer reaches the
+                           # relaxation's value and key (_relax_key.pxi); 0 off; -1 wrongly
+cdef int _GROUP_SUPPLY = 1   # 1: with the need test, a suit step makes no state whose groups
+                             # the suits to come at its value cannot make, nor (aces high)
+                             # one whose table aces left for 14 find no place
+                             # (_group_supply.pxi); 2 the first test only; 0 off; -1 wrongly
 cdef int _JOKER_NEED = 1   # 1: the searches with jokers make no state whose open runs need
                            # more jokers than are left (_joker_need.pxi; every answer stays,
                            # melds included, with _FIXED_SCOPE); 0 off; -1: wrongly

@@ -316,3 +316,26 @@ def _set_fixed_scope(int on):
     layer's size as without jokers (_set_prune_from)."""
     global _FIXED_SCOPE
     _FIXED_SCOPE = on
+
+
+def _set_group_supply(int mode):
+    """Debug: 1 (the default) makes a suit step of the searches with jokers drop the
+    states whose groups the suits still to come at that value cannot make, their table
+    cards and their open runs counted (_group_supply.pxi; with the jokers' need test on:
+    the same answers, melds included), and with aces high those whose table aces left for
+    14 find neither a run ending with them nor a group of aces; 2 the first test only, 0
+    neither (the groups checked against every card to come, as without them), -1 drops
+    the states one joker short too (deliberately wrong: the tests must catch it)."""
+    global _GROUP_SUPPLY
+    _GROUP_SUPPLY = mode
+
+
+
+def _set_relax_key(int mode):
+    """Debug: 1 (the default) skips the search with aces high of the exact search after a
+    relaxation that fell back when its aces-low answer reaches the relaxation's value and
+    tie-break key (_relax_key.pxi: the same answers, melds included), 0 runs it, -1 skips
+    it whenever the relaxation's answer is known (deliberately wrong: the tests must catch
+    it)."""
+    global _RELAX_KEY
+    _RELAX_KEY = mode
