@@ -52,6 +52,9 @@
 #    partition, and with the dominance pass after every suit step every answer stays;
 #  - after a relaxation that fell back, the exact search with aces high is not run when
 #    the aces-low answer reaches the relaxation's value and key (_relax_key.pxi);
+#  - after a relaxation that fell back, the exact search skips its aces-low search when
+#    the relaxation's found none, and runs its search with aces high first when the
+#    relaxation's aces-low partition is exact (_relax_low.pxi);
 #  - a hard cap of MAX_STATES states: past it the solve reports -4, never a guess (a
 #    direction that hits it is retried the other way first).
 # Solver.place_all asks only whether every card can be placed (a player going out): the
@@ -166,6 +169,9 @@ cdef struct Impl:
     int all_only    # 1: only a partition placing everything is asked for (Solver.place_all):
                     # the deepening stops after its first sweep (D = 0)
     uint64_t low_decs[MAX_LAYERS + 1]   # the aces-low answer's path (_solve_exact)
+    int rlow                   # what the relaxation's aces-low search tells (RL_*,
+    int64_t rlow_val           # _relax_low.pxi) and its answer's value and key
+    skey rlow_sec
     int64_t aces_low2[2][16]   # _aces_left of suits 0-1 and 2-3 by their aces used low
     u128 seclow2[2][16]        # ... and their part of _tie_left (_set_secrest)
     uint64_t pats[4][512]      # _prune_dominated: the suit patterns its layer holds (all 0
@@ -575,6 +581,7 @@ include "_suit_moves.pxi"
 include "_joker_need.pxi"
 include "_group_supply.pxi"
 include "_relax_key.pxi"
+include "_relax_low.pxi"
 
 
 cdef int _suit_step(Impl* im, int v, int s) noexcept nogil:
@@ -1302,6 +1309,7 @@ cdef class Solver:
         im.ub = -1
         im.ub_keyed = 0
         im.ans_sec = 0
+        im.rlow = RL_UNKNOWN
         im.kbits = <uint64_t*> calloc(KBITS, sizeof(uint64_t))
         if im.kbits == NULL:
             raise MemoryError()
@@ -1339,7 +1347,8 @@ cdef class Solver:
         memo_key(&key, table, hand, rules, card_w, joker_w,
                  _RELAX | ((_RELAX_BOUND + 1) << 1) | (_MOVE_LISTS << 3) | (_COPY_STEPS << 5)
                  | ((_JOKER_NEED + 1) << 8) | (_ARRANGE << 10) | (_FIXED_SCOPE << 11)
-                 | ((_GROUP_SUPPLY + 1) << 12) | ((_RELAX_KEY + 1) << 15))
+                 | ((_GROUP_SUPPLY + 1) << 12) | ((_RELAX_KEY + 1) << 15)
+                 | ((_RELAX_LOW + 1) << 17))
         e = memo_find(memo, &key)
         if e != NULL:
             return memo_answer(e, placed, wit)
@@ -1506,10 +1515,15 @@ cdef class Solver:
         # most one joker per meld it is optimal here too, else the exact search runs.
         cdef int64_t val
         cdef int m, i, k
+        cdef Witness low_melds
+        cdef int rlow
         if _RELAX and rules.jokers_per_meld == 1 and table[JOKER] + hand[JOKER] > 0:
             self.relax_pass = 1
+            (<Impl*> self._impl).rlow = RL_UNKNOWN
             val = self._solve_exact(table, hand, rules, card_w, joker_w, placed, wit)
             self.relax_pass = 0
+            rlow = (<Impl*> self._impl).rlow   # (for the exact search only: _relax_low.pxi)
+            (<Impl*> self._impl).rlow = RL_UNKNOWN
             if val == -1:
                 return -1   # no partition even so: none with one joker per meld
             if val >= 0:
@@ -1528,9 +1542,13 @@ cdef class Solver:
                 # (and its key, when it is exact: _relax_key.pxi)
                 (<Impl*> self._impl).ub_sec = (<Impl*> self._impl).ans_sec
                 (<Impl*> self._impl).ub_keyed = _RELAX_KEY != 0 and _RELAX_BOUND > 0
+            # (and what its aces-low search tells: _relax_low.pxi)
+            (<Impl*> self._impl).rlow = rlow
+            _rlow_known(<Impl*> self._impl, &low_melds)
             val = self._solve_exact(table, hand, rules, card_w, joker_w, placed, wit)
             (<Impl*> self._impl).ub = -1
             (<Impl*> self._impl).ub_keyed = 0
+            (<Impl*> self._impl).rlow = RL_UNKNOWN
             return val
         return self._solve_exact(table, hand, rules, card_w, joker_w, placed, wit)
 
@@ -1542,7 +1560,9 @@ cdef class Solver:
         cdef uint64_t k1
         cdef int64_t bestval = -1, table_w = 0, low_val = -1
         cdef skey low_sec = 0
+        cdef int rlow = im.rlow if not self.relax_pass else RL_UNKNOWN
         cdef uint64_t short_mask = 0
+        im.rlow = RL_UNKNOWN   # (told this search only: _relax_low.pxi)
         memset(im.must, 0, sizeof(im.must))
         memset(im.avail, 0, sizeof(im.avail))
         memset(im.w, 0, sizeof(im.w))
@@ -1578,9 +1598,18 @@ cdef class Solver:
         im.V = 13
         # (no search when a table ace, 2, queen or king has no place with aces low:
         # _low_reject.pxi)
-        best = -1 if _low_search_needless(im) else _deepening(im)
+        # (or none when the relaxation's found none, and after it when its value and key
+        # are known and the search with aces high is needed: _relax_low.pxi)
+        if rlow == RL_EXACT and high and _high_run_possible(im) \
+                and not (im.rlow_val >= _weight_bound(im) and _sec_settled(im)) \
+                and not _high_needless(im, im.rlow_val, im.rlow_sec):
+            return _high_first(im, &self.scratch, table, placed, wit)
+        best = -1 if (_low_search_needless(im) or rlow == RL_NONE) else _deepening(im)
+        _RLOW_HITS[0] += rlow == RL_NONE
         if best < -1:
             return best
+        if self.relax_pass:
+            _rlow_note(im, best >= 0, im.nodes[best].val if best >= 0 else -1, im.best_sec)
         if not high:
             if best < 0:
                 return -1
@@ -1633,6 +1662,8 @@ cdef class Solver:
             if _rebuild(im, best, &self.scratch) < 0:
                 return -3
             im.ans_sec = im.best_sec
+            if self.relax_pass and low_val >= 0:
+                im.rlow = RL_BEATEN   # (its path in im.low_decs: _relax_low.pxi)
             return _finish(im.nodes[best].val, table, placed, wit, &self.scratch)
         if low_val < 0:
             return -1
@@ -2065,6 +2096,9 @@ cdef int _PLAIN_PRUNE = 1
 cdef int _PLAIN_GROUPS = 1
 cdef int _ARRANGE = 0      # 0: the melds as the search's path rebuilds them (debug: the
                            # canonical arrangement's cost, _set_arrange)
+cdef int _RELAX_LOW = 1   # 1: the exact search after a relaxation that fell back takes what
+                          # the relaxation's aces-low search tells (_relax_low.pxi); 0 off;
+                          # -1 wrongly
 cdef int _RELAX_KEY = 1   # 1: the search with aces high of a fallen-back relaxation's exact
                            # search is not run when the aces-low answer reaches the
                            # relaxation's value and key (_relax_key.pxi); 0 off; -1 wrongly

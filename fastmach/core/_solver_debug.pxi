@@ -339,3 +339,21 @@ def _set_relax_key(int mode):
     it)."""
     global _RELAX_KEY
     _RELAX_KEY = mode
+
+
+def _set_relax_low(int mode):
+    """Debug: 1 (the default) makes the exact search after a relaxation that fell back
+    skip its aces-low search when the relaxation's found no partition, and run its search
+    with aces high first when the relaxation's aces-low partition holds no meld of two
+    jokers (_relax_low.pxi: the same answers, melds included); 0 neither; -1 bounds that
+    search by the value alone, dropping a partition of that value with a higher tie-break
+    key (deliberately wrong: the tests must catch it)."""
+    global _RELAX_LOW
+    _RELAX_LOW = mode
+
+
+def _relax_low_hits():
+    """Debug: (aces-low searches skipped, searches with aces high run first) by
+    _relax_low.pxi since the module was loaded."""
+    return int(_RLOW_HITS[0]), int(_RLOW_HITS[1])
+
