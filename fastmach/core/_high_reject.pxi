@@ -18,7 +18,9 @@
 # returns it as it would after the sweep (its path rebuilt: the same melds). A check of
 # a large position costs about what 100-200 states of a sweep cost, and the sweep with aces
 # high makes some 10 times the states of the last one with aces low: the proof is tried
-# only where its checks, at _HIGH_CHECK states each, cost no more than that one. Tests:
+# only where that one made _HIGH_MIN states at least and the checks, at _HIGH_CHECK
+# states each, cost no more (on the experts' small positions it would cost more than the
+# sweeps it saves). Tests:
 # tests/core/test_solver_high_reject.py (every answer the same with _set_high_reject(0),
 # melds included; a planted fault that ignores the key is caught).
 
@@ -38,7 +40,7 @@ cdef bint _high_split_rejected(Impl* im, int64_t low_val, skey low_sec) noexcept
     cdef int nt = 0, s, v, c, i, j, checks
     cdef int64_t W = 0, gap, wmin = -1
     cdef skey kall = 0, klow
-    if not _HIGH_REJECT or im.jtot > 0 or low_val < 0:
+    if not _HIGH_REJECT or im.jtot > 0 or low_val < 0 or im.n_nodes < _HIGH_MIN:
         return 0
     for s in range(4):
         for v in range(1, 14):

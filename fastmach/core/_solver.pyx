@@ -2071,6 +2071,7 @@ cdef int _HIGH_REJECT = 1  # 1: aces high not searched where they cannot beat ac
                            # (_high_reject.pxi); 0 off; -1 wrongly (debug)
 cdef int _HIGH_CHECK = 100 # ... tried where its checks at this many states each cost no
                            # more than the last aces-low sweep's states (debug: its argument)
+cdef int _HIGH_MIN = 2048  # ... and that sweep made at least this many (debug: as above)
 cdef int _PLAIN_DROP = 1
 cdef int _PLAIN_PRUNE = 1
 cdef int _PLAIN_GROUPS = 1

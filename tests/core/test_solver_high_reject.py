@@ -44,10 +44,10 @@ def _held(rng: random.Random, decks: int = 2):
     return counts(table), counts(hand)
 
 
-def _answer(mode: int, table, hand, decks, ace, w=ONES, jw=JW, check_states=0):
-    """The whole answer with the proof as ``mode`` says (check_states 0: tried wherever
-    it applies, whatever its cost)."""
-    _solver._set_high_reject(mode, check_states)
+def _answer(mode: int, table, hand, decks, ace, w=ONES, jw=JW, budget=(0, 0)):
+    """The whole answer with the proof as ``mode`` says (budget: a check's cost in states
+    and the fewest states of the aces-low sweep; (0, 0): tried wherever it applies)."""
+    _solver._set_high_reject(mode, *budget)
     total, placed, melds, stands = _solver.solve_counts(table, hand, decks, ace, 1, w, jw, True)
     return int(total), None if placed is None else placed.tolist(), melds, stands
 
@@ -111,13 +111,13 @@ def _strong_positions(tmp_path, games: int):
 
 def test_the_strong_players_positions_answer_the_same(switches, tmp_path):
     # its turns after the stock ran out (most hold 30-46 cards), with the proof tried as
-    # in play (a check at 100 states), and everywhere
+    # in play (its budget), and everywhere
     positions = _strong_positions(tmp_path, 60)
     assert len(positions) > 30
     for table, hand in positions:
         pos = (table, hand, 2, 1)
         ref = _answer(0, *pos)
-        assert _answer(1, *pos, check_states=100) == ref, where(pos)
+        assert _answer(1, *pos, budget=(100, 2048)) == ref, where(pos)
         assert _answer(1, *pos) == ref, where(pos)
     assert _solver._high_reject_stats()[1] > 10
 
@@ -133,18 +133,19 @@ def test_a_planted_fault_is_seen(switches, tmp_path):
 
 
 def test_the_budget_leaves_small_positions_to_the_sweep(switches):
-    # with a check at 100 states the proof is not tried on a small position
+    # with its budget (a check at 100 states, an aces-low sweep of 2,048 states at least)
+    # the proof is not tried on a small position
     rng = random.Random("high-reject-budget")
     tried = {}
-    for check in (0, 100):
+    for budget in ((0, 0), (100, 2048)):
         _solver._high_reject_stats(True)
         for _ in range(60):
             rules = dict(decks=2, ace_high=True, jokers_per_meld=1)
             table, hand = plain_position(rng, rules, table_cards=(3, 12), hand_cards=(3, 6),
                                          adv_share=0.0)
-            _answer(1, table, hand, 2, 1, check_states=check)
-        tried[check] = _solver._high_reject_stats()[0]
-    assert tried[100] < tried[0]
+            _answer(1, table, hand, 2, 1, budget=budget)
+        tried[budget] = _solver._high_reject_stats()[0]
+    assert tried[(0, 0)] > 0 and tried[(100, 2048)] == 0
 
 
 @pytest.mark.parametrize("rules", ["classic", "classic(match=single)"])
