@@ -18,7 +18,8 @@ DEBUG = os.environ.get("FASTMACH_DEBUG", "") not in ("", "0")
 # (fastmach/strategies/_*.pyx: a new strategy family is picked up by its file alone), then
 # the engine
 MODULES = (
-    ["core/_cardset", "core/_solver", "core/_batch", "core/_meldcheck", "core/_ids",
+    ["core/_cardset", "core/_split_reject", "core/_solver", "core/_batch", "core/_meldcheck",
+     "core/_ids",
      "game/_seeding", "game/_playcheck", "game/_rows", "game/_ability"]
     + sorted(f"strategies/{os.path.basename(p)[:-4]}"
              for p in glob.glob("fastmach/strategies/_*.pyx"))

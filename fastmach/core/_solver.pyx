@@ -73,6 +73,8 @@ from libc.stdint cimport uint8_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t
 import numpy as np
 cimport numpy as cnp
 
+from fastmach.core._split_reject cimport split_impossible
+
 cdef extern from *:
     # wide enough for a bound on a tie-break key (_tie_lost) and for planning one (_key_plan)
     ctypedef unsigned long long u128 "unsigned __int128"
@@ -1277,6 +1279,7 @@ cdef int _continue_all(CRun* runs, int nr, int s, int lenb, int jok, int card,
 
 include "_plain_rebuild.pxi"
 include "_low_reject.pxi"
+include "_high_reject.pxi"
 include "_plain_drop.pxi"
 include "_plain_groups.pxi"
 include "_arrange.pxi"
@@ -1348,7 +1351,7 @@ cdef class Solver:
                  _RELAX | ((_RELAX_BOUND + 1) << 1) | (_MOVE_LISTS << 3) | (_COPY_STEPS << 5)
                  | ((_JOKER_NEED + 1) << 8) | (_ARRANGE << 10) | (_FIXED_SCOPE << 11)
                  | ((_GROUP_SUPPLY + 1) << 12) | ((_RELAX_KEY + 1) << 15)
-                 | ((_RELAX_LOW + 1) << 17))
+                 | ((_HIGH_REJECT + 1) << 17) | ((_RELAX_LOW + 1) << 19))
         e = memo_find(memo, &key)
         if e != NULL:
             return memo_answer(e, placed, wit)
@@ -1623,12 +1626,15 @@ cdef class Solver:
             low_sec = im.best_sec
             if not _high_run_possible(im) or (low_val >= _weight_bound(im)
                                                and _sec_settled(im)) \
-                    or _high_needless(im, low_val, low_sec):
+                    or _high_needless(im, low_val, low_sec) \
+                    or _high_split_rejected(im, low_val, low_sec):
                 # no suit can hold ...-Q-K-A (aces high add nothing to aces low), or the
                 # aces-low partition already holds every card that could be placed (and
                 # every one weighs something: any partition of that value uses the same
                 # cards, the same tie-break key), or it reaches the relaxation's answer
-                # (_relax_key.pxi): the search with aces high cannot beat it
+                # (_relax_key.pxi), or what a better one would leave out leaves cards that
+                # split into no melds (_high_reject.pxi): the search with aces high cannot
+                # beat it
                 if _rebuild(im, best, &self.scratch) < 0:
                     return -3
                 im.ans_sec = low_sec
@@ -2091,6 +2097,11 @@ cdef int _CANDS = 1        # 0: no candidate patterns; -1: wrong ones (debug, as
 cdef int _KEY_FILTER = 1   # 0: the bitmap of keys left empty (debug, _set_pattern_filter(-2))
 cdef int _PLAIN_REBUILD = 1
 cdef int _LOW_REJECT = 1
+cdef int _HIGH_REJECT = 1  # 1: aces high not searched where they cannot beat aces low
+                           # (_high_reject.pxi); 0 off; -1 wrongly (debug)
+cdef int _HIGH_CHECK = 100 # ... tried where its checks at this many states each cost no
+                           # more than the last aces-low sweep's states (debug: its argument)
+cdef int _HIGH_MIN = 2048  # ... and that sweep made at least this many (debug: as above)
 cdef int _PLAIN_DROP = 1
 cdef int _PLAIN_PRUNE = 1
 cdef int _PLAIN_GROUPS = 1

@@ -71,6 +71,27 @@ def _set_low_reject(int mode):
     _LOW_REJECT = mode
 
 
+def _set_high_reject(int mode, int check_states=100, int min_states=2048):
+    """Debug: 1 skips the search with aces high where split_impossible proves it cannot
+    beat the aces-low answer (_high_reject.pxi), 0 always searches, -1 takes every tie on
+    the value as lost, whatever the keys (deliberately wrong: the tests must catch it);
+    check_states: a check's cost in sweep states, min_states: the fewest states of the
+    last aces-low sweep for which the proof is tried (its budget; 0 and 0: none)."""
+    global _HIGH_REJECT, _HIGH_CHECK, _HIGH_MIN
+    _HIGH_REJECT = mode
+    _HIGH_CHECK = check_states
+    _HIGH_MIN = min_states
+
+
+def _high_reject_stats(bint reset=False):
+    """Debug: (proofs tried, proofs made) by _high_reject.pxi since the last reset (this
+    process, every solver; a statistic, not thread-safe)."""
+    out = (_HIGH_STATS[0], _HIGH_STATS[1])
+    if reset:
+        _HIGH_STATS[0] = _HIGH_STATS[1] = 0
+    return out
+
+
 cdef void _debug_load(Impl* im, const uint8_t* table, const uint8_t* hand) noexcept nogil:
     """Debug: an empty Impl holding (table, hand) as must / avail counts and jokers."""
     cdef int s, v

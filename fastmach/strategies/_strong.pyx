@@ -90,7 +90,7 @@ from fastmach.core._solver cimport NCARD, JOKER
 from fastmach.game._turn cimport (ERules, HState, Decision, A_PLAY, A_FAIL, may_decline, set_draw,
                                   wit_copy)
 from fastmach.strategies._base cimport Context, meld_cards
-from fastmach.strategies._split_reject cimport split_impossible
+from fastmach.core._split_reject cimport split_impossible
 from fastmach.strategies._joker_reject cimport joker_split_impossible
 from fastmach.strategies._quick_split cimport quick_split
 

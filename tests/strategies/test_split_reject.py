@@ -1,4 +1,4 @@
-"""The split reject (fastmach/strategies/_split_reject.pyx): where it says a union of cards
+"""The split reject (fastmach/core/_split_reject.pyx): where it says a union of cards
 splits into no melds, neither the exact solver nor a brute-force partition search finds a
 partition, on random, adversarial and game unions under every ace rule; and the strong
 player's games do not change with it."""
@@ -11,10 +11,9 @@ from itertools import combinations
 import numpy as np
 import pytest
 
-from fastmach.core import _solver
+from fastmach.core import _solver, _split_reject
 from fastmach.engine import play_games
-from fastmach.strategies import _split_reject
-from fastmach.strategies._split_reject import split_impossible_counts
+from fastmach.core._split_reject import split_impossible_counts
 from tests.positions import (ADVERSARIAL, JOKER, NCARD, cards, counts, game_positions,
                              rand_hand, rand_table)
 

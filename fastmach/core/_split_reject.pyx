@@ -22,7 +22,10 @@ from libc.string cimport memset
 
 import numpy as np
 
-from fastmach.core._solver cimport NCARD, JOKER
+
+cdef enum:
+    NCARD = 53         # card counts: 52 cards and the jokers (as fastmach/core/_solver.pxd;
+    JOKER = 52         # not cimported from there: the solver cimports this module)
 
 
 cdef extern from *:
