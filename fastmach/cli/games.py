@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from fastmach.cli.common import _seed_arg
+from fastmach.cli.start import resume_gc
 from fastmach.engine import run_play_columns, summary
 from fastmach.engine.parquet import write_parquet
 from fastmach.engine.progress import Progress
@@ -73,6 +74,7 @@ def play_command(args: argparse.Namespace) -> int:
     # need not walk it at every pass (about 2% of the command's CPU); unfrozen afterwards
     # for a caller of cli.main in its own process
     gc.freeze()
+    resume_gc()   # (off while the modules loaded, for `fastmach play`: fastmach.cli.start)
     try:
         df = run_play_columns(rules, args.strategies, args.games, args.seed,
                               rotate=args.rotate, log=args.log, hands=args.hands is not None)

@@ -14,7 +14,7 @@ from fastmach.cli.common import as_flags, os_message
 from fastmach.cli.games import add_play, add_replay, add_strategies, add_view
 from fastmach.cli.rules import add_rules
 from fastmach.cli.solve import add_bench, add_solve
-from fastmach.cli.start import _interrupted_while_starting
+from fastmach.cli.start import _interrupted_while_starting, resume_gc
 from fastmach.cli.studies import add_compare, add_rate, add_report, add_sweep, add_tune
 from fastmach.cli.training import add_edge, add_exploit, add_train
 from fastmach.core import __version__
@@ -75,6 +75,13 @@ def _warnings_as_messages():
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        return _main(argv)
+    finally:
+        resume_gc()   # (play resumes it as its games start; any other way out, here)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     if signal.getsignal(signal.SIGINT) is _interrupted_while_starting:
         signal.signal(signal.SIGINT, signal.default_int_handler)  # Ctrl-C: KeyboardInterrupt
     parser = build_parser()

@@ -1,9 +1,10 @@
 """The process set-up of the ``fastmach`` command, run first (``fastmach.cli`` imports it
 before anything else; ``import fastmach`` loads nothing): a Ctrl-C while the package's
 modules load is a message and status 130, and ``fastmach play`` loads NumPy with one BLAS
-thread."""
+thread and without the cyclic garbage collector until its games start."""
 from __future__ import annotations
 
+import gc
 import os
 import signal
 import sys
@@ -57,7 +58,32 @@ def _quiet_blas(word: str | None) -> None:
         del os.environ["OPENBLAS_NUM_THREADS"]
 
 
+#: True while this module holds the collector off (``fastmach play``'s imports)
+_GC_PAUSED = False
+
+
+def _pause_gc(word: str | None) -> None:
+    """``fastmach play``: no collection while the package's modules load (they outlive the
+    games, and the collector's passes over them cost about a hundredth of a second); the
+    command turns it back on as its games start (:func:`resume_gc`). Left alone where the
+    caller turned it off."""
+    global _GC_PAUSED
+    if word == "play" and gc.isenabled():
+        gc.disable()
+        _GC_PAUSED = True
+
+
+def resume_gc() -> None:
+    """The collector back on, if :func:`_pause_gc` turned it off (once: later calls do
+    nothing)."""
+    global _GC_PAUSED
+    if _GC_PAUSED:
+        _GC_PAUSED = False
+        gc.enable()
+
+
 _WORD = _command_word(getattr(sys, "orig_argv", []), sys.argv[0] if sys.argv else "")
 if _WORD is not None and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
     signal.signal(signal.SIGINT, _interrupted_while_starting)  # cli.main restores it
+_pause_gc(_WORD)
 _quiet_blas(_WORD)

@@ -122,3 +122,31 @@ def test_the_default_progress_shows_past_the_delay_with_the_games_done(monkeypat
         assert p.bar is not None and p.bar.n == 5 and p.bar.total == 10
         p.update(5)
     assert "10/10" in capsys.readouterr().err
+
+
+def _gc_probe(args: list[str], before: str = "") -> list:
+    """``fastmach ARGS`` in a fresh interpreter: whether the collector ran once
+    ``fastmach.cli`` had loaded, after ``main`` returned, and its exit code."""
+    code = ("import sys, gc, json\n"
+            f"{before}\n"
+            f"sys.orig_argv = [sys.executable, '-m', 'fastmach'] + {args!r}\n"
+            "from fastmach.cli import main\n"
+            "loaded = gc.isenabled()\n"
+            f"rc = main({args!r})\n"
+            "print(json.dumps([loaded, gc.isenabled(), rc, "
+            "'fastmach.game.state' in sys.modules]))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=ROOT, check=True, env=_env()).stdout.strip().splitlines()
+    return json.loads(out[-1])
+
+
+def test_play_loads_its_modules_without_the_collector_and_turns_it_back_on(tmp_path):
+    play = ["play", "--games", "2", "--out", str(tmp_path / "g.parquet")]
+    # off while the modules load, on for the games and after; the reference State unloaded
+    assert _gc_probe(play) == [False, True, 0, False]
+    # a run that stops before its games (bad input: status 2) turns it back on too
+    assert _gc_probe(["play", "--games", "2", "--out", str(tmp_path / "g.csv")]) == [
+        False, True, 2, False]
+    # another command, and a caller that turned it off itself, are left as they were
+    assert _gc_probe(["rules", "classic"])[:3] == [True, True, 0]
+    assert _gc_probe(play, before="gc.disable()")[:3] == [False, False, 0]
