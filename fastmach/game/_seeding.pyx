@@ -6,8 +6,14 @@
 # once: numpy's SeedSequence (O'Neill's seed_seq: the entropy as 32-bit words, mixed into a
 # pool of 4 words, then 8 words of state drawn from the pool) and PCG64's seeding (state
 # and increment from those words, two steps of the generator), in plain integers. The test
-# suite compares it with numpy's own on random and extreme seeds.
-from libc.stdint cimport uint32_t, uint64_t
+# suite compares it with numpy's own on random and extreme seeds. The draws of a deal
+# (_seeding.pxd) then run in C on that Generator's PCG64; deal_draws returns them for the
+# tests, which compare them with numpy's permutation and integers.
+from cpython.pycapsule cimport PyCapsule_GetPointer
+from libc.stdint cimport uint8_t, uint32_t, uint64_t
+from numpy.random cimport bitgen_t
+
+import numpy as np
 
 cdef enum:
     POOL = 4
@@ -100,3 +106,49 @@ def seed_deal(gen, replicate, root_seed):
     gen.bit_generator.state = {"bit_generator": "PCG64", "state": {"state": state, "inc": inc},
                                "has_uint32": 0, "uinteger": 0}
     return gen
+
+
+cdef bitgen_t* bitgen_of(object gen) except NULL:
+    """The C face of a numpy Generator's bit generator (valid while ``gen`` lives)."""
+    return <bitgen_t*> PyCapsule_GetPointer(gen.bit_generator.capsule, "BitGenerator")
+
+
+def deal_draws(replicate, root_seed, deck, int players, int hands=1, bint cut=False):
+    """The draws of one replicate's deal as the engine makes them in C: (the shuffled
+    decks of ``hands`` hands, the dealer, the in-game seed, the cut's first player or -1);
+    the same as ``rng.permutation(deck)``, ``rng.integers(players)``,
+    ``rng.integers(0, 2**64, dtype=uint64)``, ``rng.integers(players)`` (under ``cut``),
+    then ``rng.permutation(deck)`` for each later hand, on
+    ``default_rng(SeedSequence([replicate, root_seed]))``."""
+    cdef uint8_t[::1] d
+    cdef bitgen_t* b
+    cdef int first = -1, dealer, h
+    cdef uint64_t seed
+    sorted_deck = np.asarray(deck, dtype=np.uint8)
+    if players < 1 or hands < 1:
+        raise ValueError("players and hands must be at least 1")
+    gen = seed_deal(np.random.Generator(np.random.PCG64()), replicate, root_seed)
+    b = bitgen_of(gen)
+    decks = []
+    for h in range(hands):
+        shuffled = sorted_deck.copy()
+        d = shuffled
+        draw_shuffle(b, &d[0] if d.shape[0] else NULL, <int>d.shape[0])
+        decks.append(shuffled)
+        if h == 0:
+            dealer = <int>draw_below(b, <uint32_t>players)
+            seed = draw_uint64(b)
+            if cut:
+                first = <int>draw_below(b, <uint32_t>players)
+    return decks, dealer, int(seed), first
+
+
+def draws_below(replicate, root_seed, n, int k):
+    """``k`` draws of ``draw_below(n)`` (tests: against ``rng.integers(n)``; a large ``n``
+    makes the rejections frequent)."""
+    if not 1 <= n < 2**32:
+        raise ValueError("n must be in [1, 2**32)")
+    gen = seed_deal(np.random.Generator(np.random.PCG64()), replicate, root_seed)
+    cdef bitgen_t* b = bitgen_of(gen)
+    cdef uint32_t m = <uint32_t>n
+    return [int(draw_below(b, m)) for _ in range(k)]
