@@ -14,7 +14,7 @@ from fastmach.cli.common import as_flags, os_message
 from fastmach.cli.games import add_play, add_replay, add_strategies, add_view
 from fastmach.cli.rules import add_rules
 from fastmach.cli.solve import add_bench, add_solve
-from fastmach.cli.start import _interrupted_while_starting, resume_gc
+from fastmach.cli.start import _interrupted_while_starting, exit_now, leave_at_once, resume_gc
 from fastmach.cli.studies import add_compare, add_rate, add_report, add_sweep, add_tune
 from fastmach.cli.training import add_edge, add_exploit, add_train
 from fastmach.core import __version__
@@ -57,6 +57,7 @@ def console() -> None:
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(130)
+    exit_now(rc)   # (where the command allows it: fastmach.cli.start.leave_at_once)
     sys.exit(rc)
 
 
@@ -75,6 +76,7 @@ def _warnings_as_messages():
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    leave_at_once(False)   # (a command says so as it finishes)
     try:
         return _main(argv)
     finally:

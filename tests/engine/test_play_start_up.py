@@ -150,3 +150,51 @@ def test_play_loads_its_modules_without_the_collector_and_turns_it_back_on(tmp_p
     # another command, and a caller that turned it off itself, are left as they were
     assert _gc_probe(["rules", "classic"])[:3] == [True, True, 0]
     assert _gc_probe(play, before="gc.disable()")[:3] == [False, False, 0]
+
+
+def test_play_ends_its_process_after_the_exit_hooks_and_the_flushed_output(tmp_path):
+    # the command as a process: stdout a pipe (buffered), an exit hook of the caller's
+    out = tmp_path / "g.parquet"
+    code = ("import atexit, sys\n"
+            "atexit.register(lambda: print('hook ran', flush=True))\n"
+            f"sys.argv = ['fastmach', 'play', '--rules', 'classic(match=single)', '--games', "
+            f"'5', '--out', {str(out)!r}]\n"
+            "from fastmach.cli import console\n"
+            "console()\n"
+            "print('not reached')\n")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=ROOT, env=_env())
+    lines = run.stdout.splitlines()
+    assert run.returncode == 0 and run.stderr == ""
+    assert lines[0].startswith("5 games of classic(match=single)") and lines[1:] == ["hook ran"]
+    # the same rows as the library writes in a process that goes on
+    from fastmach.engine import run_play_columns
+    from fastmach.engine.parquet import write_parquet
+
+    write_parquet(run_play_columns("classic(match=single)", "expert", 5, 0), tmp_path / "r.parquet")
+    assert out.read_bytes() == (tmp_path / "r.parquet").read_bytes()
+
+
+def test_only_a_play_without_python_bots_leaves_at_once(tmp_path):
+    import threading
+
+    from fastmach.cli import main, start
+
+    base = ["play", "--rules", "classic(match=single)", "--games", "2"]
+    assert main(base + ["--out", str(tmp_path / "a.parquet")]) == 0
+    assert start._LEAVE_AT_ONCE
+    bots = "expert,fastmach.strategies.examples:MaxPlacement"
+    assert main(base + ["--strategies", bots, "--out", str(tmp_path / "b.parquet")]) == 0
+    assert not start._LEAVE_AT_ONCE   # (a bot's module may hold files: the usual teardown)
+    assert main(["rules", "classic"]) == 0 and not start._LEAVE_AT_ONCE
+    # a thread still running: exit_now returns, the usual exit joins it
+    start.leave_at_once(True)
+    done = threading.Event()
+    t = threading.Thread(target=done.wait)
+    t.start()
+    try:
+        start.exit_now(3)   # (would end this test's process if it did not return)
+    finally:
+        done.set()
+        t.join()
+        start.leave_at_once(False)
