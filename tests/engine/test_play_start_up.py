@@ -158,7 +158,7 @@ def test_play_ends_its_process_after_the_exit_hooks_and_the_flushed_output(tmp_p
     code = ("import atexit, sys\n"
             "atexit.register(lambda: print('hook ran', flush=True))\n"
             f"sys.argv = ['fastmach', 'play', '--rules', 'classic(match=single)', '--games', "
-            f"'5', '--out', {str(out)!r}]\n"
+            f"'5', '--out', {str(out)!r}, '--log', {str(tmp_path / 'g.jsonl.gz')!r}]\n"
             "from fastmach.cli import console\n"
             "console()\n"
             "print('not reached')\n")
@@ -173,6 +173,12 @@ def test_play_ends_its_process_after_the_exit_hooks_and_the_flushed_output(tmp_p
 
     write_parquet(run_play_columns("classic(match=single)", "expert", 5, 0), tmp_path / "r.parquet")
     assert out.read_bytes() == (tmp_path / "r.parquet").read_bytes()
+    # the log whole, its gzip stream closed: the same bytes as a log written in-process
+    import gzip
+
+    run_play_columns("classic(match=single)", "expert", 5, 0, log=tmp_path / "r.jsonl.gz")
+    with gzip.open(tmp_path / "g.jsonl.gz") as a, gzip.open(tmp_path / "r.jsonl.gz") as b:
+        assert a.read() == b.read()
 
 
 def test_only_a_play_without_python_bots_leaves_at_once(tmp_path):
