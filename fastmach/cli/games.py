@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from fastmach.cli.common import _seed_arg
+from fastmach.cli.start import leave_at_once, resume_gc
 from fastmach.engine import run_play_columns, summary
 from fastmach.engine.parquet import write_parquet
 from fastmach.engine.progress import Progress
@@ -16,7 +17,8 @@ from fastmach.errors import FastmachError
 from fastmach.outputs import atomic_path, partial_name, probe_file, refuse_inputs
 from fastmach.rules import resolve_rules, source_warning
 from fastmach.strategies import describe as describe_strategies
-from fastmach.strategies import rotations_of, split_strategies, stand_in_warning
+from fastmach.strategies import parse_strategy, rotations_of, split_strategies, stand_in_warning
+from fastmach.strategies.bots import BotStrategy
 
 
 def add_play(sub) -> None:
@@ -67,12 +69,21 @@ def play_command(args: argparse.Namespace) -> int:
         n = len(rotations_of(split_strategies(args.strategies), rules.players, True))
         print(f"--rotate: {n} rotation(s) of the line-up x {args.games} deal(s) = "
               f"{n * args.games} games", file=sys.stderr)
+    # what is loaded so far (the modules) outlives the games and the writing: the
+    # collector's full passes need not walk it at every pass (about 2% of the command's
+    # CPU); unfrozen afterwards for a caller of cli.main in its own process
+    gc.freeze()
+    resume_gc()   # (off while the modules loaded, for `fastmach play`: fastmach.cli.start)
+    try:
+        return _play_and_write(args, rules, out)
+    finally:
+        gc.unfreeze()
+
+
+def _play_and_write(args: argparse.Namespace, rules, out: Path) -> int:
+    """``fastmach play``'s games, its files and its summary line (the arguments checked)."""
     t0 = time.perf_counter()
     df: Any
-    # what is loaded so far (the modules) outlives the games: the collector's full passes
-    # need not walk it at every pass (about 2% of the command's CPU); unfrozen afterwards
-    # for a caller of cli.main in its own process
-    gc.freeze()
     try:
         df = run_play_columns(rules, args.strategies, args.games, args.seed,
                               rotate=args.rotate, log=args.log, hands=args.hands is not None)
@@ -82,8 +93,6 @@ def play_command(args: argparse.Namespace) -> int:
                   f"in {partial_name(args.log)} (incomplete)", file=sys.stderr)
             return 130   # (said once: main would add its own "interrupted")
         raise
-    finally:
-        gc.unfreeze()
     dt = time.perf_counter() - t0
     written = [str(out)]
     if args.hands is not None:
@@ -96,6 +105,10 @@ def play_command(args: argparse.Namespace) -> int:
     if args.log:
         written.append(args.log)
     print(summary(df, rules, dt) + "; written to " + " and ".join(written))
+    # every file is closed: the process may end without the interpreter's teardown,
+    # unless a Python bot sat at the table (its module may hold files or processes)
+    leave_at_once(not any(isinstance(parse_strategy(n), BotStrategy)
+                          for n in split_strategies(args.strategies)))
     return 0
 
 

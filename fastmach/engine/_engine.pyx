@@ -7,8 +7,9 @@
 # the shared game flow (fastmach.game._turn.apply_turn, hand_end), the same code the lookahead
 # playouts run. Python (fastmach/engine/__init__.py) validates rules and strategies and
 # builds the Engine; the deal of each hand comes from NumPy's Generator (so it is
-# reproducible from (replicate, root_seed) on any machine), drawn with the GIL between
-# hands.
+# reproducible from (replicate, root_seed) on any machine): its PCG64 seeded per game,
+# its permutation and integers drawn in C (fastmach/game/_seeding.pxd: numpy's algorithms,
+# the same numbers), with the GIL between hands.
 from cpython.ref cimport PyObject, Py_INCREF
 from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
 from libc.stdint cimport uint8_t, int32_t, int64_t, uint32_t, uint64_t
@@ -31,6 +32,8 @@ from fastmach.strategies._reject cimport NoPlay, seat_can_play_remembered
 from fastmach.strategies._tactics import dissolved   # noqa: F401 (tests)
 from fastmach.strategies._base import hand_may_meld   # noqa: F401 (tests)
 from fastmach.game._seeding import seed_deal
+from fastmach.game._seeding cimport (bitgen_of, draw_shuffle, draw_below, draw_uint64,
+                                     bitgen_t, direct_seeding, seed_direct)
 
 cnp.import_array()
 
@@ -444,9 +447,11 @@ cdef class Engine:
         cdef uint8_t hand_deck[MAX_DECK]
         cdef int dealer0, dealer, first0, first
         cdef long long turn_base
-        cdef const uint8_t[:] pv
         cdef int scores_before[MAX_PLAYERS]
-        sorted_deck = self.deck
+        cdef const uint8_t[::1] sorted_deck = self.deck
+        cdef int n_deck = <int>sorted_deck.shape[0]
+        cdef bitgen_t* bg
+        cdef bint direct
         out = {
             name: np.zeros(G, dtype=np.int64) for name in (
                 "first_player", "winner", "end", "turns", "rounds", "stock_exhausted_turn",
@@ -468,29 +473,37 @@ cdef class Engine:
         self.counting = hands
         # one generator for the batch, put in each game's state: default_rng(SeedSequence(
         # [replicate, root_seed])) without building them (fastmach.game._seeding)
+        # (the draws in C on its PCG64: rng.permutation(deck), rng.integers(P), ..., the
+        # same numbers, _seeding.pxd)
         gen = np.random.Generator(np.random.PCG64())
+        bg = bitgen_of(gen)
+        direct = direct_seeding(gen)   # (its state written in C: numpy's layout checked)
+        if n_deck > MAX_DECK or n_deck < self.R.deck_size:
+            raise ValueError(f"engine: a deck of {n_deck} cards for {self.R.deck_size}")
         for g in range(G):
             self.record = []
             if record:
                 games_log.append(self.record)
-            rng = seed_deal(gen, int(reps[g]), int(root_seed))
-            perm = rng.permutation(sorted_deck)
-            dealer0 = int(rng.integers(P))
-            rng_state = int(rng.integers(0, 2**64, dtype=np.uint64))
+            if direct and reps[g] >= 0 and root_seed >= 0:
+                seed_direct(bg, <uint64_t>reps[g], <uint64_t>root_seed)
+            else:
+                seed_deal(gen, int(reps[g]), int(root_seed))
+            memcpy(hand_deck, &sorted_deck[0], n_deck)
+            draw_shuffle(bg, hand_deck, n_deck)
+            dealer0 = <int>draw_below(bg, <uint32_t>P)
+            rng_state = draw_uint64(bg)
             # first_player_by = cut (003): the highest cut starts, then play moves clockwise
             # hand by hand; a uniform seat (the cut's distribution, ties re-cut)
-            first0 = int(rng.integers(P)) if self.first_cut else -1
+            first0 = <int>draw_below(bg, <uint32_t>P) if self.first_cut else -1
             o_dealer[g] = dealer0
             o_sx[g] = -1
             turn_base = 0
             h = 0
             while True:
                 if h > 0:
-                    perm = rng.permutation(sorted_deck)
+                    memcpy(hand_deck, &sorted_deck[0], n_deck)
+                    draw_shuffle(bg, hand_deck, n_deck)
                 dealer = (dealer0 + h) % P
-                pv = np.ascontiguousarray(perm, dtype=np.uint8)
-                for s in range(self.R.deck_size):
-                    hand_deck[s] = pv[s]
                 first = (first0 + h) % P if self.first_cut else (dealer + 1) % P
                 for s in range(P):
                     scores_before[s] = sc[g, s]

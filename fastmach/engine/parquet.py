@@ -19,7 +19,7 @@ from typing import Mapping
 from fastmach.engine.arrow import plain_array, string_array
 from fastmach.engine.columns import column, length
 
-__all__ = ["write_parquet", "write_with_pyarrow"]
+__all__ = ["write_parquet", "write_with_pyarrow", "write_table"]
 
 #: numpy dtypes that pandas stores as they are
 _PLAIN = frozenset(("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
@@ -103,10 +103,54 @@ def write_with_pyarrow(cols: Mapping[str, object], path: str | Path, pandas_vers
     if arrays is None:
         return False
     import pyarrow as pa
-    import pyarrow.parquet as pq
 
     schema = pa.schema([pa.field(name, a.type) for name, a, _, _ in arrays],
                        metadata={b"pandas": _metadata(arrays, pandas_version)})
     table = pa.Table.from_arrays([a for _, a, _, _ in arrays], schema=schema)
-    pq.write_table(table, str(path), compression="snappy")
+    if not write_table(table, path):
+        import pyarrow.parquet as pq
+
+        pq.write_table(table, str(path), compression="snappy")
+    return True
+
+
+#: the settings ``pyarrow.parquet.write_table(table, path, compression="snappy")`` hands
+#: pyarrow's writer (its defaults, pyarrow 14 on)
+_WRITER_SETTINGS = dict(
+    version="2.6", compression="snappy", use_dictionary=True, write_statistics=True,
+    use_deprecated_int96_timestamps=False, coerce_timestamps=None, data_page_size=None,
+    allow_truncated_timestamps=False, compression_level=None, use_byte_stream_split=False,
+    column_encoding=None, writer_engine_version="V2", data_page_version="1.0",
+    use_compliant_nested_type=True, encryption_properties=None, write_batch_size=None,
+    dictionary_pagesize_limit=None, store_schema=True, write_page_index=False,
+    write_page_checksum=False, sorting_columns=None)
+
+
+def write_table(table, path: str | Path) -> bool:
+    """``pyarrow.parquet.write_table(table, path, compression="snappy")``'s bytes through
+    pyarrow's compiled writer (``pyarrow._parquet``) and a plain file: ``pyarrow.parquet``
+    loads pyarrow's file systems, ``ssl`` among them (about 0.03 s of a ``fastmach play``'s
+    CPU). False, nothing written, where this pyarrow's writer takes other settings; the
+    tests compare the bytes with ``write_table``'s."""
+    try:
+        from pyarrow._parquet import ParquetWriter
+    except ImportError:   # pragma: no cover - a pyarrow without it: write_table
+        return False
+    import pyarrow as pa
+
+    sink = pa.OSFile(str(path), "wb")
+    try:
+        try:
+            writer = ParquetWriter(sink, table.schema, **_WRITER_SETTINGS)
+        except TypeError:   # settings this pyarrow's writer does not take
+            sink.close()
+            Path(path).unlink(missing_ok=True)
+            return False
+        writer.write_table(table, row_group_size=None)
+        writer.close()
+    except BaseException:
+        sink.close()
+        Path(path).unlink(missing_ok=True)   # (as write_table: no half-written file)
+        raise
+    sink.close()
     return True

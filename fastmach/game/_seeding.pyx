@@ -6,8 +6,14 @@
 # once: numpy's SeedSequence (O'Neill's seed_seq: the entropy as 32-bit words, mixed into a
 # pool of 4 words, then 8 words of state drawn from the pool) and PCG64's seeding (state
 # and increment from those words, two steps of the generator), in plain integers. The test
-# suite compares it with numpy's own on random and extreme seeds.
-from libc.stdint cimport uint32_t, uint64_t
+# suite compares it with numpy's own on random and extreme seeds. The draws of a deal
+# (_seeding.pxd) then run in C on that Generator's PCG64; deal_draws returns them for the
+# tests, which compare them with numpy's permutation and integers.
+from cpython.pycapsule cimport PyCapsule_GetPointer
+from libc.stdint cimport uint8_t, uint32_t, uint64_t
+from numpy.random cimport bitgen_t
+
+import numpy as np
 
 cdef enum:
     POOL = 4
@@ -100,3 +106,159 @@ def seed_deal(gen, replicate, root_seed):
     gen.bit_generator.state = {"bit_generator": "PCG64", "state": {"state": state, "inc": inc},
                                "has_uint32": 0, "uinteger": 0}
     return gen
+
+
+cdef extern from *:
+    ctypedef unsigned long long u128 "unsigned __int128"
+
+
+# numpy's PCG64 state behind its bit generator (numpy/random/src/pcg64/pcg64.h, with the
+# compiler's 128-bit integers); direct_seeding checks the layout before it is written
+cdef struct PcgState:
+    u128 state
+    u128 inc
+
+cdef struct Pcg64State:
+    PcgState* pcg_state
+    int has_uint32
+    uint32_t uinteger
+
+
+cdef inline u128 _u128(uint64_t hi, uint64_t lo) noexcept nogil:
+    return (<u128>hi << 64) | <u128>lo
+
+
+cdef int _words_c(uint64_t n, uint32_t* out, int k) noexcept nogil:
+    """_words for an integer below 2**64."""
+    out[k] = <uint32_t>(n & 0xFFFFFFFFULL)
+    k += 1
+    if n >> 32:
+        out[k] = <uint32_t>(n >> 32)
+        k += 1
+    return k
+
+
+cdef void _pcg64_state_c(uint64_t replicate, uint64_t root_seed, u128* state,
+                         u128* inc) noexcept nogil:
+    """pcg64_state in C integers (both seeds below 2**64)."""
+    cdef uint32_t entropy[MAX_WORDS]
+    cdef uint32_t pool[POOL]
+    cdef uint32_t words[2 * POOL]
+    cdef uint32_t hash_const = INIT_A, v
+    cdef int n = 0, i, j
+    n = _words_c(replicate, entropy, n)
+    n = _words_c(root_seed, entropy, n)
+    for i in range(POOL):
+        pool[i] = _hashmix(entropy[i] if i < n else 0, &hash_const)
+    for i in range(POOL):
+        for j in range(POOL):
+            if i != j:
+                pool[j] = _mix(pool[j], _hashmix(pool[i], &hash_const))
+    for i in range(POOL, n):
+        for j in range(POOL):
+            pool[j] = _mix(pool[j], _hashmix(entropy[i], &hash_const))
+    hash_const = INIT_B
+    for i in range(2 * POOL):
+        v = pool[i % POOL] ^ hash_const
+        hash_const *= MULT_B
+        v *= hash_const
+        v ^= v >> XSHIFT
+        words[i] = v
+    cdef u128 seed = _u128(words[0] | (<uint64_t>words[1] << 32),
+                           words[2] | (<uint64_t>words[3] << 32))
+    cdef u128 stream = _u128(words[4] | (<uint64_t>words[5] << 32),
+                             words[6] | (<uint64_t>words[7] << 32))
+    cdef u128 mult = _u128(2549297995355413924ULL, 4865540595714422341ULL)
+    inc[0] = (stream << 1) | 1
+    state[0] = (inc[0] + seed) * mult + inc[0]   # state 0, one step, the seed, one step
+
+
+cdef void seed_direct(bitgen_t* b, uint64_t replicate, uint64_t root_seed) noexcept nogil:
+    """seed_deal without Python: the PCG64 state written into the bit generator (only
+    where direct_seeding said its layout is numpy's as read here)."""
+    cdef Pcg64State* st = <Pcg64State*> b.state
+    _pcg64_state_c(replicate, root_seed, &st.pcg_state.state, &st.pcg_state.inc)
+    st.has_uint32 = 0
+    st.uinteger = 0
+
+
+cdef bint direct_seeding(object gen) except -1:
+    """Whether seed_direct may seed ``gen`` (a Generator on a PCG64): its state, written
+    by numpy for two seeds, reads as seed_direct writes it, and the reverse."""
+    cdef bitgen_t* b = bitgen_of(gen)
+    cdef Pcg64State* st = <Pcg64State*> b.state
+    cdef u128 s, i
+    if type(gen.bit_generator).__name__ != "PCG64":
+        return False
+    for r, root in ((3, 2**63 - 1), (2**40 + 5, 7)):
+        seed_deal(gen, r, root)
+        _pcg64_state_c(r, root, &s, &i)
+        if st.pcg_state.state != s or st.pcg_state.inc != i or st.has_uint32 != 0:
+            return False
+        b.next_uint32(b.state)   # (a 32-bit draw keeps the other half: has_uint32 1)
+        got = gen.bit_generator.state
+        if st.has_uint32 != 1 or (st.has_uint32, st.uinteger) != (got["has_uint32"],
+                                                                  got["uinteger"]):
+            return False
+        seed_direct(b, r + 1, root)
+        want, winc = pcg64_state(r + 1, root)
+        got = gen.bit_generator.state
+        if (got["state"]["state"], got["state"]["inc"], got["has_uint32"],
+                got["uinteger"]) != (want, winc, 0, 0):
+            return False
+    return True
+
+
+def direct_seeding_ok(gen) -> bool:
+    """direct_seeding, for the tests."""
+    return bool(direct_seeding(gen))
+
+
+cdef bitgen_t* bitgen_of(object gen) except NULL:
+    """The C face of a numpy Generator's bit generator (valid while ``gen`` lives)."""
+    return <bitgen_t*> PyCapsule_GetPointer(gen.bit_generator.capsule, "BitGenerator")
+
+
+def deal_draws(replicate, root_seed, deck, int players, int hands=1, bint cut=False):
+    """The draws of one replicate's deal as the engine makes them in C: (the shuffled
+    decks of ``hands`` hands, the dealer, the in-game seed, the cut's first player or -1);
+    the same as ``rng.permutation(deck)``, ``rng.integers(players)``,
+    ``rng.integers(0, 2**64, dtype=uint64)``, ``rng.integers(players)`` (under ``cut``),
+    then ``rng.permutation(deck)`` for each later hand, on
+    ``default_rng(SeedSequence([replicate, root_seed]))``."""
+    cdef uint8_t[::1] d
+    cdef bitgen_t* b
+    cdef int first = -1, dealer, h
+    cdef uint64_t seed
+    sorted_deck = np.asarray(deck, dtype=np.uint8)
+    if players < 1 or hands < 1:
+        raise ValueError("players and hands must be at least 1")
+    gen = np.random.Generator(np.random.PCG64())
+    b = bitgen_of(gen)
+    if direct_seeding(gen) and 0 <= replicate < 2**64 and 0 <= root_seed < 2**64:
+        seed_direct(b, <uint64_t>replicate, <uint64_t>root_seed)   # (as the engine)
+    else:
+        seed_deal(gen, replicate, root_seed)
+    decks = []
+    for h in range(hands):
+        shuffled = sorted_deck.copy()
+        d = shuffled
+        draw_shuffle(b, &d[0] if d.shape[0] else NULL, <int>d.shape[0])
+        decks.append(shuffled)
+        if h == 0:
+            dealer = <int>draw_below(b, <uint32_t>players)
+            seed = draw_uint64(b)
+            if cut:
+                first = <int>draw_below(b, <uint32_t>players)
+    return decks, dealer, int(seed), first
+
+
+def draws_below(replicate, root_seed, n, int k):
+    """``k`` draws of ``draw_below(n)`` (tests: against ``rng.integers(n)``; a large ``n``
+    makes the rejections frequent)."""
+    if not 1 <= n < 2**32:
+        raise ValueError("n must be in [1, 2**32)")
+    gen = seed_deal(np.random.Generator(np.random.PCG64()), replicate, root_seed)
+    cdef bitgen_t* b = bitgen_of(gen)
+    cdef uint32_t m = <uint32_t>n
+    return [int(draw_below(b, m)) for _ in range(k)]

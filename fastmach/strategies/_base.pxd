@@ -84,11 +84,13 @@ cdef inline int meld_cards(const uint8_t* hand, int ace_high, uint32_t* ps) noex
     (>= 3 consecutive ranks of their suit) among the cards left are dropped until none
     is. 0 when nothing is left (then no subset of the cards splits into melds)."""
     cdef uint32_t g3, p, r3, cov, left
-    cdef int s, c, changed = 1
-    ps[0] = ps[1] = ps[2] = ps[3] = 0
-    for c in range(JOKER):
-        if hand[c]:
-            ps[c // 13] |= (<uint32_t>1) << (c % 13 + 1)
+    cdef int s, r, changed = 1
+    for s in range(4):   # (suit by suit: no division by 13 per card)
+        p = 0
+        for r in range(13):
+            if hand[s * 13 + r]:
+                p |= (<uint32_t>1) << (r + 1)
+        ps[s] = p
     while changed:
         changed = 0
         g3 = ((ps[0] & ps[1] & (ps[2] | ps[3])) | (ps[2] & ps[3] & (ps[0] | ps[1])))

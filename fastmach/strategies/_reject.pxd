@@ -33,16 +33,17 @@ cdef inline int none_can_join(const uint8_t* table, const uint8_t* hand, const u
     play adds a card). 0 when some could, or when the table or the hand holds a joker."""
     cdef uint8_t pool[NCARD]
     cdef uint32_t ps[4]
-    cdef int c
+    cdef int c, s, r
     if table[JOKER] or hand[JOKER]:
         return 0
     for c in range(JOKER):
         pool[c] = table[c] | hand[c]
     pool[JOKER] = 0
     meld_cards(pool, ace_high, ps)
-    for c in range(JOKER):
-        if cand[c] and (ps[c // 13] >> (c % 13 + 1)) & 1:
-            return 0
+    for s in range(4):
+        for r in range(13):
+            if cand[s * 13 + r] and (ps[s] >> (r + 1)) & 1:
+                return 0
     return 1
 
 

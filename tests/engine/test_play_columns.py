@@ -10,7 +10,8 @@ import pytest
 
 from fastmach.engine import play_columns, play_games, run_play, run_play_columns, summary
 from fastmach.engine.columns import concat, with_rotation
-from fastmach.engine.parquet import write_parquet, write_with_pyarrow
+from fastmach.engine import parquet as parquet_mod
+from fastmach.engine.parquet import write_parquet, write_table, write_with_pyarrow
 from fastmach.rules import resolve_rules
 
 RULES = "classic(match=single)"
@@ -98,6 +99,30 @@ def test_the_pandas_free_writer_matches_pandas_on_every_column_type(tmp_path, n)
     back = pd.read_parquet(ours)
     assert back["word"].tolist() == cols["word"].tolist()
     assert back["flag"].tolist() == cols["flag"].tolist()
+
+
+def test_the_compiled_writer_writes_the_bytes_of_pyarrows_write_table(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pa.table({"x": np.arange(2000) % 7, "f": np.linspace(0, 1, 2000),
+                      "b": np.arange(2000) % 3 == 0, "s": ["ab", "é"] * 1000},
+                     metadata={b"note": b"one"})
+    assert write_table(table, tmp_path / "ours.parquet")
+    pq.write_table(table, str(tmp_path / "ref.parquet"), compression="snappy")
+    assert (tmp_path / "ours.parquet").read_bytes() == (tmp_path / "ref.parquet").read_bytes()
+
+
+def test_a_writer_that_takes_other_settings_leaves_the_file_to_write_table(tmp_path,
+                                                                          monkeypatch):
+    import pyarrow as pa
+
+    monkeypatch.setitem(parquet_mod._WRITER_SETTINGS, "no_such_setting", 1)
+    assert not write_table(pa.table({"x": [1, 2]}), tmp_path / "x.parquet")
+    assert not (tmp_path / "x.parquet").exists()
+    cols = {"x": np.arange(5), "s": np.array(["a"] * 5, dtype=object)}
+    assert write_with_pyarrow(cols, tmp_path / "y.parquet", PANDAS)   # (by write_table)
+    assert (tmp_path / "y.parquet").read_bytes() == _pandas_bytes(cols, tmp_path / "z.parquet")
 
 
 @pytest.mark.parametrize("cols", [

@@ -122,3 +122,85 @@ def test_the_default_progress_shows_past_the_delay_with_the_games_done(monkeypat
         assert p.bar is not None and p.bar.n == 5 and p.bar.total == 10
         p.update(5)
     assert "10/10" in capsys.readouterr().err
+
+
+def _gc_probe(args: list[str], before: str = "") -> list:
+    """``fastmach ARGS`` in a fresh interpreter: whether the collector ran once
+    ``fastmach.cli`` had loaded, after ``main`` returned, and its exit code."""
+    code = ("import sys, gc, json\n"
+            f"{before}\n"
+            f"sys.orig_argv = [sys.executable, '-m', 'fastmach'] + {args!r}\n"
+            "from fastmach.cli import main\n"
+            "loaded = gc.isenabled()\n"
+            f"rc = main({args!r})\n"
+            "print(json.dumps([loaded, gc.isenabled(), rc, "
+            "'fastmach.game.state' in sys.modules]))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=ROOT, check=True, env=_env()).stdout.strip().splitlines()
+    return json.loads(out[-1])
+
+
+def test_play_loads_its_modules_without_the_collector_and_turns_it_back_on(tmp_path):
+    play = ["play", "--games", "2", "--out", str(tmp_path / "g.parquet")]
+    # off while the modules load, on for the games and after; the reference State unloaded
+    assert _gc_probe(play) == [False, True, 0, False]
+    # a run that stops before its games (bad input: status 2) turns it back on too
+    assert _gc_probe(["play", "--games", "2", "--out", str(tmp_path / "g.csv")]) == [
+        False, True, 2, False]
+    # another command, and a caller that turned it off itself, are left as they were
+    assert _gc_probe(["rules", "classic"])[:3] == [True, True, 0]
+    assert _gc_probe(play, before="gc.disable()")[:3] == [False, False, 0]
+
+
+def test_play_ends_its_process_after_the_exit_hooks_and_the_flushed_output(tmp_path):
+    # the command as a process: stdout a pipe (buffered), an exit hook of the caller's
+    out = tmp_path / "g.parquet"
+    code = ("import atexit, sys\n"
+            "atexit.register(lambda: print('hook ran', flush=True))\n"
+            f"sys.argv = ['fastmach', 'play', '--rules', 'classic(match=single)', '--games', "
+            f"'5', '--out', {str(out)!r}, '--log', {str(tmp_path / 'g.jsonl.gz')!r}]\n"
+            "from fastmach.cli import console\n"
+            "console()\n"
+            "print('not reached')\n")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=ROOT, env=_env())
+    lines = run.stdout.splitlines()
+    assert run.returncode == 0 and run.stderr == ""
+    assert lines[0].startswith("5 games of classic(match=single)") and lines[1:] == ["hook ran"]
+    # the same rows as the library writes in a process that goes on
+    from fastmach.engine import run_play_columns
+    from fastmach.engine.parquet import write_parquet
+
+    write_parquet(run_play_columns("classic(match=single)", "expert", 5, 0), tmp_path / "r.parquet")
+    assert out.read_bytes() == (tmp_path / "r.parquet").read_bytes()
+    # the log whole, its gzip stream closed: the same bytes as a log written in-process
+    import gzip
+
+    run_play_columns("classic(match=single)", "expert", 5, 0, log=tmp_path / "r.jsonl.gz")
+    with gzip.open(tmp_path / "g.jsonl.gz") as a, gzip.open(tmp_path / "r.jsonl.gz") as b:
+        assert a.read() == b.read()
+
+
+def test_only_a_play_without_python_bots_leaves_at_once(tmp_path):
+    import threading
+
+    from fastmach.cli import main, start
+
+    base = ["play", "--rules", "classic(match=single)", "--games", "2"]
+    assert main(base + ["--out", str(tmp_path / "a.parquet")]) == 0
+    assert start._LEAVE_AT_ONCE
+    bots = "expert,fastmach.strategies.examples:MaxPlacement"
+    assert main(base + ["--strategies", bots, "--out", str(tmp_path / "b.parquet")]) == 0
+    assert not start._LEAVE_AT_ONCE   # (a bot's module may hold files: the usual teardown)
+    assert main(["rules", "classic"]) == 0 and not start._LEAVE_AT_ONCE
+    # a thread still running: exit_now returns, the usual exit joins it
+    start.leave_at_once(True)
+    done = threading.Event()
+    t = threading.Thread(target=done.wait)
+    t.start()
+    try:
+        start.exit_now(3)   # (would end this test's process if it did not return)
+    finally:
+        done.set()
+        t.join()
+        start.leave_at_once(False)

@@ -8,7 +8,8 @@ import random
 import numpy as np
 import pytest
 
-from fastmach.game._seeding import pcg64_state, seed_deal
+from fastmach.game._seeding import (deal_draws, direct_seeding_ok, draws_below, pcg64_state,
+                                    seed_deal)
 
 EDGES = [0, 1, 2**31, 2**32 - 1, 2**32, 2**32 + 1, 2**62, 2**63 - 1, 2**64 - 1, 2**64,
          2**127]
@@ -52,3 +53,49 @@ def test_negative_seeds_are_refused_as_numpy_refuses_them():
         pcg64_state(-1, 0)
     with pytest.raises(ValueError):
         np.random.SeedSequence([-1, 0])
+
+
+def _numpy_deal(r: int, s: int, deck: np.ndarray, players: int, hands: int, cut: bool):
+    """The deal's draws in the engine's order by numpy's own Generator (the reference)."""
+    rng = _numpy(r, s)
+    decks = [rng.permutation(deck)]
+    dealer = int(rng.integers(players))
+    seed = int(rng.integers(0, 2**64, dtype=np.uint64))
+    first = int(rng.integers(players)) if cut else -1
+    decks += [rng.permutation(deck) for _ in range(hands - 1)]
+    return decks, dealer, seed, first
+
+
+@pytest.mark.parametrize("decks, jokers", [(1, 0), (2, 0), (2, 4), (3, 8)])
+def test_the_deals_drawn_in_c_are_numpys_permutation_and_integers(decks, jokers):
+    deck = np.concatenate([np.repeat(np.arange(52, dtype=np.uint8), decks),
+                           np.full(jokers, 52, dtype=np.uint8)])
+    rnd = random.Random(decks * 10 + jokers)
+    for k, (r, s) in enumerate(_cases()[::5]):
+        players, hands, cut = rnd.randint(1, 8), rnd.randint(1, 3), k % 2 == 1
+        got = deal_draws(r, s, deck, players, hands, cut)
+        ref = _numpy_deal(r, s, deck, players, hands, cut)
+        assert len(got[0]) == hands
+        for a, b in zip(got[0], ref[0]):
+            assert np.array_equal(a, b), (r, s)
+        assert got[1:] == ref[1:], (r, s)
+
+
+def test_short_decks_and_wide_bounds_draw_as_numpy_does():
+    for n in (0, 1, 2, 3):   # (a deck of one card or none: no draw for its shuffle)
+        deck = np.arange(n, dtype=np.uint8)
+        got, ref = deal_draws(5, 7, deck, 3), _numpy_deal(5, 7, deck, 3, 1, False)
+        assert np.array_equal(got[0][0], ref[0][0]) and got[1:] == ref[1:]
+    # bounds where Lemire's method often rejects a draw (and 1, where it draws nothing)
+    for n in (1, 2**31 + 1, 3 * 2**30 + 7, 2**32 - 1):
+        rng = _numpy(11, n)
+        assert draws_below(11, n, n, 200) == [int(rng.integers(n)) for _ in range(200)], n
+    with pytest.raises(ValueError):
+        draws_below(0, 0, 0, 1)
+
+
+def test_the_state_is_written_in_c_where_numpys_layout_is_the_one_read():
+    # (here it is: the deal tests above then run the engine's path, seed_direct)
+    assert direct_seeding_ok(np.random.Generator(np.random.PCG64()))
+    # another bit generator: never written in place
+    assert not direct_seeding_ok(np.random.Generator(np.random.MT19937()))

@@ -1,12 +1,13 @@
 """The `fastmach solve` command: readable and JSON output, JSONL batches, exit status 2."""
 from __future__ import annotations
 
+import argparse
 import gc
 import json
 
 import pytest
 
-from fastmach.cli import main
+from fastmach.cli import SUBCOMMANDS, main
 
 
 def run(capsys, *argv):
@@ -210,3 +211,22 @@ def test_every_subcommands_help_shows_percent_signs_once_and_explains_every_argu
         assert action.help and action.help.strip(), what
         if action.default is not None and action.default is not False:  # (play --games)
             assert "default" in action.help, what
+
+
+def test_a_parser_built_for_one_subcommand_is_that_of_the_whole_parser():
+    from fastmach.cli import build_parser
+
+    def subparsers(parser):
+        return next(a for a in parser._actions
+                    if isinstance(a, argparse._SubParsersAction)).choices
+
+    full = subparsers(build_parser())
+    assert len(full) == len(SUBCOMMANDS)
+    for name, ref in full.items():
+        one = subparsers(build_parser(name))
+        assert list(one) == [name]
+        assert one[name].format_help() == ref.format_help()
+    # any other word (a typo, an option first) builds every subcommand: argparse's
+    # message then lists them all
+    for word in ("plya", "--version", None):
+        assert list(subparsers(build_parser(word))) == list(full)

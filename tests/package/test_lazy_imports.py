@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import fastmach
 
 ROOT = Path(fastmach.__file__).resolve().parent.parent
@@ -78,3 +80,21 @@ def test_the_public_names_are_the_modules_own_and_loaded_on_first_use():
         assert getattr(fastmach, name) is getattr(importlib.import_module(module), name)
     got = _loaded_after("import fastmach\nimport sys\nprint('numpy' in sys.modules)", ROOT)
     assert got["stdout"] == ["False"]   # the package face loads nothing: the CLI sets up first
+
+
+def test_the_game_package_names_are_the_modules_own_and_loaded_on_first_use():
+    import importlib
+
+    import fastmach.game as game
+
+    for name in game.__all__:
+        assert name in dir(game)
+        module = importlib.import_module(game._HOMES[name])
+        assert getattr(game, name) is getattr(module, name)
+    with pytest.raises(AttributeError, match="no attribute 'nothing'"):
+        game.nothing  # noqa: B018
+    got = _loaded_after("import fastmach.game.deal, sys\n"
+                        "print('fastmach.game.state' in sys.modules)\n"
+                        "from fastmach.game import State, flow\n"
+                        "print('fastmach.game.state' in sys.modules)", ROOT)
+    assert got["stdout"] == ["False", "True"]
