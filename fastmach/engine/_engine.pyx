@@ -33,7 +33,7 @@ from fastmach.strategies._tactics import dissolved   # noqa: F401 (tests)
 from fastmach.strategies._base import hand_may_meld   # noqa: F401 (tests)
 from fastmach.game._seeding import seed_deal
 from fastmach.game._seeding cimport (bitgen_of, draw_shuffle, draw_below, draw_uint64,
-                                     bitgen_t, direct_seeding, seed_direct)
+                                     bitgen_t)
 
 cnp.import_array()
 
@@ -451,7 +451,6 @@ cdef class Engine:
         cdef const uint8_t[::1] sorted_deck = self.deck
         cdef int n_deck = <int>sorted_deck.shape[0]
         cdef bitgen_t* bg
-        cdef bint direct
         out = {
             name: np.zeros(G, dtype=np.int64) for name in (
                 "first_player", "winner", "end", "turns", "rounds", "stock_exhausted_turn",
@@ -477,17 +476,13 @@ cdef class Engine:
         # same numbers, _seeding.pxd)
         gen = np.random.Generator(np.random.PCG64())
         bg = bitgen_of(gen)
-        direct = direct_seeding(gen)   # (its state written in C: numpy's layout checked)
         if n_deck > MAX_DECK or n_deck < self.R.deck_size:
             raise ValueError(f"engine: a deck of {n_deck} cards for {self.R.deck_size}")
         for g in range(G):
             self.record = []
             if record:
                 games_log.append(self.record)
-            if direct and reps[g] >= 0 and root_seed >= 0:
-                seed_direct(bg, <uint64_t>reps[g], <uint64_t>root_seed)
-            else:
-                seed_deal(gen, int(reps[g]), int(root_seed))
+            seed_deal(gen, int(reps[g]), int(root_seed))
             memcpy(hand_deck, &sorted_deck[0], n_deck)
             draw_shuffle(bg, hand_deck, n_deck)
             dealer0 = <int>draw_below(bg, <uint32_t>P)

@@ -6,8 +6,6 @@ from numpy.random cimport bitgen_t
 
 
 cdef bitgen_t* bitgen_of(object gen) except NULL
-cdef bint direct_seeding(object gen) except -1
-cdef void seed_direct(bitgen_t* b, uint64_t replicate, uint64_t root_seed) noexcept nogil
 
 
 cdef inline uint64_t draw_interval(bitgen_t* b, uint64_t top) noexcept nogil:

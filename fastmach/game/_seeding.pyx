@@ -108,112 +108,6 @@ def seed_deal(gen, replicate, root_seed):
     return gen
 
 
-cdef extern from *:
-    ctypedef unsigned long long u128 "unsigned __int128"
-
-
-# numpy's PCG64 state behind its bit generator (numpy/random/src/pcg64/pcg64.h, with the
-# compiler's 128-bit integers); direct_seeding checks the layout before it is written
-cdef struct PcgState:
-    u128 state
-    u128 inc
-
-cdef struct Pcg64State:
-    PcgState* pcg_state
-    int has_uint32
-    uint32_t uinteger
-
-
-cdef inline u128 _u128(uint64_t hi, uint64_t lo) noexcept nogil:
-    return (<u128>hi << 64) | <u128>lo
-
-
-cdef int _words_c(uint64_t n, uint32_t* out, int k) noexcept nogil:
-    """_words for an integer below 2**64."""
-    out[k] = <uint32_t>(n & 0xFFFFFFFFULL)
-    k += 1
-    if n >> 32:
-        out[k] = <uint32_t>(n >> 32)
-        k += 1
-    return k
-
-
-cdef void _pcg64_state_c(uint64_t replicate, uint64_t root_seed, u128* state,
-                         u128* inc) noexcept nogil:
-    """pcg64_state in C integers (both seeds below 2**64)."""
-    cdef uint32_t entropy[MAX_WORDS]
-    cdef uint32_t pool[POOL]
-    cdef uint32_t words[2 * POOL]
-    cdef uint32_t hash_const = INIT_A, v
-    cdef int n = 0, i, j
-    n = _words_c(replicate, entropy, n)
-    n = _words_c(root_seed, entropy, n)
-    for i in range(POOL):
-        pool[i] = _hashmix(entropy[i] if i < n else 0, &hash_const)
-    for i in range(POOL):
-        for j in range(POOL):
-            if i != j:
-                pool[j] = _mix(pool[j], _hashmix(pool[i], &hash_const))
-    for i in range(POOL, n):
-        for j in range(POOL):
-            pool[j] = _mix(pool[j], _hashmix(entropy[i], &hash_const))
-    hash_const = INIT_B
-    for i in range(2 * POOL):
-        v = pool[i % POOL] ^ hash_const
-        hash_const *= MULT_B
-        v *= hash_const
-        v ^= v >> XSHIFT
-        words[i] = v
-    cdef u128 seed = _u128(words[0] | (<uint64_t>words[1] << 32),
-                           words[2] | (<uint64_t>words[3] << 32))
-    cdef u128 stream = _u128(words[4] | (<uint64_t>words[5] << 32),
-                             words[6] | (<uint64_t>words[7] << 32))
-    cdef u128 mult = _u128(2549297995355413924ULL, 4865540595714422341ULL)
-    inc[0] = (stream << 1) | 1
-    state[0] = (inc[0] + seed) * mult + inc[0]   # state 0, one step, the seed, one step
-
-
-cdef void seed_direct(bitgen_t* b, uint64_t replicate, uint64_t root_seed) noexcept nogil:
-    """seed_deal without Python: the PCG64 state written into the bit generator (only
-    where direct_seeding said its layout is numpy's as read here)."""
-    cdef Pcg64State* st = <Pcg64State*> b.state
-    _pcg64_state_c(replicate, root_seed, &st.pcg_state.state, &st.pcg_state.inc)
-    st.has_uint32 = 0
-    st.uinteger = 0
-
-
-cdef bint direct_seeding(object gen) except -1:
-    """Whether seed_direct may seed ``gen`` (a Generator on a PCG64): its state, written
-    by numpy for two seeds, reads as seed_direct writes it, and the reverse."""
-    cdef bitgen_t* b = bitgen_of(gen)
-    cdef Pcg64State* st = <Pcg64State*> b.state
-    cdef u128 s, i
-    if type(gen.bit_generator).__name__ != "PCG64":
-        return False
-    for r, root in ((3, 2**63 - 1), (2**40 + 5, 7)):
-        seed_deal(gen, r, root)
-        _pcg64_state_c(r, root, &s, &i)
-        if st.pcg_state.state != s or st.pcg_state.inc != i or st.has_uint32 != 0:
-            return False
-        b.next_uint32(b.state)   # (a 32-bit draw keeps the other half: has_uint32 1)
-        got = gen.bit_generator.state
-        if st.has_uint32 != 1 or (st.has_uint32, st.uinteger) != (got["has_uint32"],
-                                                                  got["uinteger"]):
-            return False
-        seed_direct(b, r + 1, root)
-        want, winc = pcg64_state(r + 1, root)
-        got = gen.bit_generator.state
-        if (got["state"]["state"], got["state"]["inc"], got["has_uint32"],
-                got["uinteger"]) != (want, winc, 0, 0):
-            return False
-    return True
-
-
-def direct_seeding_ok(gen) -> bool:
-    """direct_seeding, for the tests."""
-    return bool(direct_seeding(gen))
-
-
 cdef bitgen_t* bitgen_of(object gen) except NULL:
     """The C face of a numpy Generator's bit generator (valid while ``gen`` lives)."""
     return <bitgen_t*> PyCapsule_GetPointer(gen.bit_generator.capsule, "BitGenerator")
@@ -233,12 +127,8 @@ def deal_draws(replicate, root_seed, deck, int players, int hands=1, bint cut=Fa
     sorted_deck = np.asarray(deck, dtype=np.uint8)
     if players < 1 or hands < 1:
         raise ValueError("players and hands must be at least 1")
-    gen = np.random.Generator(np.random.PCG64())
+    gen = seed_deal(np.random.Generator(np.random.PCG64()), replicate, root_seed)
     b = bitgen_of(gen)
-    if direct_seeding(gen) and 0 <= replicate < 2**64 and 0 <= root_seed < 2**64:
-        seed_direct(b, <uint64_t>replicate, <uint64_t>root_seed)   # (as the engine)
-    else:
-        seed_deal(gen, replicate, root_seed)
     decks = []
     for h in range(hands):
         shuffled = sorted_deck.copy()
