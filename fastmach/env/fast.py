@@ -263,13 +263,6 @@ class CompiledGames:
         raise refusal(i, action, legal)
 
     # ------------------------------------------------------------------ the step
-    def step(self, actions: np.ndarray):
-        """Step every game: (obs, rewards, terminations, truncations, illegal, ended,
-        the ended games' final rows, masks), the arrays copied out of the rows."""
-        rewards, term, trunc, illegal, ended = self.advance(actions)
-        return (self.obs.copy(), rewards, term, trunc, illegal, ended,
-                self.final[ended].copy(), self.masks.astype(bool))
-
     def advance(self, actions: np.ndarray):
         """Step every game, its rows written in place: (rewards, terminations,
         truncations, illegal, ended)."""

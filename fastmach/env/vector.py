@@ -19,7 +19,9 @@ replicates of its own root): the same seed gives the same episodes whatever ``wo
 ``workers``: 1 steps every game in this process; k > 1 splits the games among k
 processes, for k cores: this one steps the first share while k - 1 worker processes step
 the others (their rows written into buffers shared with this process; rewards and flags
-come back through pipes).
+come back through pipes). ``spin``: how long (seconds) a process waiting for the other
+end polls before it sleeps (default 2 ms: a worker keeps its core between steps that
+follow closely; 0 sleeps at once).
 
 ``engine``: ``"compiled"`` (the default) holds each game in C for its whole episode
 (fastmach.env.fast, fastmach.env._vector_step: the turns, the learner's mask and its
@@ -31,6 +33,8 @@ reference: the same seed gives the same arrays). A set-up the compiled games do 
 from __future__ import annotations
 
 import multiprocessing as mp
+import sys
+import time
 from typing import Any
 
 import gymnasium as gym
@@ -75,11 +79,6 @@ class _Games:
         e.table.observe(e.seat, self.obs[i])
         self.masks[i] = e.table.moves.mask if not e.table.live.is_terminal() else False
 
-    def step(self, actions: np.ndarray):
-        rewards, term, trunc, illegal, ended = self.advance(actions)
-        return (self.obs.copy(), rewards, term, trunc, illegal, ended,
-                self.final[ended].copy(), self.masks.copy())
-
     def advance(self, actions: np.ndarray):
         """Step every game, its rows written in place: (rewards, terminations,
         truncations, illegal, ended)."""
@@ -104,29 +103,87 @@ def _games(count: int, kwargs: dict, engine: str) -> "_Games | CompiledGames":
     return CompiledGames(count, kwargs) if engine == "compiled" else _Games(count, kwargs)
 
 
+def _buffers(ctx: Any, rows: int, size: int) -> tuple:
+    """The buffers shared with the workers: observations and final observations (rows x
+    size float32), masks (rows x N_ACTIONS uint8), actions (int64), rewards (float64) and
+    the four flags (4 x rows uint8: terminated, truncated, illegal, ended)."""
+    return (ctx.RawArray("b", rows * size * 4), ctx.RawArray("b", rows * size * 4),
+            ctx.RawArray("b", rows * N_ACTIONS), ctx.RawArray("b", rows * 8),
+            ctx.RawArray("b", rows * 8), ctx.RawArray("b", rows * 4))
+
+
 def _views(raws: tuple, rows: int, size: int) -> tuple:
-    """The NumPy views of the shared buffers: observations, final observations (rows x
-    size float32), masks (rows x N_ACTIONS uint8)."""
-    obs, final, masks = raws
+    """The NumPy views of the shared buffers (_buffers)."""
+    obs, final, masks, actions, rewards, flags = raws
     return (np.frombuffer(obs, dtype=np.float32).reshape(rows, size),
             np.frombuffer(final, dtype=np.float32).reshape(rows, size),
-            np.frombuffer(masks, dtype=np.uint8).reshape(rows, N_ACTIONS))
+            np.frombuffer(masks, dtype=np.uint8).reshape(rows, N_ACTIONS),
+            np.frombuffer(actions, dtype=np.int64), np.frombuffer(rewards, dtype=np.float64),
+            np.frombuffer(flags, dtype=np.uint8).reshape(4, rows))
+
+
+def _advance(games: "_Games | CompiledGames", views: tuple, start: int, end: int) -> None:
+    """Step ``games`` (rows start..end) on the shared actions; rewards and flags written
+    into the shared buffers."""
+    rewards, term, trunc, illegal, ended = games.advance(views[3][start:end])
+    views[4][start:end] = rewards
+    flags = views[5]
+    for k, a in enumerate((term, trunc, illegal, ended)):
+        flags[k, start:end] = a
+
+
+class _Recycler:
+    """Output arrays handed out again once nothing else holds them (CPython's reference
+    count: the caller's names, views and wrappers all hold one), so that a large batch's
+    observations do not fault fresh pages at every step; an array still held is never
+    written again."""
+
+    def __init__(self, keep: int = 3):
+        self._pool: list[np.ndarray] = []
+        self._keep = keep
+
+    def array(self, shape: tuple, dtype) -> np.ndarray:
+        for a in self._pool:
+            # (the list, the loop's name and getrefcount's argument: nobody else)
+            if sys.getrefcount(a) == 3 and a.shape == shape and a.dtype == dtype:
+                return a
+        a = np.empty(shape, dtype)
+        self._pool.append(a)
+        del self._pool[:-self._keep]
+        return a
+
+
+#: how long a process waiting for the other end of a pipe polls it before it sleeps (s):
+#: a sleeping process's wake-up (tens to hundreds of microseconds on a virtual machine)
+#: would otherwise weigh on every step of a few milliseconds
+SPIN = 0.002
+
+
+def _receive(conn, spin: float):
+    """conn's next message: polled for up to ``spin`` seconds, then waited for."""
+    if spin > 0 and not conn.poll():
+        end = time.perf_counter() + spin
+        while not conn.poll() and time.perf_counter() < end:
+            pass
+    return conn.recv()
 
 
 def _worker(conn, count: int, kwargs: dict, engine: str, raws: tuple, rows: int,
-            size: int, start: int) -> None:  # pragma: no cover - a subprocess
+            size: int, start: int, spin: float) -> None:  # pragma: no cover - a subprocess
     try:
         games = _games(count, kwargs, engine)
-        obs, final, masks = _views(raws, rows, size)
+        views = _views(raws, rows, size)
+        obs, final, masks = views[:3]
         end = start + count
         games.share(obs[start:end], final[start:end], masks[start:end])
         while True:
-            cmd, arg = conn.recv()
+            cmd, arg = _receive(conn, spin)
             if cmd == "close":
                 conn.close()
                 return
-            if cmd == "step":   # (the rows are in the shared buffers: the small arrays sent)
-                conn.send(("ok", games.advance(arg)))
+            if cmd == "step":   # (everything in the shared buffers: only the word sent)
+                _advance(games, views, start, end)
+                conn.send(("ok", None))
             else:
                 games.reset(*arg)
                 conn.send(("ok", None))
@@ -143,7 +200,10 @@ class VectorEnv(gym.vector.VectorEnv):
     metadata = {"autoreset_mode": gym.vector.AutoresetMode.SAME_STEP, "render_modes": []}
 
     def __init__(self, rules: Any = "classic", num_envs: int = 8, workers: int = 1,
-                 engine: str = "compiled", **kwargs):
+                 engine: str = "compiled", spin: float = SPIN, **kwargs):
+        if isinstance(spin, bool) or not isinstance(spin, (int, float)) or not 0 <= spin <= 1:
+            raise FastmachError(f"spin must be a number of seconds in [0, 1], got {spin!r}")
+        self.spin = float(spin)
         if not is_integer(num_envs) or num_envs < 1:
             raise FastmachError(f"num_envs must be a positive integer, got {num_envs!r}")
         if not is_integer(workers) or not 1 <= workers <= num_envs:
@@ -172,14 +232,13 @@ class VectorEnv(gym.vector.VectorEnv):
         if self.workers > 1:
             ctx: Any = mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
             n, size = self.num_envs, probe.layout.size
-            raws = (ctx.RawArray("b", n * size * 4), ctx.RawArray("b", n * size * 4),
-                    ctx.RawArray("b", n * N_ACTIONS))
+            raws = _buffers(ctx, n, size)
             self._shared = _views(raws, n, size)
             at = shares[0]
             for count in shares[1:]:
                 a, b = ctx.Pipe()
                 p = ctx.Process(target=_worker, args=(b, count, self._kwargs, self.engine,
-                                                      raws, n, size, at),
+                                                      raws, n, size, at, self.spin),
                                 daemon=True)
                 at += count
                 p.start()
@@ -187,9 +246,10 @@ class VectorEnv(gym.vector.VectorEnv):
                 self._procs.append(p)
         self._local = _games(shares[0], self._kwargs, self.engine)
         if self.workers > 1:
-            obs, final, masks = self._shared
+            obs, final, masks = self._shared[:3]
             self._local.share(obs[:shares[0]], final[:shares[0]], masks[:shares[0]])
         self._masks = np.zeros((self.num_envs, N_ACTIONS), dtype=bool)
+        self._out = _Recycler()
         self.closed = False
 
     def reset(self, *, seed: int | list | None = None, options: dict | None = None):
@@ -222,26 +282,28 @@ class VectorEnv(gym.vector.VectorEnv):
                 if not (0 <= a < N_ACTIONS and self._masks[i, a]):
                     raise refusal(i, a, np.flatnonzero(self._masks[i]).tolist())
         if not self._conns:
-            obs, rewards, term, trunc, illegal, ended, rows, masks = self._local.step(actions)
-            final = np.zeros_like(obs)
-            final[ended] = rows
+            rewards, term, trunc, illegal, ended = self._local.advance(actions)
+            local = self._local
+            rows_obs, rows_final, rows_masks = local.obs, local.final, local.masks
         else:
-            at = self._shares[0]
-            for c, n in zip(self._conns, self._shares[1:]):
-                c.send(("step", actions[at:at + n]))
-                at += n
+            shared = self._shared
+            shared[3][:] = actions
+            for c in self._conns:
+                c.send(("step", None))
             try:
-                mine = self._local.advance(actions[:self._shares[0]])
+                _advance(self._local, shared, 0, self._shares[0])
             except BaseException:
                 self._gather(drain=True)   # (the workers' answers read: the pipes stay in step)
                 raise
-            parts = [mine] + self._gather()
-            rewards, term, trunc, illegal, ended = (
-                np.concatenate([p[k] for p in parts]) for k in range(5))
-            shared_obs, shared_final, shared_masks = self._shared
-            obs, masks = shared_obs.copy(), shared_masks.astype(bool)
-            final = np.zeros_like(obs)
-            final[ended] = shared_final[ended]
+            self._gather()
+            rewards = shared[4].copy()
+            term, trunc, illegal, ended = shared[5].astype(bool)
+            rows_obs, rows_final, rows_masks = shared[:3]
+        obs = self._out.array(rows_obs.shape, rows_obs.dtype)
+        np.copyto(obs, rows_obs)
+        masks = rows_masks.astype(bool)
+        final = np.zeros(obs.shape, obs.dtype)   # (calloc: the rows never written cost nothing)
+        final[ended] = rows_final[ended]
         self._masks = masks
         infos = {"action_mask": masks.copy(), "illegal": illegal, "final_obs": final,
                  "_final_obs": ended}
@@ -252,7 +314,7 @@ class VectorEnv(gym.vector.VectorEnv):
         and dropped."""
         out, failed = [], None
         for c in self._conns:
-            kind, value = c.recv()
+            kind, value = _receive(c, self.spin)
             if kind == "error" and failed is None:
                 failed = value
             out.append(value)

@@ -170,3 +170,48 @@ def test_a_masked_action_is_played_as_the_draw_flagged_and_warned_once():
         warnings.simplefilter("error")
         _, _, _, _, info = v.step(np.array([42, 0]))
     assert info["illegal"].tolist() == [True, False]
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_an_observation_array_still_held_is_never_written_again(workers):
+    """The step's observation arrays are handed out again only once nothing holds them:
+    one kept (or a view of one) keeps its values through later steps."""
+    v = fe.VectorEnv("classic", num_envs=3, workers=workers, opponents="expert")
+    try:
+        v.reset(seed=2)
+        rng = np.random.default_rng(0)
+
+        def step():
+            m = v.action_masks()
+            return v.step(np.argmax(rng.random(m.shape) * m, axis=1))[0]
+
+        kept = step()
+        snap = kept.copy()
+        row = step()[1]   # (a view: its array is held through it)
+        row_snap = row.copy()
+        ids = set()
+        for _ in range(12):
+            ids.add(id(step()))
+        assert np.array_equal(kept, snap) and np.array_equal(row, row_snap)
+        assert len(ids) <= 3   # (the arrays dropped at once are reused)
+    finally:
+        v.close()
+
+
+def test_the_workers_spin_or_sleep_to_the_same_games():
+    runs = []
+    for spin in (0, 0.002):
+        v = fe.VectorEnv("classic", num_envs=4, workers=2, opponents="expert", spin=spin)
+        try:
+            out = [v.reset(seed=8)[0]]
+            rng = np.random.default_rng(3)
+            for _ in range(20):
+                m = v.action_masks()
+                o, r, *_ = v.step(np.argmax(rng.random(m.shape) * m, axis=1))
+                out += [o, r]
+        finally:
+            v.close()
+        runs.append(out)
+    assert all(np.array_equal(a, b) for a, b in zip(*runs))
+    with pytest.raises(FastmachError, match=r"spin must be a number of seconds in \[0, 1\], got -1"):
+        fe.VectorEnv("classic", num_envs=2, spin=-1)
