@@ -141,11 +141,15 @@ class _Recycler:
     def __init__(self, keep: int = 3):
         self._pool: list[np.ndarray] = []
         self._keep = keep
+        # the count of an array that only a list holds, read as array() reads it (the list,
+        # the loop's name, getrefcount's argument; an interpreter that counts otherwise
+        # reads otherwise here too)
+        for a in [np.empty(0)]:
+            self._free = sys.getrefcount(a)
 
     def array(self, shape: tuple, dtype) -> np.ndarray:
         for a in self._pool:
-            # (the list, the loop's name and getrefcount's argument: nobody else)
-            if sys.getrefcount(a) == 3 and a.shape == shape and a.dtype == dtype:
+            if sys.getrefcount(a) == self._free and a.shape == shape and a.dtype == dtype:
                 return a
         a = np.empty(shape, dtype)
         self._pool.append(a)
