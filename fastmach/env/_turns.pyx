@@ -21,7 +21,7 @@ from fastmach.core._solver cimport NCARD, JOKER, wit_split_wraps
 from fastmach.game._turn cimport (ERules, HState, Decision, Flow, A_PLAY, A_DRAW, A_PASS,
                                   A_FAIL, MAX_DECK, MAX_PLAYERS, T_ASK, wit_clear, apply_turn,
                                   blocked_end, any_seat_can_play)
-from fastmach.game._position cimport load_table, load_play, play_tuple
+from fastmach.game._position cimport load_deal, load_table, load_play, play_tuple
 from fastmach.strategies._base cimport Context, Strategy
 from fastmach.strategies._reject cimport NoPlay, seat_can_play_remembered
 
@@ -67,30 +67,15 @@ cdef class Turns:
     cdef void load(self, state) except *:
         """The State's current hand into self.st."""
         cdef HState* st = &self.st
-        cdef int P = self.players, s, c
-        cdef const int64_t[:, ::1] hv = state._hands
+        cdef int P = self.players, s
         memset(st, 0, sizeof(HState))
         wit_clear(&st.wit)
-        for s in range(P):
-            for c in range(NCARD):
-                st.hands[s][c] = <uint8_t>hv[s, c]
-                st.hand_n[s] += <int>hv[s, c]
-        opened, failed, scores = state.opened, state.failed_last, state.scores
+        load_deal(st, state, P)
+        opened, failed = state.opened, state.failed_last
         for s in range(P):
             st.opened[s] = 1 if opened[s] else 0
             st.failed_last[s] = 1 if failed[s] else 0
-            st.scores[s] = scores[s]
         load_table(st, state._melds, state._stands)
-        stock = state._stock
-        if len(stock) > MAX_DECK:
-            raise ValueError("a stock larger than the C state holds")
-        st.stock_len = len(stock)
-        for c in range(st.stock_len):
-            st.stock[c] = stock[c]
-        st.stock_pos = state._stock_pos
-        st.turn = state.turn
-        st.hand_no = state.hand_index
-        st.deal_key = state.deal_key
 
     cdef int can_play(self, int seat) noexcept nogil:
         """seat_can_play, without the solver where the quick reject knows there is no play

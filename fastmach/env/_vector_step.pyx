@@ -23,7 +23,7 @@ from fastmach.game._turn cimport (ERules, HState, Decision, Flow, A_PLAY, A_DRAW
                                   MAX_PLAYERS, T_ASK, wit_clear, wit_copy, wit_append, apply_turn, blocked_end,
                                   any_seat_can_play, seat_can_play)
 from fastmach.game._ability cimport ability_rules
-from fastmach.game._position cimport load_play, play_tuple
+from fastmach.game._position cimport load_deal, load_play, play_tuple
 from fastmach.strategies._base cimport Context, Strategy
 from fastmach.strategies._reject cimport none_can_join
 from fastmach.core._meldcheck cimport meld_ok
@@ -199,26 +199,12 @@ cdef class Games:
         ``seat``; ``seats``: the Strategy of every seat, ``expert``: the learner's."""
         cdef G* g = &self.g[i]
         cdef HState* st = &g.st
-        cdef int P = self.players, s, c
-        cdef const int64_t[:, ::1] hv = state._hands
         self.seats[i] = list(seats)
         self.experts[i] = expert
         memset(g, 0, sizeof(G))
         wit_clear(&st.wit)
         g.seat = seat
-        for s in range(P):
-            for c in range(NCARD):
-                st.hands[s][c] = <uint8_t>hv[s, c]
-                st.hand_n[s] += <int>hv[s, c]
-            st.scores[s] = state.scores[s]
-        stock = state._stock
-        st.stock_len = len(stock)
-        for c in range(st.stock_len):
-            st.stock[c] = stock[c]
-        st.stock_pos = state._stock_pos
-        st.turn = state.turn
-        st.hand_no = state.hand_index
-        st.deal_key = state.deal_key
+        load_deal(st, state, self.players)
         g.rng = state.rng_state
         g.cur = state.current_player
         g.total = state.total_turns

@@ -1,12 +1,40 @@
 # A position's table loaded from Python data into the C state (HState, fastmach/game/_turn.pxd):
 # the one loader of the engine's decide_position, the bots' answer check (answer_of) and the
-# reference State's compiled helpers; and a play built in Python loaded into a Decision (the
-# learning environments' compiled turns and games).
-from libc.stdint cimport uint8_t
+# reference State's compiled helpers; a position's hands, stock and counters (the learning
+# environments' compiled turns and games); and a play built in Python loaded into a
+# Decision (the same).
+from libc.stdint cimport uint8_t, int64_t
 from libc.string cimport memset
 
 from fastmach.core._solver cimport NCARD, MAX_MELDS, MAX_TABLE
-from fastmach.game._turn cimport HState, Decision, A_PLAY, wit_clear
+from fastmach.game._turn cimport HState, Decision, A_PLAY, MAX_DECK, wit_clear
+
+
+cdef inline int load_deal(HState* st, object state, int players) except -1:
+    """A Python position's hands (``_hands``: an int64 players x 53 array), scores, stock
+    (``_stock``, ``_stock_pos``), turn, hand number (``hand_index``) and deal key into st
+    (the hand counts added to what st holds: a cleared state starts from zero): the
+    reference State, or the vector games' match ledger. A stock larger than the C state
+    holds is a ValueError."""
+    cdef const int64_t[:, ::1] hv = state._hands
+    cdef int s, c
+    scores = state.scores
+    for s in range(players):
+        for c in range(NCARD):
+            st.hands[s][c] = <uint8_t>hv[s, c]
+            st.hand_n[s] += <int>hv[s, c]
+        st.scores[s] = scores[s]
+    stock = state._stock
+    if len(stock) > MAX_DECK:
+        raise ValueError("a stock larger than the C state holds")
+    st.stock_len = len(stock)
+    for c in range(st.stock_len):
+        st.stock[c] = stock[c]
+    st.stock_pos = state._stock_pos
+    st.turn = state.turn
+    st.hand_no = state.hand_index
+    st.deal_key = state.deal_key
+    return 0
 
 
 cdef inline int load_table(HState* st, object melds, object stands) except -1:
