@@ -35,4 +35,5 @@ cdef class Strong(Strategy):
     cdef void botch_one(self, HState* st, const uint8_t* hand, Decision* d) noexcept nogil
     cdef bint may_go_out(self, HState* st, const uint8_t* hand) noexcept nogil
     cdef bint quick_out(self, HState* st, const uint8_t* hand, int n, Decision* d) noexcept nogil
+    cdef int all_placed(self, HState* st, const uint8_t* hand, Witness* wit) noexcept nogil
     cdef void go_out(self, HState* st, const uint8_t* hand, int n, Decision* d) noexcept nogil

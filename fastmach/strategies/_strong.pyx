@@ -356,13 +356,9 @@ cdef class Strong(Strategy):
             # out, 1,515 asked, in search games under jokers): whether the hand goes out
             # is asked of the solver first, the melds then found as before (the quick
             # split's where it meets a partition, else the solver's)
-            v = self.ctx.solver.place_all(st.table, hand, &self.R.srules, self.R.ones,
-                                          self.R.ones_j, &self.exact)
-            if v < 0:
-                self.ctx.rc = v
-                return True
-            if v == 0:
-                return False
+            v = self.all_placed(st, hand, &self.exact)
+            if v <= 0:
+                return v < 0
             if quick_split(self.pool, &self.R.srules, QUICK_BUDGET, &d.wit):
                 _Q_QUICK += 1
             else:
@@ -370,19 +366,24 @@ cdef class Strong(Strategy):
         elif quick_split(self.pool, &self.R.srules, QUICK_BUDGET, &d.wit):
             _Q_QUICK += 1
         else:
-            v = self.ctx.solver.place_all(st.table, hand, &self.R.srules, self.R.ones,
-                                          self.R.ones_j, &d.wit)
-            if v < 0:
-                self.ctx.rc = v
-                return True
-            if v == 0:
-                return False
+            v = self.all_placed(st, hand, &d.wit)
+            if v <= 0:
+                return v < 0
         _Q_OUT += 1
         memcpy(d.placed, hand, NCARD)
         d.n_placed = n
         d.taken = 0
         d.kind = A_PLAY
         return True
+
+    cdef int all_placed(self, HState* st, const uint8_t* hand, Witness* wit) noexcept nogil:
+        """Solver.place_all on the table and the whole hand: 1 (wit: the melds) where they
+        split into melds, 0 where not, < 0 an error (ctx.rc set)."""
+        cdef int v = self.ctx.solver.place_all(st.table, hand, &self.R.srules, self.R.ones,
+                                               self.R.ones_j, wit)
+        if v < 0:
+            self.ctx.rc = v
+        return v
 
     cdef void go_out(self, HState* st, const uint8_t* hand, int n, Decision* d) noexcept nogil:
         """Play the whole hand when table and hand split into melds (quick_out; under
