@@ -6,7 +6,8 @@
 # table, hand, rules and weights), and after a full round of passes every seat is asked
 # once more about a position it has already solved. An entry holds the whole input (table
 # and hand counts, the three solver rules, the card and joker weights) and the whole
-# answer (the value, the placed counts and the melds), so a hit returns exactly what a
+# answer (the value, the placed counts and the melds, where they were asked for: an entry
+# without them answers only a solve that asks for none), so a hit returns exactly what a
 # solve would. Entries are compared byte for byte (a 64-bit hash first); only answers
 # >= -1 are kept (errors are solved again). Replacement is round-robin.
 cdef enum:
@@ -31,6 +32,7 @@ cdef struct MemoEntry:
     int used
     int64_t val
     uint8_t placed[NCARD]
+    int melds             # 1: wit holds the answer's melds (0: asked without them)
     Witness wit
 
 

@@ -170,6 +170,8 @@ cdef struct Impl:
     skey ans_sec    # the tie-break key of the answer of the last _solve_exact
     int all_only    # 1: only a partition placing everything is asked for (Solver.place_all):
                     # the deepening stops after its first sweep (D = 0)
+    int key_placed  # 1: no melds asked for: the placed cards are read from the answer's
+                    # tie-break key, the melds not rebuilt (_key_placed.pxi)
     uint64_t low_decs[MAX_LAYERS + 1]   # the aces-low answer's path (_solve_exact)
     int rlow                   # what the relaxation's aces-low search tells (RL_*,
     int64_t rlow_val           # _relax_low.pxi) and its answer's value and key
@@ -323,6 +325,7 @@ cdef inline bint _beats(Impl* im, uint64_t k1, uint64_t k2, int64_t val,
 
 include "_pattern_filter.pxi"
 include "_plain_prune.pxi"
+include "_key_placed.pxi"
 
 
 cdef void _prune_dominated(Impl* im, int only) noexcept nogil:
@@ -1351,15 +1354,21 @@ cdef class Solver:
                  _RELAX | ((_RELAX_BOUND + 1) << 1) | (_MOVE_LISTS << 3) | (_COPY_STEPS << 5)
                  | ((_JOKER_NEED + 1) << 8) | (_ARRANGE << 10) | (_FIXED_SCOPE << 11)
                  | ((_GROUP_SUPPLY + 1) << 12) | ((_RELAX_KEY + 1) << 15)
-                 | ((_HIGH_REJECT + 1) << 17) | ((_RELAX_LOW + 1) << 19))
+                 | ((_HIGH_REJECT + 1) << 17) | ((_RELAX_LOW + 1) << 19)
+                 | ((_KEY_PLACED + 1) << 21))
         e = memo_find(memo, &key)
-        if e != NULL:
+        if e != NULL and (wit == NULL or e.melds):
             return memo_answer(e, placed, wit)
-        e = memo_slot(memo, &key)
-        val = self.solve_direct(table, hand, rules, card_w, joker_w, e.placed, &e.wit)
+        if e == NULL:
+            e = memo_slot(memo, &key)
+        # (an entry solved without melds is solved again where they are asked for)
+        e.used = 0
+        val = self.solve_direct(table, hand, rules, card_w, joker_w, e.placed,
+                                &e.wit if wit != NULL else NULL)
         if val >= -1:
             e.val = val
             e.used = 1
+            e.melds = wit != NULL
         if val < 0:
             return val   # (-1: nothing written, as a solve writes nothing)
         return memo_answer(e, placed, wit)
@@ -1400,7 +1409,13 @@ cdef class Solver:
         im.n_sweeps = 0
         end = _key_plan(im, table, hand, 0)
         if end == NCARD:
+            # no melds asked for: the placed cards from the answer's key (_key_placed.pxi)
+            im.key_placed = _KEY_PLACED and _key_placed_ok(table, hand, placed, wit)
             val = self._solve_dir(table, hand, rules, card_w, joker_w, placed, wit)
+            if im.key_placed:
+                im.key_placed = 0
+                if val >= 0:
+                    _placed_from_key(im, table, hand, placed)
         else:
             # the tie-break's digits do not fit one key (a hand of some 40 card types):
             # the best answer with the first ones, whose placed copies are then fixed (put
@@ -1482,7 +1497,7 @@ cdef class Solver:
             return self._solve_one(table, hand, rules, card_w, joker_w, placed, wit)
         if val < 0:
             return val
-        if placed != NULL:
+        if placed != NULL and not (<Impl*> self._impl).key_placed:
             for c in range(NCARD):
                 placed[c] = pm[mp[c]]
         if wit != NULL:
@@ -1616,9 +1631,11 @@ cdef class Solver:
         if not high:
             if best < 0:
                 return -1
+            im.ans_sec = im.best_sec
+            if im.key_placed:
+                return im.nodes[best].val   # (its placed cards read from the key)
             if _rebuild(im, best, &self.scratch) < 0:
                 return -3
-            im.ans_sec = im.best_sec
             return _finish(im.nodes[best].val, table, placed, wit, &self.scratch)
         im.lb = -1
         if best >= 0:
@@ -1635,12 +1652,15 @@ cdef class Solver:
                 # (_relax_key.pxi), or what a better one would leave out leaves cards that
                 # split into no melds (_high_reject.pxi): the search with aces high cannot
                 # beat it
+                im.ans_sec = low_sec
+                if im.key_placed:
+                    return low_val
                 if _rebuild(im, best, &self.scratch) < 0:
                     return -3
-                im.ans_sec = low_sec
                 return _finish(low_val, table, placed, wit, &self.scratch)
             # its melds are rebuilt only if the search with aces high does not beat it
-            _path_decs(im, best, im.low_decs)
+            if not im.key_placed:
+                _path_decs(im, best, im.low_decs)
             # (a partition of the same value with a higher tie-break key beats it too: the
             # states that can reach that value with a key that can pass its key are kept)
             im.lb = low_val
@@ -1665,17 +1685,21 @@ cdef class Solver:
             return best
         if best >= 0 and (im.nodes[best].val > low_val or (im.nodes[best].val == low_val
                                                            and im.best_sec > low_sec)):
+            im.ans_sec = im.best_sec
+            if im.key_placed:
+                return im.nodes[best].val
             if _rebuild(im, best, &self.scratch) < 0:
                 return -3
-            im.ans_sec = im.best_sec
             if self.relax_pass and low_val >= 0:
                 im.rlow = RL_BEATEN   # (its path in im.low_decs: _relax_low.pxi)
             return _finish(im.nodes[best].val, table, placed, wit, &self.scratch)
         if low_val < 0:
             return -1
+        im.ans_sec = low_sec
+        if im.key_placed:
+            return low_val
         if _rebuild_decs(im, im.low_decs, 13, &self.scratch) < 0:
             return -3
-        im.ans_sec = low_sec
         return _finish(low_val, table, placed, wit, &self.scratch)
 
 
@@ -2107,6 +2131,8 @@ cdef int _PLAIN_PRUNE = 1
 cdef int _PLAIN_GROUPS = 1
 cdef int _ARRANGE = 0      # 0: the melds as the search's path rebuilds them (debug: the
                            # canonical arrangement's cost, _set_arrange)
+cdef int _KEY_PLACED = 1  # 1: a solve asked for no melds reads its placed cards from the
+                          # answer's key (_key_placed.pxi); 0 rebuilds the melds; -1 wrongly
 cdef int _RELAX_LOW = 1   # 1: the exact search after a relaxation that fell back takes what
                           # the relaxation's aces-low search tells (_relax_low.pxi); 0 off;
                           # -1 wrongly

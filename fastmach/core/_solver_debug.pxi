@@ -63,6 +63,15 @@ def _set_joker_need(int mode):
     _JOKER_NEED = mode
 
 
+def _set_key_placed(int mode):
+    """Debug: 1 (the default) reads a solve's placed cards from its answer's tie-break key
+    where no melds are asked for (_key_placed.pxi), 0 rebuilds the melds as when they
+    are, -1 reads them wrongly (one more copy of the first card type: the tests must
+    catch it)."""
+    global _KEY_PLACED
+    _KEY_PLACED = mode
+
+
 def _set_low_reject(int mode):
     """Debug: 1 skips the aces-low search where a table ace, 2, queen or king has no place
     with aces low (_low_reject.pxi), 0 always searches, -1 rejects whenever the table holds

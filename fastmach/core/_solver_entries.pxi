@@ -65,9 +65,11 @@ def place_all_counts(cnp.ndarray[cnp.uint8_t, ndim=1] table not None,
                      cnp.ndarray[cnp.uint8_t, ndim=1] hand not None,
                      int decks, int ace_high, int jokers_per_meld,
                      cnp.ndarray[cnp.int32_t, ndim=1] card_w not None,
-                     cnp.ndarray[cnp.int32_t, ndim=1] joker_w not None):
+                     cnp.ndarray[cnp.int32_t, ndim=1] joker_w not None,
+                     bint witness=True):
     """Whether the table and every hand card split into melds (Solver.place_all): the
-    melds (lists of card ids) or None; raises SolverLimitError past the state limit."""
+    melds (lists of card ids) or None; raises SolverLimitError past the state limit.
+    witness=False: True (no melds asked for) or None."""
     cdef SolverRules rules
     cdef Witness wit
     cdef int r, m, i
@@ -76,13 +78,16 @@ def place_all_counts(cnp.ndarray[cnp.uint8_t, ndim=1] table not None,
     hand = np.ascontiguousarray(hand)
     with nogil:
         r = _default_solver.place_all(<uint8_t*> table.data, <uint8_t*> hand.data, &rules,
-                                      <int32_t*> card_w.data, <int32_t*> joker_w.data, &wit)
+                                      <int32_t*> card_w.data, <int32_t*> joker_w.data,
+                                      &wit if witness else NULL)
     if r == -4:
         raise SolverLimitError(f"the position needs more than {MAX_STATES} solver states")
     if r < 0:
         raise RuntimeError(f"solver internal error {r}")
     if r == 0:
         return None
+    if not witness:
+        return True
     return [[wit.cards[i] for i in range(wit.start[m], wit.start[m + 1])]
             for m in range(wit.n_melds)]
 

@@ -22,12 +22,18 @@ cdef class Context:
     cdef object error            # the exception behind RC_PYTHON
     cdef readonly bint shared    # the solver is the Python solve's (fastmach.core._batch):
                                  # used with the GIL held only
+    cdef readonly bint melds     # plays carry their melds (Decision.wit); 0 only while
+                                 # an Engine plays a batch nobody reads them in
+                                 # (Engine.play_batch: no record, observer, check or bot,
+                                 # no joker in the deck, every seat melds-blind)
 
 
 cdef class Skill:
     cdef Context ctx
     cdef const ERules* R
     cdef Solver solver
+    cdef readonly bint melds_blind   # its plays read only cards, never the table's melds
+                                     # (st.wit): set by the classes that say so
     cdef void play(self, HState* st, const uint8_t* hand, const int32_t* w,
                    const int32_t* jw, Decision* d) noexcept nogil
 
@@ -35,6 +41,7 @@ cdef class Skill:
 cdef class Strategy:
     cdef Context ctx
     cdef const ERules* R
+    cdef readonly bint melds_blind   # as Skill.melds_blind: its decisions read no st.wit
     cdef void decide(self, HState* st, int seat, uint64_t* rng, Decision* d) noexcept nogil
 
 

@@ -19,6 +19,7 @@ cdef class Context:
         self.solver = solver if solver is not None else Solver()
         self.rc = 0
         self.error = None
+        self.melds = True
 
     def take_error(self):
         """(rc, exception or None) of the last failure, and clear it."""
@@ -35,6 +36,7 @@ cdef class Skill:
         self.ctx = ctx
         self.R = &ctx.R
         self.solver = ctx.solver
+        self.melds_blind = False
 
     cdef void play(self, HState* st, const uint8_t* hand, const int32_t* w,
                    const int32_t* jw, Decision* d) noexcept nogil:
@@ -47,6 +49,7 @@ cdef class Strategy:
     def __init__(self, Context ctx):
         self.ctx = ctx
         self.R = &ctx.R
+        self.melds_blind = False
 
     cdef void decide(self, HState* st, int seat, uint64_t* rng, Decision* d) noexcept nogil:
         d.kind = A_DRAW

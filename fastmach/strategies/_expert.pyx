@@ -4,7 +4,9 @@ from libc.string cimport memset, memcpy
 cimport cython
 
 from fastmach.core._solver cimport NCARD, JOKER
-from fastmach.game._turn cimport (ERules, HState, Decision, A_PLAY, set_draw, total, wit_copy)
+from fastmach.game._turn cimport (ERules, HState, Decision, A_PLAY, set_draw, total, wit_copy,
+                                  wit_clear)
+from fastmach.strategies._base cimport Context
 from fastmach.strategies._reject cimport no_plays_known, no_plays_seen
 
 
@@ -22,6 +24,11 @@ def _set_known(int mode):
 
 cdef class Expert(Skill):
 
+    def __init__(self, Context ctx):
+        Skill.__init__(self, ctx)
+        # (its plays read the table's melds only to take table jokers back: joker_swap)
+        self.melds_blind = ctx.R.swap_hand == 0 or ctx.R.deck_counts[JOKER] == 0
+
     cdef void play(self, HState* st, const uint8_t* hand, const int32_t* w,
                    const int32_t* jw, Decision* d) noexcept nogil:
         """The exact solver over the whole table; under joker_swap = hand, first takes back
@@ -35,7 +42,11 @@ cdef class Expert(Skill):
         self.no_play.planted = _KNOWN < 0
         if plain and _KNOWN and no_plays_known(&self.no_play, st.table, hand, R.srules.ace_high):
             return   # d: the draw (nothing placed) the solver's empty answer gives
-        best = self.solver.solve(st.table, hand, &R.srules, w, jw, d.placed, &d.wit)
+        if self.ctx.melds:
+            best = self.solver.solve(st.table, hand, &R.srules, w, jw, d.placed, &d.wit)
+        else:   # (nobody reads the melds: the solver skips them, Context.melds)
+            best = self.solver.solve(st.table, hand, &R.srules, w, jw, d.placed, NULL)
+            wit_clear(&d.wit)
         if best < -1:
             self.ctx.rc = <int>best
             return

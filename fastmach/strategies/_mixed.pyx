@@ -35,6 +35,7 @@ cdef class Mixed(Strategy):
             # member i where the hash falls below cut[i] (the last one catches the rest)
             self.cut[i] = min(int(acc / total * 2.0 ** 64), 2 ** 64 - 1)
         self.cut[self.n - 1] = <uint64_t>0xFFFFFFFFFFFFFFFFULL
+        self.melds_blind = all((<Strategy>m).melds_blind for m in members)
 
     cdef int pick(self, const HState* st, int seat) noexcept nogil:
         cdef uint64_t h = _mix(st.deal_key ^ _mix(<uint64_t>(seat + 1) * <uint64_t>0x9E3779B97F4A7C15ULL))

@@ -88,7 +88,7 @@ from libc.string cimport memcpy, memset
 
 from fastmach.core._solver cimport NCARD, JOKER
 from fastmach.game._turn cimport (ERules, HState, Decision, A_PLAY, A_FAIL, may_decline, set_draw,
-                                  wit_copy)
+                                  wit_copy, wit_clear)
 from fastmach.strategies._base cimport Context, meld_cards
 from fastmach.core._split_reject cimport split_impossible
 from fastmach.strategies._joker_reject cimport joker_split_impossible
@@ -161,6 +161,9 @@ cdef class Strong(Strategy):
         self.last_round = last_round
         self.botch = botch
         self.botch_below = botch_below
+        # (its own choices read cards only: the table's melds as its skills read them)
+        self.melds_blind = expert_strategy.melds_blind and expert.melds_blind and \
+            (points is None or points.melds_blind)
 
     cdef void decide(self, HState* st, int seat, uint64_t* rng, Decision* d) noexcept nogil:
         """Hold, or play keeping cards back.
@@ -347,11 +350,20 @@ cdef class Strong(Strategy):
         all-strong jokers game's time). With jokers in the pool place_all is asked first
         and the quick split only where the hand goes out (the same melds: 0.89x the CPU
         of the default study's jokers skill step, 0.95x of jokers strong + 3 x expert and
-        of four strong). An error sets ctx.rc (True: d stays a draw)."""
+        of four strong). Where nobody reads the melds (Context.melds 0) place_all alone
+        is asked, for no melds (the same decision). An error sets ctx.rc (True: d stays a
+        draw)."""
         cdef int v
         global _Q_ASKED, _Q_OUT, _Q_QUICK
         _Q_ASKED += 1
-        if self.pool[JOKER] and _EXACT_FIRST:
+        if not self.ctx.melds:
+            # nobody reads the melds (Context.melds): whether they split is the solver's
+            # answer alone, without melds (no quick split: the same decision)
+            v = self.all_placed(st, hand, NULL)
+            if v <= 0:
+                return v < 0
+            wit_clear(&d.wit)
+        elif self.pool[JOKER] and _EXACT_FIRST:
             # with jokers the quick split meets few partitions (74 of 257 hands that go
             # out, 1,515 asked, in search games under jokers): whether the hand goes out
             # is asked of the solver first, the melds then found as before (the quick

@@ -17,6 +17,7 @@ cdef class Skilled(Strategy):
     def __init__(self, Context ctx, Skill skill):
         Strategy.__init__(self, ctx)
         self.skill = skill
+        self.melds_blind = skill.melds_blind
 
     cdef void decide(self, HState* st, int seat, uint64_t* rng, Decision* d) noexcept nogil:
         self.skill.play(st, st.hands[seat], self.R.ones, self.R.ones_j, d)
@@ -27,7 +28,8 @@ cdef class Opening(Strategy):
     def __init__(self, Context ctx, Strategy inner):
         Strategy.__init__(self, ctx)
         self.inner = inner
-        memset(self.empty, 0, NCARD)
+        self.melds_blind = inner.melds_blind   # (the opening builds its melds on st.wit's,
+        memset(self.empty, 0, NCARD)           # its choice reads only cards)
 
     cdef void decide(self, HState* st, int seat, uint64_t* rng, Decision* d) noexcept nogil:
         """Every skill level opens alike: melds from the hand only, worth >= opening (points
@@ -49,6 +51,7 @@ cdef class PointsObjective(Skill):
     def __init__(self, Context ctx, Skill inner):
         Skill.__init__(self, ctx)
         self.inner = inner
+        self.melds_blind = inner.melds_blind
 
     cdef void play(self, HState* st, const uint8_t* hand, const int32_t* w,
                    const int32_t* jw, Decision* d) noexcept nogil:
@@ -60,6 +63,7 @@ cdef class KeepJokers(Skill):
     def __init__(self, Context ctx, Skill inner):
         Skill.__init__(self, ctx)
         self.inner = inner
+        self.melds_blind = inner.melds_blind
 
     cdef void play(self, HState* st, const uint8_t* hand, const int32_t* w,
                    const int32_t* jw, Decision* d) noexcept nogil:
@@ -92,6 +96,7 @@ cdef class Patience(Strategy):
         Strategy.__init__(self, ctx)
         self.inner = inner
         self.min_cards = min_cards
+        self.melds_blind = inner.melds_blind
 
     cdef void decide(self, HState* st, int seat, uint64_t* rng, Decision* d) noexcept nogil:
         """Wait for a bigger play while the stock is large (never where drawing when able
