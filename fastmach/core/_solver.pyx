@@ -326,6 +326,7 @@ cdef inline bint _beats(Impl* im, uint64_t k1, uint64_t k2, int64_t val,
 include "_pattern_filter.pxi"
 include "_plain_prune.pxi"
 include "_key_placed.pxi"
+include "_high_only.pxi"
 
 
 cdef void _prune_dominated(Impl* im, int only) noexcept nogil:
@@ -1355,7 +1356,7 @@ cdef class Solver:
                  | ((_JOKER_NEED + 1) << 8) | (_ARRANGE << 10) | (_FIXED_SCOPE << 11)
                  | ((_GROUP_SUPPLY + 1) << 12) | ((_RELAX_KEY + 1) << 15)
                  | ((_HIGH_REJECT + 1) << 17) | ((_RELAX_LOW + 1) << 19)
-                 | ((_KEY_PLACED + 1) << 21))
+                 | ((_KEY_PLACED + 1) << 21) | (_HIGH_ONLY << 23))
         e = memo_find(memo, &key)
         if e != NULL and (wit == NULL or e.melds):
             return memo_answer(e, placed, wit)
@@ -1580,6 +1581,9 @@ cdef class Solver:
         cdef skey low_sec = 0
         cdef int rlow = im.rlow if not self.relax_pass else RL_UNKNOWN
         cdef uint64_t short_mask = 0
+        cdef int hb
+        cdef int64_t hval = -1
+        cdef skey hsec = 0
         im.rlow = RL_UNKNOWN   # (told this search only: _relax_low.pxi)
         memset(im.must, 0, sizeof(im.must))
         memset(im.avail, 0, sizeof(im.avail))
@@ -1661,6 +1665,21 @@ cdef class Solver:
             # its melds are rebuilt only if the search with aces high does not beat it
             if not im.key_placed:
                 _path_decs(im, best, im.low_decs)
+        if im.key_placed and _HIGH_ONLY and high == 1 and im.jtot == 0 \
+                and im.n_nodes >= _HIGH_ONLY_MIN and (best >= 0 or _high_run_possible(im)):
+            # no melds asked for: the best partition with every ace high, which then bounds
+            # the search with aces high, or is the answer (_high_only.pxi)
+            hb = _high_only(im, low_val, low_sec, &hval, &hsec)
+            if hb < -1:
+                return hb
+            if hb >= 0:
+                best = hb   # (an index of that search: only its value and key are read)
+                low_val = hval
+                low_sec = hsec
+                if low_val >= _weight_bound(im) and _sec_settled(im):
+                    im.ans_sec = low_sec
+                    return low_val
+        if best >= 0:
             # (a partition of the same value with a higher tie-break key beats it too: the
             # states that can reach that value with a key that can pass its key are kept)
             im.lb = low_val
@@ -2131,6 +2150,9 @@ cdef int _PLAIN_PRUNE = 1
 cdef int _PLAIN_GROUPS = 1
 cdef int _ARRANGE = 0      # 0: the melds as the search's path rebuilds them (debug: the
                            # canonical arrangement's cost, _set_arrange)
+cdef int _HIGH_ONLY = 1   # 1: without melds, the best partition with every ace high bounds
+                          # the search with aces high (_high_only.pxi); 0 off
+cdef int _HIGH_ONLY_MIN = 2048   # ... where the search with aces low made this many states
 cdef int _KEY_PLACED = 1  # 1: a solve asked for no melds reads its placed cards from the
                           # answer's key (_key_placed.pxi); 0 rebuilds the melds; -1 wrongly
 cdef int _RELAX_LOW = 1   # 1: the exact search after a relaxation that fell back takes what

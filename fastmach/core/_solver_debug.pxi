@@ -63,6 +63,15 @@ def _set_joker_need(int mode):
     _JOKER_NEED = mode
 
 
+def _set_high_only(int mode, int min_states=2048):
+    """Debug: 1 (the default) makes a solve asked for no melds search the partitions with
+    every ace high before the search with aces high, which it bounds (_high_only.pxi),
+    where the last sweep with aces low made min_states states at least; 0 does not."""
+    global _HIGH_ONLY, _HIGH_ONLY_MIN
+    _HIGH_ONLY = mode
+    _HIGH_ONLY_MIN = min_states
+
+
 def _set_key_placed(int mode):
     """Debug: 1 (the default) reads a solve's placed cards from its answer's tie-break key
     where no melds are asked for (_key_placed.pxi), 0 rebuilds the melds as when they
