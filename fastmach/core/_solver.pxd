@@ -59,6 +59,9 @@ cdef class Solver:
     cdef int64_t _solve_exact(self, const uint8_t* table, const uint8_t* hand,
                               const SolverRules* rules, const int32_t* card_w,
                               const int32_t* joker_w, uint8_t* placed, Witness* wit) noexcept nogil
+    cdef int _left_out_answer(self, void* impl, const SolverRules* rules, int64_t best_val,
+                              uint64_t best_sec, int low_states, int64_t* val,
+                              uint64_t* sec) noexcept nogil
 
 
 cdef inline void wit_split_wraps(Witness* w) noexcept nogil:

@@ -66,7 +66,7 @@
 # Group feasibility (exact, proved in the comment of _group_ok): g_s real cards of suit s
 # and jg jokers form k groups iff max g_s <= k, (3 - min(jpm, 2)) k <= sum g <= 4k,
 # 3k <= sum g + jg <= 4k and (limited) jg <= jpm k.
-from libc.stdlib cimport malloc, calloc, realloc, free
+from libc.stdlib cimport malloc, calloc, realloc, free, qsort
 from libc.string cimport memset, memcpy, memcmp
 from libc.stdint cimport uint8_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t
 
@@ -327,6 +327,7 @@ include "_pattern_filter.pxi"
 include "_plain_prune.pxi"
 include "_key_placed.pxi"
 include "_high_only.pxi"
+include "_left_out.pxi"
 
 
 cdef void _prune_dominated(Impl* im, int only) noexcept nogil:
@@ -1356,7 +1357,7 @@ cdef class Solver:
                  | ((_JOKER_NEED + 1) << 8) | (_ARRANGE << 10) | (_FIXED_SCOPE << 11)
                  | ((_GROUP_SUPPLY + 1) << 12) | ((_RELAX_KEY + 1) << 15)
                  | ((_HIGH_REJECT + 1) << 17) | ((_RELAX_LOW + 1) << 19)
-                 | ((_KEY_PLACED + 1) << 21) | (_HIGH_ONLY << 23))
+                 | ((_KEY_PLACED + 1) << 21) | (_HIGH_ONLY << 23) | (_LEFT_OUT << 24))
         e = memo_find(memo, &key)
         if e != NULL and (wit == NULL or e.melds):
             return memo_answer(e, placed, wit)
@@ -1373,6 +1374,54 @@ cdef class Solver:
         if val < 0:
             return val   # (-1: nothing written, as a solve writes nothing)
         return memo_answer(e, placed, wit)
+
+    cdef int _left_out_answer(self, void* impl, const SolverRules* rules, int64_t best_val,
+                              uint64_t best_sec, int low_states, int64_t* val,
+                              uint64_t* sec) noexcept nogil:
+        # The answer with aces high from the sets of hand cards a better partition could
+        # leave out (_left_out.pxi): 1 and val, sec; 0 where the method does not apply (im
+        # as it was); < -1 an error. Asks place_all of this solver: im's position is lost
+        # once a set is asked (the caller returns the answer).
+        cdef Impl* im = <Impl*> impl
+        cdef LeftOut sets[LEFT_EXACT]
+        cdef uint8_t cards[NCARD]
+        cdef uint8_t empty[NCARD]
+        cdef skey keyw[NCARD]
+        cdef int n, i, r = 0, key_placed = im.key_placed, mirror = im.mirror
+        cdef int64_t W = 0
+        cdef skey kall = 0
+        n = _left_out_sets(im, best_val, best_sec, cards, sets, low_states, &W, &kall)
+        if n < 0:
+            return 0
+        _LEFT_STATS[0] += 1
+        memcpy(keyw, im.keyw, sizeof(keyw))
+        memset(empty, 0, NCARD)
+        for i in range(n):
+            if sets[i].a >= 0:
+                cards[sets[i].a] -= 1
+            if sets[i].b >= 0:
+                cards[sets[i].b] -= 1
+            r = self.place_all(cards, empty, rules, _ONES, _ONES_J, NULL)
+            _LEFT_STATS[1] += 1
+            if sets[i].a >= 0:
+                cards[sets[i].a] += 1
+            if sets[i].b >= 0:
+                cards[sets[i].b] += 1
+            if r != 0:
+                if r == 1:
+                    val[0] = W - sets[i].w
+                    sec[0] = kall - sets[i].k
+                break
+        # (what the caller reads after the solve: the key's digits, the mode, the direction)
+        memcpy(im.keyw, keyw, sizeof(keyw))
+        im.key_placed = key_placed
+        im.mirror = mirror
+        if r < 0:
+            return r
+        if r == 0:
+            val[0] = best_val
+            sec[0] = best_sec
+        return 1
 
     cdef int place_all(self, const uint8_t* table, const uint8_t* hand,
                        const SolverRules* rules, const int32_t* card_w,
@@ -1581,7 +1630,7 @@ cdef class Solver:
         cdef skey low_sec = 0
         cdef int rlow = im.rlow if not self.relax_pass else RL_UNKNOWN
         cdef uint64_t short_mask = 0
-        cdef int hb
+        cdef int hb, low_states = 0
         cdef int64_t hval = -1
         cdef skey hsec = 0
         im.rlow = RL_UNKNOWN   # (told this search only: _relax_low.pxi)
@@ -1626,7 +1675,11 @@ cdef class Solver:
                 and not (im.rlow_val >= _weight_bound(im) and _sec_settled(im)) \
                 and not _high_needless(im, im.rlow_val, im.rlow_sec):
             return _high_first(im, &self.scratch, table, placed, wit)
-        best = -1 if (_low_search_needless(im) or rlow == RL_NONE) else _deepening(im)
+        if _low_search_needless(im) or rlow == RL_NONE:
+            best = -1
+        else:
+            best = _deepening(im)
+            low_states = im.n_nodes
         _RLOW_HITS[0] += rlow == RL_NONE
         if best < -1:
             return best
@@ -1679,6 +1732,15 @@ cdef class Solver:
                 if low_val >= _weight_bound(im) and _sec_settled(im):
                     im.ans_sec = low_sec
                     return low_val
+            if _LEFT_OUT and best >= 0 and not im.all_only:
+                # (or from the few hand cards a better partition could leave out)
+                hb = self._left_out_answer(im, rules, low_val, low_sec, low_states,
+                                           &hval, &hsec)
+                if hb < 0:
+                    return hb
+                if hb == 1:
+                    im.ans_sec = hsec
+                    return hval
         if best >= 0:
             # (a partition of the same value with a higher tie-break key beats it too: the
             # states that can reach that value with a key that can pass its key are kept)
@@ -2153,6 +2215,11 @@ cdef int _ARRANGE = 0      # 0: the melds as the search's path rebuilds them (de
 cdef int _HIGH_ONLY = 1   # 1: without melds, the best partition with every ace high bounds
                           # the search with aces high (_high_only.pxi); 0 off
 cdef int _HIGH_ONLY_MIN = 2048   # ... where the search with aces low made this many states
+cdef int _LEFT_OUT = 1    # 1: ... then the answer from the hand cards a better partition
+                          # could leave out (_left_out.pxi); 0 off
+cdef int _LEFT_FACTOR = 16   # ... where its checks cost no more than this many times the
+                             # aces-low search's states (at _HIGH_CHECK states a check)
+cdef long _LEFT_STATS[2]     # debug: answers made that way, place_all asked
 cdef int _KEY_PLACED = 1  # 1: a solve asked for no melds reads its placed cards from the
                           # answer's key (_key_placed.pxi); 0 rebuilds the melds; -1 wrongly
 cdef int _RELAX_LOW = 1   # 1: the exact search after a relaxation that fell back takes what

@@ -72,6 +72,26 @@ def _set_high_only(int mode, int min_states=2048):
     _HIGH_ONLY_MIN = min_states
 
 
+def _set_left_out(int mode, int factor=16):
+    """Debug: 1 (the default) makes a solve asked for no melds take its answer with aces
+    high from the sets of hand cards a better partition could leave out (_left_out.pxi)
+    where their checks cost no more than `factor` times the aces-low search's states; 0
+    does not."""
+    global _LEFT_OUT, _LEFT_FACTOR
+    _LEFT_OUT = mode
+    _LEFT_FACTOR = factor
+
+
+def _left_out_stats(bint reset=False):
+    """Debug: (answers made from the left-out sets, place_all questions asked) since the
+    last reset."""
+    out = (_LEFT_STATS[0], _LEFT_STATS[1])
+    if reset:
+        _LEFT_STATS[0] = 0
+        _LEFT_STATS[1] = 0
+    return out
+
+
 def _set_key_placed(int mode):
     """Debug: 1 (the default) reads a solve's placed cards from its answer's tie-break key
     where no melds are asked for (_key_placed.pxi), 0 rebuilds the melds as when they
