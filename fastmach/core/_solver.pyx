@@ -1719,7 +1719,8 @@ cdef class Solver:
             if not im.key_placed:
                 _path_decs(im, best, im.low_decs)
         if im.key_placed and _HIGH_ONLY and high == 1 and im.jtot == 0 \
-                and im.n_nodes >= _HIGH_ONLY_MIN and (best >= 0 or _high_run_possible(im)):
+                and (im.n_nodes >= _HIGH_ONLY_MIN or im.all_only) \
+                and (best >= 0 or _high_run_possible(im)):
             # no melds asked for: the best partition with every ace high, which then bounds
             # the search with aces high, or is the answer (_high_only.pxi)
             hb = _high_only(im, low_val, low_sec, &hval, &hsec)
