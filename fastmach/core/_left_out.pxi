@@ -20,7 +20,7 @@
 
 cdef enum:
     LEFT_MAX = 4096      # the most sets L tried (of at most two cards)
-    LEFT_EXACT = 8       # the most of them asked of Solver.place_all
+    LEFT_EXACT_CAP = 64  # room for the sets asked of Solver.place_all (_LEFT_EXACT of them)
 
 cdef int32_t _ONES[NCARD]     # the weights of Solver.place_all's question (all positive)
 cdef int32_t _ONES_J[16]
@@ -115,7 +115,7 @@ cdef int _left_out_sets(Impl* im, int64_t best_val, skey best_sec, uint8_t* card
             continue
         cards[tc[i]] -= 1
         if not split_impossible(cards, 1):
-            if n >= LEFT_EXACT:
+            if n >= _LEFT_EXACT:
                 cards[tc[i]] += 1
                 return -1
             out[n].w = tw[i]
@@ -130,7 +130,7 @@ cdef int _left_out_sets(Impl* im, int64_t best_val, skey best_sec, uint8_t* card
             c = split_impossible(cards, 1)
             cards[tc[j]] += 1
             if not c:
-                if n >= LEFT_EXACT:
+                if n >= _LEFT_EXACT:
                     cards[tc[i]] += 1
                     return -1
                 out[n].w = tw[i] + tw[j]

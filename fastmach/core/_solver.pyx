@@ -1383,7 +1383,7 @@ cdef class Solver:
         # as it was); < -1 an error. Asks place_all of this solver: im's position is lost
         # once a set is asked (the caller returns the answer).
         cdef Impl* im = <Impl*> impl
-        cdef LeftOut sets[LEFT_EXACT]
+        cdef LeftOut sets[LEFT_EXACT_CAP]
         cdef uint8_t cards[NCARD]
         cdef uint8_t empty[NCARD]
         cdef skey keyw[NCARD]
@@ -2218,8 +2218,9 @@ cdef int _HIGH_ONLY = 1   # 1: without melds, the best partition with every ace 
 cdef int _HIGH_ONLY_MIN = 2048   # ... where the search with aces low made this many states
 cdef int _LEFT_OUT = 1    # 1: ... then the answer from the hand cards a better partition
                           # could leave out (_left_out.pxi); 0 off
-cdef int _LEFT_FACTOR = 16   # ... where its checks cost no more than this many times the
+cdef int _LEFT_FACTOR = 4    # ... where its checks cost no more than this many times the
                              # aces-low search's states (at _HIGH_CHECK states a check)
+cdef int _LEFT_EXACT = 8     # ... and at most this many sets are asked of place_all
 cdef long _LEFT_STATS[2]     # debug: answers made that way, place_all asked
 cdef int _KEY_PLACED = 1  # 1: a solve asked for no melds reads its placed cards from the
                           # answer's key (_key_placed.pxi); 0 rebuilds the melds; -1 wrongly

@@ -72,14 +72,15 @@ def _set_high_only(int mode, int min_states=2048):
     _HIGH_ONLY_MIN = min_states
 
 
-def _set_left_out(int mode, int factor=16):
+def _set_left_out(int mode, int factor=4, int exact=8):
     """Debug: 1 (the default) makes a solve asked for no melds take its answer with aces
     high from the sets of hand cards a better partition could leave out (_left_out.pxi)
-    where their checks cost no more than `factor` times the aces-low search's states; 0
-    does not."""
-    global _LEFT_OUT, _LEFT_FACTOR
+    where their checks cost no more than `factor` times the aces-low search's states and
+    at most `exact` of them are asked of place_all; 0 does not."""
+    global _LEFT_OUT, _LEFT_FACTOR, _LEFT_EXACT
     _LEFT_OUT = mode
     _LEFT_FACTOR = factor
+    _LEFT_EXACT = min(max(exact, 0), LEFT_EXACT_CAP)
 
 
 def _left_out_stats(bint reset=False):
