@@ -60,7 +60,7 @@ cdef int _high_only(Impl* im, int64_t low_val, skey low_sec, int64_t* val,
         im.tie = 0
     im.lb = -1
     if best >= 0:
-        val[0] = im.nodes[best].val
+        val[0] = im.nodes[best].val + (_HIGH_ONLY < 0)   # (debug: a planted fault)
         sec[0] = im.best_sec
         if not (val[0] > low_val or (val[0] == low_val and sec[0] > low_sec)):
             best = -1

@@ -1357,7 +1357,8 @@ cdef class Solver:
                  | ((_JOKER_NEED + 1) << 8) | (_ARRANGE << 10) | (_FIXED_SCOPE << 11)
                  | ((_GROUP_SUPPLY + 1) << 12) | ((_RELAX_KEY + 1) << 15)
                  | ((_HIGH_REJECT + 1) << 17) | ((_RELAX_LOW + 1) << 19)
-                 | ((_KEY_PLACED + 1) << 21) | (_HIGH_ONLY << 23) | (_LEFT_OUT << 24))
+                 | ((_KEY_PLACED + 1) << 21) | ((_HIGH_ONLY + 1) << 23)
+                 | ((_LEFT_OUT + 1) << 25))
         e = memo_find(memo, &key)
         if e != NULL and (wit == NULL or e.melds):
             return memo_answer(e, placed, wit)
@@ -1401,8 +1402,8 @@ cdef class Solver:
                 cards[sets[i].a] -= 1
             if sets[i].b >= 0:
                 cards[sets[i].b] -= 1
-            r = self.place_all(cards, empty, rules, _ONES, _ONES_J, NULL)
-            _LEFT_STATS[1] += 1
+            r = self.place_all(cards, empty, rules, _ONES, _ONES_J, NULL) if _LEFT_OUT > 0 else 1
+            _LEFT_STATS[1] += 1   # (_LEFT_OUT -1, debug: the first set not rejected taken)
             if sets[i].a >= 0:
                 cards[sets[i].a] += 1
             if sets[i].b >= 0:

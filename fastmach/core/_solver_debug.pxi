@@ -66,7 +66,8 @@ def _set_joker_need(int mode):
 def _set_high_only(int mode, int min_states=2048):
     """Debug: 1 (the default) makes a solve asked for no melds search the partitions with
     every ace high before the search with aces high, which it bounds (_high_only.pxi),
-    where the last sweep with aces low made min_states states at least; 0 does not."""
+    where the last sweep with aces low made min_states states at least; 0 does not; -1
+    with a planted fault (its value one too high: the tests must catch it)."""
     global _HIGH_ONLY, _HIGH_ONLY_MIN
     _HIGH_ONLY = mode
     _HIGH_ONLY_MIN = min_states
@@ -76,7 +77,9 @@ def _set_left_out(int mode, int factor=4, int exact=8):
     """Debug: 1 (the default) makes a solve asked for no melds take its answer with aces
     high from the sets of hand cards a better partition could leave out (_left_out.pxi)
     where their checks cost no more than `factor` times the aces-low search's states and
-    at most `exact` of them are asked of place_all; 0 does not."""
+    at most `exact` of them are asked of place_all; 0 does not; -1 with a planted fault
+    (the first set split_impossible does not reject taken as splitting, unasked: the
+    tests must catch it)."""
     global _LEFT_OUT, _LEFT_FACTOR, _LEFT_EXACT
     _LEFT_OUT = mode
     _LEFT_FACTOR = factor

@@ -117,3 +117,14 @@ def test_place_all_says_the_same(switches):
         assert a == b
         outs.add(a)
     assert outs == {True, None}
+
+
+def test_a_planted_fault_in_the_search_turned_over_is_seen(switches):
+    rng = random.Random("high-only-fault")
+    differs = 0
+    for i in range(30):
+        table, hand = _held(rng, 2, 1)
+        w = np.ones(NCARD, dtype=np.int32)
+        differs += _answer(table, hand, 2, 1, w, high_only=(-1, 0)) != \
+            _answer(table, hand, 2, 1, w, high_only=(0, 0))
+    assert differs >= 5

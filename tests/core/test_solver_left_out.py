@@ -15,7 +15,8 @@ import numpy as np
 import pytest
 
 from fastmach.core import _solver
-from tests.positions import JOKER, NCARD, adv_aces, counts, rand_meld, text, where
+from tests.positions import (JOKER, NCARD, adv_aces, counts, rand_hand, rand_meld, rand_table,
+                             text, where)
 from tests.refs import brute
 
 JW = np.ones(16, dtype=np.int32)
@@ -112,3 +113,18 @@ def test_the_nested_questions_leave_the_solver_as_it_was(switches):
         assert int(got[0]) == int(want[0]) and got[1].tolist() == want[1].tolist()
         assert got[2] == want[2]
     assert _solver._left_out_stats()[1] > 0   # (place_all asked, then other solves)
+
+
+def test_a_planted_fault_in_the_questions_is_seen(switches):
+    # the first set split_impossible does not reject taken as splitting, unasked
+    rng = random.Random("left-out-fault")
+    rules = dict(decks=2, ace_high=True, jokers_per_meld=1)
+    differs = 0
+    for i in range(300):
+        cards = rand_table(rng, rng.randint(25, 55), rules, max_jokers=0)
+        table = counts(cards)
+        hand = counts(rand_hand(rng, cards, 2, rng.randint(12, 40), near_p=0.9))
+        w = np.ones(NCARD, dtype=np.int32)
+        differs += _answer(table, hand, 2, 1, w, left_out=(-1, 1 << 20)) != \
+            _answer(table, hand, 2, 1, w, left_out=(0, 16))
+    assert differs >= 2
