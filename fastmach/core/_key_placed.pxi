@@ -23,6 +23,13 @@ cdef inline bint _key_placed_ok(const uint8_t* table, const uint8_t* hand,
         and not _ARRANGE
 
 
+cdef inline bint _keyed_answer(Impl* im, skey sec) noexcept nogil:
+    """The answer's key is sec (im.ans_sec); True where its placed cards are read from it
+    (im.key_placed: the melds are not rebuilt, the solve returns its value at once)."""
+    im.ans_sec = sec
+    return im.key_placed
+
+
 cdef void _placed_from_key(Impl* im, const uint8_t* table, const uint8_t* hand,
                            uint8_t* placed) noexcept nogil:
     """placed: the hand cards the answer of key im.ans_sec places (im.keyw: every digit,

@@ -1689,9 +1689,8 @@ cdef class Solver:
         if not high:
             if best < 0:
                 return -1
-            im.ans_sec = im.best_sec
-            if im.key_placed:
-                return im.nodes[best].val   # (its placed cards read from the key)
+            if _keyed_answer(im, im.best_sec):
+                return im.nodes[best].val
             if _rebuild(im, best, &self.scratch) < 0:
                 return -3
             return _finish(im.nodes[best].val, table, placed, wit, &self.scratch)
@@ -1710,8 +1709,7 @@ cdef class Solver:
                 # (_relax_key.pxi), or what a better one would leave out leaves cards that
                 # split into no melds (_high_reject.pxi): the search with aces high cannot
                 # beat it
-                im.ans_sec = low_sec
-                if im.key_placed:
+                if _keyed_answer(im, low_sec):
                     return low_val
                 if _rebuild(im, best, &self.scratch) < 0:
                     return -3
@@ -1731,8 +1729,8 @@ cdef class Solver:
                 best = hb   # (an index of that search: only its value and key are read)
                 low_val = hval
                 low_sec = hsec
-                if low_val >= _weight_bound(im) and _sec_settled(im):
-                    im.ans_sec = low_sec
+                if low_val >= _weight_bound(im) and _sec_settled(im) \
+                        and _keyed_answer(im, low_sec):
                     return low_val
             if _LEFT_OUT and best >= 0 and not im.all_only:
                 # (or from the few hand cards a better partition could leave out)
@@ -1740,8 +1738,7 @@ cdef class Solver:
                                            &hval, &hsec)
                 if hb < 0:
                     return hb
-                if hb == 1:
-                    im.ans_sec = hsec
+                if hb == 1 and _keyed_answer(im, hsec):
                     return hval
         if best >= 0:
             # (a partition of the same value with a higher tie-break key beats it too: the
@@ -1768,8 +1765,7 @@ cdef class Solver:
             return best
         if best >= 0 and (im.nodes[best].val > low_val or (im.nodes[best].val == low_val
                                                            and im.best_sec > low_sec)):
-            im.ans_sec = im.best_sec
-            if im.key_placed:
+            if _keyed_answer(im, im.best_sec):
                 return im.nodes[best].val
             if _rebuild(im, best, &self.scratch) < 0:
                 return -3
@@ -1778,8 +1774,7 @@ cdef class Solver:
             return _finish(im.nodes[best].val, table, placed, wit, &self.scratch)
         if low_val < 0:
             return -1
-        im.ans_sec = low_sec
-        if im.key_placed:
+        if _keyed_answer(im, low_sec):
             return low_val
         if _rebuild_decs(im, im.low_decs, 13, &self.scratch) < 0:
             return -3
