@@ -166,6 +166,16 @@ def rand_weights(rng: random.Random) -> list[int]:
     return [rng.randint(1, 9) for _ in range(NCARD)]
 
 
+def weights_in_turn(rng: random.Random, i: int, lowest: int = 0) -> np.ndarray:
+    """The card weights of a test's i-th position, in turn: every card one, each card's
+    points (ace 1, faces 10), random weights from ``lowest`` to 9."""
+    if i % 3 == 0:
+        return np.ones(NCARD, dtype=np.int32)
+    if i % 3 == 1:
+        return np.array([min(10, c % 13 + 1) for c in range(NCARD)], dtype=np.int32)
+    return np.array([rng.randint(lowest, 9) for _ in range(NCARD)], dtype=np.int32)
+
+
 # ------------------------------------------------------------------------ adversarial
 
 def adv_long_runs(rng: random.Random, rules: dict) -> tuple[list[int], list[int]]:

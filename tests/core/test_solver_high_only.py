@@ -14,7 +14,8 @@ import numpy as np
 import pytest
 
 from fastmach.core import _solver
-from tests.positions import (NCARD, adv_aces, counts, rand_hand, rand_table, text, where)
+from tests.positions import (NCARD, adv_aces, counts, rand_hand, rand_table, text,
+                             weights_in_turn, where)
 from tests.refs import brute
 
 JW = np.ones(16, dtype=np.int32)
@@ -36,15 +37,6 @@ def _answer(table, hand, decks, jpm, w, *, witness=False, high_only=(1, 0)):
     return int(total), None if placed is None else placed.tolist()
 
 
-def _weights(rng: random.Random, i: int) -> np.ndarray:
-    if i % 3 == 0:
-        return np.ones(NCARD, dtype=np.int32)
-    if i % 3 == 1:
-        return np.array([min(10, c % 13 + 1) + 1 if c % 13 == 0 else min(10, c % 13 + 1)
-                         for c in range(NCARD)], dtype=np.int32)
-    return np.array([rng.randint(0, 9) for _ in range(NCARD)], dtype=np.int32)
-
-
 def _held(rng: random.Random, decks: int, jpm: int):
     rules = dict(decks=decks, ace_high=True, jokers_per_meld=jpm)
     table = rand_table(rng, rng.randint(20, 55), rules, max_jokers=0)
@@ -57,7 +49,7 @@ def test_held_hands_answer_as_without_it(switches, decks, jpm):
     rng = random.Random(f"high-only-held-{decks}-{jpm}")
     for i in range(30):
         table, hand = _held(rng, decks, jpm)
-        w = _weights(rng, i)
+        w = weights_in_turn(rng, i)
         got = _answer(table, hand, decks, jpm, w)
         assert got == _answer(table, hand, decks, jpm, w, high_only=(0, 0)), where((table, hand))
         assert got == _answer(table, hand, decks, jpm, w, witness=True), where((table, hand))
@@ -69,7 +61,7 @@ def test_ace_heavy_positions_are_the_brute_forces_canonical_answer(switches, dec
     rules = dict(decks=decks, ace_high=True, jokers_per_meld=jpm)
     for i in range(40):
         table, hand = adv_aces(rng, rules)
-        w = _weights(rng, i)
+        w = weights_in_turn(rng, i)
         can = brute.canonical(table, hand, card_w=[int(x) for x in w], **rules)
         got = _answer(counts(table), counts(hand), decks, jpm, w)
         table_w = sum(int(w[c]) for c in table)   # (the solver's value holds the table's)

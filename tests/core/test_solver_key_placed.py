@@ -17,9 +17,11 @@ from fastmach.rules import resolve_rules
 from fastmach.solver import weights
 from fastmach.tools.bench import game_positions
 from tests.positions import (JOKER, NCARD, adv_aces, adv_duplicates, adv_full_suit, adv_jokers,
-                             adv_long_runs, counts, rand_hand, rand_table, where)
+                             adv_long_runs, counts, rand_hand, rand_table, weights_in_turn,
+                             where)
 
 JW = np.ones(16, dtype=np.int32)
+ONES = np.ones(NCARD, dtype=np.int32)
 RULES = [(decks, ace, jpm) for decks in (1, 2, 3) for ace in (0, 1, 2) for jpm in (0, 1)]
 
 
@@ -29,15 +31,6 @@ def switches():
     yield
     _solver._set_key_placed(1)
     _solver._set_memo(1)
-
-
-def _weights(rng: random.Random, kind: str) -> np.ndarray:
-    if kind == "ones":
-        return np.ones(NCARD, dtype=np.int32)
-    if kind == "points":
-        return np.array([min(10, c % 13 + 1) if c < JOKER else 25 for c in range(NCARD)],
-                        dtype=np.int32)
-    return np.array([rng.randint(0, 9) for _ in range(NCARD)], dtype=np.int32)   # zeros too
 
 
 def _answer(table, hand, rules, w, witness: bool, mode: int = 1):
@@ -72,7 +65,7 @@ def test_placed_cards_without_melds_are_those_with_them(switches, rules):
     rng = random.Random(f"key-placed-{rules}")
     for i in range(40):
         table, hand = _position(rng, rules)
-        w = _weights(rng, ("ones", "points", "random")[i % 3])
+        w = weights_in_turn(rng, i)
         want = _answer(table, hand, rules, w, True)
         got = _answer(table, hand, rules, w, False)
         rebuilt = _answer(table, hand, rules, w, False, mode=0)
@@ -91,8 +84,8 @@ def test_a_hand_of_many_card_types_settles_its_key_in_parts(switches):
         hand = rand_hand(rng, table, 2, rng.randint(36, 50), near_p=0.2)
         t, h = counts(table), counts(hand)
         seen += int((h > 0).sum()) > 29
-        assert _answer(t, h, rules, _weights(rng, "ones"), False) == \
-            _answer(t, h, rules, _weights(rng, "ones"), True)
+        assert _answer(t, h, rules, ONES, False) == \
+            _answer(t, h, rules, ONES, True)
     assert seen > 5
 
 
@@ -102,8 +95,8 @@ def test_positions_with_jokers_keep_the_rebuild(switches):
         r = dict(decks=2, ace_high=True, jokers_per_meld=1)
         table, hand = adv_jokers(rng, r)
         t, h = counts(table), counts(hand)
-        assert _answer(t, h, (2, 1, 1), _weights(rng, "ones"), False) == \
-            _answer(t, h, (2, 1, 1), _weights(rng, "ones"), True)
+        assert _answer(t, h, (2, 1, 1), ONES, False) == \
+            _answer(t, h, (2, 1, 1), ONES, True)
 
 
 def test_a_planted_fault_in_the_key_reading_is_seen(switches):
@@ -111,7 +104,7 @@ def test_a_planted_fault_in_the_key_reading_is_seen(switches):
     differs = 0
     for _ in range(30):
         table, hand = _position(rng, (2, 1, 1))
-        w = _weights(rng, "ones")
+        w = ONES
         differs += _answer(table, hand, (2, 1, 1), w, False, mode=-1) != \
             _answer(table, hand, (2, 1, 1), w, True)
     assert differs > 10

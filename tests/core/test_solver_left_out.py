@@ -16,7 +16,7 @@ import pytest
 
 from fastmach.core import _solver
 from tests.positions import (JOKER, NCARD, adv_aces, counts, rand_hand, rand_meld, rand_table,
-                             text, where)
+                             text, weights_in_turn, where)
 from tests.refs import brute
 
 JW = np.ones(16, dtype=np.int32)
@@ -38,14 +38,6 @@ def _answer(table, hand, decks, jpm, w, *, witness=False, left_out=EVERYWHERE):
     _solver._set_left_out(*left_out)
     total, placed, _, _ = _solver.solve_counts(table, hand, decks, 1, jpm, w, JW, witness)
     return int(total), None if placed is None else placed.tolist()
-
-
-def _weights(rng: random.Random, i: int) -> np.ndarray:
-    if i % 3 == 0:
-        return np.ones(NCARD, dtype=np.int32)
-    if i % 3 == 1:
-        return np.array([min(10, c % 13 + 1) for c in range(NCARD)], dtype=np.int32)
-    return np.array([rng.randint(1, 9) for _ in range(NCARD)], dtype=np.int32)
 
 
 def _held(rng: random.Random, decks: int, jpm: int):
@@ -75,7 +67,7 @@ def test_held_hands_answer_as_the_search(switches, decks, jpm):
     _solver._left_out_stats(True)
     for i in range(30):
         table, hand = _held(rng, decks, jpm)
-        w = _weights(rng, i)
+        w = weights_in_turn(rng, i, lowest=1)
         got = _answer(table, hand, decks, jpm, w)
         assert got == _answer(table, hand, decks, jpm, w, left_out=(0, 16)), where((table, hand))
         assert got == _answer(table, hand, decks, jpm, w, witness=True), where((table, hand))
@@ -88,7 +80,7 @@ def test_ace_heavy_positions_are_the_brute_forces_canonical_answer(switches, dec
     rules = dict(decks=decks, ace_high=True, jokers_per_meld=jpm)
     for i in range(40):
         table, hand = adv_aces(rng, rules)
-        w = _weights(rng, i)
+        w = weights_in_turn(rng, i, lowest=1)
         can = brute.canonical(table, hand, card_w=[int(x) for x in w], **rules)
         got = _answer(counts(table), counts(hand), decks, jpm, w)
         table_w = sum(int(w[c]) for c in table)
@@ -105,7 +97,7 @@ def test_the_nested_questions_leave_the_solver_as_it_was(switches):
     _solver._left_out_stats(True)
     for i in range(40):
         table, hand = _held(rng, 2, 1)
-        w = _weights(rng, i)
+        w = weights_in_turn(rng, i, lowest=1)
         witness = i % 4 == 3
         _solver._set_left_out(*EVERYWHERE)
         got = _solver.solve_counts(table, hand, 2, 1, 1, w, JW, witness, solver)
