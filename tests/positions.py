@@ -265,6 +265,28 @@ def _fit(hand: list[int], table: Sequence[int], decks: int) -> list[int]:
     return sorted(out)
 
 
+def whole_answers(rules, tables, hands, *, check: bool = False) -> tuple[list, int]:
+    """(value, placed bytes, melds, stands) of every position under both objectives (the
+    solver's switches as the caller set them), and the states all their searches made;
+    ``check``: every partition through the independent validator."""
+    from fastmach.solver import weights
+
+    out, states = [], 0
+    for objective in ("cards", "points"):
+        w, jw = weights(rules, objective)
+        for t, h in zip(tables, hands):
+            val, placed, melds, stands = _solver.solve_counts(
+                t, h, rules.decks, rules.ace_code, rules.jokers_per_meld, w, jw, True)
+            states += sum(s[0] for s in _solver._sweep_stats())
+            if val >= 0 and check:
+                check_partition(melds, listing(t) + listing(placed), decks=rules.decks,
+                                ace_high=rules.ace_high,
+                                jokers_per_meld=rules.jokers_per_meld)
+            out.append((int(val), None if placed is None else placed.tobytes(), melds,
+                        stands))
+    return out, states
+
+
 # ------------------------------------------------------------------------ game positions
 
 def game_positions(rules: str, lineup: Sequence[str], games: int, seed: int):

@@ -26,8 +26,8 @@ from fastmach.core.validate import check_partition
 from fastmach.rules import resolve_rules
 from fastmach.solver import weights
 from fastmach.tools.bench import game_positions
-from tests.positions import (JOKER, adv_aces, adv_jokers, cards, check_fast, counts, fast, listing,
-                             rand_hand, rand_table, rand_weights, text)
+from tests.positions import (JOKER, adv_aces, adv_jokers, cards, check_fast, counts, fast,
+                             listing, rand_hand, rand_table, rand_weights, text, whole_answers)
 from tests.refs import brute, milp
 
 JOKER_RULES = [dict(decks=d, ace_high=ah, jokers_per_meld=lim)
@@ -142,23 +142,10 @@ def test_supply_on_matches_milp_on_long_tables(supply_on, rules):
 
 
 def _answers(rules, tables, hands, mode: int) -> tuple[list, int]:
-    """(value, placed, melds, stands) of every position under both objectives with the
-    switch at `mode`, and the states all their searches made."""
+    """Whole answers under both objectives with the switch at `mode`, and the states (the
+    partitions validated with the switch on)."""
     _solver._set_group_supply(mode)
-    out, states = [], 0
-    for objective in ("cards", "points"):
-        w, jw = weights(rules, objective)
-        for t, h in zip(tables, hands):
-            val, placed, melds, stands = _solver.solve_counts(
-                t, h, rules.decks, rules.ace_code, rules.jokers_per_meld, w, jw, True)
-            states += sum(s[0] for s in _solver._sweep_stats())
-            if val >= 0 and mode == 1:
-                check_partition(melds, listing(t) + listing(placed), decks=rules.decks,
-                                ace_high=rules.ace_high,
-                                jokers_per_meld=rules.jokers_per_meld)
-            out.append((int(val), None if placed is None else placed.tobytes(), melds,
-                        stands))
-    return out, states
+    return whole_answers(rules, tables, hands, check=mode == 1)
 
 
 @pytest.mark.parametrize("preset", ["jokers", "jokers(jokers_per_meld=unlimited)",

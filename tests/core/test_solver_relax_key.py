@@ -21,8 +21,8 @@ from fastmach.core import _solver
 from fastmach.rules import resolve_rules
 from fastmach.solver import weights
 from fastmach.tools.bench import game_positions
-from tests.positions import (JOKER, adv_aces, check_fast, fast, rand_hand,
-                             rand_table, rand_weights, text)
+from tests.positions import (JOKER, adv_aces, check_fast, fast, rand_hand, rand_table,
+                             rand_weights, text, whole_answers)
 from tests.refs import brute
 
 RULES = [dict(decks=2, ace_high=True, jokers_per_meld=1),
@@ -80,16 +80,7 @@ def test_key_on_matches_brute(key_on, rules):
 def _answers(rules, tables, hands, mode: int) -> tuple[list, int]:
     """Whole answers under both objectives with the switch at `mode`, and the states."""
     _solver._set_relax_key(mode)
-    out, states = [], 0
-    for objective in ("cards", "points"):
-        w, jw = weights(rules, objective)
-        for t, h in zip(tables, hands):
-            val, placed, melds, stands = _solver.solve_counts(
-                t, h, rules.decks, rules.ace_code, rules.jokers_per_meld, w, jw, True)
-            states += sum(s[0] for s in _solver._sweep_stats())
-            out.append((int(val), None if placed is None else placed.tobytes(), melds,
-                        stands))
-    return out, states
+    return whole_answers(rules, tables, hands)
 
 
 @pytest.mark.parametrize("preset", ["jokers", "jokers(joker_swap=hand,opening_points=40)"])

@@ -23,7 +23,7 @@ from fastmach.rules import resolve_rules
 from fastmach.solver import weights
 from fastmach.tools.bench import game_positions
 from tests.core.test_solver_relax_key import RULES, _rid, _two_jokers
-from tests.positions import check_fast, fast, rand_weights, text
+from tests.positions import (check_fast, fast, rand_weights, text, whole_answers)
 from tests.refs import brute, milp
 
 
@@ -78,16 +78,7 @@ def test_low_on_and_off_agree_on_random_positions(low_on, rules):
 def _answers(rules, tables, hands, mode: int) -> tuple[list, int]:
     """Whole answers under both objectives with the switch at `mode`, and the states."""
     _solver._set_relax_low(mode)
-    out, states = [], 0
-    for objective in ("cards", "points"):
-        w, jw = weights(rules, objective)
-        for t, h in zip(tables, hands):
-            val, placed, melds, stands = _solver.solve_counts(
-                t, h, rules.decks, rules.ace_code, rules.jokers_per_meld, w, jw, True)
-            states += sum(s[0] for s in _solver._sweep_stats())
-            out.append((int(val), None if placed is None else placed.tobytes(), melds,
-                        stands))
-    return out, states
+    return whole_answers(rules, tables, hands)
 
 
 @pytest.mark.parametrize("preset", ["jokers", "jokers(joker_swap=hand,opening_points=40)"])
