@@ -105,6 +105,19 @@ def check_stands(melds, stands, rules) -> None:
             f"stands {text(st)} of meld {text(m)}"
 
 
+def mirrored_by_rule(t: np.ndarray, h: np.ndarray, w, ace_high) -> bool:
+    """Whether the solver sweeps the position (counts) mirrored, by its rule written again
+    from the documentation (fastmach/core/_direction.pxi): with jokers, the cards' mean rank
+    (aces aside) under 7.25; without, the hand's mean rank by weight above the middle."""
+    if t[JOKER] + h[JOKER] > 0:
+        ranks = [(c % 13 + 1, int(t[c]) + int(h[c])) for c in range(52) if c % 13]
+        n = sum(k for _, k in ranks)
+        return n > 0 and sum(r * k for r, k in ranks) / n < 7.25
+    num = sum(int(h[c]) * int(w[c]) * (c % 13 + 1) for c in range(52) if c % 13)
+    den = sum(int(h[c]) * int(w[c]) for c in range(52) if c % 13)
+    return den > 0 and num / den > (7.5 if ace_high else 7.0)
+
+
 # ------------------------------------------------------------------------ random positions
 
 def rand_meld(rng: random.Random, ace_high: bool, lim: int, jokers: bool,
@@ -265,10 +278,12 @@ def _fit(hand: list[int], table: Sequence[int], decks: int) -> list[int]:
     return sorted(out)
 
 
-def whole_answers(rules, tables, hands, *, check: bool = False) -> tuple[list, int]:
+def whole_answers(rules, tables, hands, *, check: bool = False,
+                  count: str = "states") -> tuple[list, int]:
     """(value, placed bytes, melds, stands) of every position under both objectives (the
-    solver's switches as the caller set them), and the states all their searches made;
-    ``check``: every partition through the independent validator."""
+    solver's switches as the caller set them), and the states all their searches made
+    (``count="searches"``: the searches); ``check``: every partition through the
+    independent validator."""
     from fastmach.solver import weights
 
     out, states = [], 0
@@ -277,7 +292,8 @@ def whole_answers(rules, tables, hands, *, check: bool = False) -> tuple[list, i
         for t, h in zip(tables, hands):
             val, placed, melds, stands = _solver.solve_counts(
                 t, h, rules.decks, rules.ace_code, rules.jokers_per_meld, w, jw, True)
-            states += sum(s[0] for s in _solver._sweep_stats())
+            made = _solver._sweep_stats()
+            states += len(made) if count == "searches" else sum(s[0] for s in made)
             if val >= 0 and check:
                 check_partition(melds, listing(t) + listing(placed), decks=rules.decks,
                                 ace_high=rules.ace_high,

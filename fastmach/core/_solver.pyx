@@ -35,7 +35,8 @@
 #  - large hands or four jokers: iterative deepening on the weight left out (_deepening),
 #    starting with "everything placed";
 #  - direction: a hand heavy in high ranks is solved on the mirrored position (rank r ->
-#    15 - r, or 14 - r with aces low only) and mapped back (Solver.solve);
+#    15 - r, or 14 - r with aces low only) and mapped back; with jokers, a position whose
+#    cards lie low (_direction.pxi);
 #  - one joker per meld: a relaxation that counts runs by length only (no joker flag) is
 #    solved first and kept when no meld of its partition holds two jokers (_solve_one);
 #    when it is not kept, its value bounds the exact search (Impl.ub): the deepening
@@ -328,6 +329,7 @@ include "_plain_prune.pxi"
 include "_key_placed.pxi"
 include "_high_only.pxi"
 include "_left_out.pxi"
+include "_direction.pxi"
 
 
 cdef void _prune_dominated(Impl* im, int only) noexcept nogil:
@@ -1358,7 +1360,7 @@ cdef class Solver:
                  | ((_GROUP_SUPPLY + 1) << 12) | ((_RELAX_KEY + 1) << 15)
                  | ((_HIGH_REJECT + 1) << 17) | ((_RELAX_LOW + 1) << 19)
                  | ((_KEY_PLACED + 1) << 21) | ((_HIGH_ONLY + 1) << 23)
-                 | ((_LEFT_OUT + 1) << 25))
+                 | ((_LEFT_OUT + 1) << 25) | (_DIRECTION << 27) | (_DENSE_FIRST << 29))
         e = memo_find(memo, &key)
         if e != NULL and (wit == NULL or e.melds):
             return memo_answer(e, placed, wit)
@@ -1499,12 +1501,25 @@ cdef class Solver:
     cdef int64_t _solve_dir(self, const uint8_t* table, const uint8_t* hand,
                             const SolverRules* rules, const int32_t* card_w,
                             const int32_t* joker_w, uint8_t* placed, Witness* wit) noexcept nogil:
-        # Direction: the sweep drops states once they have left out more than the answer
-        # allows, so it is fastest when the hand's cards come early. Runs read the same
-        # both ways, so a hand heavy in high ranks is solved on the mirrored position
-        # (rank r -> 15 - r with aces high, 14 - r with aces low only) and mapped back.
+        # Runs read the same both ways, so the position may be solved mirrored (rank r ->
+        # 15 - r with aces high, 14 - r with aces low only) and the answer mapped back: in
+        # the direction that makes fewer states (_direction.pxi). A direction that runs out
+        # of states (-4) is retried the other way.
+        cdef int first = mirror_first(table, hand, rules, card_w)
+        cdef int64_t val
+        if _DIRECTION:
+            first = _DIRECTION - 1   # (debug: one direction, _set_direction)
+        val = self._solve_way(first, table, hand, rules, card_w, joker_w, placed, wit)
+        if val == -4 and not _DIRECTION:
+            return self._solve_way(1 - first, table, hand, rules, card_w, joker_w, placed, wit)
+        return val
+
+    cdef int64_t _solve_way(self, int mirrored, const uint8_t* table, const uint8_t* hand,
+                            const SolverRules* rules, const int32_t* card_w,
+                            const int32_t* joker_w, uint8_t* placed, Witness* wit) noexcept nogil:
+        # The position as it is (mirrored = 0) or mirrored, the answer mapped back
         cdef int c, s, r, m, i, k, a, b, n
-        cdef int64_t num = 0, den = 0, val
+        cdef int64_t val
         cdef uint8_t tm[NCARD]
         cdef uint8_t hm[NCARD]
         cdef uint8_t pm[NCARD]
@@ -1513,17 +1528,8 @@ cdef class Solver:
         cdef int mp[NCARD]
         cdef uint8_t tmp
         cdef Witness* out
-        for s in range(4):
-            for r in range(2, 14):
-                c = s * 13 + r - 1
-                num += hand[c] * card_w[c] * r
-                den += hand[c] * card_w[c]
-        # mean rank above the middle (7.5 aces high, 7 aces low only); a direction that
-        # runs out of states (-4) is retried the other way
-        if not (2 * num > (15 if rules.ace_high else 14) * den):
-            val = self._solve_one(table, hand, rules, card_w, joker_w, placed, wit)
-            if val != -4:
-                return val
+        if not mirrored:
+            return self._solve_one(table, hand, rules, card_w, joker_w, placed, wit)
         for s in range(4):
             for r in range(1, 14):
                 if rules.ace_high:
@@ -1544,8 +1550,6 @@ cdef class Solver:
         (<Impl*> self._impl).mirror = 1
         val = self._solve_one(tm, hm, rules, cwm, jwm, pm, &self.mirrored)
         (<Impl*> self._impl).mirror = 0
-        if val == -4 and 2 * num > (15 if rules.ace_high else 14) * den:
-            return self._solve_one(table, hand, rules, card_w, joker_w, placed, wit)
         if val < 0:
             return val
         if placed != NULL and not (<Impl*> self._impl).key_placed:
@@ -2143,14 +2147,13 @@ cdef int _sweep(Impl* im) noexcept nogil:
         c = _copy_step(im, v, 4)
         if c < 0:
             return -4
-        if c > 0:
-            continue
-        if _group_step(im, v) < 0:
-            return -4
-        # (a smaller layer is compared in no suit, "suit 4": nothing to do)
-        if im.n_nodes - im.layer_start[im.n_layers] >= _GROUP_FROM \
-                and not (_FIXED_SCOPE and im.jtot > 0):
-            _prune_dominated(im, -1)
+        if c == 0:
+            if _group_step(im, v) < 0:
+                return -4
+            # (a smaller layer is compared in no suit, "suit 4": nothing to do)
+            if im.n_nodes - im.layer_start[im.n_layers] >= _GROUP_FROM \
+                    and not (_FIXED_SCOPE and im.jtot > 0):
+                _prune_dominated(im, -1)
     im.layer_start[im.n_layers + 1] = im.n_nodes
     # runs still open must have length >= 3: a1, a2, b1, b2 all zero
     for s in range(4):
@@ -2189,6 +2192,8 @@ cdef Solver _default_solver = Solver()
 # the shortcuts' switches: 1 (on) in use, set otherwise only by the tests through the
 # debug switches of _solver_debug.pxi
 cdef int _RELAX = 1
+cdef int _DIRECTION = 0   # (debug: 1 as given, 2 mirrored, _set_direction)
+cdef int _DENSE_FIRST = 1   # with jokers, the direction by where the cards lie (_direction.pxi)
 cdef int _MEMO = 1
 cdef int _MOVE_LISTS = 1
 cdef int _COPY_STEPS = 1

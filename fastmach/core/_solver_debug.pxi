@@ -420,3 +420,17 @@ def _relax_low_hits():
     _relax_low.pxi since the module was loaded."""
     return int(_RLOW_HITS[0]), int(_RLOW_HITS[1])
 
+
+def _set_direction(int mode):
+    """Debug: the direction of every solve: 0 as Solver._solve_dir chooses it, 1 the
+    position as it is, 2 mirrored (_direction.pxi)."""
+    global _DIRECTION
+    _DIRECTION = mode
+
+
+def _set_dense_first(int mode):
+    """Debug: 1 (the default) solves a position with jokers in the direction its cards
+    choose, 0 in the one its hand's ranks choose, as a position without jokers
+    (_direction.pxi)."""
+    global _DENSE_FIRST
+    _DENSE_FIRST = mode

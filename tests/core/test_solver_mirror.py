@@ -15,7 +15,8 @@ import pytest
 
 from fastmach.core import _solver
 from fastmach.core.validate import check_partition
-from tests.positions import JOKER, NCARD, counts, listing, rand_hand, rand_table, text
+from tests.positions import (JOKER, NCARD, counts, listing, mirrored_by_rule, rand_hand,
+                             rand_table, text)
 
 RULES = [dict(decks=d, ace_high=ah, jokers_per_meld=lim)
          for d in (2, 3) for ah in (True, False) for lim in (1, 0)]
@@ -68,8 +69,6 @@ def test_mirrored_position_has_the_same_best_total(rules):
         got = _solve(table, hand, rules, w, jw)
         mirrored = _solve([mp[c] for c in table], [mp[c] for c in hand], rules, wm, jwm)
         assert got[0] == mirrored[0], (rules, text(table), text(hand))
-        # the solver's own choice of direction: the weighted mean rank of the hand
-        num = sum(int(w[c]) * (c % 13 + 1) for c in hand if c != JOKER and c % 13)
-        den = sum(int(w[c]) for c in hand if c != JOKER and c % 13)
-        flipped += 2 * num > (15 if rules["ace_high"] else 14) * den
+        # the solver's own choice of direction (tests/core/test_solver_direction.py)
+        flipped += mirrored_by_rule(counts(table), counts(hand), w, rules["ace_high"])
     assert 20 <= flipped <= 130     # both directions were exercised

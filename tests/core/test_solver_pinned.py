@@ -28,10 +28,12 @@ SEED = 11
 # answer and the aces-left lookup of the aces-high search; rebuilt once when the canonical
 # tie-break (docs/solver.md) changed which equal answer comes back, and the jokers row once
 # more when the searches with jokers took their dominance pass in every layer (the melds of
-# 128 of its 868 answers, never a value or a placed card)
+# 128 of its 868 answers, never a value or a placed card), and once more when positions with
+# jokers took the direction their cards choose (the melds of 402 of 868, never a value or a
+# placed card: docs/solver.md, "Which direction")
 PINNED = [
     ("classic(match=single)", 40, "129e2a72e5da4108"),
-    ("jokers", 10, "1efcf89397b28497"),
+    ("jokers", 10, "575de40bb75f02a0"),
     ("ace-low(match=single)", 15, "c30f13a9183e5430"),
     ("italian", 8, "e1fbdb7d3a04586c"),
 ]

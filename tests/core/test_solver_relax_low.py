@@ -76,9 +76,9 @@ def test_low_on_and_off_agree_on_random_positions(low_on, rules):
 
 
 def _answers(rules, tables, hands, mode: int) -> tuple[list, int]:
-    """Whole answers under both objectives with the switch at `mode`, and the states."""
+    """Whole answers under both objectives with the switch at `mode`, and the searches."""
     _solver._set_relax_low(mode)
-    return whole_answers(rules, tables, hands)
+    return whole_answers(rules, tables, hands, count="searches")
 
 
 @pytest.mark.parametrize("preset", ["jokers", "jokers(joker_swap=hand,opening_points=40)"])
@@ -86,13 +86,13 @@ def test_low_on_keeps_every_answer_of_game_positions(low_on, preset):
     rules = resolve_rules(preset)
     tables, hands = game_positions(rules, games=20, seed=11)
     f0, h0 = _solver._relax_fallbacks(), _solver._relax_low_hits()
-    on, states_on = _answers(rules, tables, hands, 1)
+    on, searches_on = _answers(rules, tables, hands, 1)
     assert _solver._relax_fallbacks() > f0   # (some relaxations fell back)
     h1 = _solver._relax_low_hits()
     assert h1[0] > h0[0] and h1[1] > h0[1]   # (both paths taken)
-    off, states_off = _answers(rules, tables, hands, 0)
+    off, searches_off = _answers(rules, tables, hands, 0)
     assert on == off
-    assert states_on < states_off   # (it skipped searches)
+    assert searches_on < searches_off   # (it skipped searches)
 
 
 def test_a_wrong_bound_is_caught(low_on):
