@@ -40,7 +40,7 @@ cdef int _group_step_plain(Impl* im, int v) noexcept nogil:
         if not ok[((k2 >> 3) & 15) * 4 + ((k2 >> 7) & 3)]:
             continue
         if bounded and val + rest + _aces_left(im, k2, v, 3) <= lb \
-                and _tie_lost(im, val + rest + _aces_left(im, k2, v, 3), _sec(&im.nodes[i]),
+                and _bound_drop(im, val + rest + _aces_left(im, k2, v, 3), _sec(&im.nodes[i]),
                               k2, v, 3):
             continue
         if _insert(im, im.nodes[i].k1, k2 & ~(<uint64_t>0x1FF), val, _sec(&im.nodes[i]), i,

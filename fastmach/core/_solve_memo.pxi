@@ -24,7 +24,7 @@ cdef struct MemoKey:
     int decks
     int ace_high
     int jokers_per_meld
-    int mode              # anything else the answer depends on (the solver's debug switches)
+    int64_t mode          # anything else the answer depends on (the solver's debug switches)
 
 
 cdef struct MemoEntry:
@@ -59,7 +59,7 @@ cdef inline uint64_t _memo_mix(uint64_t h, uint64_t x) noexcept nogil:
 
 cdef inline void memo_key(MemoKey* k, const uint8_t* table, const uint8_t* hand,
                           const SolverRules* rules, const int32_t* card_w,
-                          const int32_t* joker_w, int mode) noexcept nogil:
+                          const int32_t* joker_w, int64_t mode) noexcept nogil:
     """Fill k with the inputs of one solve and their hash (table and hand bytes, rules)."""
     cdef uint64_t h = 0, x
     cdef int i
@@ -79,7 +79,7 @@ cdef inline void memo_key(MemoKey* k, const uint8_t* table, const uint8_t* hand,
     for i in range(48, NCARD):
         h = _memo_mix(h, (<uint64_t>table[i] << 8) | hand[i])
     h = _memo_mix(h, <uint64_t>(rules.decks | (rules.ace_high << 4)
-                                | (rules.jokers_per_meld << 8) | (mode << 12)))
+                                | (rules.jokers_per_meld << 8)) | (<uint64_t>mode << 12))
     k.hash = h
 
 

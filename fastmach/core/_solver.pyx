@@ -33,7 +33,8 @@
 #  - inputs asked again recently (the same bytes) are answered from a memo of the last
 #    answers (_solve_memo.pxi; Solver.solve_direct and the benchmarks always search);
 #  - large hands or four jokers: iterative deepening on the weight left out (_deepening),
-#    starting with "everything placed";
+#    starting with "everything placed", ended by a sweep that found nothing and dropped
+#    nothing by its bound (no partition at all);
 #  - direction: a hand heavy in high ranks is solved on the mirrored position (rank r ->
 #    15 - r, or 14 - r with aces low only) and mapped back; with jokers, a position whose
 #    cards lie low (_direction.pxi);
@@ -190,6 +191,7 @@ cdef struct Impl:
     uint16_t plist[4][PLIST_CAP]   # ... the distinct patterns held, as first seen
     int n_plist[4]             # (-1: more than PLIST_CAP, not listed)
     void* arr                  # the canonical arrangement's work space (_arrange.pxi)
+    int64_t lb_drops           # the moves the last sweep dropped by its bound (_bound_drop)
 
 
 cdef inline uint64_t _hash(uint64_t a, uint64_t b) noexcept nogil:
@@ -572,6 +574,17 @@ cdef bint _tie_lost(Impl* im, int64_t bound, skey sec, uint64_t k2, int v,
     return <u128>sec + _tie_left(im, k2, v, s) <= <u128>im.tie_sec
 
 
+cdef inline bint _bound_drop(Impl* im, int64_t bound, skey sec, uint64_t k2, int v,
+                             int s) noexcept nogil:
+    """_tie_lost, counted in im.lb_drops when it drops the move (a deepening's sweep that
+    found nothing and dropped nothing by its bound proves there is no partition at all:
+    _deepening)."""
+    if _tie_lost(im, bound, sec, k2, v, s):
+        im.lb_drops += 1
+        return True
+    return False
+
+
 cdef inline u128 _tie_left(Impl* im, uint64_t k2, int v, int s) noexcept nogil:
     """The most tie-break key the cards after (v, s) can add to a state of this k2
     (_tie_lost): secrest, the aces left at 14, every joker."""
@@ -664,7 +677,7 @@ cdef int _suit_step(Impl* im, int v, int s) noexcept nogil:
             val = im.nodes[i].val + mv.dval
             bound = val + rest + (JL - mv.nJ) * im.jwmax + al - (mv.u * w14 if acelow else 0)
             if im.lb >= 0 and (bound <= im.lb or im.capped) \
-                    and _tie_lost(im, bound, bsec + <skey>mv.u * sw, k2, v, s):
+                    and _bound_drop(im, bound, bsec + <skey>mv.u * sw, k2, v, s):
                 continue   # cannot beat the known value
             nk1 = (k1 & keep1) | (<uint64_t>mv.F << sh)
             nk2 = (k2 & ~(<uint64_t>0x1FF)) | <uint64_t>(j + mv.nJ) | (<uint64_t>gnew << 3) \
@@ -742,13 +755,15 @@ cdef int _suit_step_plain(Impl* im, int v, int s) noexcept nogil:
             val = base + u * wv
             if bounded:
                 bound = val + rest + al - (u * w14 if acelow else 0)
-                if bound <= lb:   # (_tie_lost(im, bound, bsec + u * sw, k2, v, s))
+                if bound <= lb:   # (_bound_drop(im, bound, bsec + u * sw, k2, v, s))
                     if bound < lb or not tie:
+                        im.lb_drops += 1
                         continue
                     if not have_left:
                         left = _tie_left(im, k2, v, s)
                         have_left = 1
                     if <u128>(bsec + <skey>u * sw) + left <= tie_sec:
+                        im.lb_drops += 1
                         continue
             g = (mv >> 2) & 3
             gnew = gsum + g
@@ -809,7 +824,7 @@ cdef int _suit_step_plain_walk(Impl* im, int v, int s) noexcept nogil:
             val = base + u * wv
             if im.lb >= 0 and val + im.rest[v][s] + al \
                     - (u * w14 if acelow else 0) <= im.lb \
-                    and _tie_lost(im, val + im.rest[v][s] + al - (u * w14 if acelow else 0),
+                    and _bound_drop(im, val + im.rest[v][s] + al - (u * w14 if acelow else 0),
                                   _sec(&im.nodes[i]) + <skey>u * sw, k2, v, s):
                 continue
             for x3 in range(a3 + 1):
@@ -923,12 +938,12 @@ cdef int _copy_step(Impl* im, int v, int s) noexcept nogil:
                 continue
             bound = val + rest + JL * im.jwmax + _aces_left(im, k2, v, s)
             if im.lb >= 0 and (bound <= im.lb or im.capped) \
-                    and _tie_lost(im, bound, _sec(&im.nodes[i]), k2, v, s):
+                    and _bound_drop(im, bound, _sec(&im.nodes[i]), k2, v, s):
                 continue
         else:
             bound = val + rest + JL * im.jwmax + _aces_left(im, k2, v, 3)
             if im.lb >= 0 and (bound <= im.lb or im.capped) \
-                    and _tie_lost(im, bound, _sec(&im.nodes[i]), k2, v, 3):
+                    and _bound_drop(im, bound, _sec(&im.nodes[i]), k2, v, 3):
                 continue
             k2 = (k2 & ~(<uint64_t>0x1FF)) | <uint64_t>j
         if im.n_nodes == im.cap_nodes:
@@ -983,7 +998,7 @@ cdef int _group_step(Impl* im, int v) noexcept nogil:
             bound = im.nodes[i].val + jg * im.jw[v] + im.rest[v][3] \
                 + (im.jtot - j - jg) * im.jwmax + _aces_left(im, k2, v, 3)
             if im.lb >= 0 and (bound <= im.lb or im.capped) \
-                    and _tie_lost(im, bound, _sec(&im.nodes[i]), k2, v, 3):
+                    and _bound_drop(im, bound, _sec(&im.nodes[i]), k2, v, 3):
                 continue
             if _insert(im, im.nodes[i].k1, nk2, im.nodes[i].val + jg * im.jw[v],
                        _sec(&im.nodes[i]), i,
@@ -1355,12 +1370,14 @@ cdef class Solver:
         if not _MEMO:
             return self.solve_direct(table, hand, rules, card_w, joker_w, placed, wit)
         memo_key(&key, table, hand, rules, card_w, joker_w,
-                 _RELAX | ((_RELAX_BOUND + 1) << 1) | (_MOVE_LISTS << 3) | (_COPY_STEPS << 5)
-                 | ((_JOKER_NEED + 1) << 8) | (_ARRANGE << 10) | (_FIXED_SCOPE << 11)
-                 | ((_GROUP_SUPPLY + 1) << 12) | ((_RELAX_KEY + 1) << 15)
-                 | ((_HIGH_REJECT + 1) << 17) | ((_RELAX_LOW + 1) << 19)
-                 | ((_KEY_PLACED + 1) << 21) | ((_HIGH_ONLY + 1) << 23)
-                 | ((_LEFT_OUT + 1) << 25) | (_DIRECTION << 27) | (_DENSE_FIRST << 29))
+                 <int64_t>_RELAX | ((_RELAX_BOUND + 1) << 1) | (_MOVE_LISTS << 3)
+                 | (_COPY_STEPS << 5) | ((_JOKER_NEED + 1) << 8) | (_ARRANGE << 10)
+                 | (_FIXED_SCOPE << 11) | ((_GROUP_SUPPLY + 1) << 12)
+                 | ((_RELAX_KEY + 1) << 15) | ((_HIGH_REJECT + 1) << 17)
+                 | ((_RELAX_LOW + 1) << 19) | ((_KEY_PLACED + 1) << 21)
+                 | ((_HIGH_ONLY + 1) << 23) | ((_LEFT_OUT + 1) << 25)
+                 | (<int64_t>_DIRECTION << 27) | (<int64_t>_DENSE_FIRST << 29)
+                 | (<int64_t>(_DEEPEN_STOP + 1) << 30))
         e = memo_find(memo, &key)
         if e != NULL and (wit == NULL or e.melds):
             return memo_answer(e, placed, wit)
@@ -1962,6 +1979,12 @@ cdef int _deepening(Impl* im) noexcept nogil:
         # (a final state at or below lb proves nothing: a better one may have been dropped)
         if best < -1 or (best >= 0 and im.nodes[best].val > im.lb) or im.lb < 0:
             return best
+        if best == -1 and _DEEPEN_STOP and (im.lb_drops == 0 or _DEEPEN_STOP < 0):
+            # nothing found, and the bound dropped nothing: a sweep without it makes the
+            # same states (the bound is the only thing D changes), so none finds a
+            # partition (-1: a planted fault, stopping whatever the bound dropped)
+            im.lb = -1
+            return -1
         if im.all_only:
             im.lb = -1   # (nothing places everything: Solver.place_all; as above)
             return -1
@@ -2120,6 +2143,7 @@ cdef int _sweep(Impl* im) noexcept nogil:
     im.n_nodes = 0
     im.n_layers = 0
     im.layer_start[0] = 0
+    im.lb_drops = 0
     if _insert(im, 0, 0, 0, 0, -1, 0) < 0:
         return -4
     for v in range(1, im.V + 1):
@@ -2192,6 +2216,7 @@ cdef Solver _default_solver = Solver()
 # the shortcuts' switches: 1 (on) in use, set otherwise only by the tests through the
 # debug switches of _solver_debug.pxi
 cdef int _RELAX = 1
+cdef int _DEEPEN_STOP = 1   # a deepening stops where a sweep proves no partition
 cdef int _DIRECTION = 0   # (debug: 1 as given, 2 mirrored, _set_direction)
 cdef int _DENSE_FIRST = 1   # with jokers, the direction by where the cards lie (_direction.pxi)
 cdef int _MEMO = 1

@@ -434,3 +434,12 @@ def _set_dense_first(int mode):
     (_direction.pxi)."""
     global _DENSE_FIRST
     _DENSE_FIRST = mode
+
+
+def _set_deepen_stop(int mode):
+    """Debug: 1 (the default) ends a deepening at a sweep that found nothing and dropped
+    nothing by its bound (no partition at all: _deepening), 0 goes on to the unbounded
+    sweep, -1 with a planted fault (it ends at any sweep that found nothing: the tests
+    must catch it)."""
+    global _DEEPEN_STOP
+    _DEEPEN_STOP = mode
