@@ -2171,13 +2171,14 @@ cdef int _sweep(Impl* im) noexcept nogil:
         c = _copy_step(im, v, 4)
         if c < 0:
             return -4
-        if c == 0:
-            if _group_step(im, v) < 0:
-                return -4
-            # (a smaller layer is compared in no suit, "suit 4": nothing to do)
-            if im.n_nodes - im.layer_start[im.n_layers] >= _GROUP_FROM \
-                    and not (_FIXED_SCOPE and im.jtot > 0):
-                _prune_dominated(im, -1)
+        if c > 0:
+            continue
+        if _group_step(im, v) < 0:
+            return -4
+        # (a smaller layer is compared in no suit, "suit 4": nothing to do)
+        if im.n_nodes - im.layer_start[im.n_layers] >= _GROUP_FROM \
+                and not (_FIXED_SCOPE and im.jtot > 0):
+            _prune_dominated(im, -1)
     im.layer_start[im.n_layers + 1] = im.n_nodes
     # runs still open must have length >= 3: a1, a2, b1, b2 all zero
     for s in range(4):
