@@ -62,6 +62,18 @@ def listing(cnt) -> list[int]:
     return [c for c in range(NCARD) for _ in range(int(cnt[c]))]
 
 
+# ------------------------------------------------------------------------ rules grids
+
+# the solver's rules grid: two or three decks, aces high or low, one joker per meld or any
+RULES_GRID = [dict(decks=d, ace_high=ah, jokers_per_meld=lim)
+              for d in (2, 3) for ah in (True, False) for lim in (1, 0)]
+
+
+def rules_id(r: dict) -> str:
+    """A test id for a rules dict of the grid, e.g. d2-high-j1."""
+    return f"d{r['decks']}-{'high' if r['ace_high'] else 'low'}-{'j1' if r['jokers_per_meld'] else 'jinf'}"
+
+
 # ------------------------------------------------------------------------ the fast solver
 
 def fast(table: Sequence[int], hand: Sequence[int], rules: dict,

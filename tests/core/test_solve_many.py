@@ -22,15 +22,8 @@ from fastmach.core import _batch, _solver
 from fastmach.core.cards import check_copies, parse_cards
 from fastmach.solver import weights
 from fastmach.core.validate import check_partition, is_valid_meld
-from tests.positions import (ADVERSARIAL, JOKER, NCARD, counts, game_positions, listing,
-                             rand_hand, rand_meld, rand_table, text)
-
-RULE_GRID = [dict(decks=d, ace_high=ah, jokers_per_meld=lim)
-             for d in (2, 3) for ah in (True, False) for lim in (1, 0)]
-
-
-def _rid(r: dict) -> str:
-    return f"d{r['decks']}-{'high' if r['ace_high'] else 'low'}-{'j1' if r['jokers_per_meld'] else 'jinf'}"
+from tests.positions import (ADVERSARIAL, JOKER, NCARD, RULES_GRID, counts, game_positions,
+                             listing, rand_hand, rand_meld, rand_table, rules_id, text)
 
 
 def _rules(rules: dict, hand_points: str = "face-ace11") -> Rules:
@@ -110,10 +103,10 @@ def _solve_or_message(table, hand, r, objective, **kw):
 
 
 @pytest.mark.parametrize("objective", ["cards", "points"])
-@pytest.mark.parametrize("rules", RULE_GRID, ids=_rid)
+@pytest.mark.parametrize("rules", RULES_GRID, ids=rules_id)
 def test_solve_many_agrees_with_solve_and_the_reference(rules, objective):
     r = _rules(rules)
-    pos = _positions(rules, f"many-{_rid(rules)}-{objective}")
+    pos = _positions(rules, f"many-{rules_id(rules)}-{objective}")
     refs = [reference_solve(t, h, r, objective) for t, h in pos]
     kinds = Counter(type(x).__name__ for x in refs)
     assert kinds["str"] >= 4 and kinds["tuple"] >= 25          # errors mid-batch, answers
@@ -132,12 +125,12 @@ def test_solve_many_agrees_with_solve_and_the_reference(rules, objective):
             check_partition(sol.melds, t + sol.placed, **rules)
 
 
-@pytest.mark.parametrize("rules", RULE_GRID, ids=_rid)
+@pytest.mark.parametrize("rules", RULES_GRID, ids=rules_id)
 def test_tables_given_as_melds_or_trusted_give_the_same_answers(rules):
     """A table given as valid melds skips the whole-table check; one given as melds of
     which some are not valid is checked whole (it may still split another way)."""
     r = _rules(rules)
-    rng = random.Random(f"melds-{_rid(rules)}")
+    rng = random.Random(f"melds-{rules_id(rules)}")
     seen_invalid_meld = 0
     for _ in range(40):
         table = rand_table(rng, rng.randint(3, 40), rules, max_jokers=rng.choice((0, 2)))

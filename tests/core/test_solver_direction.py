@@ -17,15 +17,9 @@ from fastmach.core import _solver
 from fastmach.rules import resolve_rules
 from fastmach.solver import weights
 from fastmach.tools.bench import game_positions
-from tests.positions import (JOKER, NCARD, adv_aces, adv_jokers, adv_long_runs, counts,
-                             mirrored_by_rule, rand_hand, rand_table, whole_answers)
-
-RULES = [dict(decks=d, ace_high=ah, jokers_per_meld=lim)
-         for d in (2, 3) for ah in (True, False) for lim in (1, 0)]
-
-
-def _rid(r: dict) -> str:
-    return f"d{r['decks']}-{'high' if r['ace_high'] else 'low'}-j{r['jokers_per_meld']}"
+from tests.positions import (JOKER, NCARD, RULES_GRID, adv_aces, adv_jokers, adv_long_runs,
+                             counts, mirrored_by_rule, rand_hand, rand_table, rules_id,
+                             whole_answers)
 
 
 @pytest.fixture
@@ -53,9 +47,9 @@ def _position(rng: random.Random, rules: dict) -> tuple[np.ndarray, np.ndarray]:
     return counts(table), counts(hand)
 
 
-@pytest.mark.parametrize("rules", RULES, ids=_rid)
+@pytest.mark.parametrize("rules", RULES_GRID, ids=rules_id)
 def test_either_direction_gives_the_same_value_and_placed_cards(directions, rules):
-    rng = random.Random(f"direction-{_rid(rules)}")
+    rng = random.Random(f"direction-{rules_id(rules)}")
     for trial in range(80):
         t, h = _position(rng, rules)
         w = np.array([rng.randint(1, 9) for _ in range(NCARD)], dtype=np.int32)
@@ -64,7 +58,7 @@ def test_either_direction_gives_the_same_value_and_placed_cards(directions, rule
         for way in (0, 1, 2):
             _solver._set_direction(way)
             got.append(_answer(t, h, rules, w, jw)[:2])
-        assert got[0] == got[1] == got[2], (_rid(rules), t.tobytes(), h.tobytes())
+        assert got[0] == got[1] == got[2], (rules_id(rules), t.tobytes(), h.tobytes())
 
 
 @pytest.mark.parametrize("preset", ["jokers", "classic(jokers=2)", "italian(jokers=2)",

@@ -23,16 +23,10 @@ from fastmach.core import _solver
 from fastmach.core.validate import check_partition
 from fastmach.rules import resolve_rules
 from fastmach.tools.bench import game_positions
-from tests.positions import (JOKER, adv_full_suit, adv_jokers, check_fast, counts, fast,
-                             listing, rand_hand, rand_table, rand_weights, text, whole_answers)
+from tests.positions import (JOKER, RULES_GRID, adv_full_suit, adv_jokers, check_fast, counts,
+                             fast, listing, rand_hand, rand_table, rand_weights, rules_id, text,
+                             whole_answers)
 from tests.refs import brute, milp
-
-JOKER_RULES = [dict(decks=d, ace_high=ah, jokers_per_meld=lim)
-               for d in (2, 3) for ah in (True, False) for lim in (1, 0)]
-
-
-def _rid(r: dict) -> str:
-    return f"d{r['decks']}-{'high' if r['ace_high'] else 'low'}-{'j1' if r['jokers_per_meld'] else 'jinf'}"
 
 
 @pytest.fixture
@@ -92,9 +86,9 @@ def _brute_check(table, hand, rules, card_w=None) -> int:
 
 
 @pytest.mark.parametrize("kind", sorted(KINDS))
-@pytest.mark.parametrize("rules", JOKER_RULES, ids=_rid)
+@pytest.mark.parametrize("rules", RULES_GRID, ids=rules_id)
 def test_need_on_matches_brute_on_joker_positions(need_on, kind, rules):
-    rng = random.Random(f"joker-need-{kind}-{_rid(rules)}")
+    rng = random.Random(f"joker-need-{kind}-{rules_id(rules)}")
     make = KINDS[kind]
     nonzero = with_jokers = 0
     for trial in range(30):
@@ -107,10 +101,10 @@ def test_need_on_matches_brute_on_joker_positions(need_on, kind, rules):
 
 @pytest.mark.parametrize("rules", [dict(decks=2, ace_high=True, jokers_per_meld=1),
                                    dict(decks=2, ace_high=False, jokers_per_meld=0),
-                                   dict(decks=3, ace_high=True, jokers_per_meld=0)], ids=_rid)
+                                   dict(decks=3, ace_high=True, jokers_per_meld=0)], ids=rules_id)
 def test_need_on_matches_milp_on_long_tables(need_on, rules):
     """40- to 70-card tables holding jokers, hands of 3 to 10 cards and jokers."""
-    rng = random.Random(f"joker-need-milp-{_rid(rules)}")
+    rng = random.Random(f"joker-need-milp-{rules_id(rules)}")
     for trial in range(5):
         table = rand_table(rng, rng.randint(40, 70), rules, max_jokers=2)
         k = Counter(table)[JOKER]

@@ -15,11 +15,8 @@ import pytest
 
 from fastmach.core import _solver
 from fastmach.core.validate import check_partition
-from tests.positions import (JOKER, NCARD, counts, listing, mirrored_by_rule, rand_hand,
-                             rand_table, text)
-
-RULES = [dict(decks=d, ace_high=ah, jokers_per_meld=lim)
-         for d in (2, 3) for ah in (True, False) for lim in (1, 0)]
+from tests.positions import (JOKER, NCARD, RULES_GRID, counts, listing, mirrored_by_rule,
+                             rand_hand, rand_table, text)
 
 
 def _rank_map(ace_high: bool) -> list[int]:
@@ -47,7 +44,7 @@ def _solve(table, hand, rules, w, jw):
     return int(total), listing(placed)
 
 
-@pytest.mark.parametrize("rules", RULES, ids=lambda r: f"d{r['decks']}-{'high' if r['ace_high'] else 'low'}-{'j1' if r['jokers_per_meld'] else 'jinf'}")
+@pytest.mark.parametrize("rules", RULES_GRID, ids=lambda r: f"d{r['decks']}-{'high' if r['ace_high'] else 'low'}-{'j1' if r['jokers_per_meld'] else 'jinf'}")
 def test_mirrored_position_has_the_same_best_total(rules):
     rng = random.Random(f"mirror-{rules}")
     mp = _rank_map(rules["ace_high"])

@@ -25,17 +25,9 @@ import fastmach
 from fastmach import FastmachError, Rules
 from fastmach.tools.bench import game_positions
 from fastmach.core.validate import check_partition, check_play, is_valid_meld
-from tests.positions import (ADVERSARIAL, JOKER, NCARD, check_fast, fast, listing, rand_hand,
-                             rand_table, rand_weights, text)
+from tests.positions import (ADVERSARIAL, JOKER, NCARD, RULES_GRID, check_fast, fast, listing,
+                             rand_hand, rand_table, rand_weights, rules_id, text)
 from tests.refs import brute, milp
-
-RULE_GRID = [dict(decks=d, ace_high=ah, jokers_per_meld=lim)
-             for d in (2, 3) for ah in (True, False) for lim in (1, 0)]
-
-
-def _rid(r: dict) -> str:
-    return f"d{r['decks']}-{'high' if r['ace_high'] else 'low'}-{'j1' if r['jokers_per_meld'] else 'jinf'}"
-
 
 TIES: Counter = Counter()   # positions by whether their best weight has several placements
 
@@ -63,9 +55,9 @@ def _compare_brute(table, hand, rules, card_w=None) -> int:
 
 # --------------------------------------------------------------------------- brute force
 
-@pytest.mark.parametrize("rules", RULE_GRID, ids=_rid)
+@pytest.mark.parametrize("rules", RULES_GRID, ids=rules_id)
 def test_fast_matches_brute_on_random_positions(rules):
-    rng = random.Random(f"brute-random-{_rid(rules)}")
+    rng = random.Random(f"brute-random-{rules_id(rules)}")
     nonzero = 0
     for trial in range(120):
         table = rand_table(rng, rng.randint(0, 12), rules, max_jokers=rng.choice((0, 1, 2)))
@@ -78,9 +70,9 @@ def test_fast_matches_brute_on_random_positions(rules):
 
 
 @pytest.mark.parametrize("kind", sorted(ADVERSARIAL))
-@pytest.mark.parametrize("rules", RULE_GRID, ids=_rid)
+@pytest.mark.parametrize("rules", RULES_GRID, ids=rules_id)
 def test_fast_matches_brute_on_adversarial_positions(kind, rules):
-    rng = random.Random(f"brute-adv-{kind}-{_rid(rules)}")
+    rng = random.Random(f"brute-adv-{kind}-{rules_id(rules)}")
     make = ADVERSARIAL[kind]
     nonzero = 0
     for trial in range(25):
@@ -90,11 +82,11 @@ def test_fast_matches_brute_on_adversarial_positions(kind, rules):
     assert nonzero >= 3
 
 
-@pytest.mark.parametrize("rules", RULE_GRID, ids=_rid)
+@pytest.mark.parametrize("rules", RULES_GRID, ids=rules_id)
 def test_partition_and_table_check_match_brute(rules):
     """Perturbed valid tables (a card dropped, added or swapped): fastmach.partition and
     brute agree on feasibility, and fastmach.solve refuses exactly the invalid ones."""
-    rng = random.Random(f"brute-partition-{_rid(rules)}")
+    rng = random.Random(f"brute-partition-{rules_id(rules)}")
     r = Rules(decks=rules["decks"], jokers=4, jokers_per_meld=rules["jokers_per_meld"],
               ace="low-or-high" if rules["ace_high"] else "low-only")
     verdicts = Counter()
@@ -225,11 +217,11 @@ def test_fast_matches_milp_on_game_positions(preset):
     (dict(decks=2, ace_high=False, jokers_per_meld=1), 2),
     (dict(decks=3, ace_high=True, jokers_per_meld=0), 0),
     (dict(decks=3, ace_high=False, jokers_per_meld=0), 2),
-], ids=lambda x: _rid(x) if isinstance(x, dict) else f"jk{x}")
+], ids=lambda x: rules_id(x) if isinstance(x, dict) else f"jk{x}")
 def test_fast_matches_milp_on_80_card_tables(rules, jokers):
     """Synthetic 80+-card tables of random melds (long runs, 13/14-card runs, duplicates),
     a 13-15 card hand (jokers with aces high: the next test)."""
-    rng = random.Random(f"milp-80-{_rid(rules)}")
+    rng = random.Random(f"milp-80-{rules_id(rules)}")
     for trial in range(6):
         table = rand_table(rng, 82, rules, max_jokers=jokers)
         assert len(table) >= 80
@@ -395,14 +387,14 @@ def test_fast_solves_78_card_table_four_jokers_unlimited():
     assert sol.n_placed == 7
 
 
-@pytest.mark.parametrize("rules", RULE_GRID, ids=_rid)
+@pytest.mark.parametrize("rules", RULES_GRID, ids=rules_id)
 def test_fast_returns_the_canonical_placement_among_equal_ones(rules):
     """Positions with many placements of the best weight (unit weights, a hand that
     repeats a meld's ranks in other suits, hand jokers that could stand for a held card,
     hands of high ranks that the solver solves mirrored): the fast answer places the
     cards the tie-break names (brute force over every placement; the check is not idle:
     many positions have several placements of the best weight)."""
-    rng = random.Random(f"brute-ties-{_rid(rules)}")
+    rng = random.Random(f"brute-ties-{rules_id(rules)}")
     before = TIES[True]
     for trial in range(60):
         table = rand_table(rng, rng.randint(0, 9), rules, max_jokers=rng.choice((0, 1)))
