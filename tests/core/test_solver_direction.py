@@ -86,22 +86,23 @@ def test_every_position_takes_the_direction_its_rule_names(directions, preset):
         assert differ > 0   # (there the melds tell the directions apart)
 
 
+def _answers(preset: str, games: int, dense_first: int, **kw) -> tuple[list, int]:
+    """Whole answers of the positions of `games` expert games of `preset` (both
+    objectives) with the direction of positions with jokers by their cards (1) or by
+    their hand (0), and the states made."""
+    rules = resolve_rules(preset)
+    tables, hands = game_positions(rules, games=games, seed=5)
+    _solver._set_dense_first(dense_first)
+    return whole_answers(rules, tables, hands, **kw)
+
+
 def test_cards_direction_keeps_every_value_and_placed_card_of_jokers_games(directions):
-    rules = resolve_rules("jokers")
-    tables, hands = game_positions(rules, games=12, seed=5)
-    _solver._set_dense_first(0)
-    by_hand, states_hand = whole_answers(rules, tables, hands)
-    _solver._set_dense_first(1)
-    by_cards, states_cards = whole_answers(rules, tables, hands, check=True)
+    by_hand, states_hand = _answers("jokers", 12, 0)
+    by_cards, states_cards = _answers("jokers", 12, 1, check=True)
     assert [a[:2] for a in by_cards] == [a[:2] for a in by_hand]
     assert any(a[2] != b[2] for a, b in zip(by_cards, by_hand))   # (other melds, some)
     assert states_cards < states_hand
 
 
 def test_positions_without_jokers_keep_the_hands_direction(directions):
-    rules = resolve_rules("classic")
-    tables, hands = game_positions(rules, games=4, seed=5)
-    _solver._set_dense_first(0)
-    before, _ = whole_answers(rules, tables, hands)
-    _solver._set_dense_first(1)
-    assert whole_answers(rules, tables, hands)[0] == before
+    assert _answers("classic", 4, 1)[0] == _answers("classic", 4, 0)[0]
