@@ -106,6 +106,19 @@ def check_fast(table, hand, rules, result, card_w=None) -> None:
     check_stands(melds, stands, rules)
 
 
+def check_canonical(table: Sequence[int], hand: Sequence[int], rules: dict, w,
+                    value: int, placed_counts) -> None:
+    """A solver answer (its value, the table's weight included, and the placed counts) is
+    the brute force's value and canonical placement (tests/refs/brute.py)."""
+    from tests.refs import brute
+
+    can = brute.canonical(table, hand, card_w=[int(x) for x in w], **rules)
+    table_w = sum(int(w[c]) for c in table)   # (the solver's value holds the table's)
+    assert can is not None and value - table_w == can[0], (text(table), text(hand))
+    placed = [c for c in range(NCARD) for _ in range(placed_counts[c])]
+    assert placed == can[1], (text(table), text(hand), text(placed), text(can[1]))
+
+
 def check_stands(melds, stands, rules) -> None:
     """Each meld with its jokers replaced by the cards they stand for is a valid meld."""
     assert len(stands) == len(melds)

@@ -15,9 +15,8 @@ import numpy as np
 import pytest
 
 from fastmach.core import _solver
-from tests.positions import (JOKER, NCARD, adv_aces, counts, rand_hand, rand_meld, rand_table,
-                             text, weights_in_turn, where)
-from tests.refs import brute
+from tests.positions import (JOKER, NCARD, adv_aces, check_canonical, counts, rand_hand,
+                             rand_meld, rand_table, weights_in_turn, where)
 
 JW = np.ones(16, dtype=np.int32)
 HIGH_RULES = [(decks, jpm) for decks in (1, 2, 3) for jpm in (0, 1)]
@@ -81,12 +80,8 @@ def test_ace_heavy_positions_are_the_brute_forces_canonical_answer(switches, dec
     for i in range(40):
         table, hand = adv_aces(rng, rules)
         w = weights_in_turn(rng, i, lowest=1)
-        can = brute.canonical(table, hand, card_w=[int(x) for x in w], **rules)
         got = _answer(counts(table), counts(hand), decks, jpm, w)
-        table_w = sum(int(w[c]) for c in table)
-        assert can is not None and got[0] - table_w == can[0], (text(table), text(hand))
-        placed = [c for c in range(NCARD) for _ in range(got[1][c])]
-        assert placed == can[1], (text(table), text(hand), text(placed), text(can[1]))
+        check_canonical(table, hand, rules, w, got[0], got[1])
 
 
 def test_the_nested_questions_leave_the_solver_as_it_was(switches):
