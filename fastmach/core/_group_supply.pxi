@@ -155,13 +155,15 @@ cdef inline void _ace_supply(Impl* im, uint64_t k2, Supply* out) noexcept nogil:
 
 cdef inline bint _unchanged_starved(Impl* im, uint64_t k1, uint64_t k2, int v, int s,
                                     int gsum, int gmax, int JL, bint must_later,
-                                    bint aces_on) noexcept nogil:
+                                    bint aces_on, int kept) noexcept nogil:
     """The tests above for a state that goes on unchanged through the suit step (v, s),
     its only move (a copied step, _copy_step: no card of suit s at v, no open run of it),
     as _suit_step applies them (must_later: _must_later(im, v, s); aces_on: the aces' test
-    asked at this step), so that the copy makes the states the full step makes."""
+    asked at this step), so that the copy makes the states the full step makes; kept: the
+    state's need (_solver._NEED_KEPT)."""
     cdef Supply sp
-    cdef int nn = _need_except(im, k1, k2, v, s)   # (suit s needs nothing: no open run)
+    # (suit s needs nothing: it holds no open run)
+    cdef int nn = kept if _NEED_KEPT != 0 else _need_except(im, k1, k2, v, s)
     if gsum > 0 or must_later:
         _supply(im, k1, k2, v, s + 1, &sp)
         if _starved(im, &sp, gsum, gmax, JL - nn):

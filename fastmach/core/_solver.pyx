@@ -123,6 +123,8 @@ cdef enum:
 
 cdef struct Impl:
     Node* nodes
+    uint8_t* need   # need[i]: the jokers state i's open runs need (_joker_need.pxi), kept
+                    # in the searches with jokers where the need test is on
     int n_nodes
     int cap_nodes
     int32_t* slots
@@ -210,6 +212,10 @@ cdef int _grow_nodes(Impl* im) noexcept nogil:
     if p == NULL:
         return -1
     im.nodes = p
+    cdef uint8_t* q = <uint8_t*> realloc(im.need, cap * sizeof(uint8_t))
+    if q == NULL:
+        return -1
+    im.need = q
     im.cap_nodes = cap
     return 0
 
@@ -246,9 +252,10 @@ cdef inline void _set_sec(Node* nd, skey sec) noexcept nogil:
 
 
 cdef inline int _insert(Impl* im, uint64_t k1, uint64_t k2, int64_t val, skey sec,
-                        int32_t prev, uint64_t dec) noexcept nogil:
+                        int32_t prev, uint64_t dec, int need=0) noexcept nogil:
     """Add a state to the layer being built, or improve the one with the same key (a
-    higher value, or the same value and a higher tie-break key: _sec_weights)."""
+    higher value, or the same value and a higher tie-break key: _sec_weights); need: the
+    jokers its open runs need (a function of the key, kept for a new state)."""
     cdef int start = im.layer_start[im.n_layers]
     cdef int h, idx
     cdef Node* nd
@@ -282,6 +289,7 @@ cdef inline int _insert(Impl* im, uint64_t k1, uint64_t k2, int64_t val, skey se
     nd.prev = prev
     nd.hbits = <uint32_t>(hk >> 32)
     nd.dec = dec
+    im.need[im.n_nodes] = <uint8_t>need
     im.slots[h] = im.n_nodes
     im.n_nodes += 1
     return 0
@@ -599,8 +607,8 @@ cdef inline u128 _tie_left(Impl* im, uint64_t k2, int v, int s) noexcept nogil:
     return left
 
 
-include "_suit_moves.pxi"
 include "_joker_need.pxi"
+include "_suit_moves.pxi"
 include "_group_supply.pxi"
 include "_relax_key.pxi"
 include "_relax_low.pxi"
@@ -612,7 +620,7 @@ cdef int _suit_step(Impl* im, int v, int s) noexcept nogil:
     cdef int lo = im.layer_start[im.n_layers], hi = im.n_nodes
     cdef int i, t, sh = 15 * s, j, gsum, gmax, low, m, A, JL, later, gnew, gmaxnew, need = 0
     cdef int acelow = (v == 1 and im.ace_high), need_on = _JOKER_NEED != 0
-    cdef int nn
+    cdef int nn = 0
     cdef Supply sup
     cdef int supply_on = need_on and _GROUP_SUPPLY != 0, have_sup = 0
     cdef int must_later = _must_later(im, v, s)
@@ -651,7 +659,12 @@ cdef int _suit_step(Impl* im, int v, int s) noexcept nogil:
         # aces still to come at 14 (those used low at value 1 are subtracted below)
         al = _aces_left(im, k2, v, s) if im.lb >= 0 else 0
         if need_on:
-            need = _need_except(im, k1, k2, v, s)   # (_joker_need.pxi)
+            # the suits but s (_joker_need.pxi): the state's need less suit s's at v
+            if _NEED_KEPT != 0:
+                need = im.need[i] - _suit_need(im, s, (k1 >> sh) & 0x7FFF, v, k2) \
+                    + (1 if _NEED_KEPT < 0 else 0)   # (-1: debug, one too many)
+            else:
+                need = _need_except(im, k1, k2, v, s)
             have_sup = 0
             if aces_on:
                 _ace_supply(im, k2, &asup)   # (_group_supply.pxi)
@@ -662,7 +675,8 @@ cdef int _suit_step(Impl* im, int v, int s) noexcept nogil:
             if gnew > 0 and not _GP[im.limited][gnew][gmaxnew][later][JL - mv.nJ]:
                 continue
             if need_on:
-                nn = need + _suit_need(im, s, mv.F, v + 1, k2)
+                nn = need + (mv.sn if mv.sn != SN_ASK and _NEED_KEPT != 0
+                             else _suit_need(im, s, mv.F, v + 1, k2))
                 if _need_fails(nn, JL - mv.nJ):
                     continue   # (its open runs need more jokers than are left)
                 if supply_on and (gnew > 0 or must_later):
@@ -685,7 +699,7 @@ cdef int _suit_step(Impl* im, int v, int s) noexcept nogil:
             if acelow:
                 nk2 |= <uint64_t>mv.u << (9 + 2 * s)
             sec = bsec + <skey>mv.u * sw
-            if _insert(im, nk1, nk2, val, sec, i, mv.dec) < 0:
+            if _insert(im, nk1, nk2, val, sec, i, mv.dec, nn) < 0:
                 return -4
     return 0
 
@@ -934,7 +948,7 @@ cdef int _copy_step(Impl* im, int v, int s) noexcept nogil:
                                  else _GP[im.limited][gsum][gmax][later][JL]):
                 continue
             if sup_on and _unchanged_starved(im, im.nodes[i].k1, k2, v, s, gsum, gmax, JL,
-                                             must_later, aces_on):
+                                             must_later, aces_on, im.need[i]):
                 continue
             bound = val + rest + JL * im.jwmax + _aces_left(im, k2, v, s)
             if im.lb >= 0 and (bound <= im.lb or im.capped) \
@@ -958,6 +972,7 @@ cdef int _copy_step(Impl* im, int v, int s) noexcept nogil:
         nd.hbits = im.nodes[i].hbits if k2 == im.nodes[i].k2 \
             else <uint32_t>(_hash(nd.k1, k2) >> 32)
         nd.dec = 0       # (not in the hash table, which holds nothing of this layer)
+        im.need[im.n_nodes] = im.need[i]   # (suit s holds no open run: the same need)
         im.n_nodes += 1
     return 1
 
@@ -987,8 +1002,8 @@ cdef int _group_step(Impl* im, int v) noexcept nogil:
         j = <int>(k2 & 7)
         gsum = <int>((k2 >> 3) & 15)
         gmax = <int>((k2 >> 7) & 3)
-        if need_on:
-            need = _need_except(im, im.nodes[i].k1, k2, v, 4)   # (_joker_need.pxi)
+        if need_on:   # (every suit's from v + 1: the state's need, _joker_need.pxi)
+            need = im.need[i] if _NEED_KEPT != 0 else _need_except(im, im.nodes[i].k1, k2, v, 4)
         for jg in range(im.jtot - j + 1):
             if not _group_ok(gsum, gmax, jg, im.limited):
                 continue
@@ -1002,7 +1017,7 @@ cdef int _group_step(Impl* im, int v) noexcept nogil:
                 continue
             if _insert(im, im.nodes[i].k1, nk2, im.nodes[i].val + jg * im.jw[v],
                        _sec(&im.nodes[i]), i,
-                       <uint64_t>jg) < 0:
+                       <uint64_t>jg, need) < 0:
                 return -4
     return 0
 
@@ -1321,10 +1336,11 @@ cdef class Solver:
         memset(im, 0, sizeof(Impl))
         im.cap_nodes = 4096
         im.nodes = <Node*> malloc(im.cap_nodes * sizeof(Node))
+        im.need = <uint8_t*> malloc(im.cap_nodes * sizeof(uint8_t))
         im.hcap = MIN_SLOTS
         im.hcap_alloc = MIN_SLOTS
         im.slots = <int32_t*> malloc(im.hcap * sizeof(int32_t))
-        if im.nodes == NULL or im.slots == NULL:
+        if im.nodes == NULL or im.need == NULL or im.slots == NULL:
             raise MemoryError()
         _clear_slots(im)
         self._impl = im
@@ -1355,6 +1371,7 @@ cdef class Solver:
             arrange_free(<Arrange*> im.arr)
             free(im.kbits)
             free(im.nodes)
+            free(im.need)
             free(im.slots)
             free(im)
         free(self._memo)
@@ -2218,6 +2235,8 @@ cdef Solver _default_solver = Solver()
 # debug switches of _solver_debug.pxi
 cdef int _RELAX = 1
 cdef int _DEEPEN_STOP = 1   # a deepening stops where a sweep proves no partition
+cdef int _NEED_KEPT = 1   # the jokers' need of a state kept with it (_joker_need.pxi; 0: made
+                          # again at every step, -1: kept wrongly, debug)
 cdef int _DIRECTION = 0   # (debug: 1 as given, 2 mirrored, _set_direction)
 cdef int _DENSE_FIRST = 1   # with jokers, the direction by where the cards lie (_direction.pxi)
 cdef int _MEMO = 1

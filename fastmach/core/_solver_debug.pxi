@@ -63,6 +63,14 @@ def _set_joker_need(int mode):
     _JOKER_NEED = mode
 
 
+def _set_need_kept(int mode):
+    """Debug: 1 keeps each state's jokers' need with it and each move's in its list
+    (_joker_need.pxi), 0 makes them again at every step (the reference), -1 reads them
+    one too many (the tests must catch it)."""
+    global _NEED_KEPT
+    _NEED_KEPT = mode
+
+
 def _set_high_only(int mode, int min_states=2048):
     """Debug: 1 (the default) makes a solve asked for no melds search the partitions with
     every ace high before the search with aces high, which it bounds (_high_only.pxi),

@@ -17,6 +17,12 @@ cdef struct Move:
     uint8_t u         # real cards of the suit used here
     uint8_t g         # of them, set aside for groups
     uint8_t nJ        # jokers used by the move
+    uint8_t sn        # the jokers the suit's runs need after it (_suit_need from v + 1;
+                      # SN_ASK where that reads the state's aces used low: asked per state)
+
+
+cdef enum:
+    SN_ASK = 255
 
 
 cdef struct MoveSlot:
@@ -116,7 +122,7 @@ cdef int _moves_grow_slots(MoveCache* mc) noexcept nogil:
 
 
 cdef inline int _moves_push(MoveCache* mc, uint64_t dec, int64_t dval, uint64_t F, int u,
-                            int g, int nJ) noexcept nogil:
+                            int g, int nJ, int sn) noexcept nogil:
     cdef Move* p
     if mc.n_moves == mc.cap_moves:
         p = <Move*> realloc(mc.moves, 2 * mc.cap_moves * sizeof(Move))
@@ -131,6 +137,7 @@ cdef inline int _moves_push(MoveCache* mc, uint64_t dec, int64_t dval, uint64_t 
     p.u = <uint8_t>u
     p.g = <uint8_t>g
     p.nJ = <uint8_t>nJ
+    p.sn = <uint8_t>sn
     mc.n_moves += 1
     return 0
 
@@ -166,6 +173,8 @@ cdef MoveSlot* _moves_walk(MoveCache* mc, Impl* im, int v, int s, uint64_t F, in
     cdef int64_t jwm1 = im.jw[v - 1] if v >= 2 else 0
     cdef int64_t jwm2 = im.jw[v - 2] if v >= 3 else 0
     cdef uint64_t dec, NF
+    # the need after the move reads the aces used low only at 14 (_av_pos)
+    cdef int sn_known = not (im.V == 14 and (v + 1 == 14 or v + 2 == 14))
     if 2 * (mc.n_keys + 1) > mc.cap_slots:
         if _moves_grow_slots(mc) < 0:
             return NULL
@@ -275,7 +284,9 @@ cdef MoveSlot* _moves_walk(MoveCache* mc, Impl* im, int v, int s, uint64_t F, in
                                                         | (<uint64_t>n0 << (4 * D_N0)) | (<uint64_t>n1 << (4 * D_N1)) \
                                                         | (<uint64_t>nL << (4 * D_NL)) | (<uint64_t>xl << (4 * D_XL))
                                                     if _moves_push(mc, dec, u * wv + Jr * jwv + n1 * jwm1 + lw,
-                                                                   NF, u, g, nJ) < 0:
+                                                                   NF, u, g, nJ,
+                                                                   _suit_need(im, s, NF, v + 1, 0)
+                                                                   if sn_known else SN_ASK) < 0:
                                                         return NULL
     slot = &mc.slots[_move_slot(mc, key)]
     slot.n = mc.n_moves - slot.off

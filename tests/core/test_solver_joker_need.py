@@ -9,7 +9,9 @@ canonical placement) on random and adversarial jokers positions (many jokers, jo
 few cards, 13- and 14-card runs), against the integer-programming model on long tables,
 and against the switch off on the positions of jokers games; a planted wrong need (a
 state one joker short dropped as well) must be seen, and the switch must make fewer
-states where it claims to.
+states where it claims to. The need is kept with each state and each move of a suit's
+list (_solver._set_need_kept): the same states, one by one, as the need made again at every
+step, and a need kept one too many is seen.
 """
 from __future__ import annotations
 
@@ -35,6 +37,7 @@ def need_on():
     _solver._set_joker_need(1)
     yield
     _solver._set_joker_need(1)
+    _solver._set_need_kept(1)
     _solver._set_fixed_scope(1)
     _solver._set_memo(1)
 
@@ -175,3 +178,53 @@ def test_need_counts_runs_that_must_go_on(need_on):
             table, hand, rules["decks"], 0, 1, np.ones(53, np.int32), np.ones(16, np.int32), True)
         assert val == 8 and listing(placed) == [20]
         check_partition(melds, listing(table) + [20], **rules)
+
+
+def _per_position(rules, tables, hands, kept: int) -> list:
+    """Each position's whole answer and the states of each of its searches, under both
+    objectives, with the need kept (1), made again (0) or kept wrongly (-1)."""
+    from fastmach.solver import weights
+
+    _solver._set_need_kept(kept)
+    out = []
+    for objective in ("cards", "points"):
+        w, jw = weights(rules, objective)
+        for t, h in zip(tables, hands):
+            val, placed, melds, stands = _solver.solve_counts(
+                t, h, rules.decks, rules.ace_code, rules.jokers_per_meld, w, jw, True)
+            out.append((int(val), None if placed is None else placed.tobytes(), melds, stands,
+                        [s[0] for s in _solver._sweep_stats()]))
+    return out
+
+
+@pytest.mark.parametrize("preset", ["jokers", "jokers(jokers_per_meld=unlimited)",
+                                    "italian(jokers=4)", "ace-low(jokers=2)"])
+def test_the_kept_need_makes_the_states_of_the_need_made_again(need_on, preset):
+    """Game positions: every search makes as many states, every answer the same."""
+    rules, tables, hands = _game_positions(preset, 10)
+    _solver._set_joker_need(1)
+    assert _per_position(rules, tables, hands, 1) == _per_position(rules, tables, hands, 0)
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+@pytest.mark.parametrize("rules", RULES_GRID, ids=rules_id)
+def test_the_kept_need_on_random_positions(need_on, kind, rules):
+    """Random and adversarial positions of every rules grid point (aces high: the need at
+    14 reads the aces used low, asked per state): the same states and answers."""
+    rng = random.Random(f"need-kept-{kind}-{rules_id(rules)}")
+    resolved = resolve_rules(f"classic(decks={rules['decks']},jokers=4,"
+                             f"jokers_per_meld={'1' if rules['jokers_per_meld'] else 'unlimited'},"
+                             f"ace={'low-or-high' if rules['ace_high'] else 'low-only'})")
+    positions = [KINDS[kind](rng, rules) for _ in range(25)]
+    tables = [counts(t) for t, _ in positions]
+    hands = [counts(h) for _, h in positions]
+    assert _per_position(resolved, tables, hands, 1) == _per_position(resolved, tables, hands, 0)
+
+
+def test_a_wrong_kept_need_is_caught(need_on):
+    """A need read one too many drops states that reach partitions: answers change."""
+    rules, tables, hands = _game_positions("jokers", 6)
+    _solver._set_joker_need(1)
+    wrong = _per_position(rules, tables, hands, -1)
+    right = _per_position(rules, tables, hands, 1)
+    assert sum(a[:2] != b[:2] for a, b in zip(wrong, right)) >= 5
