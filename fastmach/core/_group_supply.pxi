@@ -70,6 +70,59 @@ cdef inline void _supply(Impl* im, uint64_t k1, uint64_t k2, int p, int s0,
             out.R += x
 
 
+cdef struct SupplyPlan:
+    int known  # 1: the constants below hold for every state of the step; 0: _supply asks
+    int s0
+    int x[4]   # real cards of suit t at p (_av_pos)
+    int m[4]   # ... on the table
+    int nx[4]  # ... at p + 1 (0 where none)
+
+
+cdef inline void _supply_plan(Impl* im, int p, int s0, SupplyPlan* pl) noexcept nogil:
+    """What _supply reads of the position at p for the suits t >= s0, once for a step; not
+    known where it reads a state's aces used low (p or p + 1 the high ace's 14)."""
+    cdef int t, nx
+    pl.s0 = s0
+    pl.known = not (im.V == 14 and (p == 14 or p + 1 == 14))
+    if not pl.known:
+        return
+    for t in range(s0, 4):
+        pl.x[t] = _av_pos(im, t, p, 0)
+        pl.m[t] = 0 if (p == 1 and im.ace_high) else im.must[t][p]
+        nx = _av_pos(im, t, p + 1, 0)
+        pl.nx[t] = nx if nx > 0 else 0
+
+
+cdef inline void _supply_of(Impl* im, const SupplyPlan* pl, uint64_t k1, uint64_t k2, int p,
+                            Supply* out) noexcept nogil:
+    """_supply(im, k1, k2, p, pl.s0, out), its constants from the plan where known (the same
+    sums)."""
+    cdef int t, r, c, x, d
+    cdef uint64_t F
+    if not pl.known:
+        _supply(im, k1, k2, p, pl.s0, out)
+        return
+    out.D = 0
+    out.dmax = 0
+    out.S = 0
+    out.R = 0
+    for t in range(pl.s0, 4):
+        F = (k1 >> (15 * t)) & 0x7FFF
+        r = <int>(F & 3) + <int>((F >> 2) & 3) + <int>((F >> 9) & 7)
+        c = r + <int>((F >> 4) & 3) + <int>((F >> 12) & 7)
+        d = pl.m[t] - c - pl.nx[t]
+        if d > 0:
+            out.D += d
+            if d > out.dmax:
+                out.dmax = d
+        x = pl.x[t]
+        if x > r:
+            out.S += x - r
+            out.R += r
+        else:
+            out.R += x
+
+
 cdef inline bint _must_later(Impl* im, int v, int s) noexcept nogil:
     """Do the suits after s hold table cards at value v (with aces high: value 1 none, 14
     the table's aces)? Without them, and without cards set aside, no group is asked for."""

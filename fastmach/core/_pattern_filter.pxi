@@ -150,9 +150,10 @@ cdef inline bint _rule_may(Impl* im, const uint64_t* P, uint64_t F, int a_rules)
 
 
 cdef int _pats_cands(Impl* im, int only, int a_rules) noexcept nogil:
-    """Set the candidate patterns of the suits compared: 1, or 0 (none: a suit compared
-    is not listed, or candidates are off)."""
-    cdef int s, k
+    """Set the candidate patterns of the suits compared: 1, 2 where there is none (no
+    rule looks a key up: the pass drops nothing), or 0 (not known: a suit compared is not
+    listed, or candidates are off)."""
+    cdef int s, k, n = 0
     cdef uint64_t F
     if _CANDS == 0:
         return 0
@@ -168,7 +169,8 @@ cdef int _pats_cands(Impl* im, int only, int a_rules) noexcept nogil:
                 continue   # (F = 0: no rule; F >= 4096 left out: the wrong candidates)
             if _rule_may(im, im.pats[s], F, a_rules):
                 im.cands[s][F >> 6] |= <uint64_t>1 << (F & 63)
-    return 1
+                n += 1
+    return 1 if n > 0 or _CANDS < 0 else 2
 
 
 cdef void _pats_clear(Impl* im, int lo, int hi, int only) noexcept nogil:

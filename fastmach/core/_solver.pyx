@@ -371,7 +371,8 @@ cdef void _prune_dominated(Impl* im, int only) noexcept nogil:
         return
     _pats_fill(im, lo, hi, only)
     use_cands = _pats_cands(im, only, a_rules)
-    for i in range(lo, hi):
+    # (no state's pattern with a rule to look up: nothing to drop, no state read)
+    for i in range(lo, hi if use_cands != 2 else lo):
         val = im.nodes[i].val
         if val < 0:
             continue
@@ -626,6 +627,7 @@ cdef int _suit_step(Impl* im, int v, int s) noexcept nogil:
     cdef int must_later = _must_later(im, v, s)
     cdef int aces_on = supply_on and _GROUP_SUPPLY != 2 and 2 <= v <= 11 and _aces_asked(im)
     cdef Supply asup
+    cdef SupplyPlan plan
     cdef uint64_t k1, k2, nk1, nk2, keep1 = ~(<uint64_t>0x7FFF << sh)
     cdef int64_t val, al, rest = im.rest[v][s], w14 = im.w[s][14], bound
     cdef skey sec, bsec, sw = im.sw[s][v]
@@ -639,6 +641,8 @@ cdef int _suit_step(Impl* im, int v, int s) noexcept nogil:
     later = _later(im, v, s)
     memset(&sup, 0, sizeof(Supply))
     memset(&asup, 0, sizeof(Supply))
+    if supply_on:
+        _supply_plan(im, v, s + 1, &plan)
     for i in range(lo, hi):
         if im.nodes[i].val < 0:
             continue
@@ -681,7 +685,7 @@ cdef int _suit_step(Impl* im, int v, int s) noexcept nogil:
                     continue   # (its open runs need more jokers than are left)
                 if supply_on and (gnew > 0 or must_later):
                     if not have_sup:   # (once a state, when a move asks: _group_supply.pxi)
-                        _supply(im, k1, k2, v, s + 1, &sup)
+                        _supply_of(im, &plan, k1, k2, v, &sup)
                         have_sup = 1
                     if _starved(im, &sup, gnew, gmaxnew, JL - mv.nJ - nn):
                         continue   # (the suits to come cannot make its groups)
