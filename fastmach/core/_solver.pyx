@@ -2239,6 +2239,10 @@ cdef Solver _default_solver = Solver()
 # debug switches of _solver_debug.pxi
 cdef int _RELAX = 1
 cdef int _DEEPEN_STOP = 1   # a deepening stops where a sweep proves no partition
+cdef int _SHARED_MOVES = 1   # walks kept for every problem (_suit_moves.pxi; 0: per problem,
+                             # -1: under a wrong key, debug)
+cdef int _SHARED_CAP = SHARED_KEYS   # (debug: fewer, to see them forgotten and made again)
+cdef int _SHARED_GEN = 0   # (changed with the switch: walks kept before are forgotten)
 cdef int _NEED_KEPT = 1   # the jokers' need of a state kept with it (_joker_need.pxi; 0: made
                           # again at every step, -1: kept wrongly, debug)
 cdef int _DIRECTION = 0   # (debug: 1 as given, 2 mirrored, _set_direction)

@@ -63,6 +63,26 @@ def _set_joker_need(int mode):
     _JOKER_NEED = mode
 
 
+def _set_shared_moves(int mode, int cap=SHARED_KEYS):
+    """Debug: 1 keeps the walks of the suit steps' choices for every problem the solver
+    meets (_suit_moves.pxi), 0 walks them for each problem (the reference), -1 keeps them
+    under a key that forgets the cards two values on (the tests must catch it); cap: the
+    walks kept before all are forgotten (at most SHARED_KEYS). Every solver forgets the walks
+    it kept under the setting before."""
+    global _SHARED_MOVES, _SHARED_CAP, _SHARED_GEN
+    _SHARED_MOVES = mode
+    _SHARED_GEN += 1   # (what a wrong key kept is forgotten)
+    _SHARED_CAP = max(1, min(cap, SHARED_KEYS))
+
+
+def _shared_moves_stats(Solver solver=None):
+    """Debug: the walks a solver keeps for every problem, and their moves (_suit_moves.pxi)."""
+    if solver is None:
+        solver = _default_solver
+    cdef MoveCache* mc = <MoveCache*> (<Impl*> solver._impl).moves
+    return mc.n_skeys, mc.n_protos
+
+
 def _set_need_kept(int mode):
     """Debug: 1 keeps each state's jokers' need with it and each move's in its list
     (_joker_need.pxi), 0 makes them again at every step (the reference), -1 reads them

@@ -32,6 +32,26 @@ cdef struct MoveSlot:
     int32_t n
 
 
+cdef struct Proto:
+    # a move as the walk makes it, before the position's weights and cards: what makes
+    # its Move (dval, sn) in _proto_move
+    uint64_t dec
+    uint16_t F
+    uint8_t u
+    uint8_t g
+    uint8_t nJ
+    uint8_t Jr        # jokers on runs going on
+    uint8_t n1        # new runs with one leading joker
+    uint8_t nL        # ... with two or more
+    uint8_t xl        # ... the more beyond two
+
+
+cdef enum:
+    SHARED_KEYS = 1 << 13    # the most walks kept for every problem (then forgotten; the
+                             # positions of 300 jokers games make about 2,500)
+    SHARED_PROTOS = 1 << 16
+
+
 cdef struct MoveCache:
     Move* moves
     int n_moves
@@ -40,6 +60,15 @@ cdef struct MoveCache:
     int cap_slots     # a power of two
     int n_keys
     uint32_t stamp
+    # the walks of every problem the solver met, by what the walk reads (_shared_key):
+    # a list a suit step has not made yet is made from its walk's protos when kept
+    uint64_t* skeys   # 2 * SHARED_KEYS slots (0: empty; else the key + 1)
+    int32_t* soff     # ... its protos: protos[soff:soff + sn]
+    int32_t* scount
+    int n_skeys
+    Proto* protos
+    int n_protos
+    int sgen          # ... kept under the switch's setting of this number (_SHARED_GEN)
 
 
 cdef MoveCache* moves_new() noexcept nogil:
@@ -59,6 +88,22 @@ cdef MoveCache* moves_new() noexcept nogil:
     mc.n_moves = 0
     mc.n_keys = 0
     mc.stamp = 0
+    mc.skeys = <uint64_t*> calloc(2 * SHARED_KEYS, sizeof(uint64_t))
+    mc.soff = <int32_t*> malloc(2 * SHARED_KEYS * sizeof(int32_t))
+    mc.scount = <int32_t*> malloc(2 * SHARED_KEYS * sizeof(int32_t))
+    mc.protos = <Proto*> malloc(SHARED_PROTOS * sizeof(Proto))
+    mc.n_skeys = 0
+    mc.n_protos = 0
+    mc.sgen = _SHARED_GEN
+    if mc.skeys == NULL or mc.soff == NULL or mc.scount == NULL or mc.protos == NULL:
+        free(mc.moves)
+        free(mc.slots)
+        free(mc.skeys)
+        free(mc.soff)
+        free(mc.scount)
+        free(mc.protos)
+        free(mc)
+        return NULL
     return mc
 
 
@@ -66,6 +111,10 @@ cdef void moves_free(MoveCache* mc) noexcept nogil:
     if mc != NULL:
         free(mc.moves)
         free(mc.slots)
+        free(mc.skeys)
+        free(mc.soff)
+        free(mc.scount)
+        free(mc.protos)
         free(mc)
 
 
@@ -153,6 +202,47 @@ cdef inline MoveSlot* moves_of(MoveCache* mc, Impl* im, int v, int s, uint32_t s
     return _moves_walk(mc, im, v, s, F, JL, m, A, key)
 
 
+cdef inline uint64_t _shared_key(Impl* im, int v, uint64_t F, int JL, int m, int A, int last,
+                                 int next_dead, int next2_dead, int acelow) noexcept nogil:
+    """What a walk reads beyond the weights: the state's part, the rules' (one joker per
+    meld, runs by length only), the cards to come (whether runs of length 1 and 2 may stay
+    open), the aces' value 1, and the value where it bounds the leading jokers (new runs
+    with one at value 1; with any number per meld, two or more up to value v - 1)."""
+    cdef uint64_t vc
+    if im.limited:
+        vc = 1 if v < 2 else 0
+    else:
+        vc = <uint64_t>(v if v < 11 else 11)
+    if _SHARED_MOVES < 0:
+        next2_dead = 0   # (debug: a key that forgets the cards two values on)
+    return F | (<uint64_t>JL << 15) | (<uint64_t>m << 18) | (<uint64_t>A << 20) \
+        | (<uint64_t>im.limited << 22) | (<uint64_t>im.merged << 23) | (<uint64_t>last << 24) \
+        | (<uint64_t>next_dead << 25) | (<uint64_t>next2_dead << 26) \
+        | (<uint64_t>acelow << 27) | (vc << 28)
+
+
+cdef inline int _move_from(MoveCache* mc, Impl* im, int v, int s, const Proto* p,
+                           int sn_known) noexcept nogil:
+    """List the move of a proto at suit step (v, s): its weight and its need from v + 1."""
+    cdef int64_t lw = 0
+    cdef int64_t jwm1 = im.jw[v - 1] if v >= 2 else 0
+    cdef int64_t jwm2 = im.jw[v - 2] if v >= 3 else 0
+    if p.nL > 0:
+        lw = p.nL * (jwm1 + jwm2)
+        if p.xl > 0:
+            lw += _lead_extra_w(im, v, p.xl)
+    return _moves_push(mc, p.dec, p.u * im.w[s][v] + p.Jr * im.jw[v] + p.n1 * jwm1 + lw,
+                       p.F, p.u, p.g, p.nJ,
+                       _suit_need(im, s, p.F, v + 1, 0) if sn_known else SN_ASK)
+
+
+cdef inline int _shared_slot(MoveCache* mc, uint64_t gk) noexcept nogil:
+    cdef int h = <int>((gk * <uint64_t>0x9E3779B97F4A7C15ULL) >> 40) & (2 * SHARED_KEYS - 1)
+    while mc.skeys[h] != 0 and mc.skeys[h] != gk:
+        h = (h + 1) & (2 * SHARED_KEYS - 1)
+    return h
+
+
 cdef MoveSlot* _moves_walk(MoveCache* mc, Impl* im, int v, int s, uint64_t F, int JL, int m,
                            int A, uint32_t key) noexcept nogil:
     """Walk the choices of a key not listed yet, and list its moves (NULL: no memory).
@@ -169,10 +259,9 @@ cdef MoveSlot* _moves_walk(MoveCache* mc, Impl* im, int v, int s, uint64_t F, in
     cdef int R, Jr, g, na1, na2, na3, nb2, nb3, nJ
     cdef int limited = im.limited, merged = im.merged, last = (v == im.V)
     cdef int next_dead, next2_dead, acelow = (v == 1 and im.ace_high)
-    cdef int64_t wv = im.w[s][v], jwv = im.jw[v], lw
-    cdef int64_t jwm1 = im.jw[v - 1] if v >= 2 else 0
-    cdef int64_t jwm2 = im.jw[v - 2] if v >= 3 else 0
-    cdef uint64_t dec, NF
+    cdef uint64_t dec, NF, gk = 0
+    cdef int gh = -1, first = mc.n_protos, k
+    cdef Proto pr
     # the need after the move reads the aces used low only at 14 (_av_pos)
     cdef int sn_known = not (im.V == 14 and (v + 1 == 14 or v + 2 == 14))
     if 2 * (mc.n_keys + 1) > mc.cap_slots:
@@ -187,6 +276,27 @@ cdef MoveSlot* _moves_walk(MoveCache* mc, Impl* im, int v, int s, uint64_t F, in
     next_dead = 1 if (v == im.V or im.avail[s][v + 1] == 0) else 0
     # a run of length 1 needs cards at v+1 and v+2
     next2_dead = 1 if (next_dead or v + 1 == im.V or im.avail[s][v + 2] == 0) else 0
+    if _SHARED_MOVES != 0:
+        # the same walk kept from another step or problem: its protos, in its order
+        gk = _shared_key(im, v, F, JL, m, A, last, next_dead, next2_dead, acelow) + 1
+        gh = _shared_slot(mc, gk)
+        if mc.skeys[gh] == gk and mc.sgen == _SHARED_GEN:
+            for k in range(mc.soff[gh], mc.soff[gh] + mc.scount[gh]):
+                if _move_from(mc, im, v, s, &mc.protos[k], sn_known) < 0:
+                    return NULL
+            slot = &mc.slots[_move_slot(mc, key)]
+            slot.n = mc.n_moves - slot.off
+            return slot
+        if mc.n_skeys >= _SHARED_CAP or mc.n_protos > SHARED_PROTOS // 2 \
+                or mc.sgen != _SHARED_GEN:
+            # (full, or kept under another setting of the debug switch: forget every walk
+            # kept, and keep this one)
+            memset(mc.skeys, 0, 2 * SHARED_KEYS * sizeof(uint64_t))
+            mc.n_skeys = 0
+            mc.n_protos = 0
+            mc.sgen = _SHARED_GEN
+            gh = _shared_slot(mc, gk)
+        first = mc.n_protos
     a1 = <int>(F & 3)
     a2 = <int>((F >> 2) & 3)
     a3 = <int>((F >> 4) & 3)
@@ -270,11 +380,6 @@ cdef MoveSlot* _moves_walk(MoveCache* mc, Impl* im, int v, int s, uint64_t F, in
                                                         continue
                                                     if acelow and g > 0:
                                                         continue   # groups of aces are made at value 14
-                                                    lw = 0
-                                                    if nL > 0:
-                                                        lw = nL * (jwm1 + jwm2)
-                                                        if xl > 0:
-                                                            lw += _lead_extra_w(im, v, xl)
                                                     NF = (<uint64_t>na1 | (<uint64_t>na2 << 2) | (<uint64_t>na3 << 4)
                                                           | (<uint64_t>nb2 << 9) | (<uint64_t>nb3 << 12))
                                                     dec = (<uint64_t>u << (4 * D_U)) | (<uint64_t>x1 << (4 * D_X1)) \
@@ -283,11 +388,28 @@ cdef MoveSlot* _moves_walk(MoveCache* mc, Impl* im, int v, int s, uint64_t F, in
                                                         | (<uint64_t>p3 << (4 * D_P3)) | (<uint64_t>q3 << (4 * D_Q3)) \
                                                         | (<uint64_t>n0 << (4 * D_N0)) | (<uint64_t>n1 << (4 * D_N1)) \
                                                         | (<uint64_t>nL << (4 * D_NL)) | (<uint64_t>xl << (4 * D_XL))
-                                                    if _moves_push(mc, dec, u * wv + Jr * jwv + n1 * jwm1 + lw,
-                                                                   NF, u, g, nJ,
-                                                                   _suit_need(im, s, NF, v + 1, 0)
-                                                                   if sn_known else SN_ASK) < 0:
+                                                    pr.dec = dec
+                                                    pr.F = <uint16_t>NF
+                                                    pr.u = <uint8_t>u
+                                                    pr.g = <uint8_t>g
+                                                    pr.nJ = <uint8_t>nJ
+                                                    pr.Jr = <uint8_t>Jr
+                                                    pr.n1 = <uint8_t>n1
+                                                    pr.nL = <uint8_t>nL
+                                                    pr.xl = <uint8_t>xl
+                                                    if _move_from(mc, im, v, s, &pr, sn_known) < 0:
                                                         return NULL
+                                                    if gh >= 0:
+                                                        if mc.n_protos < SHARED_PROTOS:
+                                                            mc.protos[mc.n_protos] = pr
+                                                            mc.n_protos += 1
+                                                        else:
+                                                            gh = -1   # (no room: not kept)
+    if gh >= 0:
+        mc.skeys[gh] = gk
+        mc.soff[gh] = first
+        mc.scount[gh] = mc.n_protos - first
+        mc.n_skeys += 1
     slot = &mc.slots[_move_slot(mc, key)]
     slot.n = mc.n_moves - slot.off
     return slot

@@ -7,6 +7,10 @@ brute-force reference.
 * the lists are kept from sweep to sweep of one problem (deepening, aces low then high):
   made anew for every suit step, every layer of the last sweep and every answer must be
   the same, and a key that forgets whether aces are high is caught;
+* the walks are kept for every problem the solver meets (by what a walk reads, not by the
+  problem): on a solver that has met positions of every rules grid point, every layer and
+  answer must be those of walks made per problem, also when they are forgotten every few
+  walks, and a key that forgets the cards two values on is caught;
 * the relaxation's bound: when the relaxation of one joker per meld falls back to the
   exact search, its value bounds that search (sweeps that cannot reach it are skipped);
   without the bound the answer is the same, and a bound one too low is caught.
@@ -61,6 +65,7 @@ def _joker_position(rng, size=(6, 30), hand=(2, 9)):
 def switches():
     yield
     _solver._set_move_lists(1)
+    _solver._set_shared_moves(1)
     _solver._set_relax_bound(1)
 
 
@@ -131,6 +136,56 @@ def test_move_lists_kept_under_a_wrong_key_are_caught(switches):
                 caught += _layers(pos) != anew
             except RuntimeError:   # (a partition the wrong lists cannot rebuild)
                 caught += 1
+    finally:
+        _solver._set_memo(1)
+    assert caught > 0
+
+
+@pytest.mark.parametrize("cap", [1 << 13, 7])
+def test_walks_kept_for_every_problem_give_the_layers_of_walks_per_problem(switches, cap):
+    """Positions of mixed rules one after another on one solver (the walks of one kept for
+    the next), against walks made per problem; cap 7: forgotten every seven walks."""
+    rng = random.Random(f"shared-moves-{cap}")
+    _solver._set_memo(0)
+    try:
+        positions = _kept_positions(rng, 90)
+        for pos in positions:
+            _solver._set_shared_moves(0)
+            alone = _layers(pos)
+            _solver._set_shared_moves(1, cap)
+            shared = _layers(pos)
+            where = f"table {text(pos[0])} hand {text(pos[1])} {pos[2:5]}"
+            assert shared[0] == alone[0], where
+            assert shared[1] == alone[1], where
+        kept, _ = _solver._shared_moves_stats()
+        assert 0 < kept <= cap
+    finally:
+        _solver._set_memo(1)
+
+
+def test_walks_kept_under_a_wrong_key_are_caught(switches):
+    """Walks kept without whether a run of length 1 may stay open (the cards two values on)
+    change some answer or layer, or make a partition that cannot be rebuilt; the switch set
+    again, none of them is read (the same positions then solve as with walks per problem)."""
+    rng = random.Random("shared-moves-wrong-key")
+    _solver._set_memo(0)
+    caught = 0
+    positions = _kept_positions(rng, 80)
+    try:
+        for pos in positions:
+            _solver._set_shared_moves(0)
+            alone = _layers(pos)
+            _solver._set_shared_moves(-1)
+            try:
+                caught += _layers(pos) != alone
+            except RuntimeError:   # (a partition the wrong lists cannot rebuild)
+                caught += 1
+        _solver._set_shared_moves(1)
+        for pos in positions:
+            shared = _layers(pos)
+            _solver._set_shared_moves(0)
+            assert shared == _layers(pos)
+            _solver._set_shared_moves(1)
     finally:
         _solver._set_memo(1)
     assert caught > 0
