@@ -627,6 +627,7 @@ cdef int _suit_step(Impl* im, int v, int s) noexcept nogil:
     cdef int must_later = _must_later(im, v, s)
     cdef int aces_on = supply_on and _GROUP_SUPPLY != 2 and 2 <= v <= 11 and _aces_asked(im)
     cdef Supply asup
+    cdef uint64_t alow = 0x100   # (the aces used low asup was made for: none yet)
     cdef SupplyPlan plan
     cdef uint64_t k1, k2, nk1, nk2, keep1 = ~(<uint64_t>0x7FFF << sh)
     cdef int64_t val, al, rest = im.rest[v][s], w14 = im.w[s][14], bound
@@ -670,8 +671,11 @@ cdef int _suit_step(Impl* im, int v, int s) noexcept nogil:
             else:
                 need = _need_except(im, k1, k2, v, s)
             have_sup = 0
-            if aces_on:
-                _ace_supply(im, k2, &asup)   # (_group_supply.pxi)
+            if aces_on and (k2 >> 9) & 0xFF != alow:
+                # (_group_supply.pxi; it reads the aces used low only: made again where
+                # they differ from the state before's)
+                alow = (k2 >> 9) & 0xFF
+                _ace_supply(im, k2, &asup)
         for t in range(slot.off, slot.off + slot.n):
             mv = &mc.moves[t]
             gnew = gsum + mv.g
