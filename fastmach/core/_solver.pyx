@@ -628,6 +628,8 @@ cdef int _suit_step(Impl* im, int v, int s) noexcept nogil:
     cdef int aces_on = supply_on and _GROUP_SUPPLY != 2 and 2 <= v <= 11 and _aces_asked(im)
     cdef Supply asup
     cdef uint64_t alow = 0x100   # (the aces used low asup was made for: none yet)
+    # (the suits after s sup was made for; all ones: none, k1 holds 60 bits)
+    cdef uint64_t sup_of = ~(<uint64_t>0)
     cdef SupplyPlan plan
     cdef uint64_t k1, k2, nk1, nk2, keep1 = ~(<uint64_t>0x7FFF << sh)
     cdef int64_t val, al, rest = im.rest[v][s], w14 = im.w[s][14], bound
@@ -689,7 +691,11 @@ cdef int _suit_step(Impl* im, int v, int s) noexcept nogil:
                     continue   # (its open runs need more jokers than are left)
                 if supply_on and (gnew > 0 or must_later):
                     if not have_sup:   # (once a state, when a move asks: _group_supply.pxi)
-                        _supply_of(im, &plan, k1, k2, v, &sup)
+                        # (it reads the suits after s only, where its constants are
+                        # known: kept from a state before with the same ones)
+                        if not plan.known or k1 >> (15 * (s + 1)) != sup_of:
+                            _supply_of(im, &plan, k1, k2, v, &sup)
+                            sup_of = k1 >> (15 * (s + 1)) if plan.known else ~(<uint64_t>0)
                         have_sup = 1
                     if _starved(im, &sup, gnew, gmaxnew, JL - mv.nJ - nn):
                         continue   # (the suits to come cannot make its groups)
