@@ -11,6 +11,11 @@
 # all than its jokers left (JL) has no completion, and the search need not make it. That
 # holds whatever the state's runs hold (one joker per meld forbids more, never less).
 #
+# Kept, not made again: a state's need is a function of its key, stored with it when it is
+# made (Impl.need); a suit step subtracts the need of the suit it steps, and each listed move
+# carries its suit's need after it (Move.sn, _suit_moves.pxi). _solver._set_need_kept(0)
+# makes it again at every step (the reference of tests/core/test_solver_joker_need.py).
+#
 # What it does to the answers: none. A dropped state reaches no final state, and a state
 # that does is made as before, from the same parents, with the same value and key; the
 # dominance pass of the searches with jokers runs in every layer on the suit just stepped

@@ -10,6 +10,11 @@
 # makes them; every state then takes its pattern's list in that order. The states made,
 # their order and their back-pointers are exactly those of walking the choices for each
 # state in turn.
+#
+# A walk itself reads only what _shared_key names (not the position's weights, which a list
+# adds to its moves): it is kept as Protos for every problem the solver meets, and a list
+# not made yet in a problem is made from the kept walk where there is one (the same moves in
+# the same order; _solver._set_shared_moves(0) walks per problem, the tests' reference).
 cdef struct Move:
     uint64_t dec      # the decision word (D_* fields)
     int64_t dval      # weight added: real cards, and jokers by what they stand for
