@@ -637,11 +637,19 @@ cdef int _suit_step(Impl* im, int v, int s) noexcept nogil:
     cdef MoveCache* mc = <MoveCache*> im.moves
     cdef MoveSlot* slot
     cdef Move* mv
+    cdef Move* mvs
     cdef uint32_t step_key = _move_step_key(im, v, s)
+    # (what the moves read, in locals: an insert may move the states, and writes memory
+    # the compiler cannot tell from these)
+    cdef int64_t lb = im.lb, jwmax = im.jwmax, base
+    cdef int capped = im.capped, kept = _NEED_KEPT
+    cdef const uint8_t* gp
     _open_layer(im)
     if _MOVE_LISTS == 2:
         moves_reset(mc)   # (debug: the moves of every suit step anew)
     later = _later(im, v, s)
+    # the groups' table of this step: _GP[limited][gnew][gmaxnew][later][jokers left]
+    gp = &_GP[im.limited][0][0][later][0]
     memset(&sup, 0, sizeof(Supply))
     memset(&asup, 0, sizeof(Supply))
     if supply_on:
@@ -664,12 +672,13 @@ cdef int _suit_step(Impl* im, int v, int s) noexcept nogil:
         if slot == NULL:
             return -4
         # aces still to come at 14 (those used low at value 1 are subtracted below)
-        al = _aces_left(im, k2, v, s) if im.lb >= 0 else 0
+        al = _aces_left(im, k2, v, s) if lb >= 0 else 0
+        base = im.nodes[i].val
         if need_on:
             # the suits but s (_joker_need.pxi): the state's need less suit s's at v
-            if _NEED_KEPT != 0:
+            if kept != 0:
                 need = im.need[i] - _suit_need(im, s, (k1 >> sh) & 0x7FFF, v, k2) \
-                    + (1 if _NEED_KEPT < 0 else 0)   # (-1: debug, one too many)
+                    + (1 if kept < 0 else 0)   # (-1: debug, one too many)
             else:
                 need = _need_except(im, k1, k2, v, s)
             have_sup = 0
@@ -678,14 +687,15 @@ cdef int _suit_step(Impl* im, int v, int s) noexcept nogil:
                 # they differ from the state before's)
                 alow = (k2 >> 9) & 0xFF
                 _ace_supply(im, k2, &asup)
-        for t in range(slot.off, slot.off + slot.n):
-            mv = &mc.moves[t]
+        mvs = mc.moves + slot.off
+        for t in range(slot.n):
+            mv = &mvs[t]
             gnew = gsum + mv.g
             gmaxnew = gmax if gmax > mv.g else mv.g
-            if gnew > 0 and not _GP[im.limited][gnew][gmaxnew][later][JL - mv.nJ]:
+            if gnew > 0 and not gp[gnew * 512 + gmaxnew * 128 + JL - mv.nJ]:
                 continue
             if need_on:
-                nn = need + (mv.sn if mv.sn != SN_ASK and _NEED_KEPT != 0
+                nn = need + (mv.sn if mv.sn != SN_ASK and kept != 0
                              else _suit_need(im, s, mv.F, v + 1, k2))
                 if _need_fails(nn, JL - mv.nJ):
                     continue   # (its open runs need more jokers than are left)
@@ -702,9 +712,9 @@ cdef int _suit_step(Impl* im, int v, int s) noexcept nogil:
                 if aces_on and asup.D > 0 \
                         and _starved(im, &asup, 0, 0, JL - mv.nJ - (nn if v <= 9 else 0)):
                     continue   # (the table's aces left for 14 cannot all be placed)
-            val = im.nodes[i].val + mv.dval
-            bound = val + rest + (JL - mv.nJ) * im.jwmax + al - (mv.u * w14 if acelow else 0)
-            if im.lb >= 0 and (bound <= im.lb or im.capped) \
+            val = base + mv.dval
+            bound = val + rest + (JL - mv.nJ) * jwmax + al - (mv.u * w14 if acelow else 0)
+            if lb >= 0 and (bound <= lb or capped) \
                     and _bound_drop(im, bound, bsec + <skey>mv.u * sw, k2, v, s):
                 continue   # cannot beat the known value
             nk1 = (k1 & keep1) | (<uint64_t>mv.F << sh)
