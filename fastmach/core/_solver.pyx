@@ -517,6 +517,8 @@ cdef inline bint _groups_possible(int gsum, int gmax, int more, int jokers,
 cdef uint8_t _GP[2][16][4][16][8]
 # _GP[0][gsum][gmax][more][0] (no jokers) as one word per `more`: bit 4 * gsum + gmax
 cdef uint64_t _GP_PLAIN[16]
+# _group_ok for every argument (gsum <= 15, gmax <= 3, jokers <= 7), looked up in _group_step
+cdef uint8_t _GOK[2][16][4][8]
 
 
 cdef void _init_tables() noexcept nogil:
@@ -524,6 +526,8 @@ cdef void _init_tables() noexcept nogil:
     for lim in range(2):
         for gs in range(16):
             for gm in range(4):
+                for jk in range(8):
+                    _GOK[lim][gs][gm][jk] = _group_ok(gs, gm, jk, lim)
                 for mo in range(16):
                     for jk in range(8):
                         _GP[lim][gs][gm][mo][jk] = _groups_possible(gs, gm, mo, jk, lim)
@@ -1012,36 +1016,42 @@ cdef int64_t _lead_extra_w(Impl* im, int v, int xl) noexcept nogil:
 
 cdef int _group_step(Impl* im, int v) noexcept nogil:
     cdef int lo = im.layer_start[im.n_layers], hi = im.n_nodes
-    cdef int i, j, gsum, gmax, jg, need = 0
+    cdef int i, j, gsum, gmax, jg, need = 0, jtot = im.jtot
     cdef int need_on = _JOKER_NEED != 0 and im.jtot > 0   # (the searches with jokers only)
-    cdef int64_t bound
-    cdef uint64_t k2, nk2
+    cdef int64_t bound, base, al, lb = im.lb, jwv = im.jw[v], rest = im.rest[v][3]
+    cdef int64_t jwmax = im.jwmax
+    cdef int capped = im.capped
+    cdef uint64_t k1, k2, nk2
+    cdef skey sec
+    cdef const uint8_t* gok = &_GOK[im.limited][0][0][0]
     if im.jtot == 0 and _PLAIN_GROUPS:
         return _group_step_plain(im, v)   # (the same states, no jokers: _plain_groups.pxi)
     _open_layer(im)
     for i in range(lo, hi):
-        if im.nodes[i].val < 0:
+        base = im.nodes[i].val
+        if base < 0:
             continue
+        # (the state's fields in locals: an insert may move the states)
+        k1 = im.nodes[i].k1
         k2 = im.nodes[i].k2
+        sec = _sec(&im.nodes[i])
         j = <int>(k2 & 7)
         gsum = <int>((k2 >> 3) & 15)
         gmax = <int>((k2 >> 7) & 3)
+        al = _aces_left(im, k2, v, 3) if lb >= 0 else 0
         if need_on:   # (every suit's from v + 1: the state's need, _joker_need.pxi)
-            need = im.need[i] if _NEED_KEPT != 0 else _need_except(im, im.nodes[i].k1, k2, v, 4)
-        for jg in range(im.jtot - j + 1):
-            if not _group_ok(gsum, gmax, jg, im.limited):
+            need = im.need[i] if _NEED_KEPT != 0 else _need_except(im, k1, k2, v, 4)
+        for jg in range(jtot - j + 1):
+            if not gok[(gsum * 4 + gmax) * 8 + jg]:   # (_group_ok)
                 continue
-            if need_on and _need_fails(need, im.jtot - j - jg):
+            if need_on and _need_fails(need, jtot - j - jg):
                 continue   # (its open runs need more jokers than are left)
             nk2 = (k2 & ~(<uint64_t>0x1FF)) | <uint64_t>(j + jg)
-            bound = im.nodes[i].val + jg * im.jw[v] + im.rest[v][3] \
-                + (im.jtot - j - jg) * im.jwmax + _aces_left(im, k2, v, 3)
-            if im.lb >= 0 and (bound <= im.lb or im.capped) \
-                    and _bound_drop(im, bound, _sec(&im.nodes[i]), k2, v, 3):
+            bound = base + jg * jwv + rest + (jtot - j - jg) * jwmax + al
+            if lb >= 0 and (bound <= lb or capped) \
+                    and _bound_drop(im, bound, sec, k2, v, 3):
                 continue
-            if _insert(im, im.nodes[i].k1, nk2, im.nodes[i].val + jg * im.jw[v],
-                       _sec(&im.nodes[i]), i,
-                       <uint64_t>jg, need) < 0:
+            if _insert(im, k1, nk2, base + jg * jwv, sec, i, <uint64_t>jg, need) < 0:
                 return -4
     return 0
 
