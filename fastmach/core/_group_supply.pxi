@@ -123,6 +123,47 @@ cdef inline void _supply_of(Impl* im, const SupplyPlan* pl, uint64_t k1, uint64_
             out.R += x
 
 
+cdef struct SupplyCache:
+    # a step's supplies, kept from state to state where they read the same (states in a
+    # row are mostly siblings that differ in the suit stepped before)
+    SupplyPlan plan
+    Supply sup
+    uint64_t sup_of   # the suits' bits (those after the step's) sup was made for
+    Supply asup
+    uint64_t alow     # the aces used low asup was made for
+
+
+cdef inline void _cache_open(Impl* im, SupplyCache* sc, int p, int s0) noexcept nogil:
+    """A step's cache, empty: the suits t >= s0 at position p."""
+    _supply_plan(im, p, s0, &sc.plan)
+    sc.sup_of = ~(<uint64_t>0)   # (none: k1 holds 60 bits)
+    sc.alow = 0x100              # (none: 8 bits)
+
+
+cdef inline Supply* _supply_at(Impl* im, SupplyCache* sc, uint64_t k1, uint64_t k2,
+                               int p) noexcept nogil:
+    """_supply of the state (k1, k2) for the cache's suits at p; where its constants are
+    known it reads those suits' bits only, and is kept from the state before with the same."""
+    cdef uint64_t of
+    if not sc.plan.known:
+        _supply(im, k1, k2, p, sc.plan.s0, &sc.sup)
+    else:
+        of = k1 >> (15 * sc.plan.s0)
+        if of != sc.sup_of:
+            _supply_of(im, &sc.plan, k1, k2, p, &sc.sup)
+            sc.sup_of = of
+    return &sc.sup
+
+
+cdef inline Supply* _aces_at(Impl* im, SupplyCache* sc, uint64_t k2) noexcept nogil:
+    """_ace_supply of a state with this k2 (it reads the aces used low only: kept from the
+    state before with the same)."""
+    if (k2 >> 9) & 0xFF != sc.alow:
+        sc.alow = (k2 >> 9) & 0xFF
+        _ace_supply(im, k2, &sc.asup)
+    return &sc.asup
+
+
 cdef inline bint _must_later(Impl* im, int v, int s) noexcept nogil:
     """Do the suits after s hold table cards at value v (with aces high: value 1 none, 14
     the table's aces)? Without them, and without cards set aside, no group is asked for."""
@@ -206,23 +247,23 @@ cdef inline void _ace_supply(Impl* im, uint64_t k2, Supply* out) noexcept nogil:
         out.S += im.avail[t][1] - low
 
 
-cdef inline bint _unchanged_starved(Impl* im, uint64_t k1, uint64_t k2, int v, int s,
-                                    int gsum, int gmax, int JL, bint must_later,
-                                    bint aces_on, int kept) noexcept nogil:
+cdef inline bint _unchanged_starved(Impl* im, SupplyCache* sc, uint64_t k1, uint64_t k2,
+                                    int v, int s, int gsum, int gmax, int JL,
+                                    bint must_later, bint aces_on, int kept) noexcept nogil:
     """The tests above for a state that goes on unchanged through the suit step (v, s),
     its only move (a copied step, _copy_step: no card of suit s at v, no open run of it),
-    as _suit_step applies them (must_later: _must_later(im, v, s); aces_on: the aces' test
-    asked at this step), so that the copy makes the states the full step makes; kept: the
-    state's need (_solver._NEED_KEPT)."""
-    cdef Supply sp
+    as _suit_step applies them (sc: the step's cache, opened for the suits after s at v;
+    must_later: _must_later(im, v, s); aces_on: the aces' test asked at this step), so that
+    the copy makes the states the full step makes; kept: the state's need
+    (_solver._NEED_KEPT)."""
+    cdef Supply* sp
     # (suit s needs nothing: it holds no open run)
     cdef int nn = kept if _NEED_KEPT != 0 else _need_except(im, k1, k2, v, s)
     if gsum > 0 or must_later:
-        _supply(im, k1, k2, v, s + 1, &sp)
-        if _starved(im, &sp, gsum, gmax, JL - nn):
+        if _starved(im, _supply_at(im, sc, k1, k2, v), gsum, gmax, JL - nn):
             return True
     if aces_on:
-        _ace_supply(im, k2, &sp)
-        if sp.D > 0 and _starved(im, &sp, 0, 0, JL - (nn if v <= 9 else 0)):
+        sp = _aces_at(im, sc, k2)
+        if sp.D > 0 and _starved(im, sp, 0, 0, JL - (nn if v <= 9 else 0)):
             return True
     return False

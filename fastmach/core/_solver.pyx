@@ -626,15 +626,12 @@ cdef int _suit_step(Impl* im, int v, int s) noexcept nogil:
     cdef int i, t, sh = 15 * s, j, gsum, gmax, low, m, A, JL, later, gnew, gmaxnew, need = 0
     cdef int acelow = (v == 1 and im.ace_high), need_on = _JOKER_NEED != 0
     cdef int nn = 0
-    cdef Supply sup
-    cdef int supply_on = need_on and _GROUP_SUPPLY != 0, have_sup = 0
+    cdef SupplyCache sc
+    cdef Supply* sup = NULL
+    cdef Supply* asup = NULL
+    cdef int supply_on = need_on and _GROUP_SUPPLY != 0
     cdef int must_later = _must_later(im, v, s)
     cdef int aces_on = supply_on and _GROUP_SUPPLY != 2 and 2 <= v <= 11 and _aces_asked(im)
-    cdef Supply asup
-    cdef uint64_t alow = 0x100   # (the aces used low asup was made for: none yet)
-    # (the suits after s sup was made for; all ones: none, k1 holds 60 bits)
-    cdef uint64_t sup_of = ~(<uint64_t>0)
-    cdef SupplyPlan plan
     cdef uint64_t k1, k2, nk1, nk2, keep1 = ~(<uint64_t>0x7FFF << sh)
     cdef int64_t val, al, rest = im.rest[v][s], w14 = im.w[s][14], bound
     cdef skey sec, bsec, sw = im.sw[s][v]
@@ -654,10 +651,8 @@ cdef int _suit_step(Impl* im, int v, int s) noexcept nogil:
     later = _later(im, v, s)
     # the groups' table of this step: _GP[limited][gnew][gmaxnew][later][jokers left]
     gp = &_GP[im.limited][0][0][later][0]
-    memset(&sup, 0, sizeof(Supply))
-    memset(&asup, 0, sizeof(Supply))
     if supply_on:
-        _supply_plan(im, v, s + 1, &plan)
+        _cache_open(im, &sc, v, s + 1)   # (_group_supply.pxi)
     for i in range(lo, hi):
         if im.nodes[i].val < 0:
             continue
@@ -685,12 +680,9 @@ cdef int _suit_step(Impl* im, int v, int s) noexcept nogil:
                     + (1 if kept < 0 else 0)   # (-1: debug, one too many)
             else:
                 need = _need_except(im, k1, k2, v, s)
-            have_sup = 0
-            if aces_on and (k2 >> 9) & 0xFF != alow:
-                # (_group_supply.pxi; it reads the aces used low only: made again where
-                # they differ from the state before's)
-                alow = (k2 >> 9) & 0xFF
-                _ace_supply(im, k2, &asup)
+            sup = NULL   # (made once a state, when a move asks)
+            if aces_on:
+                asup = _aces_at(im, &sc, k2)
         mvs = mc.moves + slot.off
         for t in range(slot.n):
             mv = &mvs[t]
@@ -704,17 +696,12 @@ cdef int _suit_step(Impl* im, int v, int s) noexcept nogil:
                 if _need_fails(nn, JL - mv.nJ):
                     continue   # (its open runs need more jokers than are left)
                 if supply_on and (gnew > 0 or must_later):
-                    if not have_sup:   # (once a state, when a move asks: _group_supply.pxi)
-                        # (it reads the suits after s only, where its constants are
-                        # known: kept from a state before with the same ones)
-                        if not plan.known or k1 >> (15 * (s + 1)) != sup_of:
-                            _supply_of(im, &plan, k1, k2, v, &sup)
-                            sup_of = k1 >> (15 * (s + 1)) if plan.known else ~(<uint64_t>0)
-                        have_sup = 1
-                    if _starved(im, &sup, gnew, gmaxnew, JL - mv.nJ - nn):
+                    if sup == NULL:
+                        sup = _supply_at(im, &sc, k1, k2, v)
+                    if _starved(im, sup, gnew, gmaxnew, JL - mv.nJ - nn):
                         continue   # (the suits to come cannot make its groups)
                 if aces_on and asup.D > 0 \
-                        and _starved(im, &asup, 0, 0, JL - mv.nJ - (nn if v <= 9 else 0)):
+                        and _starved(im, asup, 0, 0, JL - mv.nJ - (nn if v <= 9 else 0)):
                     continue   # (the table's aces left for 14 cannot all be placed)
             val = base + mv.dval
             bound = val + rest + (JL - mv.nJ) * jwmax + al - (mv.u * w14 if acelow else 0)
@@ -941,6 +928,7 @@ cdef int _copy_step(Impl* im, int v, int s) noexcept nogil:
     cdef bint sup_on = s < 4 and im.jtot > 0 and _JOKER_NEED != 0 and _GROUP_SUPPLY != 0
     cdef bint must_later = sup_on and _must_later(im, v, s)
     cdef bint aces_on = sup_on and _GROUP_SUPPLY != 2 and 2 <= v <= 11 and _aces_asked(im)
+    cdef SupplyCache sc
     if not _COPY_STEPS or (hi - lo >= (_ALL_FROM if s < 4 else _GROUP_FROM)
                            and not (_FIXED_SCOPE and im.jtot > 0)):
         return 0
@@ -955,6 +943,8 @@ cdef int _copy_step(Impl* im, int v, int s) noexcept nogil:
                         return 0
         later = _later(im, v, s)
         rest = im.rest[v][s]
+        if sup_on:
+            _cache_open(im, &sc, v, s + 1)
     else:
         if not (v == 1 and im.ace_high):
             for t in range(4):
@@ -975,8 +965,8 @@ cdef int _copy_step(Impl* im, int v, int s) noexcept nogil:
             if gsum > 0 and not (_GP[0][gsum][gmax][later][0] if im.jtot == 0
                                  else _GP[im.limited][gsum][gmax][later][JL]):
                 continue
-            if sup_on and _unchanged_starved(im, im.nodes[i].k1, k2, v, s, gsum, gmax, JL,
-                                             must_later, aces_on, im.need[i]):
+            if sup_on and _unchanged_starved(im, &sc, im.nodes[i].k1, k2, v, s, gsum, gmax,
+                                             JL, must_later, aces_on, im.need[i]):
                 continue
             bound = val + rest + JL * im.jwmax + _aces_left(im, k2, v, s)
             if im.lb >= 0 and (bound <= im.lb or im.capped) \
