@@ -120,22 +120,30 @@ def test_move_lists_kept_across_sweeps_give_the_layers_of_lists_made_anew(switch
         _solver._set_memo(1)
 
 
+def _caught(positions, right, wrong) -> int:
+    """The positions whose answer or layers a wrong setting (`wrong()`) changes from the
+    right one's (`right()`), or makes a partition that cannot be rebuilt."""
+    caught = 0
+    for pos in positions:
+        right()
+        reference = _layers(pos)
+        wrong()
+        try:
+            caught += _layers(pos) != reference
+        except RuntimeError:   # (a partition the wrong lists cannot rebuild)
+            caught += 1
+    return caught
+
+
 def test_move_lists_kept_under_a_wrong_key_are_caught(switches):
     """Lists kept without the aces-high bit of their key (the aces-low sweep's lists
     replayed at values 1 and 12-14 of the aces-high sweep) change some answer or layer,
     or make a partition that cannot be rebuilt."""
     rng = random.Random("move-lists-wrong-key")
     _solver._set_memo(0)
-    caught = 0
     try:
-        for pos in _kept_positions(rng, 80):
-            _solver._set_move_lists(2)
-            anew = _layers(pos)
-            _solver._set_move_lists(-1)
-            try:
-                caught += _layers(pos) != anew
-            except RuntimeError:   # (a partition the wrong lists cannot rebuild)
-                caught += 1
+        caught = _caught(_kept_positions(rng, 80), lambda: _solver._set_move_lists(2),
+                         lambda: _solver._set_move_lists(-1))
     finally:
         _solver._set_memo(1)
     assert caught > 0
@@ -169,17 +177,10 @@ def test_walks_kept_under_a_wrong_key_are_caught(switches):
     again, none of them is read (the same positions then solve as with walks per problem)."""
     rng = random.Random("shared-moves-wrong-key")
     _solver._set_memo(0)
-    caught = 0
     positions = _kept_positions(rng, 80)
     try:
-        for pos in positions:
-            _solver._set_shared_moves(0)
-            alone = _layers(pos)
-            _solver._set_shared_moves(-1)
-            try:
-                caught += _layers(pos) != alone
-            except RuntimeError:   # (a partition the wrong lists cannot rebuild)
-                caught += 1
+        caught = _caught(positions, lambda: _solver._set_shared_moves(0),
+                         lambda: _solver._set_shared_moves(-1))
         _solver._set_shared_moves(1)
         for pos in positions:
             shared = _layers(pos)
