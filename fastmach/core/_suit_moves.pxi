@@ -38,8 +38,8 @@ cdef struct MoveSlot:
 
 
 cdef struct Proto:
-    # a move as the walk makes it, before the position's weights and cards: what makes
-    # its Move (dval, sn) in _proto_move
+    # a move as the walk makes it, before the position's weights and cards: _move_from
+    # makes its Move (dval, sn) at a suit step
     uint64_t dec
     uint16_t F
     uint8_t u
@@ -68,7 +68,7 @@ cdef struct MoveCache:
     # the walks of every problem the solver met, by what the walk reads (_shared_key):
     # a list a suit step has not made yet is made from its walk's protos when kept
     uint64_t* skeys   # 2 * SHARED_KEYS slots (0: empty; else the key + 1)
-    int32_t* soff     # ... its protos: protos[soff:soff + sn]
+    int32_t* soff     # ... its protos: protos[soff:soff + scount]
     int32_t* scount
     int n_skeys
     Proto* protos
