@@ -35,20 +35,32 @@ cdef struct Supply:
     int R      # real cards a joker on a run could free
 
 
+cdef inline void _supply_suit(Supply* out, uint64_t F, int x, int m, int nx) noexcept nogil:
+    """Add one suit to a Supply: its open runs F (15 bits), x real cards at p, m of them on
+    the table, nx real cards at p + 1 (0 where none)."""
+    cdef int r = <int>(F & 3) + <int>((F >> 2) & 3) + <int>((F >> 9) & 7)
+    cdef int c = r + <int>((F >> 4) & 3) + <int>((F >> 12) & 7)
+    cdef int d = m - c - nx
+    if d > 0:
+        out.D += d
+        if d > out.dmax:
+            out.dmax = d
+    if x > r:
+        out.S += x - r
+        out.R += r
+    else:
+        out.R += x
+
+
 cdef inline void _supply(Impl* im, uint64_t k1, uint64_t k2, int p, int s0,
                          Supply* out) noexcept nogil:
     """The Supply of the suits t >= s0 at position p (see above)."""
-    cdef int t, r, c, x, m, nx, d
-    cdef uint64_t F
+    cdef int t, m, nx
     out.D = 0
     out.dmax = 0
     out.S = 0
     out.R = 0
     for t in range(s0, 4):
-        F = (k1 >> (15 * t)) & 0x7FFF
-        r = <int>(F & 3) + <int>((F >> 2) & 3) + <int>((F >> 9) & 7)
-        c = r + <int>((F >> 4) & 3) + <int>((F >> 12) & 7)
-        x = _av_pos(im, t, p, k2)
         if p == 14:
             m = im.must[t][1] - <int>((k2 >> (9 + 2 * t)) & 3)
             if m < 0:
@@ -58,16 +70,8 @@ cdef inline void _supply(Impl* im, uint64_t k1, uint64_t k2, int p, int s0,
         else:
             m = im.must[t][p]
         nx = _av_pos(im, t, p + 1, k2)
-        d = m - c - (nx if nx > 0 else 0)
-        if d > 0:
-            out.D += d
-            if d > out.dmax:
-                out.dmax = d
-        if x > r:
-            out.S += x - r
-            out.R += r
-        else:
-            out.R += x
+        _supply_suit(out, (k1 >> (15 * t)) & 0x7FFF, _av_pos(im, t, p, k2), m,
+                     nx if nx > 0 else 0)
 
 
 cdef struct SupplyPlan:
@@ -93,36 +97,6 @@ cdef inline void _supply_plan(Impl* im, int p, int s0, SupplyPlan* pl) noexcept 
         pl.nx[t] = nx if nx > 0 else 0
 
 
-cdef inline void _supply_of(Impl* im, const SupplyPlan* pl, uint64_t k1, uint64_t k2, int p,
-                            Supply* out) noexcept nogil:
-    """_supply(im, k1, k2, p, pl.s0, out), its constants from the plan where known (the same
-    sums)."""
-    cdef int t, r, c, x, d
-    cdef uint64_t F
-    if not pl.known:
-        _supply(im, k1, k2, p, pl.s0, out)
-        return
-    out.D = 0
-    out.dmax = 0
-    out.S = 0
-    out.R = 0
-    for t in range(pl.s0, 4):
-        F = (k1 >> (15 * t)) & 0x7FFF
-        r = <int>(F & 3) + <int>((F >> 2) & 3) + <int>((F >> 9) & 7)
-        c = r + <int>((F >> 4) & 3) + <int>((F >> 12) & 7)
-        d = pl.m[t] - c - pl.nx[t]
-        if d > 0:
-            out.D += d
-            if d > out.dmax:
-                out.dmax = d
-        x = pl.x[t]
-        if x > r:
-            out.S += x - r
-            out.R += r
-        else:
-            out.R += x
-
-
 cdef struct SupplyCache:
     # a step's supplies, kept from state to state where they read the same (states in a
     # row are mostly siblings that differ in the suit stepped before)
@@ -145,13 +119,22 @@ cdef inline Supply* _supply_at(Impl* im, SupplyCache* sc, uint64_t k1, uint64_t 
     """_supply of the state (k1, k2) for the cache's suits at p; where its constants are
     known it reads those suits' bits only, and is kept from the state before with the same."""
     cdef uint64_t of
+    cdef int t
+    cdef Supply acc
     if not sc.plan.known:
         _supply(im, k1, k2, p, sc.plan.s0, &sc.sup)
-    else:
-        of = k1 >> (15 * sc.plan.s0)
-        if of != sc.sup_of:
-            _supply_of(im, &sc.plan, k1, k2, p, &sc.sup)
-            sc.sup_of = of
+        return &sc.sup
+    of = k1 >> (15 * sc.plan.s0)
+    if of != sc.sup_of:   # (the same sums as _supply, its constants from the plan)
+        acc.D = 0
+        acc.dmax = 0
+        acc.S = 0
+        acc.R = 0
+        for t in range(sc.plan.s0, 4):
+            _supply_suit(&acc, (k1 >> (15 * t)) & 0x7FFF, sc.plan.x[t], sc.plan.m[t],
+                         sc.plan.nx[t])
+        sc.sup = acc
+        sc.sup_of = of
     return &sc.sup
 
 
@@ -249,16 +232,14 @@ cdef inline void _ace_supply(Impl* im, uint64_t k2, Supply* out) noexcept nogil:
 
 cdef inline bint _unchanged_starved(Impl* im, SupplyCache* sc, uint64_t k1, uint64_t k2,
                                     int v, int s, int gsum, int gmax, int JL,
-                                    bint must_later, bint aces_on, int kept) noexcept nogil:
+                                    bint must_later, bint aces_on, int nn) noexcept nogil:
     """The tests above for a state that goes on unchanged through the suit step (v, s),
     its only move (a copied step, _copy_step: no card of suit s at v, no open run of it),
     as _suit_step applies them (sc: the step's cache, opened for the suits after s at v;
     must_later: _must_later(im, v, s); aces_on: the aces' test asked at this step), so that
-    the copy makes the states the full step makes; kept: the state's need
-    (_solver._NEED_KEPT)."""
+    the copy makes the states the full step makes; nn: the need of its suits but s
+    (_need_but)."""
     cdef Supply* sp
-    # (suit s needs nothing: it holds no open run)
-    cdef int nn = kept if _NEED_KEPT != 0 else _need_except(im, k1, k2, v, s)
     if gsum > 0 or must_later:
         if _starved(im, _supply_at(im, sc, k1, k2, v), gsum, gmax, JL - nn):
             return True

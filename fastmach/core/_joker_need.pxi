@@ -70,6 +70,20 @@ cdef inline int _need_except(Impl* im, uint64_t k1, uint64_t k2, int v, int s) n
     return n
 
 
+cdef inline int _need_but(Impl* im, int i, uint64_t k1, uint64_t k2, int v, int s,
+                          int kept) noexcept nogil:
+    """_need_except(im, k1, k2, v, s) of state i, read from its kept need (Impl.need, every
+    suit's as the step before left them) less suit s's at v (none for s = 4, the group
+    step); kept: _solver._NEED_KEPT (1; 0 made again, -1 one too many, debug)."""
+    cdef int n
+    if kept == 0:
+        return _need_except(im, k1, k2, v, s)
+    n = im.need[i]
+    if s < 4:
+        n -= _suit_need(im, s, (k1 >> (15 * s)) & 0x7FFF, v, k2)
+    return n + (1 if kept < 0 else 0)
+
+
 cdef inline bint _need_fails(int need, int left) noexcept nogil:
     """Does a state that needs `need` jokers, with `left` jokers left, have no completion
     (as the switch _set_joker_need says: 1 this test, -1 deliberately wrong, one joker

@@ -674,12 +674,7 @@ cdef int _suit_step(Impl* im, int v, int s) noexcept nogil:
         al = _aces_left(im, k2, v, s) if lb >= 0 else 0
         base = im.nodes[i].val
         if need_on:
-            # the suits but s (_joker_need.pxi): the state's need less suit s's at v
-            if kept != 0:
-                need = im.need[i] - _suit_need(im, s, (k1 >> sh) & 0x7FFF, v, k2) \
-                    + (1 if kept < 0 else 0)   # (-1: debug, one too many)
-            else:
-                need = _need_except(im, k1, k2, v, s)
+            need = _need_but(im, i, k1, k2, v, s, kept)   # (the suits but s: _joker_need.pxi)
             sup = NULL   # (made once a state, when a move asks)
             if aces_on:
                 asup = _aces_at(im, &sc, k2)
@@ -966,7 +961,9 @@ cdef int _copy_step(Impl* im, int v, int s) noexcept nogil:
                                  else _GP[im.limited][gsum][gmax][later][JL]):
                 continue
             if sup_on and _unchanged_starved(im, &sc, im.nodes[i].k1, k2, v, s, gsum, gmax,
-                                             JL, must_later, aces_on, im.need[i]):
+                                             JL, must_later, aces_on,
+                                             _need_but(im, i, im.nodes[i].k1, k2, v, s,
+                                                       _NEED_KEPT)):
                 continue
             bound = val + rest + JL * im.jwmax + _aces_left(im, k2, v, s)
             if im.lb >= 0 and (bound <= im.lb or im.capped) \
@@ -1030,7 +1027,7 @@ cdef int _group_step(Impl* im, int v) noexcept nogil:
         gmax = <int>((k2 >> 7) & 3)
         al = _aces_left(im, k2, v, 3) if lb >= 0 else 0
         if need_on:   # (every suit's from v + 1: the state's need, _joker_need.pxi)
-            need = im.need[i] if _NEED_KEPT != 0 else _need_except(im, k1, k2, v, 4)
+            need = _need_but(im, i, k1, k2, v, 4, _NEED_KEPT)
         for jg in range(jtot - j + 1):
             if not gok[(gsum * 4 + gmax) * 8 + jg]:   # (_group_ok)
                 continue
