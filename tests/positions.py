@@ -307,8 +307,9 @@ def whole_answers(rules, tables, hands, *, check: bool = False,
                   count: str = "states") -> tuple[list, int]:
     """(value, placed bytes, melds, stands) of every position under both objectives (the
     solver's switches as the caller set them), and the states all their searches made
-    (``count="searches"``: the searches); ``check``: every partition through the
-    independent validator."""
+    (``count="searches"``: the searches; ``count="each"``: each answer also holds the
+    states of each of its searches); ``check``: every partition through the independent
+    validator."""
     from fastmach.solver import weights
 
     out, states = [], 0
@@ -323,8 +324,10 @@ def whole_answers(rules, tables, hands, *, check: bool = False,
                 check_partition(melds, listing(t) + listing(placed), decks=rules.decks,
                                 ace_high=rules.ace_high,
                                 jokers_per_meld=rules.jokers_per_meld)
-            out.append((int(val), None if placed is None else placed.tobytes(), melds,
-                        stands))
+            answer = (int(val), None if placed is None else placed.tobytes(), melds, stands)
+            if count == "each":
+                answer += ([s[0] for s in made],)
+            out.append(answer)
     return out, states
 
 

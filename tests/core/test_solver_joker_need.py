@@ -183,18 +183,8 @@ def test_need_counts_runs_that_must_go_on(need_on):
 def _per_position(rules, tables, hands, kept: int) -> list:
     """Each position's whole answer and the states of each of its searches, under both
     objectives, with the need kept (1), made again (0) or kept wrongly (-1)."""
-    from fastmach.solver import weights
-
     _solver._set_need_kept(kept)
-    out = []
-    for objective in ("cards", "points"):
-        w, jw = weights(rules, objective)
-        for t, h in zip(tables, hands):
-            val, placed, melds, stands = _solver.solve_counts(
-                t, h, rules.decks, rules.ace_code, rules.jokers_per_meld, w, jw, True)
-            out.append((int(val), None if placed is None else placed.tobytes(), melds, stands,
-                        [s[0] for s in _solver._sweep_stats()]))
-    return out
+    return whole_answers(rules, tables, hands, count="each")[0]
 
 
 @pytest.mark.parametrize("preset", ["jokers", "jokers(jokers_per_meld=unlimited)",
