@@ -176,6 +176,8 @@ cdef struct Impl:
                     # the deepening stops after its first sweep (D = 0)
     int key_placed  # 1: no melds asked for: the placed cards are read from the answer's
                     # tie-break key, the melds not rebuilt (_key_placed.pxi)
+    int melds_free  # 1: no melds asked for (Solver.solve_direct): the dominance pass of the
+                    # searches with jokers is scoped by the layer's size (_scope_fixed)
     uint64_t low_decs[MAX_LAYERS + 1]   # the aces-low answer's path (_solve_exact)
     int rlow                   # what the relaxation's aces-low search tells (RL_*,
     int64_t rlow_val           # _relax_low.pxi) and its answer's value and key
@@ -925,7 +927,7 @@ cdef int _copy_step(Impl* im, int v, int s) noexcept nogil:
     cdef bint aces_on = sup_on and _GROUP_SUPPLY != 2 and 2 <= v <= 11 and _aces_asked(im)
     cdef SupplyCache sc
     if not _COPY_STEPS or (hi - lo >= (_ALL_FROM if s < 4 else _GROUP_FROM)
-                           and not (_FIXED_SCOPE and im.jtot > 0)):
+                           and not _scope_fixed(im)):
         return 0
     if s < 4:
         if _avail_at(im, v, s) > 0:
@@ -1415,7 +1417,7 @@ cdef class Solver:
                  | ((_RELAX_LOW + 1) << 19) | ((_KEY_PLACED + 1) << 21)
                  | ((_HIGH_ONLY + 1) << 23) | ((_LEFT_OUT + 1) << 25)
                  | (<int64_t>_DIRECTION << 27) | (<int64_t>_DENSE_FIRST << 29)
-                 | (<int64_t>(_DEEPEN_STOP + 1) << 30))
+                 | (<int64_t>(_DEEPEN_STOP + 1) << 30) | (<int64_t>_FREE_SCOPE << 32))
         e = memo_find(memo, &key)
         if e != NULL and (wit == NULL or e.melds):
             return memo_answer(e, placed, wit)
@@ -1510,11 +1512,26 @@ cdef class Solver:
         # optimum is the same, see wit_split_wraps) and a 14-card run is laid as two
         cdef Impl* im = <Impl*> self._impl
         cdef int64_t val
+        cdef int free0 = im.melds_free
+        im.n_sweeps = 0
+        # (no melds asked for: the dominance pass of the searches with jokers by the layer's
+        # size, _scope_fixed; put back for the solve that asked this one, _left_out.pxi)
+        im.melds_free = wit == NULL and _FREE_SCOPE
+        val = self._solve_parts(table, hand, rules, card_w, joker_w, placed, wit)
+        im.melds_free = free0
+        return val
+
+    cdef int64_t _solve_parts(self, const uint8_t* table, const uint8_t* hand,
+                              const SolverRules* rules, const int32_t* card_w,
+                              const int32_t* joker_w, uint8_t* placed, Witness* wit) noexcept nogil:
+        # solve_direct's search: the tie-break key a part at a time where its digits do not
+        # fit one key, then the melds as wit asks
+        cdef Impl* im = <Impl*> self._impl
+        cdef int64_t val
         cdef int start = 0, end, c
         cdef uint8_t t2[NCARD]
         cdef uint8_t h2[NCARD]
         cdef uint8_t pl[NCARD]
-        im.n_sweeps = 0
         end = _key_plan(im, table, hand, 0)
         if end == NCARD:
             # no melds asked for: the placed cards from the answer's key (_key_placed.pxi)
@@ -2163,6 +2180,16 @@ cdef int64_t _finish(int64_t val, const uint8_t* table, uint8_t* placed,
     return val
 
 
+cdef inline bint _scope_fixed(Impl* im) noexcept nogil:
+    """Whether this sweep's dominance pass runs after every suit step on that suit,
+    whatever the layer's size, and after no group step (_set_fixed_scope): in the searches
+    with jokers, where melds are asked for (so that the need test leaves them as they
+    were); without melds (Impl.melds_free) by the layer's size, as without jokers: the
+    value and the placed cards are the same either way (the pass keeps, of two states one
+    dominates, the one at least as good by value and tie-break key)."""
+    return _FIXED_SCOPE and im.jtot > 0 and not im.melds_free
+
+
 cdef int _sweep(Impl* im) noexcept nogil:
     """Run the dynamic program; the index of the best final state, -1 if none, < -1 error."""
     cdef int s, v, i, n, c, best = -1, start
@@ -2196,7 +2223,7 @@ cdef int _sweep(Impl* im) noexcept nogil:
             # dominance after a suit step: within that suit only (where new dominance
             # mostly appears), every suit once the layer is large
             n = im.n_nodes - im.layer_start[im.n_layers]
-            if _FIXED_SCOPE and im.jtot > 0:
+            if _scope_fixed(im):
                 # with jokers: that suit, whatever the layer's size. Which states the pass
                 # drops then depends on no state that reaches no partition (none dominates
                 # one that does), so the jokers' need test (_joker_need.pxi), which drops
@@ -2215,7 +2242,7 @@ cdef int _sweep(Impl* im) noexcept nogil:
             return -4
         # (a smaller layer is compared in no suit, "suit 4": nothing to do)
         if im.n_nodes - im.layer_start[im.n_layers] >= _GROUP_FROM \
-                and not (_FIXED_SCOPE and im.jtot > 0):
+                and not _scope_fixed(im):
             _prune_dominated(im, -1)
     im.layer_start[im.n_layers + 1] = im.n_nodes
     # runs still open must have length >= 3: a1, a2, b1, b2 all zero
@@ -2315,6 +2342,8 @@ cdef int _FIXED_SCOPE = 1   # 1: with jokers the dominance pass runs after every
                             # that suit whatever the layer's size, never after a group step
                             # (_sweep), so that a pruning of states reaching no partition
                             # leaves the melds; 0 by size as without jokers (debug)
+cdef int _FREE_SCOPE = 1    # 1: ... but by size where no melds are asked for (_scope_fixed);
+                            # 0: as where they are (debug, the tests' reference)
 cdef int _SUIT_FROM = 32
 cdef int _ALL_FROM = 4096
 cdef int _GROUP_FROM = GROUP_PRUNE_FROM

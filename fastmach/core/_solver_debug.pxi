@@ -409,6 +409,14 @@ def _set_fixed_scope(int on):
     _FIXED_SCOPE = on
 
 
+def _set_free_scope(int on):
+    """Debug: 0 runs the dominance pass of a search with jokers that asks for no melds as
+    one that asks for them (_scope_fixed): the reference of the tests; 1 (the default) by
+    the layer's size."""
+    global _FREE_SCOPE
+    _FREE_SCOPE = on
+
+
 def _set_group_supply(int mode):
     """Debug: 1 (the default) makes a suit step of the searches with jokers drop the
     states whose groups the suits still to come at that value cannot make, their table

@@ -129,8 +129,8 @@ cdef class Engine:
     cdef readonly list observers      # Python bot seats that see the public history ...
     cdef bint observing               # ... (any: each turn is recorded for them)
     cdef list public                  # the current hand's public turns (fastmach.game.history)
-    cdef readonly bint melds_unread   # no seat reads the table's melds and the deck holds
-                                      # no joker: a batch nobody watches asks for none
+    cdef readonly bint melds_unread   # no seat reads the table's melds: a batch nobody
+                                      # watches asks for none
 
     def __init__(self, dict cfg, Context ctx, strategies):
         """cfg (fastmach.engine.engine_config), the Context the strategies share, and one
@@ -156,8 +156,7 @@ cdef class Engine:
         self.public = []
         self.deck = np.asarray(cfg["deck"], dtype=np.uint8).copy()
         self.checked = bool(cfg.get("check", False))
-        self.melds_unread = self.R.deck_counts[JOKER] == 0 and all(
-            (<Strategy>s).melds_blind for s in self.strategies)
+        self.melds_unread = all((<Strategy>s).melds_blind for s in self.strategies)
         self.violation = 0
         self.match_kind = cfg["match_kind"]
         self.first_cut = cfg["first_cut"]
@@ -436,8 +435,8 @@ cdef class Engine:
         """Play one game (a hand, or a whole match) per replicate: see _play_batch.
 
         Where nobody reads the table's melds (melds_unread, and no record, observer, check
-        or Python bot), the seats' plays carry none (Context.melds: the solver skips
-        rebuilding them); the games are the same (tests/engine/test_melds_unread.py)."""
+        or Python bot), the seats' plays carry none (Context.melds: the solver is asked for
+        none); the games are the same (tests/engine/test_melds_unread.py)."""
         self.ctx.melds = not (self.melds_unread and not record and not self.observing
                               and not self.checked and self.gil_free and not self.ctx.shared)
         try:

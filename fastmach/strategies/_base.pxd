@@ -25,7 +25,7 @@ cdef class Context:
     cdef readonly bint melds     # plays carry their melds (Decision.wit); 0 only while
                                  # an Engine plays a batch nobody reads them in
                                  # (Engine.play_batch: no record, observer, check or bot,
-                                 # no joker in the deck, every seat melds-blind)
+                                 # every seat melds-blind)
 
 
 cdef class Skill:

@@ -1,10 +1,10 @@
 """Batches nobody reads the melds of (Engine.play_batch, Context.melds): where every seat's
-decisions read only cards (melds_blind) and the deck holds no joker, and the batch keeps no
-record, has no observer, no invariant check and no Python bot, the seats' plays carry no
-melds (the solver reads the placed cards from its answer's key, the strong player asks only
-whether its hand goes out). The games must be those of the same batch with the melds made:
-the checked engine (which verifies the table's melds after every turn) and the recording
-one are the references.
+decisions read only cards (melds_blind), and the batch keeps no record, has no observer, no
+invariant check and no Python bot, the seats' plays carry no melds (the solver reads the
+placed cards from its answer's key, or with jokers scopes its dominance pass by the layer's
+size; the strong player asks only whether its hand goes out). The games must be those of
+the same batch with the melds made: the checked engine (which verifies the table's melds
+after every turn) and the recording one are the references.
 """
 from __future__ import annotations
 
@@ -25,7 +25,8 @@ BLIND_LINEUPS = {
 
 @pytest.mark.parametrize("rules", ["classic(match=single)", "classic", "ace-low(match=single)",
                                    "italian(match=single)",
-                                   "classic(match=single,opening_points=30)"])
+                                   "classic(match=single,opening_points=30)",
+                                   "jokers(match=single)", "jokers(match=single,ace=low-only)"])
 @pytest.mark.parametrize("lineup", sorted(BLIND_LINEUPS))
 def test_games_without_melds_are_the_games_with_them(rules, lineup, tmp_path):
     seats = BLIND_LINEUPS[lineup]
@@ -41,7 +42,7 @@ def test_games_without_melds_are_the_games_with_them(rules, lineup, tmp_path):
 
 
 @pytest.mark.parametrize("rules,seats", [
-    ("jokers(match=single)", ["expert"] * 4),              # jokers: what they stand for
+    ("jokers(match=single,joker_swap=hand)", ["expert"] * 4),   # takes jokers back by stands
     ("classic(match=single)", ["beginner"] + ["expert"] * 3),   # lays off onto melds
     ("classic(match=single)", ["intermediate"] + ["expert"] * 3),
     ("classic(match=single)", ["expert(error=0.1)"] + ["expert"] * 3),   # dissolved melds
