@@ -40,6 +40,19 @@ def _answer(pos, witness: bool, free_scope: int = 1):
     return int(total), None if placed is None else placed.tolist(), states
 
 
+def _drawn(rng: random.Random, rules: dict, large: bool):
+    """(table, hand, the solve's arguments): a jokers position of these rules and random
+    weights (one for every card half the time)."""
+    table, hand = _position(rng, rules, large)
+    if rng.random() < 0.5:
+        w = np.ones(NCARD, dtype=np.int32)
+    else:
+        w = np.array([rng.randint(1, 9) for _ in range(NCARD)], dtype=np.int32)
+    jw = np.full(16, int(w[JOKER]), dtype=np.int32)
+    return table, hand, (counts(table), counts(hand), rules["decks"], int(rules["ace_high"]),
+                         rules["jokers_per_meld"], w, jw)
+
+
 def _position(rng: random.Random, rules: dict, large: bool):
     if rng.random() < 0.3:
         table, hand = adv_jokers(rng, rules)
@@ -53,22 +66,11 @@ def _position(rng: random.Random, rules: dict, large: bool):
     return table, hand
 
 
-def _weights(rng: random.Random):
-    if rng.random() < 0.5:
-        w = np.ones(NCARD, dtype=np.int32)
-    else:
-        w = np.array([rng.randint(1, 9) for _ in range(NCARD)], dtype=np.int32)
-    return w, np.full(16, int(w[JOKER]), dtype=np.int32)
-
-
 @pytest.mark.parametrize("rules", RULES_GRID, ids=rules_id)
 def test_without_melds_the_value_and_placed_cards_are_those_with_them(free, rules):
     rng = random.Random(f"free-scope-{rules_id(rules)}")
     for _ in range(40):
-        table, hand = _position(rng, rules, large=True)
-        w, jw = _weights(rng)
-        pos = (counts(table), counts(hand), rules["decks"], int(rules["ace_high"]),
-               rules["jokers_per_meld"], w, jw)
+        table, hand, pos = _drawn(rng, rules, large=True)
         with_melds = _answer(pos, True)
         without = _answer(pos, False)
         fixed = _answer(pos, False, free_scope=0)
@@ -96,9 +98,6 @@ def test_on_the_positions_of_jokers_games(free):
 def test_small_positions_without_melds_are_the_brute_force_answer(free, rules):
     rng = random.Random(f"free-scope-small-{rules_id(rules)}")
     for _ in range(12):
-        table, hand = _position(rng, rules, large=False)
-        w, jw = _weights(rng)
-        pos = (counts(table), counts(hand), rules["decks"], int(rules["ace_high"]),
-               rules["jokers_per_meld"], w, jw)
+        table, hand, pos = _drawn(rng, rules, large=False)
         value, placed, _ = _answer(pos, False)
-        check_canonical(table, hand, rules, w, value, placed)
+        check_canonical(table, hand, rules, pos[5], value, placed)
