@@ -50,9 +50,6 @@ cdef class Solver:
     cdef int64_t solve_direct(self, const uint8_t* table, const uint8_t* hand,
                               const SolverRules* rules, const int32_t* card_w,
                               const int32_t* joker_w, uint8_t* placed, Witness* wit) noexcept nogil
-    cdef int64_t _solve_parts(self, const uint8_t* table, const uint8_t* hand,
-                              const SolverRules* rules, const int32_t* card_w,
-                              const int32_t* joker_w, uint8_t* placed, Witness* wit) noexcept nogil
     cdef int64_t _solve_dir(self, const uint8_t* table, const uint8_t* hand,
                             const SolverRules* rules, const int32_t* card_w,
                             const int32_t* joker_w, uint8_t* placed, Witness* wit) noexcept nogil

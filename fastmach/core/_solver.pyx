@@ -1448,6 +1448,7 @@ cdef class Solver:
         cdef uint8_t empty[NCARD]
         cdef skey keyw[NCARD]
         cdef int n, i, r = 0, key_placed = im.key_placed, mirror = im.mirror
+        cdef int melds_free = im.melds_free
         cdef int64_t W = 0
         cdef skey kall = 0
         n = _left_out_sets(im, best_val, best_sec, cards, sets, low_states, &W, &kall)
@@ -1472,9 +1473,10 @@ cdef class Solver:
                     val[0] = W - sets[i].w
                     sec[0] = kall - sets[i].k
                 break
-        # (what the caller reads after the solve: the key's digits, the mode, the direction)
+        # (what the caller reads after the solve: the key's digits, the modes, the direction)
         memcpy(im.keyw, keyw, sizeof(keyw))
         im.key_placed = key_placed
+        im.melds_free = melds_free
         im.mirror = mirror
         if r < 0:
             return r
@@ -1512,26 +1514,14 @@ cdef class Solver:
         # optimum is the same, see wit_split_wraps) and a 14-card run is laid as two
         cdef Impl* im = <Impl*> self._impl
         cdef int64_t val
-        cdef int free0 = im.melds_free
-        im.n_sweeps = 0
-        # (no melds asked for: the dominance pass of the searches with jokers by the layer's
-        # size, _scope_fixed; put back for the solve that asked this one, _left_out.pxi)
-        im.melds_free = wit == NULL and _FREE_SCOPE
-        val = self._solve_parts(table, hand, rules, card_w, joker_w, placed, wit)
-        im.melds_free = free0
-        return val
-
-    cdef int64_t _solve_parts(self, const uint8_t* table, const uint8_t* hand,
-                              const SolverRules* rules, const int32_t* card_w,
-                              const int32_t* joker_w, uint8_t* placed, Witness* wit) noexcept nogil:
-        # solve_direct's search: the tie-break key a part at a time where its digits do not
-        # fit one key, then the melds as wit asks
-        cdef Impl* im = <Impl*> self._impl
-        cdef int64_t val
         cdef int start = 0, end, c
         cdef uint8_t t2[NCARD]
         cdef uint8_t h2[NCARD]
         cdef uint8_t pl[NCARD]
+        im.n_sweeps = 0
+        # no melds asked for: the dominance pass of the searches with jokers by the layer's
+        # size (_scope_fixed)
+        im.melds_free = wit == NULL and _FREE_SCOPE
         end = _key_plan(im, table, hand, 0)
         if end == NCARD:
             # no melds asked for: the placed cards from the answer's key (_key_placed.pxi)

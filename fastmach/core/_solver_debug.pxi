@@ -334,6 +334,7 @@ def _one_sweep(cnp.ndarray[cnp.uint8_t, ndim=1] table not None,
     _set_rest(im)
     im.ub = -1
     im.lb = lb
+    im.melds_free = 0   # (the dominance pass as where melds are asked for)
     best = _sweep(im)
     return (im.nodes[best].val if best >= 0 else best), im.n_nodes
 
