@@ -15,12 +15,12 @@ draws ``--candidates`` weight vectors from a Gaussian, plays each on the same ``
 deals (common random numbers) in a VectorEnv of candidates x deals games, and moves the
 Gaussian to the best fifth; ``pg``, REINFORCE (Adam, a discounted reward to go, a linear
 baseline) on the per-hand reward. Measured on the 2-core development machine: ``cem``
-with the defaults and the command above (9 generations, 96,981 learner steps, 2.1 minutes
-of wall time; 4.5 on a busier machine), won 55.0%
-[45.2, 64.8] of 100 held-out classic matches against three experts (the expert in that
-seat 28.5% on the same deals), and 56.4% of 400 ``fastmach play --rotate`` games (each
-expert 14.5%); ``pg`` for 2 minutes only reached the expert's 28.5% (from a uniform start
-its gradient leads to playing more, not to holding). ``--self-play 3`` (the latest
+with the defaults and the command above (9 generations, 88,422 learner steps, half a
+minute of wall time) won 59.5% [49.9, 69.1] of 100 held-out classic matches against three
+experts (the expert in that seat 27.0% on the same deals), and 56.0% of 1,600 ``fastmach
+play --rotate --seed 5`` games (400 deals; each expert 14.7%); ``pg`` for 2 minutes only
+reached the expert's 27.0% (from a uniform start its gradient leads to playing more, not
+to holding). ``--self-play 3`` (the latest
 snapshot in one seat from generation 4 on) won 19.5% [12.2, 26.8]: the answer to a
 holding snapshot is to play early, which loses to experts (docs/env.md).
 
