@@ -34,9 +34,9 @@ from typing import IO, Any, Iterable, Iterator
 
 from fastmach.errors import FastmachError
 
-__all__ = ["as_path", "probe_file", "probe_append", "probe_dir", "atomic_path", "atomic_dir",
-           "write_bytes_atomic", "open_text", "read_text", "partial_name", "same_file",
-           "refuse_inputs", "clear_stale", "read_lines", "MAX_LINE"]
+__all__ = ["as_path", "expect_suffix", "probe_file", "probe_append", "probe_dir", "atomic_path",
+           "atomic_dir", "write_bytes_atomic", "open_text", "read_text", "partial_name",
+           "same_file", "refuse_inputs", "clear_stale", "read_lines", "MAX_LINE"]
 
 
 def _named(what: str, p: Path) -> str:
@@ -138,6 +138,17 @@ def refuse_inputs(out: str | Path | None, what: str,
         if same_file(o, q):
             raise FastmachError(f"{_named(what, o)} is {name} {str(q)!r}: writing it would "
                                 f"destroy it; write the output elsewhere")
+
+
+def expect_suffix(path: str | Path, what: str, *endings: str) -> Path:
+    """``path`` if its name ends with one of ``endings`` (``".parquet"``, ``".jsonl.gz"``),
+    else a FastmachError naming the option and what it expects: an output is written only
+    under a name of its own format (never over a file of another kind, a bot's source)."""
+    p = Path(path)
+    if not p.name.endswith(endings) or p.name in endings:
+        expected = " or ".join(endings)
+        raise FastmachError(f"{_named(what, p)}: expected a {expected} file")
+    return p
 
 
 def probe_file(path: str | Path, what: str = "out=") -> Path:

@@ -14,7 +14,7 @@ from fastmach.engine import run_play_columns, summary
 from fastmach.engine.parquet import write_parquet
 from fastmach.engine.progress import Progress
 from fastmach.errors import FastmachError
-from fastmach.outputs import atomic_path, partial_name, probe_file, refuse_inputs
+from fastmach.outputs import atomic_path, expect_suffix, partial_name, probe_file, refuse_inputs
 from fastmach.rules import resolve_rules, source_warning
 from fastmach.strategies import describe as describe_strategies
 from fastmach.strategies import parse_strategy, rotations_of, split_strategies, stand_in_warning
@@ -55,8 +55,8 @@ def play_command(args: argparse.Namespace) -> int:
         print(f"warning: {stand_in_warning(rules, names)}", file=sys.stderr)
     out = Path(args.out)
     for flag, path in (("--out", args.out), ("--hands", args.hands)):
-        if path is not None and Path(path).suffix != ".parquet":
-            raise FastmachError(f"{flag} {path!r}: expected a .parquet file")
+        if path is not None:
+            expect_suffix(path, flag, ".parquet")
     # three outputs, three files (by any name: a link, ..)
     refuse_inputs(args.hands, "--hands", [("the --out file", out)])
     refuse_inputs(args.log, "--log", [("the --out file", out), ("the --hands file", args.hands)])
@@ -195,7 +195,7 @@ def view_command(args: argparse.Namespace) -> int:
         raise FastmachError("give a log (LOG.jsonl[.gz]) or a position (--hand, --table, --rules)")
     if args.game is not None:
         raise FastmachError("--game needs a log")
-    path = Path(args.out or "position.html")
+    path = expect_suffix(args.out or "position.html", "--out", ".html")
     write_page(path, position_page(args.table or "", args.hand, args.rules, args.objective))
     print(f"wrote {path}")
     return 0

@@ -89,7 +89,7 @@ from fastmach.core.cards import JOKER, NCARD, card_points
 from fastmach.game.deal import check_seed as _check_seed, deck_of, resolve_seed as _resolve_seed
 from fastmach.game.log_writer import write_log
 from fastmach.errors import FastmachError
-from fastmach.outputs import as_path, probe_append
+from fastmach.outputs import as_path, expect_suffix, probe_append
 from fastmach.rules import Rules, is_integer, resolve_rules
 from fastmach.solver import POINT_SCALE, opening_weights
 from fastmach.strategies import (Context, Strategy, build_seats, parse_seats, rotations_of,
@@ -231,9 +231,15 @@ def play_games(
 
 
 def _check_log_path(log) -> None:
-    """A log path before the games: a path (not True, not a file descriptor), not a
+    """A log path before the games: a path (not True, not a file descriptor) named
+    ``.jsonl`` or ``.jsonl.gz`` (never a file of another kind: a bot's source), not a
     directory, in a directory that exists, that can be appended to."""
-    probe_append(as_path(log, "log="), "log=")
+    expect_suffix(probe_append(as_path(log, "log="), "log="), "log=", *LOG_ENDINGS)
+
+
+#: a log's name ends so (an output is never written under a name of another kind: a bot's
+#: source, a table)
+LOG_ENDINGS = (".jsonl", ".jsonl.gz")
 
 
 def play_columns(
@@ -387,7 +393,7 @@ def run_play_columns(
     for lineup in lineups:  # validate every seat before the first game
         parse_seats(lineup, rules.players)
     if log is not None:
-        probe_file(log, "log=")
+        probe_file(expect_suffix(log, "log=", *LOG_ENDINGS), "log=")
     frames: list[Columns] = []
     hand_frames: list[Columns] = []
     total = games * len(lineups)

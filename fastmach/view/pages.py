@@ -30,7 +30,7 @@ from fastmach.core import validate
 from fastmach.core.cards import JOKER, card_str, parse_cards
 from fastmach.errors import FastmachError
 from fastmach.game.log_reader import BadLog, HandChecker, LogChecker, log_records
-from fastmach.outputs import clear_stale, probe_file, refuse_inputs, temporary_name
+from fastmach.outputs import clear_stale, expect_suffix, probe_file, refuse_inputs, temporary_name
 from fastmach.rules import Rules
 
 __all__ = ["read_games", "ViewGame", "game_page", "index_page", "position_page",
@@ -487,6 +487,7 @@ def write_views(log: str | Path, out: str | Path | None = None, game: int | None
             raise FastmachError(f"game={game}: the log holds games 0..{len(games) - 1}")
         path = Path(out) if out else log.with_name(f"{_stem(log)}-game{game}.html")
         refuse_inputs(path, "out=", [("the log", log)])
+        expect_suffix(path, "out=", ".html")
         write_page(path, game_page(games[game]))
         return [path]
     index = Path(out) if out else log.with_name(_stem(log) + ".html")
@@ -497,6 +498,7 @@ def write_views(log: str | Path, out: str | Path | None = None, game: int | None
     refuse_inputs(index, "out=", [("the log", log)])
     for p in paths:
         refuse_inputs(p, "its game page", [("the log", log)])
+    expect_suffix(index, "out=", ".html")   # (never over a file of another kind)
     probe_file(index, "out=")
     for p in paths:
         probe_file(p, "its game page")

@@ -254,6 +254,46 @@ def test_view_out_over_its_log_exits_2_and_keeps_it(tmp_path, capsys):
     assert "its game page" in capsys.readouterr().err and page.read_bytes() == before
 
 
+@pytest.mark.parametrize("name", ["mybot.py", "g.txt", "g.parquet", ".jsonl"])
+def test_play_log_under_another_kind_of_name_exits_2_and_keeps_the_file(tmp_path, capsys,
+                                                                          name, no_games):
+    """A log is written only under a log's name (.jsonl, .jsonl.gz): never over a bot's
+    source, a table or any other file named on the command line by mistake."""
+    target = tmp_path / name
+    target.write_text("class B:\n    pass\n")
+    before = target.read_bytes()
+    out = tmp_path / "games.parquet"
+    assert _play(tmp_path, "--out", str(out), "--log", str(target)) == 2
+    err = capsys.readouterr().err
+    assert f"--log {str(target)!r}: expected a .jsonl or .jsonl.gz file" in err
+    assert "Traceback" not in err
+    assert target.read_bytes() == before and not out.exists()
+
+
+def test_play_games_log_under_another_kind_of_name_is_refused_and_kept(tmp_path):
+    target = tmp_path / "mybot.py"
+    target.write_text("class B:\n    pass\n")
+    with pytest.raises(FastmachError, match=r"^log=.*: expected a \.jsonl or \.jsonl\.gz file"):
+        play_games("classic(players=2,match=single)", ["expert"] * 2, 1, range(1), log=target)
+    assert target.read_text() == "class B:\n    pass\n"
+
+
+def test_view_out_under_another_kind_of_name_exits_2_and_keeps_the_file(tmp_path, capsys):
+    """A page is written only under an .html name: never over another log, a table."""
+    log, other = tmp_path / "g.jsonl", tmp_path / "other.jsonl"
+    play_games("classic(players=2,match=single)", ["expert"] * 2, 1, range(1), log=log)
+    other.write_bytes(log.read_bytes())
+    before = other.read_bytes()
+    assert main(["view", str(log), "--out", str(other)]) == 2
+    assert main(["view", str(log), "--game", "0", "--out", str(other)]) == 2
+    err = capsys.readouterr().err
+    assert f"--out {str(other)!r}: expected a .html file" in err and "Traceback" not in err
+    assert other.read_bytes() == before
+    table = tmp_path / "x.parquet"
+    assert main(["view", "--hand", "AS", "--out", str(table)]) == 2
+    assert "expected a .html file" in capsys.readouterr().err and not table.exists()
+
+
 def test_sweep_and_tune_out_over_their_definition_exit_2(tmp_path, capsys):
     toml = tmp_path / "s.toml"
     toml.write_text("[study]\n")

@@ -174,9 +174,9 @@ def test_rules_of_an_unknown_parameter_or_positional_arguments_is_a_named_error(
 
 
 @pytest.mark.parametrize("log, words", [
-    ("/sys/fastmach-test.log", r"^log='/sys/fastmach-test.log': cannot write there "
-                               r"\(Permission denied\)"),
-    ("/proc/fastmach-test.log", r"^log='/proc/fastmach-test.log': cannot write there"),
+    ("/sys/fastmach-test.jsonl", r"^log='/sys/fastmach-test.jsonl': cannot write there "
+                                 r"\(Permission denied\)"),
+    ("/proc/fastmach-test.jsonl", r"^log='/proc/fastmach-test.jsonl': cannot write there"),
 ])
 def test_play_games_names_a_log_it_cannot_write_before_the_games(log, words):
     with pytest.raises(FastmachError, match=words):
