@@ -97,16 +97,20 @@ def add_edge(sub) -> None:
         description="Two `fastmach play --rotate` runs on one seed, the focal player in a "
                     "seat of the first, the baseline in the second: the focal seat's win "
                     "share minus the same seat's in the baseline's game of that deal, with "
-                    "a 95% interval by deal and the games that changed.")
+                    "a 95% interval by deal and the games that changed. Games pair only on "
+                    "the same seed, replicate and rotation (and rules, where the rows name "
+                    "them); both files must be games files (not --hands files) with every "
+                    "column and win share in place, else the command names what is wrong.")
     p.add_argument("focal", metavar="FOCAL", help="the focal run's parquet file")
     p.add_argument("base", metavar="BASE", help="the baseline run's parquet file (same seed)")
     p.add_argument("--focal", dest="name", default=None, metavar="NAME",
-                   help="the focal strategy (a prefix of its text; default: seat 0's)")
+                   help="the focal strategy: one of FOCAL's strategies as written, or a "
+                        "prefix of exactly one (default: seat 0's in rotation 0)")
     p.set_defaults(func=edge_command)
 
 
 def edge_command(args: argparse.Namespace) -> int:
-    """``fastmach edge``: unreadable or unpaired runs exit 2."""
+    """``fastmach edge``: unreadable, refused or unpaired runs exit 2."""
     from fastmach.tools.edge import read_edge
 
     print(read_edge(args.focal, args.base, args.name))
