@@ -397,6 +397,9 @@ def parse_log_line(name: str, no: int, line: str) -> dict:
         rec = json.loads(line)
     except json.JSONDecodeError as e:
         raise FastmachError(f"{name} line {no}: not JSON ({e.msg})") from None
+    except RecursionError:  # (the parser's stack: not a record either)
+        raise FastmachError(f"{name} line {no}: not JSON (arrays or objects nested too "
+                            f"deeply)") from None
     if not isinstance(rec, dict):
         raise FastmachError(f"{name} line {no}: expected a JSON object")
     return rec

@@ -249,6 +249,10 @@ def _read_rows(path: str, fmt: str, rules: str, objective: str):
                     row["error"] = f"malformed JSON ({e.msg} at column {e.colno})"
                     rows.append(row)
                     continue
+                except RecursionError:  # (the parser's stack)
+                    row["error"] = "malformed JSON (arrays or objects nested too deeply)"
+                    rows.append(row)
+                    continue
                 if isinstance(obj, dict) and "id" in obj:
                     row["id"] = obj["id"]
                 if isinstance(row.get("id"), float) and not math.isfinite(row["id"]):
@@ -317,14 +321,22 @@ def _solve_rows(rows: list[dict], workers: int) -> None:
 
 
 def _check_fields(path: str) -> None:
-    """A CSV row with more fields than the header is refused (pandas would take the first
-    ones as an index and read the rest as the columns: a silent misread)."""
+    """A CSV header that names a column twice is refused (pandas would read the second as
+    ``NAME.1``, a column nobody asked for: a silent misread), and so is a row with more
+    fields than the header (pandas would take the first ones as an index and read the rest
+    as the columns)."""
     import csv
+    from collections import Counter
 
     try:
-        with open(path, encoding="utf-8", newline="") as f:
+        with open(path, encoding="utf-8-sig", newline="") as f:  # (pandas drops a BOM)
             reader = csv.reader(f)
-            header = next(reader, [])
+            header = next((row for row in reader if row), [])  # (and skips blank lines)
+            repeated = [k for k, n in Counter(header).items() if k and n > 1]
+            if repeated:
+                raise FastmachError(
+                    f"batch file {path!r}, line {reader.line_num}: the header names column(s) "
+                    f"{', '.join(map(repr, repeated))} more than once; give each column once")
             for fields in reader:
                 if len(fields) > len(header):
                     raise FastmachError(

@@ -1,7 +1,6 @@
 """Game logs of a study: the first ``log_games`` games of every cell and rotation."""
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
@@ -9,6 +8,7 @@ import numpy as np
 
 from fastmach.study import Study
 from fastmach.study.plan import LOGS
+from fastmach.study.store import load_json
 from fastmach.study.worker import default_engine
 
 __all__ = ["log_path", "write_logs"]
@@ -25,7 +25,7 @@ def _logged_games(path: Path) -> int | None:
         with open(path, "rb") as f:
             f.seek(max(0, f.seek(0, os.SEEK_END) - 4096))
             last = f.read().splitlines()[-1]
-        rec = json.loads(last)
+        rec = load_json(last.decode("utf-8"))
     except (OSError, ValueError, IndexError):
         return None
     return rec.get("games") if isinstance(rec, dict) and rec.get("type") == "close" else None

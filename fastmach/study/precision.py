@@ -10,7 +10,6 @@ there are named.
 
 from __future__ import annotations
 
-import json
 import math
 import sys
 from pathlib import Path
@@ -24,7 +23,7 @@ from fastmach.analysis.inference import ratio_estimate, t_quantile
 from fastmach.errors import FastmachError
 from fastmach.study import Study
 from fastmach.study.driver import open_backend
-from fastmach.study.store import ReadCache
+from fastmach.study.store import ReadCache, load_json
 from fastmach.study.plan import MANIFEST
 from fastmach.study.driver import execute
 from fastmach.study.results import read_hands
@@ -68,9 +67,9 @@ def _resumed_games(study: Study, out: str | Path) -> int:
     """Deals per cell that an earlier run of this growing study reached in ``out`` (a
     rerun starts there, so that it resumes instead of being refused); else ``games``."""
     try:
-        old = Study.from_toml(json.loads((Path(out) / MANIFEST).read_text())["study"])
-    except (OSError, ValueError, KeyError, FastmachError):
-        return study.games
+        old = Study.from_toml(load_json((Path(out) / MANIFEST).read_text())["study"])
+    except (OSError, ValueError, KeyError, TypeError, FastmachError):
+        return study.games  # (the store, opened next, names what is wrong with it)
     same = old.replace(games=study.games).to_toml() == study.to_toml()
     top = study.max_games if study.max_games is not None else study.games
     return old.games if same and study.games < old.games <= top else study.games

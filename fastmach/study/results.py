@@ -62,7 +62,7 @@ class Store:
         mpath = self.root / MANIFEST
         if mpath.exists():
             try:
-                manifest = json.loads(mpath.read_bytes().decode("utf-8"))
+                manifest = integrity.load_json(mpath.read_bytes().decode("utf-8"))
             except (OSError, ValueError) as e:
                 raise FastmachError(f"{mpath}: unreadable manifest ({e})") from None
             if not isinstance(manifest, dict):
@@ -309,7 +309,7 @@ def read_manifest(root: str | Path, *, need_study: bool = True) -> dict:
         raise FastmachError(f"{mpath}: cannot read the study manifest (no such file: the "
                             f"result directory lacks {MANIFEST})")
     try:
-        manifest = json.loads(mpath.read_bytes().decode("utf-8"))
+        manifest = integrity.load_json(mpath.read_bytes().decode("utf-8"))
     except UnicodeDecodeError as e:
         raise FastmachError(f"{mpath}: cannot read the study manifest (not UTF-8 text: "
                             f"{e})") from None

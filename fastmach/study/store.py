@@ -25,10 +25,20 @@ from typing import Any, Mapping
 
 from fastmach.errors import FastmachError
 
-__all__ = ["JOURNAL", "file_record", "bytes_record", "check_record", "load_records",
-           "append_record", "read_table", "data_files", "sweep_running"]
+__all__ = ["JOURNAL", "load_json", "file_record", "bytes_record", "check_record",
+           "load_records", "append_record", "read_table", "data_files", "sweep_running"]
 
 JOURNAL = "_checksums.jsonl"
+
+
+def load_json(text: str) -> Any:
+    """``json.loads(text)``; JSON nested too deeply for the parser (a RecursionError) is a
+    ``json.JSONDecodeError`` too, so that it is refused as any malformed JSON."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise json.JSONDecodeError("arrays or objects nested too deeply", text,
+                                   len(text) - len(text.lstrip())) from None
 
 
 def bytes_record(data: bytes) -> dict:
@@ -96,7 +106,7 @@ def load_records(root: Path, manifest: Mapping) -> dict[str, dict] | None:
         return out
     for line in text.splitlines():
         try:
-            rec = json.loads(line)
+            rec = load_json(line)
             out[str(rec["chunk"])] = dict(rec["files"])
         except (ValueError, KeyError, TypeError):
             continue

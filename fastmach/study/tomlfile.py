@@ -35,4 +35,8 @@ def read_toml(path_or_text: str | Path, what: str, inline: str) -> tuple[dict[st
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise FastmachError(f"{source}: bad TOML: {e}") from None
+    except RecursionError:   # (the parser's stack: not a study either)
+        raise FastmachError(f"{source}: bad TOML: arrays or inline tables nested too "
+                            f"deeply") from None
     return data, text, source
+
