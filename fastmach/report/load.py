@@ -28,7 +28,9 @@ def load_results(results_dir: Path | str, *, ignore_foreign: bool = False
     one the manifest does not record, is an error naming the file (``ignore_foreign``:
     leave out the unrecorded ones instead). See :func:`fastmach.study.store.read_table`.
     """
-    from fastmach.study.results import read_manifest
+    from fastmach.study import Study
+    from fastmach.study.plan import CHUNKS
+    from fastmach.study.results import check_unrecorded, read_manifest
     from fastmach.study.store import read_table
 
     d = Path(results_dir)
@@ -43,6 +45,9 @@ def load_results(results_dir: Path | str, *, ignore_foreign: bool = False
                             "(run `fastmach sweep` first)")
     manifest = read_manifest(d, need_study=False)
     df = read_table(d, manifest, ignore_foreign=ignore_foreign)  # names a bad file
+    study = Study.from_toml(manifest["study"]) if manifest.get("study") else None
+    if study is not None:   # (no chunk records: the rows' seed; files named freely)
+        check_unrecorded(d, manifest, df, study, CHUNKS, names=False)
     if df.empty:
         raise FastmachError(f"results directory {str(d)!r} holds no game")
     missing = [c for c in NEEDED if c not in df.columns]
@@ -52,4 +57,6 @@ def load_results(results_dir: Path | str, *, ignore_foreign: bool = False
         raise FastmachError(f"results in {str(d)!r} hold no hand rows ({HANDS}/): they were "
                             "made by an older fastmach; run the sweep again")
     hands = read_table(d, manifest, ignore_foreign=ignore_foreign, subdir=HANDS)
+    if study is not None:
+        check_unrecorded(d, manifest, hands, study, HANDS, names=False)
     return df, hands, manifest

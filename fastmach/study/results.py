@@ -7,7 +7,7 @@ import difflib
 import json
 import warnings
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 import numpy as np
 
@@ -19,7 +19,7 @@ from fastmach.study.plan import CHUNKS, HANDS, MANIFEST, Chunk, check_size, chun
     parse_chunk_name
 from fastmach.study.worker import _version
 
-__all__ = ["Store", "read_results", "read_hands", "read_manifest"]
+__all__ = ["Store", "read_results", "read_hands", "read_manifest", "check_unrecorded"]
 
 
 def _now() -> str:
@@ -278,18 +278,29 @@ def _read_rows(root: Path, study: Study | None, subdir: str, keys: list[str],
         raise FastmachError(f"{root}: no finished chunk yet")
     df = integrity.read_table(root, manifest, subdir=None if subdir == CHUNKS else subdir,
                               cache=cache)
-    if integrity.load_records(root, manifest) is None:  # no records: check what we can
-        cells = {c.hash: c for c in study.cells}
-        for rel in integrity.data_files(root, None if subdir == CHUNKS else subdir):
-            if parse_chunk_name(study, Path(rel).name, cells) is None:
-                raise FastmachError(f"{root / rel}: not a chunk of study {study.name!r} (and "
-                                    f"{MANIFEST} records no chunks)")
-        seed = _foreign_seed(df, study)
-        if seed is not None:
-            raise FastmachError(f"{root}: rows of root seed {seed}, not study {study.name!r}'s "
-                                f"{study.seed} ({MANIFEST} records no chunks to tell which "
-                                f"files are its own)")
+    check_unrecorded(root, manifest, df, study, subdir)
     return _sorted(df, root, study, keys)
+
+
+def check_unrecorded(root: Path, manifest: Mapping, df, study: Study, subdir: str, *,
+                     names: bool = True) -> None:
+    """Where the manifest records no chunks (results of an older fastmach, or written by
+    hand: no checksum tells which files are the study's), what the files can say: each is
+    named as a chunk of one of the study's cells (``names``: a sweep's own directory), and
+    the rows hold the study's root seed. A FastmachError naming the first file or seed that
+    is not."""
+    if integrity.load_records(root, manifest) is not None:
+        return
+    cells = {c.hash: c for c in study.cells}
+    for rel in integrity.data_files(root, None if subdir == CHUNKS else subdir) if names else ():
+        if parse_chunk_name(study, Path(rel).name, cells) is None:
+            raise FastmachError(f"{root / rel}: not a chunk of study {study.name!r} (and "
+                                f"{MANIFEST} records no chunks)")
+    seed = _foreign_seed(df, study)
+    if seed is not None:
+        raise FastmachError(f"{root}: rows of root seed {seed}, not study {study.name!r}'s "
+                            f"{study.seed} ({MANIFEST} records no chunks to tell which "
+                            f"files are its own)")
 
 
 def _foreign_seed(df, study: Study):

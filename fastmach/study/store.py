@@ -164,6 +164,11 @@ class ReadCache:
             return False
 
 
+def _cell_rows(table) -> bool:
+    """Whether every row of a chunk (a pyarrow table) names its study cell."""
+    return "cell" in table.column_names and table.column("cell").null_count == 0
+
+
 def read_table(root: str | Path, manifest: Mapping, *, ignore_foreign: bool = False,
                subdir: str | None = None, cache: ReadCache | None = None):
     """The game rows of a result directory as one DataFrame, every file verified first
@@ -218,6 +223,17 @@ def read_table(root: str | Path, manifest: Mapping, *, ignore_foreign: bool = Fa
             tables.append(pq.read_table(root / rel))
         except Exception as e:  # pyarrow raises several types
             raise FastmachError(f"{root / rel}: unreadable parquet file ({e})") from None
+        if records is None and not _cell_rows(tables[-1]):
+            # no checksum to tell: rows that name no cell are no study's chunk
+            if not ignore_foreign:
+                raise FastmachError(
+                    f"{root / rel}: not a chunk of study {manifest.get('name')!r} (its rows "
+                    f"name no cell of a study); remove it, or pass --ignore-foreign to leave "
+                    f"it out")
+            warnings.warn(f"{root}: {rel} is not a chunk of this study: left out",
+                          stacklevel=2)
+            tables.pop()
+            continue
         if cache is not None and records is not None:
             cache.tables[rel] = tables[-1]
     if not tables:

@@ -349,6 +349,31 @@ def test_results_of_an_older_fastmach_are_adopted_on_resume(study, reference, do
     assert len(json.loads((done / MANIFEST).read_text())["chunks"]) == len(plan(study))
 
 
+def test_a_report_of_results_without_chunk_records_refuses_files_not_the_studys(
+        done, tmp_path, capsys):
+    """Without checksums a report refuses what no study's chunk holds: a `fastmach play`
+    file dropped among the chunks (rows without a cell: it crashed the report), left out
+    with --ignore-foreign, and rows of another root seed."""
+    manifest = json.loads((done / MANIFEST).read_text())
+    del manifest["chunks"]
+    (done / MANIFEST).write_text(json.dumps(manifest))
+    load_results(done)
+    stray = done / "chunks" / "extra.parquet"
+    play_games("ace-low(match=single,players=2)", ["expert"] * 2, 7, range(2)).to_parquet(stray)
+    with pytest.raises(FastmachError, match=r"extra\.parquet: not a chunk of study 'tiny'"):
+        load_results(done)
+    assert main(["report", str(done), "--out", str(tmp_path / "r")]) == 2
+    assert "Traceback" not in capsys.readouterr().err
+    with pytest.warns(UserWarning, match="extra.parquet is not a chunk of this study"):
+        games = load_results(done, ignore_foreign=True)[0]
+    stray.unlink()
+    pd.testing.assert_frame_equal(games, load_results(done)[0])
+    chunk = _chunks(done)[0]
+    pd.read_parquet(chunk).assign(seed=8).to_parquet(chunk)
+    with pytest.raises(FastmachError, match=r"rows of root seed 8, not study 'tiny''s 7"):
+        load_results(done)
+
+
 def test_what_a_sweep_killed_before_its_manifest_leaves_does_not_block_the_resume(
         study, reference, tmp_path):
     out = tmp_path / "out"
