@@ -90,6 +90,8 @@ def fresh_check(space: Space, search: Search, evaluate: Evaluator
     return out
 
 
+#: The most tick labels a partial-dependence panel shows (a long range is thinned).
+_MAX_TICKS = 24
 _METRIC_COLS = [c for m in SCORECARD_METRICS for c in (m, f"{m}_lo", f"{m}_hi")]
 
 
@@ -225,9 +227,10 @@ def plot_partial_dependence(space: Space, table: pd.DataFrame):
                 ax.axhspan(lo if lo is not None else ax.get_ylim()[0],
                            hi if hi is not None else ax.get_ylim()[1],
                            color="#66aa55", alpha=0.15, lw=0)
-            ax.set_xticks(range(len(a.values)))
-            ax.set_xticklabels([format_value(a.name, v) for v in a.values], fontsize=7,
-                               rotation=0 if len(a.values) < 8 else 90)
+            step = -(-len(a.values) // _MAX_TICKS)   # (a long range: every step-th value)
+            ax.set_xticks(range(0, len(a.values), step))
+            ax.set_xticklabels([format_value(a.name, v) for v in a.values[::step]],
+                               fontsize=7, rotation=0 if len(a.values) < 8 else 90)
             if i == nr - 1:
                 ax.set_xlabel(a.name)
             if j == 0:

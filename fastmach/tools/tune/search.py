@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import hashlib
 import itertools
-import json
 import math
 import time
 import warnings
@@ -40,6 +39,8 @@ import pandas as pd
 
 from fastmach.errors import FastmachError
 from fastmach.study import Study
+from fastmach.study.store import load_json
+from fastmach.tools.tune.journal import bad_journal, check_lines, check_trial
 from fastmach.tools.tune.space import Axis, Space
 
 __all__ = ["Evaluator", "Search", "run_search", "loss_of", "cost_floor", "IDLE_LIMIT"]
@@ -107,9 +108,9 @@ class Evaluator:
         if not m.exists():
             return 0, False
         try:
-            manifest = json.loads(m.read_text(encoding="utf-8"))
+            manifest = load_json(m.read_text(encoding="utf-8"))
             study = Study.from_toml(manifest["study"])
-        except (OSError, ValueError, KeyError, FastmachError):
+        except (OSError, ValueError, KeyError, TypeError, FastmachError):
             return 0, False
         return study.games, bool(manifest.get("finished"))
 
@@ -183,17 +184,29 @@ def _sampler(space: Space, n: int):
 
 
 def _open(space: Space, out: Path):
+    """The search's Optuna study in ``out``'s journal, created or resumed; a journal that
+    cannot be read, or whose trials leave the space, is a FastmachError naming it."""
     import optuna
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     from optuna.storages import JournalStorage
     from optuna.storages.journal import JournalFileBackend
 
-    storage = JournalStorage(JournalFileBackend(str(out / JOURNAL)))
+    path = out / JOURNAL
+    check_lines(path)
     pruner = optuna.pruners.SuccessiveHalvingPruner(
         min_resource=space.deals, reduction_factor=space.eta, min_early_stopping_rate=0)
-    return optuna.create_study(study_name=space.name, storage=storage, direction="minimize",
-                               pruner=pruner, sampler=_sampler(space, 0), load_if_exists=True)
+    try:
+        storage = JournalStorage(JournalFileBackend(str(path)))
+        study = optuna.create_study(study_name=space.name, storage=storage,
+                                    direction="minimize", pruner=pruner,
+                                    sampler=_sampler(space, 0), load_if_exists=True)
+        trials = study.get_trials(deepcopy=False)
+    except Exception as e:   # (what Optuna raises replaying a journal it did not write)
+        raise bad_journal(path, f"Optuna cannot replay it ({type(e).__name__}: {e})") from None
+    for t in trials:
+        check_trial(space, path, t)
+    return study
 
 
 def _judged_before(study, number: int, rung: int, value: float, eta: int) -> bool | None:

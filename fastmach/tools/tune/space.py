@@ -18,7 +18,8 @@ names the problem (the file, the table and the key), raised before any game::
     # order = ["turns_per_hand", "stock_out_per_hand"]   # lexicographic instead of weights
 
     [space]                      # any rules parameter (fastmach.rules.TABLE) but players
-    hand_size = "9..15"          # an integer range, both ends included
+    hand_size = "9..15"          # an integer range, both ends included (its values allowed
+                                 # by the table, at most MAX_RANGE of them)
     opening_points = [0, 24, 36] # or a list of choices
 
     [targets]                    # scorecard metrics (fastmach.analysis.stats.SCORECARD_METRICS)
@@ -68,6 +69,9 @@ _CAP = LEXICOGRAPHIC_BASE / 10
 CENTRE_WEIGHT = 0.01
 #: Candidates a grid is checked in full against the deal (beyond: the corners of the box).
 _CHECK_ALL = 20_000
+#: The most values one range may hold (checked before any is listed; a rules parameter's
+#: useful span is far smaller, and a parameter without a highest value has no other bound).
+MAX_RANGE = 1_000
 
 
 class SpaceError(FastmachError):
@@ -86,6 +90,20 @@ class Axis:
     low: int | None = None
     high: int | None = None
     choices: tuple = ()
+
+    def __post_init__(self) -> None:
+        if not self.choices and self.low is not None and self.high is not None \
+                and self.size > MAX_RANGE:   # (a space built in Python: before any game)
+            raise FastmachError(f"{self.name}: range {self.text()} holds {self.size} values; "
+                                f"a range may hold at most {MAX_RANGE}")
+
+    @property
+    def size(self) -> int:
+        """The number of values (counted, not listed)."""
+        if self.choices:
+            return len(self.choices)
+        assert self.low is not None and self.high is not None   # a range, not choices
+        return self.high - self.low + 1
 
     @property
     def values(self) -> tuple:
@@ -205,7 +223,7 @@ class Space:
 
     @property
     def grid_size(self) -> int:
-        return math.prod(len(a.values) for a in self.axes)
+        return math.prod(a.size for a in self.axes)
 
     def weights(self) -> dict[str, float]:
         """Weight of each target's loss: its own, or its place in ``order``."""
@@ -298,6 +316,9 @@ def _axis(name: str, raw: Any, base: Rules) -> Axis:
         if lo == hi:
             raise SpaceError("space", name, f"range {raw!r} holds one value: fix {name} in "
                              f"[tune] rules instead")
+        if hi - lo + 1 > MAX_RANGE:
+            raise SpaceError("space", name, f"range {raw!r} holds {hi - lo + 1} values; a "
+                             f"range may hold at most {MAX_RANGE}: narrow it")
         return Axis(name, low=lo, high=hi)
     if isinstance(raw, list):
         if len(raw) < 2:
@@ -465,7 +486,7 @@ def _check_deals(space: Space) -> None:
     if space.grid_size <= _CHECK_ALL:
         combos = itertools.product(*(a.values for a in space.axes))
     else:
-        combos = itertools.product(*({a.values[0], a.values[-1]} if not a.choices
+        combos = itertools.product(*({a.low, a.high} if not a.choices
                                      else a.values for a in space.axes))
     for combo in combos:
         params = dict(zip((a.name for a in space.axes), combo))
