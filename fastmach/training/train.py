@@ -18,7 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import shlex
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any, Callable
 
@@ -32,61 +32,9 @@ from fastmach.training.meta import EmpiricalGame, alpha_rank, equilibrium, regre
 from fastmach.training.oracle import Gain, Mixture, focal_payoffs, gain, race
 from fastmach.training.payoffs import play_jobs
 from fastmach.training.space import PolicySpace, policy_space
+from fastmach.training.state import TrainConfig, Training, check_resumable
 
 __all__ = ["TrainConfig", "Training", "train", "state_name", "exploitability", "policy_record"]
-
-FORMAT = 1
-
-
-@dataclass(frozen=True)
-class TrainConfig:
-    """How hard training looks: deals per line-up of the empirical game, the race's first
-    rung, its halving and rungs, the fresh deals of each gain, candidates drawn per
-    iteration, the stopping gain, the iteration cap, and the loss (win share) a parameter
-    may cost before it is put back to its hand-tuned default (:func:`_simplify`)."""
-
-    seed: int = 20261204
-    meta_deals: int = 60
-    race_deals: int = 100
-    eta: int = 3
-    rungs: int = 3
-    check_deals: int = 1500
-    sampled: int = 40
-    target: float = 0.02
-    iterations: int = 10
-    simplify_tol: float = 0.005
-
-
-@dataclass
-class Training:
-    """The stored state of one training run."""
-
-    rules: str
-    players: int
-    config: TrainConfig
-    game: EmpiricalGame
-    weights: list[float] = field(default_factory=list)
-    history: list[dict[str, Any]] = field(default_factory=list)
-    done: bool = False
-
-    @property
-    def mixture(self) -> Mixture:
-        pairs = [(m, w) for m, w in zip(self.game.members, self.weights) if w > 0]
-        return Mixture(tuple(m for m, _ in pairs), tuple(w for _, w in pairs))
-
-    def to_json(self) -> dict[str, Any]:
-        return {"format": FORMAT, "rules": self.rules, "players": self.players,
-                "config": asdict(self.config), "game": self.game.to_json(),
-                "weights": self.weights, "history": self.history, "done": self.done}
-
-    @classmethod
-    def from_json(cls, d: dict[str, Any]) -> "Training":
-        if d.get("format") != FORMAT:
-            raise FastmachError(f"training state of format {d.get('format')!r}, expected {FORMAT}")
-        return cls(d["rules"], int(d["players"]), TrainConfig(**d["config"]),
-                   EmpiricalGame.from_json(d["game"]), list(d["weights"]),
-                   list(d["history"]), bool(d["done"]))
-
 
 def state_name(rules: Rules) -> str:
     """The file name of a rule set's training state (its canonical string, hashed short)."""
@@ -191,9 +139,12 @@ def train(rules: Rules, out: str | Path | None = None, config: TrainConfig | Non
     training: Training | None = None
     if path is not None and path.exists():
         try:
-            training = Training.from_json(json.loads(path.read_text()))
-        except (ValueError, KeyError, TypeError) as e:
-            raise FastmachError(f"{path}: not a training state ({e})") from None
+            training = Training.from_json(json.loads(path.read_text(encoding="utf-8")))
+            check_resumable(training)
+        except (OSError, ValueError, KeyError, TypeError, RecursionError) as e:
+            # (FastmachError, a ValueError, names the field that is wrong)
+            raise FastmachError(f"{path}: not a training state ({e}); delete it to train "
+                                f"from the start") from None
         if training.rules != str(rules) or training.players != rules.players:
             raise FastmachError(f"{path}: a training state of {training.rules!r} at "
                                 f"{training.players} players, not {str(rules)!r}")
