@@ -113,6 +113,39 @@ def _c_figure(program: str, out: str, pattern: str) -> str:
     return m.group(1)
 
 
+def _run_c(program: str, positions: str) -> str:
+    """The output of ``program bench POSITIONS 1``; FastmachError where it cannot be started
+    or fails (its exit status or signal and the last lines of its stderr). The positions'
+    file is temporary: messages call it POSITIONS."""
+    import signal
+    import subprocess
+
+    try:
+        done = subprocess.run([program, "bench", positions, "1"], capture_output=True,
+                              text=True, errors="replace")
+    except OSError as e:
+        raise FastmachError(f"{program}: cannot be run ({e.strerror or e})") from None
+    if done.returncode != 0:
+        code = done.returncode
+        if code < 0:
+            try:
+                status = f"was killed by {signal.Signals(-code).name}"
+            except ValueError:
+                status = f"was killed by signal {-code}"
+        else:
+            status = f"exited with status {code}"
+        tail = done.stderr.replace(positions, "POSITIONS").strip().splitlines()
+        said = ("; its stderr ends:\n  " + "\n  ".join(tail[-_STDERR_LINES:]) if tail
+                else " (nothing on its stderr)")
+        raise FastmachError(f"{program} bench POSITIONS 1 (the solver's positions): {status}"
+                            f"{said}")
+    return done.stdout.replace(positions, "POSITIONS")
+
+
+#: The last lines of a failed C program's stderr that its error shows.
+_STDERR_LINES = 5
+
+
 def _expand(counts: np.ndarray) -> list[int]:
     return np.repeat(np.arange(NCARD), counts.astype(np.intp)).tolist()
 
@@ -145,7 +178,6 @@ def bench_solver_api(games: int = 120, seed: int = 1, c_program: str | None = No
     wall time for the 1- vs 2-worker comparison.
     """
     import os
-    import subprocess
     import tempfile
 
     from fastmach.solver.batch import solve_many
@@ -196,8 +228,7 @@ def bench_solver_api(games: int = 120, seed: int = 1, c_program: str | None = No
     try:
         for _ in range(repeats):
             if path and c_program:
-                out = subprocess.run([c_program, "bench", path, "1"], capture_output=True,
-                                     text=True, check=True).stdout
+                out = _run_c(c_program, path)
                 keep("c", float(_c_figure(c_program, out, r"cpu=([0-9.]+)s")))
                 c_checksum = int(_c_figure(c_program, out,
                                            r"checksum\(sum of optima\)=(-?\d+)"))
