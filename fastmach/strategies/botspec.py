@@ -4,7 +4,8 @@ The parameters are the keyword arguments of the class's constructor, each typed 
 annotation or, without one, from its default: ``int``, ``float``, ``bool`` (true/false,
 1/0) or ``str`` (``Optional[T]`` takes ``none`` as well). A name the constructor does not
 take, a value of the wrong type or a required argument left out is a FastmachError naming
-the bot and the parameter. ``time_limit`` (seconds, > 0) and ``isolated`` (true/false) are the seat's, never the
+the bot and the parameter. ``time_limit`` (seconds, > 0, at most :data:`MAX_TIME_LIMIT`: a
+day) and ``isolated`` (true/false) are the seat's, never the
 bot's: a move that takes longer than the limit stops the game
 (``fastmach.strategies.bots``); an isolated bot runs in its own process and is sent only
 its observation (``fastmach.strategies.isolation``, the setting for competitions).
@@ -34,13 +35,16 @@ from dataclasses import dataclass
 
 from fastmach.errors import FastmachError
 
-__all__ = ["BOT_PATH_RE", "TIME_LIMIT", "ISOLATED", "BotSpec", "load_bot", "parse_bot_spec"]
+__all__ = ["BOT_PATH_RE", "TIME_LIMIT", "ISOLATED", "MAX_TIME_LIMIT", "BotSpec", "load_bot",
+           "parse_bot_spec", "check_time_limit"]
 
 #: ``package.module:Class`` with an optional ``(k=v,...)``
 BOT_PATH_RE = re.compile(r"^\s*([A-Za-z_][\w.]*:[A-Za-z_][\w.]*)\s*(?:\((.*)\))?\s*$",
                          re.DOTALL)
 TIME_LIMIT = "time_limit"
 ISOLATED = "isolated"
+#: The largest ``time_limit``, in seconds (a day): a move's deadline the clocks can hold.
+MAX_TIME_LIMIT = 86_400.0
 _TYPES = (bool, int, float, str)
 _TRUE, _FALSE = ("true", "1", "yes"), ("false", "0", "no")
 
@@ -219,10 +223,20 @@ def _time_limit(path: str, text: str) -> float:
         value = float(text)
     except ValueError:
         value = math.nan
-    if not (math.isfinite(value) and value > 0):
+    return check_time_limit(path, value, text)
+
+
+def check_time_limit(path: str, value: object, text: str | None = None) -> float:
+    """``value`` as a time limit in seconds: a finite number > 0, at most
+    :data:`MAX_TIME_LIMIT`; FastmachError names the bot (``path``) and what was given
+    (``text``, else the value)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or \
+            not (math.isfinite(value) and 0 < value <= MAX_TIME_LIMIT):
+        given = text if text is not None else value
         raise FastmachError(f"bot {path!r}: parameter {TIME_LIMIT!r} must be a positive "
-                            f"number of seconds, got {text!r}")
-    return value
+                            f"number of seconds, at most {MAX_TIME_LIMIT:g} (a day), got "
+                            f"{given!r}")
+    return float(value)
 
 
 def _type_name(kind: type | None) -> str:

@@ -6,7 +6,8 @@
 into a ``Play``, ``Draw`` or ``Pass`` and checks against its own position like any bot's.
 So a bot can neither walk the frames or the heap up to the engine's position (it is not
 in its process) nor send anything that runs in the game's process (no pickle comes back).
-With ``time_limit`` the game's process waits that long for the whole answer (the
+With ``time_limit`` (at most a day, :data:`~fastmach.strategies.botspec.MAX_TIME_LIMIT`)
+the game's process waits that long for the whole answer (the
 observation sent, every byte of the answer read), then stops the bot's process and the
 game (a ``BotError``); without one it waits.
 
@@ -45,6 +46,7 @@ from typing import BinaryIO
 from fastmach.errors import FastmachError
 from fastmach.game.actions import Action, Draw, Pass, Play
 from fastmach.game.observation import Observation
+from fastmach.strategies.botspec import check_time_limit
 
 __all__ = ["IsolatedBot", "RemoteError"]
 
@@ -87,6 +89,8 @@ class IsolatedBot:
     """A bot object whose ``act`` runs in a separate process (see the module docstring)."""
 
     def __init__(self, path: str, kwargs: dict, time_limit: float | None = None):
+        if time_limit is not None:   # (before any process: a deadline the clocks can hold)
+            time_limit = check_time_limit(path, time_limit)
         self.path, self.time_limit = path, time_limit
         self._proc = subprocess.Popen(
             [sys.executable, "-c", _SERVE], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
