@@ -266,6 +266,8 @@ def _read_rows(path: str, fmt: str, rules: str, objective: str):
                                     "expected id, rules, table, hand, objective")
                 elif "hand" not in obj:
                     row["error"] = "missing key 'hand'"
+                elif obj["hand"] is None:   # (as missing: an empty hand is written "")
+                    row["error"] = "'hand' is null; give its cards (\"\" for an empty hand)"
                 else:
                     row.update(table=obj.get("table", []), hand=obj["hand"],
                                rules=obj.get("rules", rules),

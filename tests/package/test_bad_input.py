@@ -31,6 +31,17 @@ def test_solve_batch_names_a_non_utf8_line_and_exits_1(tmp_path, capsys):
     assert "2 position(s), 1 solved, 1 failed" in err
 
 
+def test_solve_batch_names_a_null_hand_as_a_missing_one(tmp_path, capsys):
+    """{"hand": null} is no hand (it was solved as an empty one); "" is the empty hand."""
+    f = tmp_path / "pos.jsonl"
+    f.write_text('{"hand": null}\n{"table": "8S 8C 8D"}\n{"hand": "", "table": "8S 8C 8D"}\n')
+    assert main(["solve", "--batch", str(f)]) == 1
+    rows = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert "line 1: 'hand' is null" in rows[0]["error"]
+    assert "line 2: missing key 'hand'" in rows[1]["error"]
+    assert rows[2]["placed"] == []
+
+
 def test_solve_batch_exits_0_when_every_line_is_solved(tmp_path, capsys):
     f = tmp_path / "pos.jsonl"
     f.write_text('{"hand": ["8C"]}\n')
