@@ -291,7 +291,7 @@ TABLE: tuple[Parameter, ...] = (
                           "pass without drawing."),
         }),
     Parameter(
-        "opening_points", int, (0, None), 0,
+        "opening_points", int, (0, 1000), 0,
         "A player's first play must be new melds of hand cards only (the table untouched) "
         "worth at least this many points (A 1, J/Q/K 10, others face; a joker counts as the "
         "card it stands for, a choice). 0: no opening rule.",
@@ -312,7 +312,7 @@ TABLE: tuple[Parameter, ...] = (
             "italian": _choice("004 has no opening rule; 0."),
         }),
     Parameter(
-        "failed_penalty", int, (0, None), 3,
+        "failed_penalty", int, (0, 1000), 3,
         "Cards drawn after a failed manipulation (the table is restored exactly and the "
         "placed cards return to the hand; this draw replaces the normal one; an exhausted "
         "stock gives only what it holds). A failure is legal only where a play is legal: a "

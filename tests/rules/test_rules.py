@@ -102,8 +102,11 @@ def test_players_edges_are_allowed():
         ("ace", "high", "one of 'low-or-high', 'low-only'"),
         ("may_draw_when_able", 1, "true or false"),
         ("may_draw_when_able", "true", "true or false"),
-        ("opening_points", -1, "an integer >= 0"),
-        ("failed_penalty", -3, "an integer >= 0"),
+        ("opening_points", -1, r"an integer 0\.\.1000"),
+        ("failed_penalty", -3, r"an integer 0\.\.1000"),
+        # (past what the core's counters hold: an OverflowError traceback in the game)
+        ("opening_points", 10 ** 20, r"an integer 0\.\.1000"),
+        ("failed_penalty", 3_000_000_000, r"an integer 0\.\.1000"),
         ("stock_empty", "reshuffle", "one of 'play-on', 'ends-hand'"),
         ("blocked_winner", "highest", "one of 'none', 'lowest'"),
         ("hand_points", "face", "one of 'cards', 'face-ace1', 'face-ace11'"),
