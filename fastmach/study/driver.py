@@ -45,7 +45,7 @@ def run_study(study: Study, out: str | Path | None = None, *, workers: int | Non
               progress=progress, command=command)
     if out is None:
         with tempfile.TemporaryDirectory(prefix="fastmach-sweep-") as tmp:
-            summary = execute(study, Path(tmp) / "study", **kw)
+            summary = execute(study, Path(tmp) / "study", kept=False, **kw)
             df = read_results(Path(tmp) / "study", study)
         summary["out"] = None
     else:
@@ -90,14 +90,15 @@ def check_run(workers: int | None, scheduler: str | None) -> tuple[int, str | No
 def execute(study: Study, out: str | Path, *, workers: int | None = None,
             scheduler: str | None = None, engine: Callable | None = None,
             retries: int = 2, progress: bool = True, command: str | None = None,
-            backend: _Backend | None = None) -> dict:
+            backend: _Backend | None = None, kept: bool = True) -> dict:
     """Play the study's missing chunks into ``out`` without loading the table (the CLI).
 
     Returns the run summary: ``games`` (in the store), ``played`` (this run), ``cells``,
     ``chunks``, ``resumed_chunks``, ``wall`` (s), ``games_per_s``, ``where``, ``out``.
     Arguments as :func:`run_study`; ``backend``: a pool from :func:`open_backend` to run
     on instead of starting one (``workers`` and ``scheduler`` are then its own; the
-    caller closes it).
+    caller closes it). ``kept``: False where ``out`` is a temporary directory removed with
+    the run (a failure then says nothing was kept, not where to rerun).
     """
     workers, scheduler = check_run(workers, scheduler)
     if not is_integer(retries) or retries < 0:
@@ -151,10 +152,13 @@ def execute(study: Study, out: str | Path, *, workers: int | None = None,
     played = store.put_games
     if failures:
         lines = [f"  {describe(study, c)}: {type(e).__name__}: {e}" for c, e in failures]
+        where = (f"the other chunks are saved in {out}; rerun to retry only these" if kept
+                 else "nothing was kept: the other chunks were played into a temporary "
+                      "directory, removed with the run; give out=DIR (--out DIR) to keep "
+                      "them and retry only these")
         raise SweepError(
             f"{len(failures)} chunk(s) of study {study.name!r} failed after "
-            f"{retries + 1} attempts (the other chunks are saved in {out}; rerun to retry "
-            f"only these):\n" + "\n".join(lines))
+            f"{retries + 1} attempts ({where}):\n" + "\n".join(lines))
     summary = {"games": total, "played": played, "cells": len(study.cells),
                "chunks": n_chunks, "resumed_chunks": resumed, "wall": wall,
                "games_per_s": played / wall if wall > 0 else float("nan"), "where": where,

@@ -34,7 +34,6 @@ from fastmach.analysis.metrics import METRICS as CATALOGUE, Metric, p_text
 from fastmach.errors import FastmachError
 from fastmach.rules import is_integer
 from fastmach.study import Study, split_lineup
-from fastmach.study.plan import SweepError
 from fastmach.tools.defaults import COMPARE_GAMES, COMPARE_MAX_GAMES, COMPARE_SEED
 
 __all__ = ["compare", "Comparison", "METRICS", "plan_study", "parse_precision", "word", "UNEQUAL",
@@ -576,7 +575,8 @@ def compare(rules: Sequence[str], players: Sequence[int] | int | None = None,
     try:
         from fastmach.study.driver import execute, format_summary
 
-        run: dict[str, Any] = dict(workers=workers, progress=progress, command=command)
+        run: dict[str, Any] = dict(workers=workers, progress=progress, command=command,
+                                   kept=tmp is None)
         if wanted is None:
             summary = execute(study, results, **run)
         else:
@@ -603,26 +603,9 @@ def compare(rules: Sequence[str], players: Sequence[int] | int | None = None,
         return Comparison(tuple(study.rules), study, effects, scorecard, table,
                           None if out is None else root, notes,
                           sentences_of(by_players, pairs))
-    except SweepError as e:
-        if tmp is None:
-            raise
-        raise unkept(e, results) from None
     finally:
         if tmp is not None:
             tmp.cleanup()
-
-
-def unkept(e: SweepError, where: Path) -> SweepError:
-    """The failure of a run into the temporary directory ``where`` (removed as the run
-    ends): its message says that nothing was kept, where it would offer ``where``."""
-    text = str(e)
-    saved = f"(the other chunks are saved in {where}; rerun to retry only these)"
-    instead = ("(nothing was kept: the other chunks were played into a temporary directory, "
-               "removed with the run; give out=DIR (--out DIR) to keep them and retry only "
-               "these)")
-    if saved in text:
-        return SweepError(text.replace(saved, instead))
-    return SweepError(text.replace(str(where), "a temporary directory (removed with the run)"))
 
 
 def _report_steps() -> tuple[str, ...]:

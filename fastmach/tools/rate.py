@@ -53,7 +53,6 @@ from fastmach.outputs import atomic_path, probe_dir
 from fastmach.rules import Rules, is_integer
 from fastmach.strategies import parse_strategy, split_strategies
 from fastmach.study import Study
-from fastmach.study.plan import SweepError
 from fastmach.tools.defaults import RATE_BOOTSTRAP, RATE_GAMES, RATE_MAX_LINEUPS, RATE_SEED
 
 __all__ = ["rate", "Rating", "RatePlan", "plan_rate", "lineups_for", "format_ladder",
@@ -435,15 +434,8 @@ def rate(strategies: Sequence[str] | str, rules: Sequence[str] | str = "classic"
         summaries, frames = [], []
         for study in plan.studies:
             where = root / "results" / f"{study.players[0]}p"
-            try:
-                summary = execute(study, where, workers=workers, scheduler=scheduler,
-                                  progress=progress, command=command)
-            except SweepError as e:
-                if tmp is None:
-                    raise
-                from fastmach.tools.comparison import unkept
-
-                raise unkept(e, where) from None
+            summary = execute(study, where, workers=workers, scheduler=scheduler,
+                              progress=progress, command=command, kept=tmp is None)
             log(format_summary(summary))
             summaries.append(summary)
             frames.append(read_hands(where, study))

@@ -1,6 +1,7 @@
-"""compare and rate when chunks keep failing: without --out the games were played into a
-temporary directory, removed as the command ends, so the message says that nothing was
-kept and points to --out, never to the removed directory; with --out it names DIR."""
+"""compare, rate and a study run when chunks keep failing: without --out the games were
+played into a temporary directory, removed as the command ends, so the message says that
+nothing was kept and points to --out, never to the removed directory; with --out it names
+DIR."""
 from __future__ import annotations
 
 import re
@@ -48,3 +49,17 @@ def test_with_out_the_message_names_the_kept_results(botdir, capsys, command):
     m = re.search(r"the other chunks are saved in (\S+); rerun to retry only these", err)
     assert m is not None and m.group(1).startswith(str(out / "results"))
     assert (out / "results").is_dir()
+
+
+def test_a_study_run_without_out_says_nothing_was_kept(botdir):
+    """run_study(out=None) plays into a temporary directory too."""
+    from fastmach.study import Study
+    from fastmach.study.driver import run_study
+    from fastmach.study.plan import SweepError
+
+    study = Study.from_toml('[study]\nname = "r"\nseed = 1\ngames = 2\n[grid]\n'
+                            'rules = ["classic(match=single)"]\nplayers = [2]\n'
+                            'lineup = [["raisebots:Raises", "expert"]]\n')
+    with pytest.raises(SweepError, match=r"failed after 3 attempts \(nothing was kept") as e:
+        run_study(study, workers=0, progress=False)
+    assert "fastmach-sweep-" not in str(e.value)
