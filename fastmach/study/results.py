@@ -19,7 +19,8 @@ from fastmach.study.plan import CHUNKS, HANDS, MANIFEST, Chunk, check_size, chun
     parse_chunk_name
 from fastmach.study.worker import _version
 
-__all__ = ["Store", "read_results", "read_hands", "read_manifest", "check_unrecorded"]
+__all__ = ["Store", "read_results", "read_hands", "read_manifest", "check_unrecorded",
+           "refuse_results_dir"]
 
 
 def _now() -> str:
@@ -280,6 +281,15 @@ def _read_rows(root: Path, study: Study | None, subdir: str, keys: list[str],
                               cache=cache)
     check_unrecorded(root, manifest, df, study, subdir)
     return _sorted(df, root, study, keys)
+
+
+def refuse_results_dir(out: str | Path, command: str) -> None:
+    """A command that lays out its own --out directory (``compare``, ``rate``) refuses a
+    study's result directory: its files would be foreign chunks there, and the study's
+    report would refuse them."""
+    if (Path(out) / MANIFEST).is_file():
+        raise FastmachError(f"out={str(out)!r} holds a study's results ({MANIFEST}): give "
+                            f"`fastmach {command}` a directory of its own")
 
 
 def check_unrecorded(root: Path, manifest: Mapping, df, study: Study, subdir: str, *,

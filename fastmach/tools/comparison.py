@@ -570,6 +570,9 @@ def compare(rules: Sequence[str], players: Sequence[int] | int | None = None,
         root = Path(out)
         if root.exists() and not root.is_dir():
             raise FastmachError(f"out={str(root)!r} is a file, not a directory")
+        from fastmach.study.results import refuse_results_dir
+
+        refuse_results_dir(root, "compare")
     results = root / "results"
     notes: list[str] = []
     try:

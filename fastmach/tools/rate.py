@@ -426,6 +426,9 @@ def rate(strategies: Sequence[str] | str, rules: Sequence[str] | str = "classic"
         tmp = tempfile.TemporaryDirectory(prefix="fastmach-rate-")
         root = Path(tmp.name)
     else:
+        from fastmach.study.results import refuse_results_dir
+
+        refuse_results_dir(out, "rate")
         root = probe_dir(Path(out), "out=")
     try:
         from fastmach.study.driver import execute, format_summary

@@ -305,6 +305,24 @@ def test_sweep_and_tune_out_over_their_definition_exit_2(tmp_path, capsys):
         assert "is the s" in err and "file" in err and toml.read_text() == "[study]\n"
 
 
+def test_rate_and_compare_out_in_a_study_result_directory_exit_2_and_leave_it(tmp_path,
+                                                                              capsys):
+    """Their files in a sweep's directory would be foreign chunks its report refuses."""
+    toml = tmp_path / "s.toml"
+    toml.write_text('[study]\nname = "s"\nseed = 1\ngames = 2\n[grid]\n'
+                    'rules = ["classic(match=single)"]\nplayers = [2]\nlineup = [["expert"]]\n')
+    done = tmp_path / "done"
+    assert main(["sweep", str(toml), "--out", str(done), "--workers", "0", "-q"]) == 0
+    before = sorted(p.relative_to(done) for p in done.rglob("*"))
+    for command in (["rate", "--strategies", "expert,beginner", "--players", "2"],
+                    ["compare", "classic(match=single)", "jokers", "--players", "2"]):
+        assert main([*command, "--games", "2", "--workers", "0", "-q",
+                     "--out", str(done)]) == 2
+        err = capsys.readouterr().err
+        assert "holds a study's results (_study.json)" in err and "Traceback" not in err
+        assert sorted(p.relative_to(done) for p in done.rglob("*")) == before
+
+
 def test_play_refuses_an_output_that_is_another_output_by_any_name(tmp_path, capsys, no_games):
     out = tmp_path / "t.parquet"
     out.write_bytes(b"old rows")
