@@ -48,11 +48,11 @@ def done(tmp_path) -> Path:
 
 def test_a_deeply_nested_study_file_is_bad_toml_naming_the_file(tmp_path, capsys):
     toml = tmp_path / "deep.toml"
-    toml.write_text("[study]\nname = " + "[" * 1000 + "]" * 1000 + "\n")
+    toml.write_text("[study]\nname = " + "[" * 100_000 + "]" * 100_000 + "\n")
     with pytest.raises(FastmachError, match=r"deep\.toml: bad TOML: .*nested too deeply$"):
         Study.from_toml(toml)
     with pytest.raises(FastmachError, match=r"^<study>: bad TOML: .*nested too deeply$"):
-        read_toml('[study]\nname = "t"\nx = ' + "{a = " * 1000 + "1" + "}" * 1000, "study",
+        read_toml('[study]\nname = "t"\nx = ' + "{a = " * 100_000 + "1" + "}" * 100_000, "study",
                   "<study>")
     assert main(["sweep", str(toml), "--out", str(tmp_path / "x")]) == 2
     err = capsys.readouterr().err

@@ -27,7 +27,7 @@ hands_per_game = "4 +- 0.5"
 
 def test_a_deeply_nested_space_is_bad_toml_naming_the_file(tmp_path, capsys):
     toml = tmp_path / "deep.toml"
-    toml.write_text("[tune]\nname = " + "[" * 1000 + "]" * 1000 + "\n")
+    toml.write_text("[tune]\nname = " + "[" * 100_000 + "]" * 100_000 + "\n")
     with pytest.raises(FastmachError, match=r"deep\.toml: bad TOML: .*nested too deeply$"):
         load_space(toml)
     assert main(["tune", str(toml), "--out", str(tmp_path / "t"), "--max-games", "10"]) == 2
