@@ -383,6 +383,8 @@ def run_play_columns(
                             f"would never play")
     if not is_integer(games) or games < 1:
         raise FastmachError(f"games={games!r}: must be a positive integer")
+    if not is_integer(chunk) or chunk < 1:   # (1.5 played a replicate twice)
+        raise FastmachError(f"chunk={chunk!r}: must be a positive integer")
     seed = _check_seed(seed)
     lineups = _lineups(names, rules.players, rotate)
     if games * len(lineups) > MAX_PLAY_GAMES:

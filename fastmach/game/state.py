@@ -286,8 +286,17 @@ class State:
         """Each seat's number of cards."""
         return sizes(self._hands)
 
+    def _seat(self, seat: Any, what: str) -> int:
+        """``seat`` as a seat number 0..players-1, else a FastmachError naming ``what``
+        (-1 read the last seat's hand)."""
+        P = self.rules.players
+        if not is_integer(seat) or not 0 <= seat < P:
+            raise FastmachError(f"{what}: seat must be 0..{P - 1}, got {seat!r}")
+        return int(seat)
+
     def hand_of(self, seat: int) -> list[int]:
-        return ids_of_counts(self._hands[seat])
+        """``seat``'s hand, sorted card ids."""
+        return ids_of_counts(self._hands[self._seat(seat, "hand_of")])
 
     @property
     def hands(self) -> list[list[int]]:
@@ -324,11 +333,9 @@ class State:
         hand, the table, the public history, sizes, scores; no other hand, no stock card.
         The seat's own immutable copy (tuples, its own Rules): nothing done to it reaches
         the game."""
-        P = self.rules.players
-        if not is_integer(seat) or not 0 <= seat < P:
-            raise FastmachError(f"observation: seat must be 0..{P - 1}, got {seat!r}")
+        seat = self._seat(seat, "observation")
         return Observation(
-            seat=int(seat), hand=tuple(self.hand_of(seat)),
+            seat=seat, hand=tuple(self.hand_of(seat)),
             table=tuple(tuple(m) for m in self._melds),
             stands=tuple(tuple(m) for m in self._stands),
             stock=self._left(), hand_sizes=self._sizes(),
@@ -446,6 +453,7 @@ class State:
         """Whether ``seat`` can add a card, as a fact of the position (the exact solver;
         the opening rule and joker swaps included: fastmach.game.ability's question, asked
         in C by the engine's own test, fastmach.game._ability)."""
+        seat = self._seat(seat, "can_play")
         return self.game.ability.can_play(self._hands[seat], self._melds, self._stands,
                                           self.opened[seat])
 

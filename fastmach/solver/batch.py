@@ -67,6 +67,8 @@ class SolveBatch:
         """Row ``i`` as the ``Solution`` that ``fastmach.solve`` returns (raises for a
         failed row, with its message). Kept partitions are read back; otherwise the row is
         solved again (its table is already checked)."""
+        if not is_integer(i):   # (1.5 read row 1, True row 1, "0" row 0)
+            raise FastmachError(f"row {i!r}: expected a row number 0..{len(self) - 1}")
         i = int(i)
         if not 0 <= i < len(self):
             raise FastmachError(f"row {i} is out of range (the batch has {len(self)} rows)")

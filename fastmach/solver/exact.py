@@ -21,7 +21,7 @@ import fastmach.core._solver as _solver
 from fastmach.core.cards import (JOKER, NCARD, OPENING_POINTS, card_points, card_str, cards_to_counts,
                                  check_copies, format_cards, parse_cards)
 from fastmach.errors import FastmachError
-from fastmach.rules import Rules, resolve_rules
+from fastmach.rules import Rules, is_integer, resolve_rules
 
 #: weight multiplier making points the first criterion and cards the tie-break
 POINT_SCALE = 256
@@ -253,7 +253,10 @@ def opening(hand, rules: Rules | str = "classic", threshold: int | None = None) 
     best is below ``threshold`` (default: ``rules.opening_points``) or nothing can be laid.
     """
     rules = resolve_rules(rules)
-    threshold = rules.opening_points if threshold is None else threshold
+    if threshold is not None and not is_integer(threshold):   # (NaN passed any threshold)
+        raise FastmachError(f"threshold={threshold!r}: expected a whole number of points, "
+                            f"or None for the rules' opening_points")
+    threshold = rules.opening_points if threshold is None else int(threshold)
     h = _counts(parse_cards(hand))
     t = np.zeros(NCARD, dtype=np.uint8)
     _check_position(t, h, rules)

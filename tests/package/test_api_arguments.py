@@ -12,6 +12,7 @@ import pytest
 import fastmach
 from fastmach import Play
 from fastmach.core import _solver
+from fastmach.engine import run_play
 from fastmach.errors import FastmachError
 from fastmach.study.results import read_results
 
@@ -31,6 +32,15 @@ ROOT = Path(__file__).resolve().parents[2]
     (lambda: fastmach.run_study(str(ROOT / "simulations/balance.toml")), "study: expected a Study"),
     (lambda: fastmach.run_study(fastmach.Study.from_toml(ROOT / "simulations/balance.toml"), 5),
      "out=5: expected a result directory"),
+    # (a chunk of 1.5 played a replicate twice; a threshold of NaN passed any opening)
+    (lambda: run_play("classic(match=single)", "expert", 3, 1, progress=False,
+                      chunk=1.5), r"chunk=1\.5: must be a positive integer"),
+    (lambda: run_play("classic(match=single)", "expert", 3, 1, progress=False,
+                      chunk=True), r"chunk=True: must be a positive integer"),
+    (lambda: fastmach.opening("AS 2S 3S KH KD KC", "classic", float("nan")),
+     r"threshold=nan: expected a whole number of points"),
+    (lambda: fastmach.opening("AS 2S 3S KH KD KC", "classic", "10"),
+     r"threshold='10': expected a whole number of points"),
 ])
 def test_an_argument_of_the_wrong_kind_is_named(call, words):
     with pytest.raises(FastmachError, match=words):
@@ -181,3 +191,22 @@ def test_rules_of_an_unknown_parameter_or_positional_arguments_is_a_named_error(
 def test_play_games_names_a_log_it_cannot_write_before_the_games(log, words):
     with pytest.raises(FastmachError, match=words):
         fastmach.play_games("classic(match=single)", ["expert"] * 4, 0, [0], log=log)
+
+
+@pytest.mark.parametrize("row", [1.5, 0.9, True, "0", None])
+def test_a_batch_row_that_is_no_row_number_is_refused_not_truncated(row):
+    batch = fastmach.solve_many(["5C 6C 7C 8C"] * 2, ["8D 8H", "KS"])
+    for read in (batch.melds, batch.solution):
+        with pytest.raises(FastmachError, match=r"expected a row number 0\.\.1"):
+            read(row)
+    assert batch.melds(np.int64(1)) == batch.melds(1)
+
+
+@pytest.mark.parametrize("seat", [-1, 4, 1.5, True, None, "0"])
+def test_a_states_seat_out_of_range_or_of_another_kind_is_named(seat):
+    """hand_of(-1) gave the last seat's hand and can_play(-1) False; others raised deep."""
+    state = fastmach.Game("classic(match=single)", ["expert"] * 4).new_initial_state(1)
+    for what in ("hand_of", "can_play", "observation"):
+        with pytest.raises(FastmachError, match=rf"^{what}: seat must be 0\.\.3, got "):
+            getattr(state, what)(seat)
+    assert state.hand_of(np.int64(2)) == state.hands[2]
