@@ -80,6 +80,9 @@ def check_run(workers: int | None, scheduler: str | None) -> tuple[int, str | No
         workers = cpu_count()
     if scheduler in (None, "local"):
         check_local_workers(workers)
+    if scheduler is not None and not isinstance(scheduler, str):
+        raise FastmachError(f"scheduler={scheduler!r}: expected 'local' or an address like "
+                            f"tcp://host:8786")
     if scheduler is not None and scheduler != "local" and not re.match(
             r"^(tcp|tls|ucx|inproc|ws|wss)://\S+$", scheduler):
         raise FastmachError(f"scheduler={scheduler!r}: expected 'local' or an address "

@@ -26,7 +26,7 @@ import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 import pandas as pd
 
@@ -116,6 +116,9 @@ def _players_of(parsed: list, players: Sequence[int] | int | None, least: int = 
                                 f"rule set and its source; give --players")
         return kept
     counts: Sequence[Any] = [players] if is_integer(players) else players  # type: ignore[assignment]
+    if isinstance(counts, (str, bytes)) or not isinstance(counts, Iterable):
+        raise FastmachError(f"players: expected an integer 2..8 or a list of them, got "
+                            f"{players!r}")
     out = []
     for p in counts:
         if not is_integer(p) or not 2 <= p <= 8:
@@ -136,6 +139,9 @@ def _lineups_of(lineups: Sequence[str | Sequence[str]] | None) -> tuple[tuple[st
         return DEFAULT_LINEUPS
     if isinstance(lineups, str):
         lineups = [lineups]
+    if not isinstance(lineups, Iterable):
+        raise FastmachError(f"lineups: expected line-ups (a list of strategy lists or "
+                            f"'a,b' strings), got {lineups!r}")
     out = []
     for lu in lineups:
         if isinstance(lu, str):
@@ -499,6 +505,9 @@ def parse_precision(value: float | str | Mapping[str, float] | Sequence[str]
         items = list(value.items())
     elif isinstance(value, (int, float)) and not isinstance(value, bool):
         items = [(HEADLINE, value)]
+    elif not isinstance(value, (str, Iterable)):
+        raise FastmachError(f"precision: expected a half-width, 'figure=half-width' texts or "
+                            f"a mapping of them, got {value!r}")
     else:
         for text in ([value] if isinstance(value, str) else list(value)):  # type: ignore[arg-type]
             name, sep, x = str(text).partition("=")
@@ -548,6 +557,8 @@ def compare(rules: Sequence[str], players: Sequence[int] | int | None = None,
     if wanted is None and (not is_integer(max_games) or max_games != DEFAULT_MAX_GAMES):
         raise FastmachError(f"max_games={max_games!r}: caps the deals per cell of a "
                             f"precision run; give precision with it, or games alone")
+    if wanted is not None and (not is_integer(chunk) or chunk < 1):
+        raise FastmachError(f"chunk: expected an integer >= 1, got {chunk!r}")
     if wanted is not None and (not is_integer(max_games) or max_games < chunk
                                or max_games % chunk):
         raise FastmachError(f"max_games: expected a multiple of {chunk} (the deals added "
@@ -567,7 +578,9 @@ def compare(rules: Sequence[str], players: Sequence[int] | int | None = None,
         tmp = tempfile.TemporaryDirectory(prefix="fastmach-compare-")
         root = Path(tmp.name)
     else:
-        root = Path(out)
+        from fastmach.outputs import as_path
+
+        root = as_path(out, "out=", "a directory path")
         if root.exists() and not root.is_dir():
             raise FastmachError(f"out={str(root)!r} is a file, not a directory")
         from fastmach.study.results import refuse_results_dir

@@ -49,7 +49,7 @@ import pandas as pd
 from fastmach.analysis.ratings import ANCHOR, RANKS, check_resamples, ladder
 from fastmach.errors import FastmachError
 from fastmach.game.deal import resolve_seed
-from fastmach.outputs import atomic_path, probe_dir
+from fastmach.outputs import as_path, atomic_path, probe_dir
 from fastmach.rules import Rules, is_integer
 from fastmach.strategies import parse_strategy, split_strategies
 from fastmach.study import Study
@@ -155,6 +155,9 @@ def _strategies_of(strategies: Sequence[str] | str) -> tuple[str, ...]:
 def _rules_of(rules: Sequence[str] | str) -> list[Rules]:
     if isinstance(rules, str):
         rules = [rules]
+    if not isinstance(rules, Sequence):
+        raise FastmachError(f"rules: expected a preset or rules string, or a list of them, "
+                            f"got {rules!r}")
     if not rules:
         raise FastmachError("rules: no rules given")
     parsed = []
@@ -428,8 +431,9 @@ def rate(strategies: Sequence[str] | str, rules: Sequence[str] | str = "classic"
     else:
         from fastmach.study.results import refuse_results_dir
 
-        refuse_results_dir(out, "rate")
-        root = probe_dir(Path(out), "out=")
+        root = as_path(out, "out=", "a directory path")
+        refuse_results_dir(root, "rate")
+        root = probe_dir(root, "out=")
     try:
         from fastmach.study.driver import execute, format_summary
         from fastmach.study.results import read_hands

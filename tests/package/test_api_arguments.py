@@ -210,3 +210,31 @@ def test_a_states_seat_out_of_range_or_of_another_kind_is_named(seat):
         with pytest.raises(FastmachError, match=rf"^{what}: seat must be 0\.\.3, got "):
             getattr(state, what)(seat)
     assert state.hand_of(np.int64(2)) == state.hands[2]
+
+
+R2 = ["classic(match=single)", "classic(match=single,jokers=2)"]
+
+
+@pytest.mark.parametrize("call, words", [
+    (lambda: fastmach.compare(R2, players=2.0, lineups=["expert"], games=2, workers=0),
+     r"players: expected an integer 2\.\.8 or a list of them, got 2\.0"),
+    (lambda: fastmach.compare(R2, players=[2], lineups=5, games=2, workers=0),
+     r"lineups: expected line-ups"),
+    (lambda: fastmach.compare(R2, players=[2], lineups=["expert"], precision=True,
+                              max_games=100, chunk=100, workers=0), r"precision: expected"),
+    (lambda: fastmach.compare(R2, players=[2], lineups=["expert"], precision=1.0,
+                              max_games=100, chunk=0, workers=0),
+     r"chunk: expected an integer >= 1, got 0"),
+    (lambda: fastmach.compare(R2, players=[2], lineups=["expert"], games=2, workers=0, out=5),
+     r"out=5: expected a directory path"),
+    (lambda: fastmach.rate("expert,beginner", 5, 2, games=2, workers=0),
+     r"rules: expected a preset or rules string, or a list of them, got 5"),
+    (lambda: fastmach.rate("expert,beginner", "classic(match=single)", 2, games=2,
+                           workers=0, out=5), r"out=5: expected a directory path"),
+    (lambda: fastmach.rate("expert,beginner", "classic(match=single)", 2, games=2,
+                           scheduler=5), r"scheduler=5: expected 'local' or an address"),
+])
+def test_compare_and_rate_name_an_argument_of_the_wrong_kind(call, words):
+    """Each was a TypeError or ZeroDivisionError from inside."""
+    with pytest.raises(FastmachError, match=words):
+        call()
