@@ -376,7 +376,12 @@ def run_play_columns(
     rules = resolve_rules(rules)
     if players is not None:
         rules = rules.replace(players=players)
+    if not isinstance(strategies, (str, Sequence)):
+        raise FastmachError(f"strategies: expected a comma-separated string or a list of "
+                            f"strategies, got {strategies!r}")
     names = split_strategies(strategies) if isinstance(strategies, str) else list(strategies)
+    if not names:   # (an empty list divided by zero when the seats were cycled)
+        raise FastmachError("strategies: no strategy given")
     if len(names) > rules.players:
         raise FastmachError(f"strategies: {len(names)} strategies for "
                             f"players={rules.players}: {', '.join(names[rules.players:])} "
