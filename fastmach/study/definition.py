@@ -337,6 +337,9 @@ class Study:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], source: str = "<study>") -> Study:
         """A study from the parsed TOML tables ``{"study": {...}, "grid": {...}}``."""
+        if not isinstance(data, Mapping):   # (None, a list: a TypeError from inside)
+            raise FastmachError(f"{source}: expected the study's tables as a mapping "
+                                f"{{'study': ..., 'grid': ...}}, got {type(data).__name__}")
         for table in data:
             if table not in ("study", "grid", "skill"):
                 raise _KeyError(table, None, "unknown table; a study has [study], [grid] "

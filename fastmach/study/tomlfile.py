@@ -19,6 +19,8 @@ def read_toml(path_or_text: str | Path, what: str, inline: str) -> tuple[dict[st
     if isinstance(path_or_text, bool) or not isinstance(path_or_text, (str, os.PathLike)):
         raise FastmachError(f"{what}: expected a file path or TOML text, got "
                             f"{type(path_or_text).__name__}")
+    if not isinstance(path_or_text, os.PathLike) and not path_or_text.strip():
+        raise FastmachError(f"{what}: empty (expected a file path or TOML text)")
     if isinstance(path_or_text, os.PathLike) or "\n" not in path_or_text:
         path = Path(path_or_text)
         try:
