@@ -150,8 +150,17 @@ def build_report(results_dir: Path | str, out_dir: Path | str | None = None, *,
     passes its own, and its command (which rewrites the report) is then the one to rerun.
     ``progress``: called with each of :data:`STEPS` as it begins (a progress bar's).
     """
-    from fastmach.outputs import atomic_dir, probe_dir
+    from fastmach.outputs import as_path, atomic_dir, probe_dir
 
+    results_dir = as_path(results_dir, "results_dir=", "a result directory")
+    if out_dir is not None:
+        out_dir = as_path(out_dir, "out_dir=", "a directory path")
+    if progress is not None and not callable(progress):
+        raise FastmachError(f"progress: expected a function of a step's name, got "
+                            f"{progress!r}")
+    if pairs is not None and not (isinstance(pairs, (list, tuple)) and all(
+            isinstance(p, (list, tuple)) and len(p) == 2 for p in pairs)):
+        raise FastmachError(f"pairs: expected (variant, baseline) rules pairs, got {pairs!r}")
     step = progress or (lambda name: None)
     step(STEPS[0])
     games, hands, manifest = load_results(results_dir, ignore_foreign=ignore_foreign)
