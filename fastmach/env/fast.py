@@ -27,7 +27,7 @@ from fastmach.solver.exact import POINT_SCALE, opening_weights, weights
 from fastmach.strategies import Observation
 
 from . import _vector_step  # type: ignore[attr-defined]
-from .moves import ACTIONS, N_ACTIONS, Moves, _NEIGHBOURS, probe_for
+from .moves import ACTIONS, N_ACTIONS, Moves, _NEIGHBOURS, action_index, probe_for
 from .single import MAX_SKIPPED, SingleAgentEnv, seat_at_reset
 from .table import Table
 
@@ -90,12 +90,13 @@ class _Match:
         return flow.lowest_shares(self.scores, self.rules.ties == "shared")
 
 
-def refusal(i: int, action: int, legal: list[int]) -> FastmachError:
-    """The error refusing game i's masked ``action`` (illegal="raise"), naming the legal
-    ones."""
+def refusal(i: int, action: Any, legal: list[int]) -> FastmachError:
+    """The error refusing game i's masked or invalid ``action`` (illegal="raise"), naming
+    the legal ones (an invalid one: the value given)."""
     names = ", ".join(f"{j} {ACTIONS[j]}" for j in legal)
-    if 0 <= action < N_ACTIONS:
-        return FastmachError(f"game {i}: action {action} ({ACTIONS[action]}) is masked "
+    k = action_index(action)
+    if k is not None:
+        return FastmachError(f"game {i}: action {k} ({ACTIONS[k]}) is masked "
                              f"now; legal: {names}")
     return FastmachError(f"game {i}: action must be an integer 0..{N_ACTIONS - 1}, got "
                          f"{action!r}")
@@ -267,7 +268,10 @@ class CompiledGames:
         """Step every game, its rows written in place: (rewards, terminations,
         truncations, illegal, ended)."""
         n = self.count
-        acts = np.ascontiguousarray(np.asarray(actions).astype(np.int64))   # (int(a) each)
+        actions = np.asarray(actions)
+        if actions.dtype.kind not in "iu":   # (VectorEnv hands integers: never truncated)
+            raise FastmachError(f"actions must be integers, got dtype {actions.dtype}")
+        acts = np.ascontiguousarray(actions, dtype=np.int64)
         rewards = np.zeros(n)
         term = np.zeros(n, dtype=np.uint8)
         trunc = np.zeros(n, dtype=np.uint8)

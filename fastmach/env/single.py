@@ -29,7 +29,8 @@ from __future__ import annotations
 
 import copy
 import warnings
-from typing import Callable, Sequence
+from collections.abc import Mapping
+from typing import Any, Callable, Sequence
 
 import gymnasium as gym
 import numpy as np
@@ -40,15 +41,36 @@ from fastmach.game.deal import check_seed
 from fastmach.rules import Rules, is_integer
 
 from .moves import DRAW, N_ACTIONS
-from .table import TURNS, Table, rules_of
+from .table import REWARDS, TURNS, Table, rules_of
 
-__all__ = ["SingleAgentEnv", "ILLEGAL", "OBSERVATIONS"]
+__all__ = ["SingleAgentEnv", "ILLEGAL", "OBSERVATIONS", "RESET_OPTIONS", "check_options"]
 
 #: reset deals at most this many more replicates when the others end the match before
 #: the learner's first turn (a bound, never met in practice)
 MAX_SKIPPED = 1000
 ILLEGAL = ("draw", "raise")
 OBSERVATIONS = ("dict", "vector")
+#: the keys ``reset(options=...)`` takes
+RESET_OPTIONS = ("seat",)
+
+
+def check_options(options: Any, players: int) -> dict | None:
+    """``reset``'s ``options`` as a dict (None stays None): a mapping whose keys are
+    RESET_OPTIONS, ``seat`` 0..players-1; else FastmachError naming what is wrong."""
+    if options is None:
+        return None
+    allowed = ", ".join(RESET_OPTIONS)
+    if not isinstance(options, Mapping):
+        raise FastmachError(f"reset options must be a dict (keys: {allowed}) or None, got "
+                            f"{options!r}")
+    unknown = [k for k in options if k not in RESET_OPTIONS]
+    if unknown:
+        raise FastmachError(f"reset options: unknown key {unknown[0]!r}; allowed: {allowed}")
+    if "seat" in options:
+        k = options["seat"]
+        if not is_integer(k) or not 0 <= k < players:
+            raise FastmachError(f"reset options: seat must be 0..{players - 1}, got {k!r}")
+    return dict(options)
 
 
 def seat_at_reset(players: int, options: dict | None, choice: int | str, seat: int,
@@ -90,6 +112,8 @@ class SingleAgentEnv(gym.Env):
             raise FastmachError(f"opponents: {len(others)} given for the {P - 1} other seats")
         if illegal not in ILLEGAL:
             raise FastmachError(f"illegal must be 'draw' or 'raise', got {illegal!r}")
+        if reward not in REWARDS:
+            raise FastmachError(f"reward must be one of {', '.join(REWARDS)}, got {reward!r}")
         if observation not in OBSERVATIONS:
             raise FastmachError(f"observation must be 'dict' or 'vector', got {observation!r}")
         if render_mode not in (None, *self.metadata["render_modes"]):
@@ -145,8 +169,10 @@ class SingleAgentEnv(gym.Env):
         this episode. A deal whose match the others end before that turn (an opponent
         goes out at once: about 1 jokers deal in 800) is no episode: the next replicate
         is dealt instead, and ``info["skipped"]`` lists the replicates passed over (the
-        same ones for the same seed). ``seed``: an int or a NumPy integer, >= 0."""
+        same ones for the same seed). ``seed``: an int or a NumPy integer, >= 0;
+        ``options``: None or a dict of RESET_OPTIONS (else FastmachError)."""
         seed = None if seed is None else check_seed(seed)   # (before gymnasium's own check)
+        options = check_options(options, self.rules.players)
         super().reset(seed=seed)
         seat = self._seat_for(options)
         if seat != self.seat:

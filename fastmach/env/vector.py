@@ -15,6 +15,13 @@ is dealt again at once, its row of ``obs`` is the new episode's first observatio
 
 Seeds: ``reset(seed=s)`` seeds game i with ``s + i`` (then each game deals the next
 replicates of its own root): the same seed gives the same episodes whatever ``workers``.
+Every argument is checked here before any game (or worker) is touched: seeds are
+integers (``s + num_envs - 1`` below 2**63), ``options`` SingleAgentEnv's; an action that
+is not an integer (a float, a bool, a string, None) is an invalid action, as in
+SingleAgentEnv: refused under ``illegal="raise"``, else played as the draw and flagged.
+``step`` before ``reset`` (or after a failed one) and any call after ``close`` raise a
+FastmachError; a worker that fails answers with the error (the games then need a
+reset), and a worker that is gone closes the environment.
 
 ``workers``: 1 steps every game in this process; k > 1 splits the games among k
 processes, for k cores: this one steps the first share while k - 1 worker processes step
@@ -32,6 +39,7 @@ reference: the same seed gives the same arrays). A set-up the compiled games do 
 """
 from __future__ import annotations
 
+import inspect
 import multiprocessing as mp
 import sys
 import time
@@ -42,15 +50,40 @@ import numpy as np
 from gymnasium import spaces
 
 from fastmach.errors import FastmachError
+from fastmach.game.deal import check_seed
 from fastmach.rules import is_integer
 
 from .fast import CompiledGames, refusal, supports
-from .moves import N_ACTIONS
-from .single import SingleAgentEnv
+from .moves import N_ACTIONS, action_index
+from .single import SingleAgentEnv, check_options
 
-__all__ = ["VectorEnv", "make_vector", "ENGINES"]
+__all__ = ["VectorEnv", "make_vector", "ENGINES", "MAX_ENVS"]
 
 ENGINES = ("compiled", "reference")
+#: the most games one VectorEnv holds (each keeps a few observation rows of about 10 kB
+#: and its game; a larger batch is several environments)
+MAX_ENVS = 4096
+#: SingleAgentEnv's keywords (the ones VectorEnv passes on)
+_SINGLE_KEYWORDS = tuple(k for k in inspect.signature(SingleAgentEnv.__init__).parameters
+                         if k != "self")
+#: what step and reset say before the games are dealt (SingleAgentEnv's words)
+_NOT_DEALT = "the environment is not dealt yet: call reset() first"
+
+
+def _seeds(seed: Any, n: int) -> list[int | None]:
+    """The n games' seeds of ``reset(seed=...)``: None, an integer s (game i seeded s + i)
+    or a list of n integers or Nones; else FastmachError."""
+    if seed is None:
+        return [None] * n
+    if isinstance(seed, (list, tuple)):
+        if len(seed) != n:
+            raise FastmachError(f"reset: {len(seed)} seeds for {n} games")
+        return [None if s is None else check_seed(s) for s in seed]
+    s = check_seed(seed)
+    if s + n - 1 >= 2**63:
+        raise FastmachError(f"reset: seed + i (i < num_envs = {n}) must be below 2**63, so "
+                            f"seed at most {2**63 - n}, got {seed}")
+    return [s + i for i in range(n)]
 
 
 class _Games:
@@ -174,27 +207,37 @@ def _receive(conn, spin: float):
 
 def _worker(conn, count: int, kwargs: dict, engine: str, raws: tuple, rows: int,
             size: int, start: int, spin: float) -> None:  # pragma: no cover - a subprocess
+    """A worker's loop: each request ``(command, tag, argument)`` answered ``(tag, "ok" or
+    "error", message)``; a failed command is answered with its error and the worker
+    stays."""
+    games: Any = None
     try:
         games = _games(count, kwargs, engine)
         views = _views(raws, rows, size)
         obs, final, masks = views[:3]
         end = start + count
         games.share(obs[start:end], final[start:end], masks[start:end])
+    except Exception as err:   # (every request is answered with it)
+        failed = f"{type(err).__name__}: {err}"
+    try:
         while True:
-            cmd, arg = _receive(conn, spin)
+            cmd, tag, arg = _receive(conn, spin)
             if cmd == "close":
                 conn.close()
                 return
-            if cmd == "step":   # (everything in the shared buffers: only the word sent)
-                _advance(games, views, start, end)
-                conn.send(("ok", None))
-            else:
-                games.reset(*arg)
-                conn.send(("ok", None))
-    except (EOFError, KeyboardInterrupt):
+            try:
+                if games is None:
+                    raise FastmachError(f"the worker's games were not made ({failed})")
+                if cmd == "step":   # (everything in the shared buffers: only the word sent)
+                    _advance(games, views, start, end)
+                else:
+                    games.reset(*arg)
+                reply: tuple = (tag, "ok", None)
+            except Exception as err:   # (sent to the parent, which raises it)
+                reply = (tag, "error", f"{type(err).__name__}: {err}")
+            conn.send(reply)
+    except (EOFError, OSError, KeyboardInterrupt):
         return
-    except Exception as err:   # (sent to the parent, which raises it)
-        conn.send(("error", f"{type(err).__name__}: {err}"))
 
 
 class VectorEnv(gym.vector.VectorEnv):
@@ -208,12 +251,17 @@ class VectorEnv(gym.vector.VectorEnv):
         if isinstance(spin, bool) or not isinstance(spin, (int, float)) or not 0 <= spin <= 1:
             raise FastmachError(f"spin must be a number of seconds in [0, 1], got {spin!r}")
         self.spin = float(spin)
-        if not is_integer(num_envs) or num_envs < 1:
-            raise FastmachError(f"num_envs must be a positive integer, got {num_envs!r}")
+        if not is_integer(num_envs) or not 1 <= num_envs <= MAX_ENVS:
+            raise FastmachError(f"num_envs must be an integer 1..{MAX_ENVS}, got {num_envs!r}")
         if not is_integer(workers) or not 1 <= workers <= num_envs:
             raise FastmachError(f"workers must be 1..num_envs ({num_envs}), got {workers!r}")
         if engine not in ENGINES:
             raise FastmachError(f"engine must be one of {', '.join(ENGINES)}, got {engine!r}")
+        unknown = [k for k in kwargs if k not in _SINGLE_KEYWORDS]
+        if unknown:
+            raise FastmachError(f"VectorEnv: unknown argument {unknown[0]!r}; it takes num_envs, "
+                                f"workers, engine, spin and SingleAgentEnv's "
+                                f"{', '.join(_SINGLE_KEYWORDS)}")
         kwargs.pop("observation", None)
         kwargs.pop("render_mode", None)
         self.num_envs, self.workers = int(num_envs), int(workers)
@@ -254,55 +302,82 @@ class VectorEnv(gym.vector.VectorEnv):
             self._local.share(obs[:shares[0]], final[:shares[0]], masks[:shares[0]])
         self._masks = np.zeros((self.num_envs, N_ACTIONS), dtype=bool)
         self._out = _Recycler()
+        self._tag = 0   # (the last request sent to the workers: their replies carry it)
+        self._dealt: str | None = _NOT_DEALT   # (why step is refused now; None: dealt)
+        self._gone: str | None = None   # (why the environment was closed by a failure)
         self.closed = False
 
+    def _check_open(self) -> None:
+        if self.closed:
+            why = f" ({self._gone})" if self._gone else ""
+            raise FastmachError(f"the vector environment is closed{why}: make a new one")
+
     def reset(self, *, seed: int | list | None = None, options: dict | None = None):
-        if seed is None or isinstance(seed, (list, tuple)):
-            seeds = list(seed) if seed is not None else [None] * self.num_envs
-            if len(seeds) != self.num_envs:
-                raise FastmachError(f"reset: {len(seeds)} seeds for {self.num_envs} games")
-        else:
-            seeds = [int(seed) + i for i in range(self.num_envs)]
+        """Deal every game (seed s: game i seeded s + i; a list: one seed or None per
+        game); ``options`` as SingleAgentEnv.reset's. Every argument is checked before
+        any game is dealt."""
+        self._check_open()
+        seeds = _seeds(seed, self.num_envs)
+        options = check_options(options, self.rules.players)
+        self._dealt = "the last reset failed: call reset() again"
         if not self._conns:
             obs, masks = self._local.reset(seeds, options)
         else:
-            at = self._shares[0]
-            for c, n in zip(self._conns, self._shares[1:]):
-                c.send(("reset", (seeds[at:at + n], options)))
+            args, at = [], self._shares[0]
+            for n in self._shares[1:]:
+                args.append((seeds[at:at + n], options))
                 at += n
-            self._local.reset(seeds[:self._shares[0]], options)
-            self._gather()
+            tag = self._send("reset", args)
+            try:
+                self._local.reset(seeds[:self._shares[0]], options)
+            except BaseException:
+                self._gather(tag, drain=True)
+                raise
+            self._gather(tag)
             obs, masks = self._shared[0].copy(), self._shared[2].astype(bool)
         self._masks = masks
+        self._dealt = None
         return obs, {"action_mask": masks.copy()}
 
-    def step(self, actions):
-        actions = np.asarray(actions)
-        if actions.shape != (self.num_envs,):
-            raise FastmachError(f"step: {actions.shape} actions for {self.num_envs} games")
-        if self._kwargs.get("illegal") == "raise" and actions.dtype.kind in "iu":
+    def _actions(self, actions: Any) -> np.ndarray:
+        """``actions`` as num_envs int64 (an entry that is not an integer, -1: invalid, as
+        SingleAgentEnv takes it); under illegal="raise" a masked or invalid one refused."""
+        n = self.num_envs
+        try:
+            given = np.asarray(actions)
+        except (ValueError, TypeError):   # (a ragged list)
+            raise FastmachError(f"step: actions must be {n} integers (one per game), got "
+                                f"{actions!r:.200}") from None
+        if given.shape != (n,):
+            raise FastmachError(f"step: {given.shape} actions for {n} games (one integer "
+                                f"per game)")
+        if given.dtype.kind in "iu":
+            acts = given.astype(np.int64)   # (a uint64 past int64 wraps below 0: invalid too)
+        else:   # (floats, bools, strings, objects: each entry as SingleAgentEnv takes it)
+            acts = np.array([-1 if (k := action_index(a)) is None else k
+                             for a in given.tolist()], dtype=np.int64)
+        if self._kwargs.get("illegal") == "raise":
             # refused before any game moves, whatever the workers
-            for i, a in enumerate(actions.tolist()):
-                if not (0 <= a < N_ACTIONS and self._masks[i, a]):
-                    raise refusal(i, a, np.flatnonzero(self._masks[i]).tolist())
-        if not self._conns:
-            rewards, term, trunc, illegal, ended = self._local.advance(actions)
-            local = self._local
-            rows_obs, rows_final, rows_masks = local.obs, local.final, local.masks
-        else:
-            shared = self._shared
-            shared[3][:] = actions
-            for c in self._conns:
-                c.send(("step", None))
-            try:
-                _advance(self._local, shared, 0, self._shares[0])
-            except BaseException:
-                self._gather(drain=True)   # (the workers' answers read: the pipes stay in step)
-                raise
-            self._gather()
-            rewards = shared[4].copy()
-            term, trunc, illegal, ended = shared[5].astype(bool)
-            rows_obs, rows_final, rows_masks = shared[:3]
+            ok = (acts >= 0) & (acts < N_ACTIONS)
+            ok[ok] = self._masks[np.flatnonzero(ok), acts[ok]]
+            if not ok.all():
+                i = int(np.flatnonzero(~ok)[0])
+                a = given[i].item() if given.dtype.kind in "iu" else given.tolist()[i]
+                raise refusal(i, a, np.flatnonzero(self._masks[i]).tolist())
+        return acts
+
+    def step(self, actions):
+        self._check_open()
+        if self._dealt is not None:
+            raise FastmachError(self._dealt)
+        actions = self._actions(actions)
+        try:
+            rows = self._advance(actions)
+        except BaseException:
+            if not self.closed:
+                self._dealt = "the last step failed: call reset() first"
+            raise
+        rewards, term, trunc, illegal, ended, rows_obs, rows_final, rows_masks = rows
         obs = self._out.array(rows_obs.shape, rows_obs.dtype)
         np.copyto(obs, rows_obs)
         masks = rows_masks.astype(bool)
@@ -313,27 +388,71 @@ class VectorEnv(gym.vector.VectorEnv):
                  "_final_obs": ended}
         return obs, rewards, term, trunc, infos
 
-    def _gather(self, drain: bool = False) -> list:
-        """Every worker's answer (all read before a failure is raised); ``drain``: read
-        and dropped."""
+    def _advance(self, actions: np.ndarray) -> tuple:
+        """Every game stepped: (rewards, terminations, truncations, illegal, ended) and the
+        observation, final observation and mask rows."""
+        if not self._conns:
+            rewards, term, trunc, illegal, ended = self._local.advance(actions)
+            local = self._local
+            return rewards, term, trunc, illegal, ended, local.obs, local.final, local.masks
+        shared = self._shared
+        shared[3][:] = actions
+        tag = self._send("step", [None] * len(self._conns))
+        try:
+            _advance(self._local, shared, 0, self._shares[0])
+        except BaseException:
+            self._gather(tag, drain=True)   # (the workers' answers read: the pipes stay in step)
+            raise
+        self._gather(tag)
+        rewards = shared[4].copy()
+        term, trunc, illegal, ended = shared[5].astype(bool)
+        return rewards, term, trunc, illegal, ended, *shared[:3]
+
+    def _send(self, cmd: str, args: list) -> int:
+        """Send each worker its request (a new tag); a worker gone closes the environment."""
+        self._tag += 1
+        try:
+            for c, arg in zip(self._conns, args):
+                c.send((cmd, self._tag, arg))
+        except (OSError, EOFError) as err:
+            self._lost(err)
+        return self._tag
+
+    def _gather(self, tag: int, drain: bool = False) -> list:
+        """Every worker's answer to request ``tag`` (older answers skipped; all read before
+        a failure is raised); ``drain``: read and dropped."""
         out, failed = [], None
-        for c in self._conns:
-            kind, value = _receive(c, self.spin)
-            if kind == "error" and failed is None:
-                failed = value
-            out.append(value)
+        try:
+            for c in self._conns:
+                while True:
+                    got, kind, value = _receive(c, self.spin)
+                    if got == tag:
+                        break
+                if kind == "error" and failed is None:
+                    failed = value
+                out.append(value)
+        except (OSError, EOFError) as err:
+            self._lost(err)
         if failed is not None and not drain:
             raise FastmachError(f"a vector environment worker failed: {failed}")
         return out
+
+    def _lost(self, err: BaseException) -> None:
+        """A worker process is gone: close the environment and say so."""
+        self._gone = f"a worker process was lost: {type(err).__name__}: {err}"
+        self.close()
+        raise FastmachError(f"the vector environment is closed: {self._gone}") from err
 
     def action_masks(self) -> np.ndarray:
         """The (num_envs, N_ACTIONS) boolean masks of the games' current turns."""
         return self._masks.copy()
 
     def close_extras(self, **kwargs) -> None:
+        """Stop the workers; reset and step refuse to run afterwards (whatever
+        ``workers``)."""
         for c in self._conns:
             try:
-                c.send(("close", None))
+                c.send(("close", 0, None))
             except (BrokenPipeError, OSError):
                 pass
         for p in self._procs:
