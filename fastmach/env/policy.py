@@ -44,7 +44,7 @@ class LinearPolicy:
     """``scores = W @ vector + b`` (``W``: N_ACTIONS x size, ``b``: N_ACTIONS)."""
 
     def __init__(self, W: np.ndarray, b: np.ndarray):
-        self.W, self.b = np.asarray(W, dtype=np.float64), np.asarray(b, dtype=np.float64)
+        self.W, self.b = _numbers("W", W), _numbers("b", b)
         if self.W.ndim != 2 or self.W.shape[0] != N_ACTIONS or self.b.shape != (N_ACTIONS,):
             raise FastmachError(f"a linear policy needs W of shape ({N_ACTIONS}, size) and b "
                                 f"of shape ({N_ACTIONS},), got {self.W.shape} and {self.b.shape}")
@@ -68,6 +68,15 @@ class LinearPolicy:
             raise FastmachError(f"a linear policy of {self.W.shape[1]} inputs was given an "
                                 f"observation of {vector.shape[0]} values (other rules?)")
         return self.W @ vector + self.b
+
+
+def _numbers(name: str, x: Any) -> np.ndarray:
+    """``x`` as a float64 array; FastmachError naming the linear policy's argument."""
+    try:
+        return np.asarray(x, dtype=np.float64)
+    except (TypeError, ValueError, OverflowError) as e:
+        raise FastmachError(f"a linear policy's {name} must be an array of numbers "
+                            f"({type(e).__name__}: {e})") from None
 
 
 def max_cards(vector: np.ndarray, mask: np.ndarray) -> int:
@@ -130,8 +139,17 @@ class PolicyBot:
     module's docstring) over the environment's observation of its seat."""
 
     def __init__(self, policy: str = "fastmach.env.policy:max_cards"):
+        if isinstance(policy, os.PathLike):   # (a .npz file's path)
+            policy = os.fspath(policy)
         self.spec = policy
-        self.policy: Policy = load_policy(policy) if isinstance(policy, str) else policy
+        if isinstance(policy, str):
+            self.policy: Policy = load_policy(policy)
+        elif callable(policy):
+            self.policy = policy
+        else:
+            raise FastmachError(f"PolicyBot: policy must be a function (vector, mask) -> "
+                                f"action, 'package.module:name' or the path of an .npz "
+                                f"file; got {type(policy).__name__}")
         self._encoders: dict[str, Encoder] = {}
 
     @classmethod

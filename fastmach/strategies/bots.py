@@ -23,11 +23,13 @@ hand delta), anything else, and any refusal, by ``fastmach.game.actions.check_ac
 (a play's table by the compiled check first, or under ``play_games(check=True)`` by the
 independent validator, as every play is then):
 an illegal action stops the game with a FastmachError naming the seat, the hand, the turn
-and the rule broken. A bot that raises, or whose move takes longer than the seat's
-``time_limit`` (seconds, measured around ``act``: a move is not cut short, it is an error
-once it returns), stops the game with a BotError naming the bot, the seat, the hand, the
-turn and the exception or the time (CLI: exit 1). A ``Draw`` from an empty stock under ``stock_empty = "play-on"`` is the
-pass the engine makes of any draw there.
+and the rule broken. A bot that raises (``sys.exit`` too), whose answer cannot be read, or
+whose move takes longer than the seat's ``time_limit`` (seconds, measured around ``act``: a
+move is not cut short, it is an error once it returns), stops the game with a BotError
+naming the bot, the seat, the hand, the turn and the exception or the time (CLI: exit 1).
+The answer is read once, on the Python side, into a fresh Play, Draw or Pass (its kind
+from ``type(answer)`` alone) before any compiled code sees it. A ``Draw`` from an empty
+stock under ``stock_empty = "play-on"`` is the pass the engine makes of any draw there.
 """
 from __future__ import annotations
 
@@ -35,7 +37,7 @@ import copy
 import sys
 import time
 from dataclasses import dataclass, field
-from typing import Protocol, cast, runtime_checkable
+from typing import Callable, Protocol, cast, runtime_checkable
 
 import numpy as np
 
@@ -108,8 +110,11 @@ class BotSeat:
 
     def __init__(self, bot: Bot, name: str, seat: int, rules: Rules,
                  time_limit: float | None = None, strict: bool = False):
-        self.bot, self.name, self.seat, self.rules = bot, name, seat, rules
+        self.player, self.name, self.seat, self.rules = bot, name, seat, rules
         self.time_limit, self.strict = time_limit, strict
+        # what the compiled seat calls as the bot when the seat has no time limit
+        # (_python.PyBot.ask: ``callback.bot.act(obs)``): the answer read here, in Python
+        self.bot = _Asked(bot, name)
         # the hand's public turns (PublicTurn records), kept by whoever runs the game (the
         # engine, the State) and shown as a tuple
         self.public_log: list[PublicTurn] = []
@@ -147,33 +152,22 @@ class BotSeat:
             opened_seats=tuple(pos["opened"]), history=self.history())
 
     def ask(self, seat: int, obs: Observation) -> Action:
-        """The bot's answer to ``obs``: a Play, Draw or Pass object (its type checked, not
-        its legality); its exception, its time over the limit or another answer is an
-        error naming the bot, the seat, the hand and the turn."""
-        t0 = time.perf_counter()
-        try:
-            action = self.bot.act(obs)
-        except (KeyboardInterrupt, SystemExit):
-            raise   # (Ctrl-C stops the run; a bot's sys.exit is named by the command)
-        except BaseException as e:   # GeneratorExit and the like: the bot's error too
-            raise self.raised(seat, obs, e) from e
-        took = time.perf_counter() - t0
-        if self.time_limit is not None and took > self.time_limit:
-            raise BotError(f"{self._where(seat, obs.hand_index, obs.turn)}: act() took "
-                           f"{took:.3f} s, over the time limit of {self.time_limit:g} s")
-        if not is_answer(action):
-            raise self.returned(seat, obs, action)
-        return action
+        """The bot's answer to ``obs``, as a fresh Play, Draw or Pass (its type checked and
+        its fields read once, not its legality); its exception (a ``sys.exit`` too), its
+        time over the limit, an answer that cannot be read or another answer is an error
+        naming the bot, the seat, the hand and the turn."""
+        return _ask(self.player, self.name, seat, obs, self.time_limit)
 
-    def raised(self, seat: int, obs: Observation, e: BaseException) -> BotError:
-        """The error of a bot whose act() raised ``e``."""
-        return BotError(f"{self._where(seat, obs.hand_index, obs.turn)}: act() raised "
-                        f"{_type_name(e)}: {e}")
+    def raised(self, seat: int, obs: Observation, e: BaseException) -> Exception:
+        """The error of a bot whose act() raised ``e`` (the compiled seat's; an error the
+        seat made itself, ``_Stop``: that error, a new one of its class and message)."""
+        if type(e) is _Stop:
+            return e.error.__class__(*e.error.args)
+        return BotError(f"{self._where(seat, obs.hand_index, obs.turn)}: {_raised_text(e)}")
 
     def returned(self, seat: int, obs: Observation, action: object) -> FastmachError:
         """The error of a bot whose act() returned something other than an answer."""
-        return FastmachError(f"{self._where(seat, obs.hand_index, obs.turn)}: act() "
-                             f"returned {action!r}; expected fastmach.Play, Draw or Pass")
+        return _returned(_where(self.name, seat, obs.hand_index, obs.turn), action)
 
     def checked(self, seat: int, action: Action, pos: dict):
         """``action`` checked against the engine's position ``pos`` (fastmach.game.actions;
@@ -188,7 +182,12 @@ class BotSeat:
             except (TypeError, ValueError, OverflowError) as e:
                 raise FastmachError(f"{self._where(seat, pos['hand'], pos['turn'])}: illegal "
                                     f"action: the play holds something other than card "
-                                    f"ids ({e})") from None
+                                    f"ids ({_text(e, str)})") from None
+            except KeyboardInterrupt:
+                raise
+            except BaseException as e:   # (the bot's code, run by reading its fields)
+                raise BotError(f"{self._where(seat, pos['hand'], pos['turn'])}: "
+                               f"{_unreadable(e)}") from e
         try:
             check_action(r, action, seat=seat, hand=counts, melds=pos["melds"],
                          stands=pos["stands"], opened=pos["opened"][seat],
@@ -215,21 +214,163 @@ class BotSeat:
         return self.checked(seat, self.ask(seat, self.observation(seat, pos)), pos)
 
     def _where(self, seat: int, hand: int, turn: int) -> str:
-        return f"bot {self.name!r} at seat {seat}, hand {hand}, turn {turn}"
+        return _where(self.name, seat, hand, turn)
+
+
+class _Asked:
+    """The bot as the compiled seat asks it (``act(obs)``): the bot's own ``act``, its
+    answer read into a fresh action (``_answer``); an error it makes reaches
+    ``BotSeat.raised`` as a ``_Stop``, which gives it back."""
+
+    __slots__ = ("player", "name")
+
+    def __init__(self, player: object, name: str):
+        self.player, self.name = player, name
+
+    def act(self, obs: Observation) -> Action:
+        seat, hand, turn = obs.seat, obs.hand_index, obs.turn   # (before the bot holds obs)
+        try:
+            action = self.player.act(obs)   # type: ignore[attr-defined]
+        except KeyboardInterrupt:
+            raise   # (Ctrl-C stops the run)
+        except BaseException as e:   # SystemExit, GeneratorExit and the like: its error too
+            raise _Stop(BotError(f"{_where(self.name, seat, hand, turn)}: "
+                                 f"{_raised_text(e)}")) from e
+        t = type(action)   # (the usual answers made here: a frame less)
+        if t is Play:
+            try:
+                return _copy(action)
+            except KeyboardInterrupt:
+                raise
+            except BaseException:
+                pass   # (_answer reads it again, and names what is wrong)
+        elif t is Draw:
+            return cast(Draw, _new(Draw))
+        try:
+            return _answer(action, self.name, seat, hand, turn)
+        except (BotError, FastmachError) as e:
+            raise _Stop(e) from e.__cause__
+
+
+class _Stop(Exception):
+    """Carries the error ``_Asked.act`` made past the compiled seat, which hands what
+    ``act`` raised to ``BotSeat.raised``."""
+
+    def __init__(self, error: Exception):
+        super().__init__(*error.args)
+        self.error = error
+
+
+def _ask(player: object, name: str, seat: int, obs: Observation,
+         time_limit: float | None) -> Action:
+    """BotSeat.ask: ``player.act(obs)`` as a fresh Play, Draw or Pass, else the error."""
+    hand, turn = obs.hand_index, obs.turn   # (read before the bot holds the observation)
+    t0 = time.perf_counter()
+    try:
+        action = player.act(obs)   # type: ignore[attr-defined]
+    except KeyboardInterrupt:
+        raise   # (Ctrl-C stops the run)
+    except BaseException as e:   # SystemExit, GeneratorExit and the like: the bot's error too
+        raise BotError(f"{_where(name, seat, hand, turn)}: {_raised_text(e)}") from e
+    took = time.perf_counter() - t0
+    if time_limit is not None and took > time_limit:
+        raise BotError(f"{_where(name, seat, hand, turn)}: act() took {took:.3f} s, over "
+                       f"the time limit of {time_limit:g} s")
+    return _answer(action, name, seat, hand, turn)
+
+
+def _answer(action: object, name: str, seat: int, hand: int, turn: int) -> Action:
+    """A new Play, Draw or Pass of the bot's answer ``action`` (a Play: its fields read
+    once, as they are; the checks judge them); a BotError naming the bot where reading it
+    raises, a FastmachError for anything else (a Fail too). Only the answer's type decides
+    (``type(action)``: nothing the object says about itself)."""
+    t = type(action)
+    try:
+        if t is Play or (issubclass(t, Play) and not issubclass(t, Fail)):
+            return _copy(cast(Play, action))
+    except KeyboardInterrupt:
+        raise
+    except BaseException as e:   # (the bot's code, run by reading the answer's fields)
+        raise BotError(f"{_where(name, seat, hand, turn)}: act() returned a "
+                       f"{_class_name(action)} that cannot be read: {_type_name(e)}: "
+                       f"{_text(e, str)}") from e
+    if issubclass(t, Fail) or not issubclass(t, (Draw, Pass)):
+        raise _returned(_where(name, seat, hand, turn), action)
+    # (as check_action: a Pass first; rng_after: the class's None)
+    return cast(Action, _new(Pass if issubclass(t, Pass) else Draw))
+
+
+def _copy(play: Play) -> Play:
+    """A new Play of ``play``'s fields, each read once (as they are: the checks judge
+    them; ``rng_after``: the class's None)."""
+    p = cast(Play, _new(Play))
+    d = p.__dict__
+    d["melds"], d["placed"], d["taken"], d["stands"] = (play.melds, play.placed, play.taken,
+                                                        play.stands)
+    return p
 
 
 def is_answer(action: object) -> bool:
     """Whether ``action`` is a bot's answer: a Play, Draw or Pass (a Fail is not)."""
-    return isinstance(action, (Play, Draw, Pass)) and not isinstance(action, Fail)
+    t = type(action)
+    return issubclass(t, (Play, Draw, Pass)) and not issubclass(t, Fail)
+
+
+def _where(name: str, seat: int, hand: int, turn: int) -> str:
+    return f"bot {name!r} at seat {seat}, hand {hand}, turn {turn}"
+
+
+def _returned(where: str, action: object) -> FastmachError:
+    return FastmachError(f"{where}: act() returned {_text(action, repr)}; expected "
+                         f"fastmach.Play, Draw or Pass")
+
+
+def _raised_text(e: BaseException) -> str:
+    """``act() raised TYPE: MESSAGE`` (a sys.exit named as one)."""
+    if issubclass(type(e), SystemExit):
+        try:
+            code = _text(cast(SystemExit, e).code, repr)
+        except KeyboardInterrupt:
+            raise
+        except BaseException:   # (a subclass's own code)
+            code = "..."
+        return f"act() called sys.exit({code}) (a bot must return an action or raise, not exit)"
+    return f"act() raised {_type_name(e)}: {_text(e, str)}"
+
+
+def _unreadable(e: BaseException) -> str:
+    return f"act() returned a Play that cannot be read: {_type_name(e)}: {_text(e, str)}"
+
+
+#: the most characters of a bot's object shown in an error
+TEXT_LIMIT = 300
+
+
+def _text(x: object, show: Callable[[object], str]) -> str:
+    """``show(x)`` (``str`` or ``repr``) of an object a bot made, cut at TEXT_LIMIT
+    characters; where that raises, its type's name."""
+    try:
+        s = show(x)
+    except KeyboardInterrupt:
+        raise
+    except BaseException as e:
+        return f"<{_class_name(x)}: {show.__name__}() raised {_class_name(e)}>"
+    return s if len(s) <= TEXT_LIMIT else s[:TEXT_LIMIT] + "..."
+
+
+def _class_name(x: object) -> str:
+    """The name of ``x``'s type (the type's own, whatever its metaclass says)."""
+    name = type.__dict__["__name__"].__get__(type(x))
+    return name if type(name) is str else "object"
 
 
 def _type_name(e: BaseException) -> str:
     """The exception's type name (for a bot in its own process: the type it raised there;
     such an error exists only once the isolation module is loaded)."""
     isolation = sys.modules.get("fastmach.strategies.isolation")
-    if isolation is not None and isinstance(e, isolation.RemoteError):
-        return e.remote_type
-    return type(e).__name__
+    if isolation is not None and issubclass(type(e), isolation.RemoteError):
+        return _text(getattr(e, "remote_type", "?"), str)
+    return _class_name(e)
 
 
 def bot_seat(strategy: BotStrategy, seat: int, ctx, rules: Rules, strict: bool = False):
@@ -243,6 +384,6 @@ def bot_seat(strategy: BotStrategy, seat: int, ctx, rules: Rules, strict: bool =
         raise
     except Exception as e:
         raise FastmachError(f"bot {strategy.name!r} at seat {seat}: its constructor raised "
-                            f"{_type_name(e)}: {e}") from None
+                            f"{_type_name(e)}: {_text(e, str)}") from None
     return PyBot(ctx, BotSeat(bot, strategy.name, seat, rules, strategy.time_limit, strict),
                  FAST_PATH)
