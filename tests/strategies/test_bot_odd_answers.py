@@ -134,25 +134,24 @@ def play(name: str, way: str, monkeypatch, games: int = 3):
 WHERE = r"bot 'oddbots:\w+(\(time_limit=60\))?' at seat 0, hand 0, turn \d+: "
 
 
+@pytest.mark.parametrize("bot, words", [
+    # a Play without its fields (object.__new__), one whose field raises when read, one
+    # with no readable attribute, card ids that raise when read, an exception whose
+    # message raises (named by its type)
+    ("Empty", r"act\(\) returned a Play that cannot be read: AttributeError: 'Play' object "
+              r"has no attribute 'melds'"),
+    ("RaisingField", r"act\(\) returned a P2 that cannot be read: ZeroDivisionError: "
+                     r"division by zero"),
+    ("NoAttributesPlay", r"act\(\) returned a PlayGA that cannot be read: RuntimeError: "
+                         r"no melds"),
+    ("BadIds", r"act\(\) returned a Play that cannot be read: RuntimeError: no index"),
+    ("BadStr", r"act\(\) raised BadExc: <BadExc: str\(\) raised ZeroDivisionError>"),
+])
 @pytest.mark.parametrize("way", WAYS)
-def test_a_play_without_its_fields_is_the_bots_error(oddbots, way, monkeypatch):
-    with pytest.raises(BotError, match=WHERE + r"act\(\) returned a Play that cannot be "
-                       r"read: AttributeError: 'Play' object has no attribute 'melds'"):
-        play("Empty", way, monkeypatch)
-
-
-@pytest.mark.parametrize("way", WAYS)
-def test_a_play_whose_field_raises_when_read_is_the_bots_error(oddbots, way, monkeypatch):
-    with pytest.raises(BotError, match=WHERE + r"act\(\) returned a P2 that cannot be read: "
-                       r"ZeroDivisionError: division by zero"):
-        play("RaisingField", way, monkeypatch)
-
-
-@pytest.mark.parametrize("way", WAYS)
-def test_a_play_with_no_readable_attribute_is_the_bots_error(oddbots, way, monkeypatch):
-    with pytest.raises(BotError, match=WHERE + r"act\(\) returned a PlayGA that cannot be "
-                       r"read: RuntimeError: no melds"):
-        play("NoAttributesPlay", way, monkeypatch)
+def test_an_answer_or_exception_that_cannot_be_read_is_the_bots_error(oddbots, way, bot,
+                                                                      words, monkeypatch):
+    with pytest.raises(BotError, match=WHERE + words):
+        play(bot, way, monkeypatch)
 
 
 @pytest.mark.parametrize("way", WAYS)
@@ -162,20 +161,6 @@ def test_a_draw_with_no_readable_attribute_is_a_draw(oddbots, way, monkeypatch):
     ref = play("Draws", "compiled", monkeypatch)
     names = [c for c in df if c.startswith("strategy")]
     assert df.drop(columns=names).equals(ref.drop(columns=names))
-
-
-@pytest.mark.parametrize("way", WAYS)
-def test_card_ids_that_raise_when_read_are_the_bots_error(oddbots, way, monkeypatch):
-    with pytest.raises(BotError, match=WHERE + r"act\(\) returned a Play that cannot be read: "
-                       r"RuntimeError: no index"):
-        play("BadIds", way, monkeypatch)
-
-
-@pytest.mark.parametrize("way", WAYS)
-def test_an_exception_whose_message_raises_is_named_by_its_type(oddbots, way, monkeypatch):
-    with pytest.raises(BotError, match=WHERE + r"act\(\) raised BadExc: <BadExc: str\(\) "
-                       r"raised ZeroDivisionError>"):
-        play("BadStr", way, monkeypatch)
 
 
 @pytest.mark.parametrize("way", WAYS)
