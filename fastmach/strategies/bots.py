@@ -43,7 +43,8 @@ import numpy as np
 
 from fastmach.game.actions import Action, Draw, Fail, Pass, Play, check_action, meld_stands
 from fastmach.core.cards import JOKER, NCARD
-from fastmach.errors import BotError, FastmachError
+from fastmach.errors import BotError, FastmachError, class_name
+from fastmach.errors import shown as shown_value
 from fastmach.game.ability import play_exists
 from fastmach.game.history import PublicTurn
 from fastmach.game.observation import Observation
@@ -292,7 +293,7 @@ def _answer(action: object, name: str, seat: int, hand: int, turn: int) -> Actio
         raise
     except BaseException as e:   # (the bot's code, run by reading the answer's fields)
         raise BotError(f"{_where(name, seat, hand, turn)}: act() returned a "
-                       f"{_class_name(action)} that cannot be read: {_type_name(e)}: "
+                       f"{class_name(action)} that cannot be read: {_type_name(e)}: "
                        f"{_text(e, str)}") from e
     if issubclass(t, Fail) or not issubclass(t, (Draw, Pass)):
         raise _returned(_where(name, seat, hand, turn), action)
@@ -349,19 +350,7 @@ TEXT_LIMIT = 300
 def _text(x: object, show: Callable[[object], str]) -> str:
     """``show(x)`` (``str`` or ``repr``) of an object a bot made, cut at TEXT_LIMIT
     characters; where that raises, its type's name."""
-    try:
-        s = show(x)
-    except KeyboardInterrupt:
-        raise
-    except BaseException as e:
-        return f"<{_class_name(x)}: {show.__name__}() raised {_class_name(e)}>"
-    return s if len(s) <= TEXT_LIMIT else s[:TEXT_LIMIT] + "..."
-
-
-def _class_name(x: object) -> str:
-    """The name of ``x``'s type (the type's own, whatever its metaclass says)."""
-    name = type.__dict__["__name__"].__get__(type(x))
-    return name if type(name) is str else "object"
+    return shown_value(x, TEXT_LIMIT, show)
 
 
 def _type_name(e: BaseException) -> str:
@@ -370,7 +359,7 @@ def _type_name(e: BaseException) -> str:
     isolation = sys.modules.get("fastmach.strategies.isolation")
     if isolation is not None and issubclass(type(e), isolation.RemoteError):
         return _text(getattr(e, "remote_type", "?"), str)
-    return _class_name(e)
+    return class_name(e)
 
 
 def bot_seat(strategy: BotStrategy, seat: int, ctx, rules: Rules, strict: bool = False):

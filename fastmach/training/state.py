@@ -8,7 +8,7 @@ import math
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
-from fastmach.errors import FastmachError
+from fastmach.errors import FastmachError, shown
 from fastmach.training.meta import EmpiricalGame
 from fastmach.training.oracle import Gain, Mixture
 
@@ -63,7 +63,7 @@ class Training:
         """The state stored as :meth:`to_json` writes it; FastmachError names the first
         field that is missing or of the wrong type or shape."""
         if not isinstance(d, dict):
-            raise FastmachError(f"expected a JSON object, got {_shown(d)}")
+            raise FastmachError(f"expected a JSON object, got {shown(d, 60)}")
         if d.get("format") != FORMAT:
             raise FastmachError(f"training state of format {d.get('format')!r}, expected {FORMAT}")
         missing = [k for k in _FIELDS if k not in d]
@@ -92,14 +92,8 @@ class Training:
 _FIELDS = ("rules", "players", "config", "game", "weights", "history", "done")
 
 
-def _shown(v: Any) -> str:
-    """A value in a message, cut short."""
-    text = repr(v)
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
 def _wrong(field: str, want: str, got: Any) -> FastmachError:
-    return FastmachError(f"{field}: expected {want}, got {_shown(got)}")
+    return FastmachError(f"{field}: expected {want}, got {shown(got, 60)}")
 
 
 def _is_int(v: Any) -> bool:
